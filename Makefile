@@ -1,0 +1,32 @@
+# The two commands of the README Quick start: `make render` and `make test`.
+# Both create .venv when it is missing and install mpigen into it.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.mpigen-installed
+
+.PHONY: install render test golden bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "mpigen needs Python 3.11 or newer; run: make PYTHON=python3.11 ...")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+render: $(STAMP)
+	$(BIN)/mpigen render blueprints -o rendered
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Regenerate the committed expected output after a reviewed change.
+golden: $(STAMP)
+	$(BIN)/python -m tests.golden --update
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench.py
+
+clean:
+	rm -rf $(VENV) rendered

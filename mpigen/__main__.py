@@ -1,0 +1,3 @@
+from mpigen.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,219 @@
+"""The blueprint format (apiVersion mpigen.dev/v1alpha1, kind MPIJobBlueprint).
+
+This model is the single source of the format: validation, defaults and the published
+JSON Schema (`mpigen schema`) all come from it. Checks that span several fields (name
+length against the worker count, reserved names, ...) live in mpigen.validate.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+API_VERSION = "mpigen.dev/v1alpha1"
+KIND = "MPIJobBlueprint"
+
+# Kubernetes name syntaxes (k8s.io/apimachinery/pkg/util/validation).
+DNS1035_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DNS1123_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+QUALIFIED_NAME = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                  r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
+# An environment variable name that every shell and `mpirun -x` accepts.
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# resource.Quantity, non-negative (k8s.io/apimachinery/pkg/api/resource).
+QUANTITY = (r"^(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
+            r"(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+ABSOLUTE_PATH = r"^/[^\x00]*$"
+IMAGE = r"^[^\s]+$"
+
+# What a pattern means, in words a user can act on (used in error messages).
+PATTERN_HELP = {
+    DNS1035_LABEL: "a DNS-1035 label: lowercase letters, digits and '-', starting with a letter "
+                   "and ending with a letter or digit",
+    DNS1123_LABEL: "a DNS-1123 label: lowercase letters, digits and '-', starting and ending "
+                   "with a letter or digit",
+    DNS1123_SUBDOMAIN: "a DNS-1123 subdomain: lowercase letters, digits, '-' and '.'",
+    QUALIFIED_NAME: "a Kubernetes qualified name: an optional DNS prefix and '/', then letters, "
+                    "digits, '-', '_' and '.', starting and ending with a letter or digit",
+    LABEL_VALUE: "a label value: at most 63 letters, digits, '-', '_' and '.', starting and "
+                 "ending with a letter or digit",
+    ENV_NAME: "an environment variable name: letters, digits and '_', not starting with a digit",
+    QUANTITY: "a Kubernetes quantity such as 16, 500m, 64Gi or 1.5",
+    ABSOLUTE_PATH: "an absolute path starting with '/'",
+    IMAGE: "a container image reference without spaces, e.g. horovod/horovod:0.28.1",
+}
+
+
+def _number_to_string(value: Any) -> Any:
+    """Quantities may be written as YAML numbers (cpu: 16), as in Kubernetes manifests."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+Quantity = Annotated[
+    str,
+    BeforeValidator(_number_to_string, json_schema_input_type=Union[str, int, float]),
+    Field(pattern=QUANTITY, max_length=64),
+]
+ResourceName = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=253)]
+LabelKey = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=316)]
+LabelValue = Annotated[str, Field(pattern=LABEL_VALUE, max_length=63)]
+EnvName = Annotated[str, Field(pattern=ENV_NAME, max_length=256)]
+AbsolutePath = Annotated[str, Field(pattern=ABSOLUTE_PATH, max_length=4096)]
+Arg = Annotated[str, Field(max_length=65536)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Metadata(_Model):
+    name: str = Field(
+        pattern=DNS1035_LABEL, max_length=63,
+        description="Job name, a DNS-1035 label. Objects are named after it (<name>-config, "
+                    "<name>-launcher, <name>-worker); `<name>-worker-<workers-1>` must fit in 63 characters.",
+        examples=["resnet50-imagenet"])
+    namespace: str = Field(
+        "default", pattern=DNS1123_LABEL, max_length=63,
+        description="Namespace of every rendered object.", examples=["ml-team"])
+    labels: dict[LabelKey, LabelValue] = Field(
+        default_factory=dict,
+        description="Added to every rendered object and pod template, never to selectors.",
+        examples=[{"team": "vision"}])
+    annotations: dict[LabelKey, str] = Field(
+        default_factory=dict,
+        description="Added to every rendered object and pod template.",
+        examples=[{"owner": "vision@example.com"}])
+
+
+class NFS(_Model):
+    server: str = Field(min_length=1, max_length=253, pattern=r"^[^\s]+$",
+                        description="NFS server host name or address.", examples=["fs-0123.efs.example.com"])
+    path: AbsolutePath = Field(description="Exported path on the server.", examples=["/imagenet"])
+
+
+class Dataset(_Model):
+    name: str = Field(pattern=DNS1123_LABEL, max_length=63,
+                      description="Volume name, a DNS-1123 label.", examples=["imagenet"])
+    mountPath: AbsolutePath = Field(description="Where the data appears, the same on the launcher and every worker.",
+                                    examples=["/data/imagenet"])
+    readOnly: bool = Field(True, description="Mount read-only.")
+    pvc: Optional[str] = Field(None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+                               description="Source: a PersistentVolumeClaim in the job's namespace.",
+                               examples=["imagenet-tfrecords"])
+    nfs: Optional[NFS] = Field(None, description="Source: an NFS export, mounted inline.")
+    hostPath: Optional[AbsolutePath] = Field(
+        None, description="Source: a folder on every node (mounted with type Directory, so a missing "
+                          "folder stops the pod instead of silently creating an empty one).",
+        examples=["/mnt/datasets/imagenet"])
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "Dataset":
+        sources = [key for key in ("pvc", "nfs", "hostPath") if getattr(self, key) is not None]
+        if len(sources) != 1:
+            found = ", ".join(sources) if sources else "none"
+            raise ValueError(f"a dataset needs exactly one source of pvc, nfs or hostPath (found: {found})")
+        return self
+
+    @property
+    def source(self) -> str:
+        return "pvc" if self.pvc is not None else "nfs" if self.nfs is not None else "hostPath"
+
+
+class Resources(_Model):
+    worker: dict[ResourceName, Quantity] = Field(
+        default_factory=dict,
+        description="Resource limits of each worker's MPI container (requests default to the limits). "
+                    "GPUs are set with gpusPerWorker, not here.",
+        examples=[{"cpu": "16", "memory": "64Gi"}])
+    launcher: dict[ResourceName, Quantity] = Field(
+        default_factory=dict,
+        description="Resource limits of the launcher container. The launcher never gets GPUs.",
+        examples=[{"cpu": "1", "memory": "2Gi"}])
+
+
+class RunPolicy(_Model):
+    cleanPodPolicy: Literal["None", "Running", "All"] = Field(
+        "None", description="What the operator deletes when the job ends (the operator's default is None).")
+    backoffLimit: int = Field(6, ge=0, le=1_000_000, description="Retries of the launcher Job.")
+    activeDeadlineSeconds: Optional[int] = Field(
+        None, ge=1, le=10**12, description="Wall-clock limit of the launcher Job, in seconds.", examples=[86400])
+
+
+class Spec(_Model):
+    framework: Literal["horovod", "deepspeed", "pytorch", "tensorflow", "mxnet", "custom"] = Field(
+        "custom", description="Chooses the mpirun flags the launcher gets (see the blueprint reference).")
+    mpiImplementation: Literal["OpenMPI", "IntelMPI", "MPICH"] = Field(
+        "OpenMPI", description="MPI implementation in the image: sets the hostfile format, the launcher "
+                               "environment and the mpirun flags.")
+    image: str = Field(pattern=IMAGE, min_length=1, max_length=1024,
+                       description="Container image of the launcher and the workers.",
+                       examples=["horovod/horovod:0.28.1"])
+    workers: int = Field(ge=1, le=100_000, description="Number of worker pods.", examples=[4])
+    gpusPerWorker: int = Field(0, ge=0, le=1024, description="GPUs (or other accelerators) per worker.",
+                               examples=[8])
+    gpuResource: ResourceName = Field(
+        "nvidia.com/gpu", description="Extended resource name of the accelerator.",
+        examples=["nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "amd.com/gpu"])
+    slotsPerWorker: Optional[int] = Field(
+        None, ge=1, le=100_000,
+        description="MPI slots (ranks) per worker. Default: gpusPerWorker when it is > 0, else 1.", examples=[8])
+    command: Optional[list[Arg]] = Field(
+        None, min_length=1,
+        description="The program each rank runs. Required unless launcherCommand is given.",
+        examples=[["python", "/examples/train.py", "--epochs", "90"]])
+    mpirunArgs: list[Arg] = Field(
+        default_factory=list, description="Extra mpirun flags, placed before the program.",
+        examples=[["-x", "NCCL_DEBUG"]])
+    launcherCommand: Optional[list[Arg]] = Field(
+        None, min_length=1,
+        description="Replaces the whole launcher command (no mpirun line is generated).",
+        examples=[["/bin/sh", "-c", "mpirun -np 8 python train.py"]])
+    env: dict[EnvName, str] = Field(
+        default_factory=dict,
+        description="Environment of the launcher and the workers, in this order, forwarded to every rank.",
+        examples=[{"NCCL_DEBUG": "INFO"}])
+    resources: Resources = Field(default_factory=Resources, description="Resource limits per role.")
+    datasets: list[Dataset] = Field(default_factory=list,
+                                    description="Volumes mounted at the same path on the launcher and every worker.")
+    runPolicy: RunPolicy = Field(default_factory=RunPolicy, description="Job-level policies, as the operator's.")
+    mainContainer: Optional[str] = Field(
+        None, pattern=DNS1123_LABEL, max_length=63,
+        description="Name of the MPI container in launcher and worker pods; kubexec.sh then runs "
+                    "`kubectl exec --container <mainContainer>` (the operator's spec.mainContainer).",
+        examples=["trainer"])
+
+    @property
+    def slots(self) -> int:
+        if self.slotsPerWorker is not None:
+            return self.slotsPerWorker
+        return self.gpusPerWorker if self.gpusPerWorker > 0 else 1
+
+
+class Blueprint(_Model):
+    """A job blueprint: what to run, on how many workers, with what data."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True,
+                              title="MPIJobBlueprint",
+                              json_schema_extra={"$id": "https://mpigen.dev/schemas/v1alpha1/mpijobblueprint.json"})
+
+    apiVersion: Literal["mpigen.dev/v1alpha1"] = Field(description="Always mpigen.dev/v1alpha1.")
+    kind: Literal["MPIJobBlueprint"] = Field(description="Always MPIJobBlueprint.")
+    metadata: Metadata
+    spec: Spec
+
+
+def json_schema() -> dict:
+    schema = Blueprint.model_json_schema(mode="validation")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    return schema

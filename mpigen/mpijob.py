@@ -1,0 +1,106 @@
+"""The MPIJob: the single intermediate form between blueprints and backends.
+
+A typed copy of the Kubeflow MPI Operator's kubeflow.org/v1alpha2 API
+(MO@c5c0c3e:pkg/apis/kubeflow/v1alpha2/types.go, default.go). Pod templates stay
+core/v1 PodTemplateSpec data, because the controller deep-copies and edits them and
+the backends here do exactly the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+API_VERSION = "kubeflow.org/v1alpha2"
+LAUNCHER = "Launcher"
+WORKER = "Worker"
+
+CleanPodPolicy = Literal["All", "Running", "None"]
+RestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
+MPIDistribution = Literal["OpenMPI", "IntelMPI", "MPICH"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ObjectMeta(_Model):
+    name: str
+    namespace: str = "default"
+    labels: dict[str, str] = Field(default_factory=dict)
+    annotations: dict[str, str] = Field(default_factory=dict)
+
+
+class ReplicaSpec(_Model):
+    replicas: Optional[int] = None
+    template: dict[str, Any] = Field(default_factory=dict)  # core/v1 PodTemplateSpec
+    restartPolicy: Optional[RestartPolicy] = None
+
+
+class RunPolicy(_Model):
+    """kubeflow/common RunPolicy (v0.3 era): when set, its non-nil fields win."""
+
+    cleanPodPolicy: Optional[CleanPodPolicy] = None
+    ttlSecondsAfterFinished: Optional[int] = None
+    activeDeadlineSeconds: Optional[int] = None
+    backoffLimit: Optional[int] = None
+
+
+class MPIJobSpec(_Model):
+    slotsPerWorker: Optional[int] = None
+    backoffLimit: Optional[int] = None
+    activeDeadlineSeconds: Optional[int] = None
+    cleanPodPolicy: Optional[CleanPodPolicy] = None
+    mpiReplicaSpecs: dict[Literal["Launcher", "Worker"], ReplicaSpec]
+    mainContainer: Optional[str] = None
+    runPolicy: Optional[RunPolicy] = None
+    mpiDistribution: Optional[MPIDistribution] = None
+
+
+class MPIJob(_Model):
+    apiVersion: Literal["kubeflow.org/v1alpha2"] = API_VERSION
+    kind: Literal["MPIJob"] = "MPIJob"
+    metadata: ObjectMeta
+    spec: MPIJobSpec
+
+    @property
+    def workers(self) -> int:
+        worker = self.spec.mpiReplicaSpecs.get(WORKER)
+        return (worker.replicas or 0) if worker else 0
+
+    @property
+    def slots(self) -> int:
+        return self.spec.slotsPerWorker if self.spec.slotsPerWorker is not None else 1
+
+    @property
+    def distribution(self) -> str:
+        return self.spec.mpiDistribution or "OpenMPI"
+
+    def effective_backoff_limit(self) -> Optional[int]:
+        policy = self.spec.runPolicy
+        if policy is not None and policy.backoffLimit is not None:
+            return policy.backoffLimit
+        return self.spec.backoffLimit
+
+    def effective_active_deadline(self) -> Optional[int]:
+        policy = self.spec.runPolicy
+        if policy is not None and policy.activeDeadlineSeconds is not None:
+            return policy.activeDeadlineSeconds
+        return self.spec.activeDeadlineSeconds
+
+
+def with_defaults(job: MPIJob) -> MPIJob:
+    """SetDefaults_MPIJob: backoffLimit 6, cleanPodPolicy None, and the launcher's
+    restartPolicy OnFailure unless it is Never. Nothing is defaulted for the worker."""
+    spec = job.spec
+    replicas = dict(spec.mpiReplicaSpecs)
+    launcher = replicas.get(LAUNCHER)
+    if launcher is not None and launcher.restartPolicy != "Never":
+        replicas[LAUNCHER] = launcher.model_copy(update={"restartPolicy": "OnFailure"})
+    update: dict[str, Any] = {"mpiReplicaSpecs": replicas}
+    if spec.backoffLimit is None:
+        update["backoffLimit"] = 6
+    if spec.cleanPodPolicy is None:
+        update["cleanPodPolicy"] = "None"
+    return job.model_copy(update={"spec": spec.model_copy(update=update)})

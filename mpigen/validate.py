@@ -1,0 +1,284 @@
+"""Validate: YAML documents -> Blueprint models, or diagnostics that point into the file.
+
+Two passes: the pydantic model checks each field; the checks below look across fields
+(name length against the worker count, reserved names, clashing mounts). Every problem
+of every document is collected, so one run reports them all.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+from dataclasses import dataclass
+
+from mpigen.blueprint import PATTERN_HELP, Blueprint
+from mpigen.errors import Diagnostic, InputError, error, warning
+from mpigen.load import Document, Loc
+
+# Label keys the operator writes on its objects, and mpigen's own.
+OPERATOR_LABEL_KEYS = ("app", "group_name", "mpi_job_name", "mpi_role_type")
+MPIGEN_PREFIX = "mpigen.dev/"
+MANAGED_BY = "app.kubernetes.io/managed-by"
+# Volume names and mount paths the operator adds to the pods.
+RESERVED_VOLUMES = ("mpi-job-config", "mpi-job-kubectl")
+RESERVED_MOUNTS = ("/etc/mpi", "/opt/kube")
+# Launcher variables the operator (and mpigen, for Open MPI 5) set; a user value would be lost.
+RESERVED_ENV = (
+    "OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile",
+    "PRTE_MCA_plm_ssh_agent", "PRTE_MCA_prte_default_hostfile",
+    "I_MPI_HYDRA_BOOTSTRAP_EXEC", "I_MPI_HYDRA_HOST_FILE",
+    "HYDRA_LAUNCHER_EXEC", "HYDRA_HOST_FILE",
+    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
+)
+# A StatefulSet's pods carry controller-revision-hash=<name>-<10 chars>, a label value
+# (at most 63 characters), so longer StatefulSet names leave the pods uncreatable
+# (kubernetes/kubernetes#64023).
+MAX_STATEFULSET_NAME = 52
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A valid blueprint and the document it came from (for positions later on)."""
+
+    blueprint: Blueprint
+    document: Document
+
+
+def validate_documents(docs: list[Document]) -> tuple[list[Checked], list[Diagnostic]]:
+    """Valid blueprints and warnings; raises InputError with every problem found."""
+    checked: list[Checked] = []
+    problems: list[Diagnostic] = []
+    seen: dict[tuple[str, str], Document] = {}
+    for doc in docs:
+        blueprint, diagnostics = validate_document(doc)
+        problems.extend(diagnostics)
+        if blueprint is None:
+            continue
+        key = (blueprint.metadata.namespace, blueprint.metadata.name)
+        if key in seen:
+            first = seen[key].value_mark(("metadata", "name"))
+            problems.append(error(doc.value_mark(("metadata", "name")),
+                                  f"job {key[0]}/{key[1]} is already defined at {first.path}:{first.line}:"
+                                  f"{first.column}; job names must be unique per namespace"))
+            continue
+        seen[key] = doc
+        checked.append(Checked(blueprint, doc))
+    errors = [d for d in problems if d.severity == "error"]
+    if errors:
+        raise InputError(errors)
+    return checked, [d for d in problems if d.severity != "error"]
+
+
+def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]]:
+    from pydantic import ValidationError
+
+    if not isinstance(doc.data, dict):
+        return None, [error(doc.start, "a blueprint must be a mapping with apiVersion, kind, metadata and spec")]
+    try:
+        blueprint = Blueprint.model_validate(doc.data)
+    except ValidationError as exc:
+        return None, [_diagnostic(doc, e) for e in exc.errors(include_url=False)]
+    return blueprint, cross_field_checks(blueprint, doc)
+
+
+# --- field errors -------------------------------------------------------------------------
+
+def _field(loc: Loc) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "document"
+
+
+def _describe(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"integer {value}"
+    if isinstance(value, float):
+        return f"number {value}"
+    if isinstance(value, str):
+        return f"string {_short(value)!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= 80 else value[:77] + "..."
+
+
+_EXPECTED = {
+    "int_type": "an integer", "string_type": "a string", "bool_type": "true or false",
+    "list_type": "a list", "dict_type": "a mapping", "model_type": "a mapping",
+    "model_attributes_type": "a mapping", "float_type": "a number",
+}
+
+
+def _diagnostic(doc: Document, err: dict) -> Diagnostic:
+    kind = err["type"]
+    loc = tuple(err["loc"])
+    value = err.get("input")
+    ctx = err.get("ctx") or {}
+    if loc and loc[-1] == "[key]":  # a bad mapping key (label key, env name, resource name)
+        loc = loc[:-1]
+        field = _field(loc[:-1])
+        mark = doc.key_mark(loc)
+        pattern = ctx.get("pattern")
+        if kind == "string_pattern_mismatch" and pattern in PATTERN_HELP:
+            return error(mark, f"{field}: key {_short(str(loc[-1]))!r} is not {PATTERN_HELP[pattern]}")
+        return error(mark, f"{field}: key {_short(str(loc[-1]))!r}: {err['msg']}")
+    field = _field(loc)
+    if kind == "missing":
+        parent = loc[:-1]
+        mark = doc.key_mark(parent) if parent else doc.start
+        return error(mark, f"{_field(parent)}: required key {loc[-1]!r} is missing")
+    if kind == "extra_forbidden":
+        parent_loc = loc[:-1]
+        allowed = _allowed_keys(parent_loc)
+        hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        also = f"; did you mean {hint[0]!r}?" if hint else (f"; allowed keys: {', '.join(allowed)}" if allowed else "")
+        return error(doc.key_mark(loc), f"{_field(parent_loc)}: unknown key {loc[-1]!r}{also}")
+    mark = doc.value_mark(loc)
+    if kind in _EXPECTED:
+        hint = ""
+        if kind == "string_type" and isinstance(value, (bool, int, float)):
+            hint = "; YAML reads this unquoted value as a non-string: put it in quotes"
+        return error(mark, f"{field}: expected {_EXPECTED[kind]}, got {_describe(value)}{hint}")
+    if kind == "literal_error":
+        return error(mark, f"{field}: {_describe(value)} is not one of {ctx.get('expected', '')}")
+    if kind == "string_pattern_mismatch":
+        pattern = ctx.get("pattern")
+        what = PATTERN_HELP.get(pattern, f"matching {pattern}")
+        return error(mark, f"{field}: {_describe(value)} is not {what}")
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        sign = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
+        bound = next(iter(ctx.values()), "")
+        return error(mark, f"{field}: must be {sign} {bound}, got {value}")
+    if kind in ("string_too_short", "too_short"):
+        return error(mark, f"{field}: must not be empty")
+    if kind in ("string_too_long", "too_long"):
+        limit = ctx.get("max_length")
+        return error(mark, f"{field}: longer than the {limit} allowed")
+    if kind == "value_error":
+        message = str(ctx.get("error", err["msg"]))
+        return error(doc.key_mark(loc) if loc else doc.start, f"{field}: {message}")
+    return error(mark, f"{field}: {err['msg']}")
+
+
+def _allowed_keys(loc: Loc) -> list[str]:
+    """The keys the model accepts at loc (for 'did you mean')."""
+    from pydantic import BaseModel
+
+    model: type[BaseModel] | None = Blueprint
+    for part in loc:
+        if model is None or isinstance(part, int):
+            continue
+        info = model.model_fields.get(part)
+        if info is None:
+            return []
+        model = _model_in(info.annotation)
+    return list(model.model_fields) if model is not None else []
+
+
+def _model_in(annotation):
+    from typing import get_args
+
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+# --- checks across fields ---------------------------------------------------------------
+
+def cross_field_checks(bp: Blueprint, doc: Document) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    meta, spec = bp.metadata, bp.spec
+
+    last_pod = f"{meta.name}-worker-{spec.workers - 1}"
+    if len(last_pod) > 63:
+        room = 63 - len(f"-worker-{spec.workers - 1}")
+        out.append(error(doc.value_mark(("metadata", "name")),
+                         f"metadata.name: worker pod name {last_pod!r} is {len(last_pod)} characters, more than the "
+                         f"63 a pod name allows; shorten the name to at most {room} characters"))
+    elif len(f"{meta.name}-worker") > MAX_STATEFULSET_NAME:
+        out.append(warning(doc.value_mark(("metadata", "name")),
+                           f"metadata.name: StatefulSet name {meta.name + '-worker'!r} is longer than "
+                           f"{MAX_STATEFULSET_NAME} characters; Kubernetes cannot create its pods because the "
+                           "controller-revision-hash label would exceed 63 characters (kubernetes#64023); "
+                           f"shorten the name to at most {MAX_STATEFULSET_NAME - len('-worker')} characters"))
+
+    for where in ("labels", "annotations"):
+        for key in getattr(meta, where):
+            if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or (where == "labels" and key in OPERATOR_LABEL_KEYS):
+                out.append(error(doc.key_mark(("metadata", where, key)),
+                                 f"metadata.{where}: key {key!r} is written by the MPI Operator or mpigen on the "
+                                 "rendered objects; choose another key"))
+
+    if spec.launcherCommand is None and spec.command is None:
+        out.append(error(doc.key_mark(("spec",)),
+                         "spec: required key 'command' is missing (the program every rank runs); "
+                         "or give the whole launcher command as launcherCommand"))
+    if spec.launcherCommand is not None:
+        for unused in ("command", "mpirunArgs"):
+            if unused in doc.data.get("spec", {}):
+                out.append(error(doc.key_mark(("spec", unused)),
+                                 f"spec.{unused} is not used when spec.launcherCommand is set: it replaces the "
+                                 f"whole mpirun line; remove {unused} or launcherCommand"))
+
+    for role in ("worker", "launcher"):
+        for name in getattr(spec.resources, role):
+            if name == spec.gpuResource:
+                hint = ("set gpusPerWorker instead" if role == "worker"
+                        else "the launcher never requests GPUs (it only runs mpirun)")
+                out.append(error(doc.key_mark(("spec", "resources", role, name)),
+                                 f"spec.resources.{role}: {name!r} is the GPU resource; {hint}"))
+
+    for name in spec.env:
+        if name in RESERVED_ENV:
+            out.append(error(doc.key_mark(("spec", "env", name)),
+                             f"spec.env: {name} is set by the MPI Operator on the launcher and would be "
+                             "overridden; remove it"))
+
+    names: dict[str, int] = {}
+    paths: dict[str, int] = {}
+    for index, dataset in enumerate(spec.datasets):
+        here = ("spec", "datasets", index)
+        if dataset.name in RESERVED_VOLUMES:
+            out.append(error(doc.value_mark(here + ("name",)),
+                             f"spec.datasets[{index}].name: {dataset.name!r} is the name of a volume the MPI "
+                             "Operator adds; choose another name"))
+        elif dataset.name in names:
+            out.append(error(doc.value_mark(here + ("name",)),
+                             f"spec.datasets[{index}].name: {dataset.name!r} is already used by "
+                             f"spec.datasets[{names[dataset.name]}]; volume names must be unique"))
+        names.setdefault(dataset.name, index)
+        raw = dataset.mountPath
+        path = posixpath.normpath(raw)
+        if ".." in raw.split("/"):
+            out.append(error(doc.value_mark(here + ("mountPath",)),
+                             f"spec.datasets[{index}].mountPath: {raw!r} contains '..'; write the path without it"))
+        elif path == "/":
+            out.append(error(doc.value_mark(here + ("mountPath",)),
+                             f"spec.datasets[{index}].mountPath: cannot mount over the container's root folder"))
+        elif any(path == r or path.startswith(r + "/") or r.startswith(path + "/") for r in RESERVED_MOUNTS):
+            out.append(error(doc.value_mark(here + ("mountPath",)),
+                             f"spec.datasets[{index}].mountPath: {raw!r} clashes with the operator's mounts "
+                             f"({', '.join(RESERVED_MOUNTS)}); choose another path"))
+        elif path in paths:
+            out.append(error(doc.value_mark(here + ("mountPath",)),
+                             f"spec.datasets[{index}].mountPath: {raw!r} is already used by "
+                             f"spec.datasets[{paths[path]}]; mount paths must be unique"))
+        paths.setdefault(path, index)
+    return out
+
