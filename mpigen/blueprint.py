@@ -7,9 +7,9 @@ length against the worker count, reserved names, ...) live in mpigen.validate.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 API_VERSION = "mpigen.dev/v1alpha1"
 KIND = "MPIJobBlueprint"
@@ -62,8 +62,10 @@ def _number_to_string(value: Any) -> Any:
 
 Quantity = Annotated[
     str,
-    BeforeValidator(_number_to_string, json_schema_input_type=Union[str, int, float]),
+    BeforeValidator(_number_to_string),
     Field(pattern=QUANTITY, max_length=64),
+    WithJsonSchema({"anyOf": [{"type": "string", "pattern": QUANTITY, "maxLength": 64},
+                              {"type": "integer", "minimum": 0}, {"type": "number", "minimum": 0}]}),
 ]
 ResourceName = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=253)]
 LabelKey = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=316)]
@@ -216,4 +218,22 @@ class Blueprint(_Model):
 def json_schema() -> dict:
     schema = Blueprint.model_json_schema(mode="validation")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    _close_key_patterns(schema)
     return schema
+
+
+def _close_key_patterns(node: Any) -> None:
+    """pydantic writes constrained mapping keys as patternProperties, which lets any other
+    key through; say instead that every key must match (propertyNames), as the model does."""
+    if isinstance(node, dict):
+        patterns = node.get("patternProperties")
+        if isinstance(patterns, dict) and len(patterns) == 1 and "additionalProperties" not in node:
+            (pattern, values), = patterns.items()
+            del node["patternProperties"]
+            node["propertyNames"] = {**node.get("propertyNames", {}), "pattern": pattern}
+            node["additionalProperties"] = values
+        for value in node.values():
+            _close_key_patterns(value)
+    elif isinstance(node, list):
+        for item in node:
+            _close_key_patterns(item)

@@ -224,7 +224,10 @@ def dump_object(obj: dict, comment: str | None = None) -> str:
     out = ["---\n"]
     if comment:
         out.append(f"# {comment}\n")
-    _emit_mapping(obj, "", out, "object")
+    if obj:
+        _emit_mapping(obj, "", out, "object")
+    else:
+        out.append("{}\n")
     return "".join(out)
 
 

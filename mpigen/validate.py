@@ -231,7 +231,7 @@ def cross_field_checks(bp: Blueprint, doc: Document) -> list[Diagnostic]:
                          "or give the whole launcher command as launcherCommand"))
     if spec.launcherCommand is not None:
         for unused in ("command", "mpirunArgs"):
-            if unused in doc.data.get("spec", {}):
+            if doc.data["spec"].get(unused):
                 out.append(error(doc.key_mark(("spec", unused)),
                                  f"spec.{unused} is not used when spec.launcherCommand is set: it replaces the "
                                  f"whole mpirun line; remove {unused} or launcherCommand"))

@@ -1,0 +1,45 @@
+"""Golden output of blueprints/: golden/static/ (the `-o` folder, as users commit it) and
+golden/static.yaml (the `--stdout` stream).
+
+    python -m tests.golden --update     # or: make golden
+
+regenerates both after a reviewed change; read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "golden"
+CASES = {"static": ["--target", "static", "--gitops", "none"]}
+
+
+def render_stream(case: str) -> bytes:
+    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "blueprints", "--stdout", *CASES[case]],
+                          cwd=ROOT, capture_output=True, check=True)
+    return done.stdout
+
+
+def render_folder(case: str, out: Path) -> None:
+    subprocess.run([sys.executable, "-m", "mpigen", "render", "blueprints", "-o", str(out), *CASES[case]],
+                   cwd=ROOT, capture_output=True, check=True)
+
+
+def folder_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def update() -> None:
+    for case in CASES:
+        (GOLDEN / f"{case}.yaml").write_bytes(render_stream(case))
+        render_folder(case, GOLDEN / case)
+        print(f"updated golden/{case}.yaml and golden/{case}/")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--update"]:
+        sys.exit("usage: python -m tests.golden --update")
+    update()

@@ -1,0 +1,64 @@
+"""The command line surface: commands, options, exit codes, default paths, streams."""
+
+from __future__ import annotations
+
+from tests.conftest import ROOT, blueprint_text, run_mpigen
+
+
+def test_help_and_version():
+    assert run_mpigen("--help").returncode == 0
+    done = run_mpigen("--version")
+    assert done.returncode == 0 and done.stdout.startswith(b"mpigen ")
+
+
+def test_render_defaults_to_the_blueprints_folder():
+    assert run_mpigen("render", "--stdout", cwd=ROOT).stdout == run_mpigen("render", "blueprints", "--stdout",
+                                                                          cwd=ROOT).stdout
+
+
+def test_render_needs_stdout_or_output_folder(tmp_path):
+    done = run_mpigen("render", cwd=ROOT)
+    assert done.returncode == 2 and b"--stdout" in done.stderr
+
+
+def test_unknown_target_is_a_usage_error():
+    done = run_mpigen("render", "--stdout", "--target", "helm", cwd=ROOT)
+    assert done.returncode == 2 and b"invalid choice" in done.stderr
+
+
+def test_validate_writes_nothing_and_reports_count(tmp_path):
+    (tmp_path / "a.yaml").write_text(blueprint_text("a"))
+    done = run_mpigen("validate", "a.yaml", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout == b""
+    assert b"1 blueprint valid" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml"]
+
+
+def test_folders_skip_other_yaml_but_named_files_must_be_blueprints(tmp_path):
+    (tmp_path / "bp").mkdir()
+    (tmp_path / "bp" / "job.yml").write_text(blueprint_text("job"))
+    (tmp_path / "bp" / "deployment.yaml").write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n")
+    (tmp_path / "bp" / "notes.txt").write_text("not yaml")
+    done = run_mpigen("render", "bp", "--stdout", cwd=tmp_path)
+    assert done.returncode == 0 and b"Source: bp/job.yml" in done.stdout and b"Deployment" not in done.stdout
+
+
+def test_multi_document_files(tmp_path):
+    (tmp_path / "jobs.yaml").write_text(blueprint_text("a") + "---\n" + blueprint_text("b"))
+    done = run_mpigen("render", "jobs.yaml", "--stdout", cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.count(b"kind: Job\n") == 2
+
+
+def test_warnings_do_not_fail(tmp_path):
+    (tmp_path / "long.yaml").write_text(blueprint_text("a" * 46, workers=1))
+    done = run_mpigen("render", "long.yaml", "--stdout", cwd=tmp_path)
+    assert done.returncode == 0
+    assert b"long.yaml:" in done.stderr and b": warning: " in done.stderr and b"52" in done.stderr
+
+
+def test_schema_is_json_on_stdout():
+    import json
+
+    done = run_mpigen("schema")
+    assert done.returncode == 0 and json.loads(done.stdout)["title"] == "MPIJobBlueprint"
