@@ -102,6 +102,8 @@ def _render(args) -> int:
                       **({"kubectl_delivery_image": args.kubectl_delivery_image}
                          if args.kubectl_delivery_image else {}))
     paths = _paths(args)
+    if args.output is not None:
+        _refuse_overlap(args.output, paths)
     result = render_paths(paths, options)
     _require_jobs(result.jobs, paths)
     _print_warnings(result.warnings)
@@ -120,6 +122,22 @@ def _render(args) -> int:
         print(f"mpigen: rendered {result.jobs} job{'s' if result.jobs != 1 else ''} "
               f"({len(result.objects)} objects) into {args.output.as_posix()}", file=sys.stderr)
     return 0
+
+
+def _refuse_overlap(out: Path, paths: list[Path]) -> None:
+    """The output folder must not contain, or lie inside, what is being read."""
+    from mpigen.errors import InputError, Mark, error
+
+    target = out.resolve()
+    problems = []
+    for path in paths:
+        source = path.resolve()
+        if target == source or source in target.parents or target in source.parents:
+            problems.append(error(Mark(out.as_posix()),
+                                  f"the output folder overlaps the input {path.as_posix()}; "
+                                  "write the output to a folder of its own"))
+    if problems:
+        raise InputError(problems)
 
 
 def _validate(args) -> int:

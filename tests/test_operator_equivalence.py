@@ -1,20 +1,22 @@
-"""The tensorflow-mnist example reproduces, object for object, what the v1alpha2 controller
-creates for the equivalent MPIJob (tests/fixtures/tensorflow-mnist-operator.yaml, written
-by hand from the reference), with no difference outside the contract's exceptions:
-mpigen's own labels, and Open MPI 5's PRTE_ variables on the launcher."""
+"""Each example reproduces, object for object, what the v1alpha2 controller creates for the
+equivalent MPIJob (tests/fixtures/<example>-operator.yaml, written by hand from
+shared/reference/mpi-operator.md section 2), with no difference outside the contract's
+exceptions: mpigen's own labels, and Open MPI 5's PRTE_ variables on the launcher."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.conftest import BLUEPRINTS, render_text
 
-FIXTURE = Path(__file__).parent / "fixtures" / "tensorflow-mnist-operator.yaml"
+FIXTURES = Path(__file__).parent / "fixtures"
 MPIGEN_LABELS = ("app.kubernetes.io/managed-by", "mpigen.dev/job")
 PRTE = [{"name": "PRTE_MCA_plm_ssh_agent", "value": "/etc/mpi/kubexec.sh"},
         {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}]
+OPERATOR_ENV_START = {"OMPI_MCA_plm_rsh_agent", "I_MPI_HYDRA_BOOTSTRAP_EXEC", "HYDRA_LAUNCHER_EXEC"}
 
 
 def without_exceptions(obj: dict) -> dict:
@@ -26,14 +28,25 @@ def without_exceptions(obj: dict) -> dict:
             meta["labels"].pop(key)
     if obj["kind"] == "Job":
         env = obj["spec"]["template"]["spec"]["containers"][0]["env"]
-        assert env[:2] == PRTE  # after the user's env (none here), before the operator's
-        del env[:2]
+        at = next(i for i, e in enumerate(env) if e["name"] in OPERATOR_ENV_START)
+        if env[at]["name"] == "OMPI_MCA_plm_rsh_agent":
+            assert env[at - 2:at] == PRTE  # after the user's env, right before the operator's
+            del env[at - 2:at]
     return obj
 
 
-def test_tensorflow_mnist_equals_the_operator_objects():
-    expected = {o["kind"]: o for o in yaml.safe_load_all(FIXTURE.read_text())}
-    rendered = render_text((BLUEPRINTS / "tensorflow-mnist.yaml").read_text(), "blueprints/tensorflow-mnist.yaml")
+EXAMPLES = sorted(p.name.removesuffix("-operator.yaml") for p in FIXTURES.glob("*-operator.yaml"))
+
+
+def test_every_example_has_a_fixture():
+    assert EXAMPLES == sorted(p.stem for p in BLUEPRINTS.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_example_equals_the_operator_objects(example):
+    expected = {o["kind"]: o for o in yaml.safe_load_all((FIXTURES / f"{example}-operator.yaml").read_text())}
+    path = BLUEPRINTS / f"{example}.yaml"
+    rendered = render_text(path.read_text(), f"blueprints/{path.name}")
     actual = {o["kind"]: without_exceptions(o) for o in rendered}
     assert sorted(actual) == sorted(expected)
     for kind in expected:

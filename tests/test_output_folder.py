@@ -106,3 +106,11 @@ def test_rerender_is_a_no_op_and_keeps_folder_mode(tmp_path):
     assert tree(tmp_path / "out") == before
     assert (os.stat(tmp_path / "out").st_mode & 0o777) == 0o750
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.mpigen")]  # no staging left behind
+
+
+def test_output_folder_must_not_overlap_the_input(tmp_path):
+    write(tmp_path, "one")
+    for out in ("bp", "bp/out", "."):
+        done = run_mpigen("render", "bp", "-o", out, cwd=tmp_path)
+        assert done.returncode == 2 and b"overlaps the input" in done.stderr, out
+    assert sorted(p.name for p in (tmp_path / "bp").iterdir()) == ["one.yaml"]
