@@ -51,7 +51,9 @@ def sort_objects(objects: Iterable[dict]) -> list[dict]:
 # --- scalars -----------------------------------------------------------------------------
 
 # Plain scalars YAML 1.1 resolves to a non-string (yaml.org/type: bool, null, int, float,
-# merge, value, timestamp) and the YAML 1.2 core schema adds (0o17, 1e3, .Inf).
+# merge, value, timestamp) and the YAML 1.2 core schema adds (0o17, 1e3, .Inf); and, to be
+# safe with lenient readers (ruamel reads "-_" as an int), anything made of digits, '_',
+# '.' and ':' alone.
 _NON_STRING = re.compile(r"""^(?:
     y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF
   | ~|null|Null|NULL
@@ -60,6 +62,7 @@ _NON_STRING = re.compile(r"""^(?:
   | [-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)? | [-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+
   | [-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]* | [-+]?\.(?:inf|Inf|INF) | \.(?:nan|NaN|NAN)
   | << | =
+  | [-+]?[0-9_.:]*
   | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9].*)?
 )$""", re.VERBOSE)
 # Characters that may stand in a plain scalar here: printable ASCII without the YAML

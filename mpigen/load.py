@@ -33,6 +33,13 @@ class Document:
     start: Mark
     key_marks: dict[Loc, Mark] = field(default_factory=dict)
     value_marks: dict[Loc, Mark] = field(default_factory=dict)
+    # Problems found while reading (duplicate or non-string keys, tags), and the locations
+    # they cover, so that later stages do not report the same place twice.
+    problems: list[Diagnostic] = field(default_factory=list)
+    reported: set[Loc] = field(default_factory=set)
+
+    def covered(self, loc: Loc) -> bool:
+        return any(tuple(loc[:n]) in self.reported for n in range(len(loc) + 1))
 
     def value_mark(self, loc: Loc) -> Mark:
         """Where the value at loc is written, or the nearest enclosing value."""
@@ -128,7 +135,9 @@ def _byte_mark(raw: bytes, offset: int, shown: str) -> Mark:
 
 
 def parse(text: str, shown: str) -> list[Document]:
-    """Every document of a YAML text, as plain data with marks. Raises InputError."""
+    """Every document of a YAML text, as plain data with marks. Raises InputError when the
+    text is not YAML at all; problems inside a document are kept on it (Document.problems)
+    so that the rest of it is still checked."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     yaml = _shared_yaml()
@@ -145,15 +154,12 @@ def parse(text: str, shown: str) -> list[Document]:
     except RecursionError:
         raise InputError([error(Mark(shown), f"nesting is deeper than {MAX_DEPTH} levels")])
     docs = []
-    problems: list[Diagnostic] = []
     for node in nodes:
         if node is None:
             continue
         doc = Document(shown, None, _mark(node.start_mark, shown))
-        doc.data = _convert(node, (), doc, problems)
+        doc.data = _convert(node, (), doc)
         docs.append(doc)
-    if problems:
-        raise InputError(problems)
     return docs
 
 
@@ -181,47 +187,64 @@ _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-def _convert(node, loc: Loc, doc: Document, problems: list[Diagnostic]) -> Any:
+_KIND_WORDS = {"bool": "a boolean", "int": "an integer", "float": "a number", "null": "null",
+               "timestamp": "a date"}
+
+
+def _field(loc: Loc) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _convert(node, loc: Loc, doc: Document) -> Any:
     from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-    doc.value_marks[loc] = _mark(node.start_mark, doc.path)
+    problems = doc.problems
+    if loc not in doc.value_marks:  # an empty value is marked at its key (set by the caller)
+        doc.value_marks[loc] = _mark(node.start_mark, doc.path)
     if isinstance(node, MappingNode):
         result: dict[str, Any] = {}
         first_seen: dict[str, Mark] = {}
         for key_node, value_node in node.value:
             key_mark = _mark(key_node.start_mark, doc.path)
+            where = f"{_field(loc)}: " if loc else ""
             if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, _MERGE):
                 if isinstance(key_node, ScalarNode):
-                    problems.append(error(key_mark, f"key {key_node.value!r} is read as a {key_node.tag.rsplit(':', 1)[-1]}, "
+                    kind = _KIND_WORDS.get(key_node.tag.rsplit(":", 1)[-1], "not a string")
+                    problems.append(error(key_mark, f"{where}key {key_node.value!r} is read by YAML 1.1 as {kind}, "
                                                     f'not a string; quote it: "{key_node.value}"'))
                 else:
-                    problems.append(error(key_mark, "mapping keys must be plain strings"))
+                    problems.append(error(key_mark, f"{where}mapping keys must be plain strings"))
                 continue
             if key_node.tag == _MERGE:
-                problems.append(error(key_mark, "merge keys (<<) are not allowed; write the keys out in full"))
+                problems.append(error(key_mark, f"{where}merge keys (<<) are not allowed; write the keys out in full"))
                 continue
             key = key_node.value
             if key in first_seen:
                 first = first_seen[key]
-                problems.append(error(key_mark, f"duplicate key {key!r} (first set at line {first.line}, "
+                problems.append(error(key_mark, f"{where}duplicate key {key!r} (first set at line {first.line}, "
                                                 f"column {first.column}); keep one"))
                 continue
             first_seen[key] = key_mark
             child = loc + (key,)
             doc.key_marks[child] = key_mark
-            result[key] = _convert(value_node, child, doc, problems)
+            if isinstance(value_node, ScalarNode) and value_node.value == "" and value_node.style is None:
+                doc.value_marks[child] = key_mark  # `key:` with nothing after it
+            result[key] = _convert(value_node, child, doc)
         return result
     if isinstance(node, SequenceNode):
         items = []
         for index, item in enumerate(node.value):
             child = loc + (index,)
             doc.key_marks[child] = _mark(item.start_mark, doc.path)
-            items.append(_convert(item, child, doc, problems))
+            items.append(_convert(item, child, doc))
         return items
-    return _scalar(node, doc, problems)
+    return _scalar(node, loc, doc)
 
 
-def _scalar(node, doc: Document, problems: list[Diagnostic]) -> Any:
+def _scalar(node, loc: Loc, doc: Document) -> Any:
     tag = node.tag
     value = node.value
     if tag == _STR or tag == "tag:yaml.org,2002:timestamp":
@@ -239,10 +262,12 @@ def _scalar(node, doc: Document, problems: list[Diagnostic]) -> Any:
                     return yaml.constructor.construct_yaml_int(node)
                 return yaml.constructor.construct_yaml_float(node)
             except (ValueError, ArithmeticError):
-                problems.append(error(_mark(node.start_mark, doc.path), f"cannot read number {value!r}"))
+                doc.problems.append(error(_mark(node.start_mark, doc.path), f"cannot read number {value!r}"))
+                doc.reported.add(loc)
                 return None
-    problems.append(error(_mark(node.start_mark, doc.path),
-                          f"YAML tag {tag!r} is not supported; remove the tag and write a plain value"))
+    doc.problems.append(error(_mark(node.start_mark, doc.path),
+                              f"YAML tag {tag!r} is not supported; remove the tag and write a plain value"))
+    doc.reported.add(loc)
     return None
 
 
@@ -279,10 +304,10 @@ def find_yaml_files(paths: list[Path]) -> tuple[list[tuple[Path, bool]], list[Di
 
 
 def load_blueprints(paths: list[Path]) -> tuple[list[Document], list[Diagnostic]]:
-    """Every blueprint document under paths, and warnings. Raises InputError listing every
-    problem in every file, so that one run reports them all."""
+    """Every blueprint document under paths, and the problems and warnings found on the way.
+    Nothing is raised: a broken file does not stop the others from being checked, so that
+    one run reports every problem."""
     files, problems = find_yaml_files(paths)
-    warnings_: list[Diagnostic] = []
     blueprints: list[Document] = []
     for path, named in files:
         shown = display_path(path)
@@ -293,8 +318,8 @@ def load_blueprints(paths: list[Path]) -> tuple[list[Document], list[Diagnostic]
             if named or API_GROUP in _peek(path) or BLUEPRINT_KIND in _peek(path):
                 problems.extend(exc.diagnostics)
             else:
-                warnings_.extend(Diagnostic(d.mark, d.message + "; skipped (not recognisable as a blueprint)",
-                                            "warning") for d in exc.diagnostics)
+                problems.extend(Diagnostic(d.mark, d.message + "; skipped (not recognisable as a blueprint)",
+                                           "warning") for d in exc.diagnostics)
             continue
         mine = 0
         for doc in docs:
@@ -309,12 +334,12 @@ def load_blueprints(paths: list[Path]) -> tuple[list[Document], list[Diagnostic]
                                       f"unknown kind {kind!r} for apiVersion {api}; expected kind: {BLUEPRINT_KIND}"))
                 mine += 1
         if named and mine == 0:
-            problems.append(error(docs[0].start if docs else Mark(shown),
-                                  f"not a blueprint: no document has kind: {BLUEPRINT_KIND} "
-                                  f"(apiVersion: {API_GROUP}/v1alpha1)"))
-    if problems:
-        raise InputError(problems)
-    return blueprints, warnings_
+            first = docs[0] if docs else None
+            mark = Mark(shown) if first is None else (
+                first.value_mark(("kind",)) if isinstance(first.data, dict) and "kind" in first.data else first.start)
+            problems.append(error(mark, f"not a blueprint: no document has kind: {BLUEPRINT_KIND} "
+                                        f"(apiVersion: {API_GROUP}/v1alpha1)"))
+    return blueprints, problems
 
 
 def _peek(path: Path) -> str:

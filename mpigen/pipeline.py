@@ -35,9 +35,8 @@ def validate_paths(paths: list[Path]):
     from mpigen.load import load_blueprints
     from mpigen.validate import validate_documents
 
-    docs, load_warnings = load_blueprints(paths)
-    checked, warnings = validate_documents(docs)
-    return checked, load_warnings + warnings
+    docs, problems = load_blueprints(paths)
+    return validate_documents(docs, problems)
 
 
 def render_paths(paths: list[Path], options) -> Result:

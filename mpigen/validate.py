@@ -44,10 +44,11 @@ class Checked:
     document: Document
 
 
-def validate_documents(docs: list[Document]) -> tuple[list[Checked], list[Diagnostic]]:
-    """Valid blueprints and warnings; raises InputError with every problem found."""
+def validate_documents(docs: list[Document], earlier: list[Diagnostic] = ()) -> tuple[list[Checked], list[Diagnostic]]:
+    """Valid blueprints and warnings. Raises InputError with every problem found in every
+    document, together with `earlier` problems (from loading), so one run reports all."""
     checked: list[Checked] = []
-    problems: list[Diagnostic] = []
+    problems: list[Diagnostic] = list(earlier)
     seen: dict[tuple[str, str], Document] = {}
     for doc in docs:
         blueprint, diagnostics = validate_document(doc)
@@ -66,19 +67,33 @@ def validate_documents(docs: list[Document]) -> tuple[list[Checked], list[Diagno
     errors = [d for d in problems if d.severity == "error"]
     if errors:
         raise InputError(errors)
-    return checked, [d for d in problems if d.severity != "error"]
+    return checked, sorted(d for d in problems if d.severity != "error")
 
 
 def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]]:
+    """The blueprint, or None; and every diagnostic for the document: what loading found,
+    field errors, and the cross-field checks whose fields are themselves valid."""
     from pydantic import ValidationError
 
     if not isinstance(doc.data, dict):
-        return None, [error(doc.start, "a blueprint must be a mapping with apiVersion, kind, metadata and spec")]
+        return None, doc.problems + [error(doc.start, "a blueprint must be a mapping with apiVersion, kind, "
+                                                      "metadata and spec")]
+    diagnostics = list(doc.problems)
     try:
         blueprint = Blueprint.model_validate(doc.data)
+        bad: set[Loc] = set()
     except ValidationError as exc:
-        return None, [_diagnostic(doc, e) for e in exc.errors(include_url=False)]
-    return blueprint, cross_field_checks(blueprint, doc)
+        blueprint = None
+        bad = set()
+        for err in exc.errors(include_url=False):
+            loc = tuple(p for p in err["loc"] if p != "[key]")
+            bad.add(loc)
+            if not doc.covered(loc):
+                diagnostics.append(_diagnostic(doc, err))
+    diagnostics += cross_field_checks(doc, bad | doc.reported)
+    if any(d.severity == "error" for d in diagnostics):
+        blueprint = None
+    return blueprint, diagnostics
 
 
 # --- field errors -------------------------------------------------------------------------
@@ -148,6 +163,10 @@ def _diagnostic(doc: Document, err: dict) -> Diagnostic:
         hint = ""
         if kind == "string_type" and isinstance(value, (bool, int, float)):
             hint = "; YAML reads this unquoted value as a non-string: put it in quotes"
+        elif kind in ("int_type", "float_type") and isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            hint = "; remove the quotes"
+        elif kind == "list_type" and isinstance(value, str):
+            hint = "; write it as a YAML list, e.g. [python, train.py]"
         return error(mark, f"{field}: expected {_EXPECTED[kind]}, got {_describe(value)}{hint}")
     if kind == "literal_error":
         return error(mark, f"{field}: {_describe(value)} is not one of {ctx.get('expected', '')}")
@@ -201,84 +220,157 @@ def _model_in(annotation):
 
 # --- checks across fields ---------------------------------------------------------------
 
-def cross_field_checks(bp: Blueprint, doc: Document) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    meta, spec = bp.metadata, bp.spec
+class _Fields:
+    """Read access to a document's raw data for the cross-field checks, which run even when
+    other fields are invalid: a check runs only when none of the fields it reads had an
+    error (the pydantic model has then vouched for their types)."""
 
-    last_pod = f"{meta.name}-worker-{spec.workers - 1}"
+    def __init__(self, doc: Document, bad: set[Loc]):
+        self.doc, self.bad = doc, bad
+
+    def ok(self, *locs: Loc) -> bool:
+        for loc in locs:
+            for b in self.bad:
+                n = min(len(b), len(loc))
+                if b[:n] == loc[:n]:
+                    return False
+        return True
+
+    def get(self, loc: Loc, default=None):
+        node = self.doc.data
+        for part in loc:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+                node = node[part]
+            else:
+                return default
+        return default if node is None else node
+
+
+NAME, WORKERS = ("metadata", "name"), ("spec", "workers")
+
+
+def cross_field_checks(doc: Document, bad: set[Loc]) -> list[Diagnostic]:
+    f = _Fields(doc, bad)
+    out: list[Diagnostic] = []
+    _check_name_length(f, out)
+    _check_reserved_metadata(f, out)
+    _check_command(f, out)
+    _check_resources(f, out)
+    _check_env(f, out)
+    _check_datasets(f, out)
+    return out
+
+
+def _check_name_length(f: _Fields, out: list[Diagnostic]) -> None:
+    if not f.ok(NAME, WORKERS) or f.get(NAME) is None or f.get(WORKERS) is None:
+        return
+    name, workers = f.get(NAME), f.get(WORKERS)
+    last_pod = f"{name}-worker-{workers - 1}"
     if len(last_pod) > 63:
-        room = 63 - len(f"-worker-{spec.workers - 1}")
-        out.append(error(doc.value_mark(("metadata", "name")),
+        room = 63 - len(f"-worker-{workers - 1}")
+        out.append(error(f.doc.value_mark(NAME),
                          f"metadata.name: worker pod name {last_pod!r} is {len(last_pod)} characters, more than the "
                          f"63 a pod name allows; shorten the name to at most {room} characters"))
-    elif len(f"{meta.name}-worker") > MAX_STATEFULSET_NAME:
-        out.append(warning(doc.value_mark(("metadata", "name")),
-                           f"metadata.name: StatefulSet name {meta.name + '-worker'!r} is longer than "
+    elif len(f"{name}-worker") > MAX_STATEFULSET_NAME:
+        out.append(warning(f.doc.value_mark(NAME),
+                           f"metadata.name: StatefulSet name {name + '-worker'!r} is longer than "
                            f"{MAX_STATEFULSET_NAME} characters; Kubernetes cannot create its pods because the "
                            "controller-revision-hash label would exceed 63 characters (kubernetes#64023); "
                            f"shorten the name to at most {MAX_STATEFULSET_NAME - len('-worker')} characters"))
 
+
+def _check_reserved_metadata(f: _Fields, out: list[Diagnostic]) -> None:
     for where in ("labels", "annotations"):
-        for key in getattr(meta, where):
+        loc = ("metadata", where)
+        if not f.ok(loc):
+            continue
+        for key in f.get(loc, {}):
             if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or (where == "labels" and key in OPERATOR_LABEL_KEYS):
-                out.append(error(doc.key_mark(("metadata", where, key)),
+                out.append(error(f.doc.key_mark(loc + (key,)),
                                  f"metadata.{where}: key {key!r} is written by the MPI Operator or mpigen on the "
                                  "rendered objects; choose another key"))
 
-    if spec.launcherCommand is None and spec.command is None:
-        out.append(error(doc.key_mark(("spec",)),
+
+def _check_command(f: _Fields, out: list[Diagnostic]) -> None:
+    command, launcher, args = ("spec", "command"), ("spec", "launcherCommand"), ("spec", "mpirunArgs")
+    if not isinstance(f.doc.data.get("spec"), dict) or not f.ok(command, launcher, args):
+        return
+    if f.get(launcher) is None and f.get(command) is None:
+        out.append(error(f.doc.key_mark(("spec",)),
                          "spec: required key 'command' is missing (the program every rank runs); "
                          "or give the whole launcher command as launcherCommand"))
-    if spec.launcherCommand is not None:
+    if f.get(launcher) is not None:
         for unused in ("command", "mpirunArgs"):
-            if doc.data["spec"].get(unused):
-                out.append(error(doc.key_mark(("spec", unused)),
+            if f.get(("spec", unused)):
+                out.append(error(f.doc.key_mark(("spec", unused)),
                                  f"spec.{unused} is not used when spec.launcherCommand is set: it replaces the "
                                  f"whole mpirun line; remove {unused} or launcherCommand"))
 
+
+def _check_resources(f: _Fields, out: list[Diagnostic]) -> None:
+    gpu = ("spec", "gpuResource")
+    if not f.ok(gpu):
+        return
+    gpu_resource = f.get(gpu, "nvidia.com/gpu")
     for role in ("worker", "launcher"):
-        for name in getattr(spec.resources, role):
-            if name == spec.gpuResource:
+        loc = ("spec", "resources", role)
+        if not f.ok(loc):
+            continue
+        for name in f.get(loc, {}):
+            if name == gpu_resource:
                 hint = ("set gpusPerWorker instead" if role == "worker"
                         else "the launcher never requests GPUs (it only runs mpirun)")
-                out.append(error(doc.key_mark(("spec", "resources", role, name)),
+                out.append(error(f.doc.key_mark(loc + (name,)),
                                  f"spec.resources.{role}: {name!r} is the GPU resource; {hint}"))
 
-    for name in spec.env:
+
+def _check_env(f: _Fields, out: list[Diagnostic]) -> None:
+    loc = ("spec", "env")
+    if not f.ok(loc):
+        return
+    for name in f.get(loc, {}):
         if name in RESERVED_ENV:
-            out.append(error(doc.key_mark(("spec", "env", name)),
+            out.append(error(f.doc.key_mark(loc + (name,)),
                              f"spec.env: {name} is set by the MPI Operator on the launcher and would be "
                              "overridden; remove it"))
 
+
+def _check_datasets(f: _Fields, out: list[Diagnostic]) -> None:
+    datasets = f.get(("spec", "datasets"), [])
+    if not isinstance(datasets, list):
+        return
     names: dict[str, int] = {}
     paths: dict[str, int] = {}
-    for index, dataset in enumerate(spec.datasets):
+    for index in range(len(datasets)):
         here = ("spec", "datasets", index)
-        if dataset.name in RESERVED_VOLUMES:
-            out.append(error(doc.value_mark(here + ("name",)),
-                             f"spec.datasets[{index}].name: {dataset.name!r} is the name of a volume the MPI "
-                             "Operator adds; choose another name"))
-        elif dataset.name in names:
-            out.append(error(doc.value_mark(here + ("name",)),
-                             f"spec.datasets[{index}].name: {dataset.name!r} is already used by "
-                             f"spec.datasets[{names[dataset.name]}]; volume names must be unique"))
-        names.setdefault(dataset.name, index)
-        raw = dataset.mountPath
+        name_loc, path_loc = here + ("name",), here + ("mountPath",)
+        name = f.get(name_loc) if f.ok(name_loc) else None
+        if isinstance(name, str):
+            if name in RESERVED_VOLUMES:
+                out.append(error(f.doc.value_mark(name_loc),
+                                 f"spec.datasets[{index}].name: {name!r} is the name of a volume the MPI "
+                                 "Operator adds; choose another name"))
+            elif name in names:
+                out.append(error(f.doc.value_mark(name_loc),
+                                 f"spec.datasets[{index}].name: {name!r} is already used by "
+                                 f"spec.datasets[{names[name]}]; volume names must be unique"))
+            names.setdefault(name, index)
+        raw = f.get(path_loc) if f.ok(path_loc) else None
+        if not isinstance(raw, str):
+            continue
         path = posixpath.normpath(raw)
+        mark = f.doc.value_mark(path_loc)
+        where = f"spec.datasets[{index}].mountPath"
         if ".." in raw.split("/"):
-            out.append(error(doc.value_mark(here + ("mountPath",)),
-                             f"spec.datasets[{index}].mountPath: {raw!r} contains '..'; write the path without it"))
+            out.append(error(mark, f"{where}: {raw!r} contains '..'; write the path without it"))
         elif path == "/":
-            out.append(error(doc.value_mark(here + ("mountPath",)),
-                             f"spec.datasets[{index}].mountPath: cannot mount over the container's root folder"))
+            out.append(error(mark, f"{where}: cannot mount over the container's root folder"))
         elif any(path == r or path.startswith(r + "/") or r.startswith(path + "/") for r in RESERVED_MOUNTS):
-            out.append(error(doc.value_mark(here + ("mountPath",)),
-                             f"spec.datasets[{index}].mountPath: {raw!r} clashes with the operator's mounts "
-                             f"({', '.join(RESERVED_MOUNTS)}); choose another path"))
+            out.append(error(mark, f"{where}: {raw!r} clashes with the operator's mounts "
+                                   f"({', '.join(RESERVED_MOUNTS)}); choose another path"))
         elif path in paths:
-            out.append(error(doc.value_mark(here + ("mountPath",)),
-                             f"spec.datasets[{index}].mountPath: {raw!r} is already used by "
-                             f"spec.datasets[{paths[path]}]; mount paths must be unique"))
+            out.append(error(mark, f"{where}: {raw!r} is already used by spec.datasets[{paths[path]}]; "
+                                   "mount paths must be unique"))
         paths.setdefault(path, index)
-    return out
-
