@@ -57,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"render": _render, "validate": _validate, "schema": _schema}[args.command](args)
     except InputError as exc:
+        # Only the diagnostics, one line each (PATH:LINE:COLUMN: error: MESSAGE), so that
+        # editors and CI annotations can parse every line of stderr.
         for diagnostic in exc.diagnostics:
             print(diagnostic, file=sys.stderr)
-        count = sum(1 for d in exc.diagnostics if d.severity == "error")
-        print(f"mpigen: {count} error{'s' if count != 1 else ''}; nothing written", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

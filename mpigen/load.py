@@ -43,16 +43,15 @@ class Document:
 
     def value_mark(self, loc: Loc) -> Mark:
         """Where the value at loc is written, or the nearest enclosing value."""
-        for end in range(len(loc), 0, -1):
-            mark = self.value_marks.get(tuple(loc[:end]))
-            if mark is not None:
-                return mark
-        return self.start
+        return self._nearest(self.value_marks, loc)
 
     def key_mark(self, loc: Loc) -> Mark:
         """Where the key of loc is written (its list item for list entries)."""
+        return self._nearest(self.key_marks, loc)
+
+    def _nearest(self, marks: dict[Loc, Mark], loc: Loc) -> Mark:
         for end in range(len(loc), 0, -1):
-            mark = self.key_marks.get(tuple(loc[:end]))
+            mark = marks.get(tuple(loc[:end]))
             if mark is not None:
                 return mark
         return self.start

@@ -488,3 +488,14 @@ def test_worker_pod_name_of_exactly_63_characters_is_accepted(length, workers, t
         assert ": error: " not in outcome.stderr and "Traceback" not in outcome.stderr, outcome.stderr
         if outcome.mode == "render --stdout":
             assert f"name: {name}-worker\n".encode() in outcome.stdout
+
+
+def test_deep_nesting_and_oversized_files_are_refused(tmp_path):
+    deep = "a: " + "[" * 200 + "]" * 200 + "\n"
+    (tmp_path / "deep.yaml").write_text(deep)
+    (tmp_path / "huge.yaml").write_bytes(b"# " + b"x" * (5 * 1024 * 1024) + b"\n")
+    for name, expected in (("deep.yaml", "nesting is deeper than"), ("huge.yaml", "larger than")):
+        for outcome in run_modes(tmp_path, [name]):
+            assert outcome.returncode == 2, outcome
+            assert "Traceback" not in outcome.stderr
+            assert re.match(rf"^{name}:\d+:\d+: error: .*{expected}", outcome.stderr), outcome.stderr

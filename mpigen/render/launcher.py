@@ -7,12 +7,10 @@ copies into each worker before it execs the rank daemon there.
 
 from __future__ import annotations
 
-import copy
-
 from mpigen.mpijob import LAUNCHER, MPIJob
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, HOSTFILE_KEY, HOSTFILE_MODE, KUBECTL_MOUNT,
                                  KUBECTL_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name, launcher_name,
-                                 object_meta, role_labels)
+                                 object_meta, pod_template, role_labels)
 
 DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
 
@@ -68,11 +66,8 @@ def launcher_env(job: MPIJob) -> list[dict]:
 
 def new_launcher(job: MPIJob, kubectl_delivery_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE) -> dict:
     replica = job.spec.mpiReplicaSpecs[LAUNCHER]
-    template = copy.deepcopy(replica.template)
     labels = role_labels(job, "launcher")
-    meta = template.setdefault("metadata", {})
-    meta["labels"] = {**meta.get("labels", {}), **labels}
-    pod = template.setdefault("spec", {})
+    template, pod = pod_template(replica.template, labels)
     pod["serviceAccountName"] = launcher_name(job)
     pod.setdefault("initContainers", []).append(kubectl_delivery(job, kubectl_delivery_image))
     main = pod["containers"][0]

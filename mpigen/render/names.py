@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from mpigen.mpijob import MPIJob
 
 CONFIG_SUFFIX = "-config"
@@ -46,3 +48,12 @@ def role_labels(job: MPIJob, role: str) -> dict[str, str]:
 
 def object_meta(job: MPIJob, name: str, labels: dict[str, str]) -> dict:
     return {"name": name, "namespace": job.metadata.namespace, "labels": dict(labels)}
+
+
+def pod_template(template: dict, labels: dict[str, str]) -> tuple[dict, dict]:
+    """A deep copy of a replica's pod template with the operator's labels written over the
+    template's own (the controller's values win), and its pod spec."""
+    template = copy.deepcopy(template)
+    meta = template.setdefault("metadata", {})
+    meta["labels"] = {**meta.get("labels", {}), **labels}
+    return template, template.setdefault("spec", {})

@@ -6,22 +6,17 @@ only kubexec.sh, because Open MPI's daemons check that the launch agent exists l
 
 from __future__ import annotations
 
-import copy
-
 from mpigen.mpijob import WORKER, MPIJob
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name,
-                                 object_meta, role_labels, worker_name)
+                                 object_meta, pod_template, role_labels, worker_name)
 
 
 def new_worker(job: MPIJob) -> dict | None:
     """None when the worker template has no container (the controller then records
     `Resource "Worker" is missing in yaml` and creates nothing)."""
     replica = job.spec.mpiReplicaSpecs[WORKER]
-    template = copy.deepcopy(replica.template)
     labels = role_labels(job, "worker")
-    meta = template.setdefault("metadata", {})
-    meta["labels"] = {**meta.get("labels", {}), **labels}
-    pod = template.setdefault("spec", {})
+    template, pod = pod_template(replica.template, labels)
     containers = pod.get("containers") or []
     if not containers:
         return None
