@@ -14,21 +14,21 @@ from dataclasses import dataclass
 from mpigen.blueprint import PATTERN_HELP, Blueprint
 from mpigen.errors import Diagnostic, InputError, error, warning
 from mpigen.load import Document, Loc
+from mpigen.render.launcher import NVIDIA_ENV, OPENMPI5_ENV, OPERATOR_ENV_NAMES
+from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME,
+                                 OPERATOR_LABEL_KEYS)
+from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
 
-# Label keys the operator writes on its objects, and mpigen's own.
-OPERATOR_LABEL_KEYS = ("app", "group_name", "mpi_job_name", "mpi_role_type")
-MPIGEN_PREFIX = "mpigen.dev/"
-MANAGED_BY = "app.kubernetes.io/managed-by"
-# Volume names and mount paths the operator adds to the pods.
-RESERVED_VOLUMES = ("mpi-job-config", "mpi-job-kubectl")
-RESERVED_MOUNTS = ("/etc/mpi", "/opt/kube")
-# Launcher variables the operator (and mpigen, for Open MPI 5) set; a user value would be lost.
+# What the backends write themselves, taken from them so that the checks cannot drift:
+# the operator's and mpigen's label keys (above),
+# the volumes and mount paths the operator adds to the pods,
+RESERVED_VOLUMES = (CONFIG_VOLUME, KUBECTL_VOLUME)
+RESERVED_MOUNTS = (CONFIG_MOUNT, KUBECTL_MOUNT)
+# and the launcher variables (a user value would be overridden).
 RESERVED_ENV = (
-    "OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile",
-    "PRTE_MCA_plm_ssh_agent", "PRTE_MCA_prte_default_hostfile",
-    "I_MPI_HYDRA_BOOTSTRAP_EXEC", "I_MPI_HYDRA_HOST_FILE",
-    "HYDRA_LAUNCHER_EXEC", "HYDRA_HOST_FILE",
-    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES",
+    *(e["name"] for e in OPENMPI5_ENV),
+    *(name for names in OPERATOR_ENV_NAMES.values() for name in names),
+    *NVIDIA_ENV,
 )
 # A StatefulSet's pods carry controller-revision-hash=<name>-<10 chars>, a label value
 # (at most 63 characters), so longer StatefulSet names leave the pods uncreatable

@@ -29,6 +29,8 @@ OPENMPI5_ENV = (
     {"name": "PRTE_MCA_plm_ssh_agent", "value": KUBEXEC_PATH},
     {"name": "PRTE_MCA_prte_default_hostfile", "value": HOSTFILE_PATH},
 )
+# Set empty (serialized without `value`, omitempty), so the launcher sees no GPUs.
+NVIDIA_ENV = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
 # The init container's resources: cpu/memory since a4940bf, ephemeral-storage since b45d548.
 _DELIVERY_RESOURCES = {"cpu": "100m", "memory": "512Mi", "ephemeral-storage": "5Gi"}
 
@@ -57,11 +59,8 @@ def launcher_env(job: MPIJob) -> list[dict]:
     env += [
         {"name": rsh_agent, "value": KUBEXEC_PATH},
         {"name": hostfile, "value": HOSTFILE_PATH},
-        # Empty values, so serialized without `value` (omitempty): the launcher sees no GPUs.
-        {"name": "NVIDIA_VISIBLE_DEVICES"},
-        {"name": "NVIDIA_DRIVER_CAPABILITIES"},
     ]
-    return env
+    return env + [{"name": name} for name in NVIDIA_ENV]
 
 
 def new_launcher(job: MPIJob, kubectl_delivery_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE) -> dict:

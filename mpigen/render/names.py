@@ -36,6 +36,10 @@ def worker_pod_names(job: MPIJob) -> list[str]:
     return [f"{worker_name(job)}-{i}" for i in range(job.workers)]
 
 
+# Every label key the controller writes (app_labels and role_labels).
+OPERATOR_LABEL_KEYS = ("app", "group_name", "mpi_job_name", "mpi_role_type")
+
+
 def app_labels(job: MPIJob) -> dict[str, str]:
     """ConfigMap, ServiceAccount, Role and RoleBinding carry {app: <job>}."""
     return {"app": job.metadata.name}

@@ -10,7 +10,8 @@ from __future__ import annotations
 from mpigen.mpijob import MPIJob
 
 MANAGED_BY = "app.kubernetes.io/managed-by"
-JOB_LABEL = "mpigen.dev/job"
+MPIGEN_PREFIX = "mpigen.dev/"  # label and annotation keys reserved for mpigen
+JOB_LABEL = MPIGEN_PREFIX + "job"
 
 
 def own_labels(job: MPIJob) -> dict[str, str]:
