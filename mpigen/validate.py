@@ -309,21 +309,47 @@ def _check_command(f: _Fields, out: list[Diagnostic]) -> None:
                                  f"whole mpirun line; remove {unused} or launcherCommand"))
 
 
+# Resource names Kubernetes knows without a domain (core/v1 ResourceName); every other
+# resource is an extended resource, which must carry a domain prefix and be a whole number.
+STANDARD_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+
+
+def _resource_name_problem(name: str) -> str | None:
+    if name in STANDARD_RESOURCES or name.startswith("hugepages-"):
+        return None
+    if "/" not in name:
+        return (f"{name!r} is not a Kubernetes resource: use cpu, memory, ephemeral-storage, hugepages-<size> "
+                "or a domain-prefixed extended resource such as nvidia.com/gpu")
+    if name.split("/", 1)[0].endswith("kubernetes.io"):
+        return f"{name!r}: the kubernetes.io domain is reserved for Kubernetes' own resources"
+    return None
+
+
 def _check_resources(f: _Fields, out: list[Diagnostic]) -> None:
     gpu = ("spec", "gpuResource")
     if not f.ok(gpu):
         return
     gpu_resource = f.get(gpu, "nvidia.com/gpu")
+    if "/" not in gpu_resource or _resource_name_problem(gpu_resource):
+        out.append(error(f.doc.value_mark(gpu),
+                         f"spec.gpuResource: {gpu_resource!r} is not an extended resource; accelerators are "
+                         "requested by a domain-prefixed name such as nvidia.com/gpu or amd.com/gpu"))
     for role in ("worker", "launcher"):
         loc = ("spec", "resources", role)
         if not f.ok(loc):
             continue
-        for name in f.get(loc, {}):
+        for name, quantity in f.get(loc, {}).items():
+            where = f"spec.resources.{role}"
+            problem = _resource_name_problem(name)
             if name == gpu_resource:
                 hint = ("set gpusPerWorker instead" if role == "worker"
                         else "the launcher never requests GPUs (it only runs mpirun)")
-                out.append(error(f.doc.key_mark(loc + (name,)),
-                                 f"spec.resources.{role}: {name!r} is the GPU resource; {hint}"))
+                out.append(error(f.doc.key_mark(loc + (name,)), f"{where}: {name!r} is the GPU resource; {hint}"))
+            elif problem:
+                out.append(error(f.doc.key_mark(loc + (name,)), f"{where}: {problem}"))
+            elif "/" in name and not str(quantity).isdigit():
+                out.append(error(f.doc.value_mark(loc + (name,)),
+                                 f"{where}.{name}: extended resources are whole numbers, got {quantity!r}"))
 
 
 def _check_env(f: _Fields, out: list[Diagnostic]) -> None:

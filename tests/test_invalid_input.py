@@ -499,3 +499,21 @@ def test_deep_nesting_and_oversized_files_are_refused(tmp_path):
             assert outcome.returncode == 2, outcome
             assert "Traceback" not in outcome.stderr
             assert re.match(rf"^{name}:\d+:\d+: error: .*{expected}", outcome.stderr), outcome.stderr
+
+
+@pytest.mark.parametrize("edit, needle, message", [
+    (("    worker: {cpu: 2, memory: 4Gi}", "    worker: {cpu: 2, gpus: 4}"), "gpus", "not a Kubernetes resource"),
+    (("    worker: {cpu: 2, memory: 4Gi}", "    worker: {cpu: 2, rdma/hca: 500m}"), "500m", "whole numbers"),
+    (("    worker: {cpu: 2, memory: 4Gi}", "    worker: {cpu: 2, example.kubernetes.io/x: 1}"), "example.kubernetes.io/x",
+     "reserved"),
+    (("  workers: 2\n", "  workers: 2\n  gpuResource: gpu\n"), "gpu\n", "not an extended resource"),
+])
+def test_resource_names_kubernetes_would_refuse(tmp_path, edit, needle, message):
+    text = MNIST.read_text().replace(*edit)
+    assert text != MNIST.read_text()
+    (tmp_path / "bad.yaml").write_text(text)
+    line, column = pos(text, needle)
+    for outcome in run_modes(tmp_path, ["bad.yaml"]):
+        assert outcome.returncode == 2
+        assert outcome.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), outcome.stderr
+        assert message in outcome.stderr
