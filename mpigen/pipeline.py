@@ -6,6 +6,7 @@ them and carries each object's provenance (which blueprint it came from).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,10 @@ class RenderedObject:
 
     @property
     def comment(self) -> str:
-        return f"Source: {self.source}"
+        source = self.source
+        if not source.isprintable():  # a file name with a line break must not end the comment
+            source = json.dumps(source)
+        return f"Source: {source}"
 
 
 @dataclass

@@ -62,3 +62,13 @@ def test_schema_is_json_on_stdout():
 
     done = run_mpigen("schema")
     assert done.returncode == 0 and json.loads(done.stdout)["title"] == "MPIJobBlueprint"
+
+
+def test_odd_file_names_cannot_break_the_stream(tmp_path):
+    import yaml
+
+    (tmp_path / "a\nkind: Evil.yaml").write_text(blueprint_text("a"))
+    done = run_mpigen("render", ".", "--stdout", cwd=tmp_path)
+    assert done.returncode == 0
+    assert [o["kind"] for o in yaml.safe_load_all(done.stdout)].count("Evil") == 0
+    assert b'# Source: "a\\nkind: Evil.yaml"' in done.stdout
