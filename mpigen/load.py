@@ -190,7 +190,8 @@ _KIND_WORDS = {"bool": "a boolean", "int": "an integer", "float": "a number", "n
                "timestamp": "a date"}
 
 
-def _field(loc: Loc) -> str:
+def field_path(loc: Loc) -> str:
+    """A location as users write it in messages: spec.datasets[0].name."""
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -208,7 +209,7 @@ def _convert(node, loc: Loc, doc: Document) -> Any:
         first_seen: dict[str, Mark] = {}
         for key_node, value_node in node.value:
             key_mark = _mark(key_node.start_mark, doc.path)
-            where = f"{_field(loc)}: " if loc else ""
+            where = f"{field_path(loc)}: " if loc else ""
             if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, _MERGE):
                 if isinstance(key_node, ScalarNode):
                     kind = _KIND_WORDS.get(key_node.tag.rsplit(":", 1)[-1], "not a string")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from mpigen.blueprint import PATTERN_HELP, Blueprint
 from mpigen.errors import Diagnostic, InputError, error, warning
-from mpigen.load import Document, Loc
+from mpigen.load import Document, Loc, field_path
 from mpigen.render.launcher import NVIDIA_ENV, OPENMPI5_ENV, OPERATOR_ENV_NAMES
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME,
                                  OPERATOR_LABEL_KEYS)
@@ -79,12 +79,11 @@ def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]
         return None, doc.problems + [error(doc.start, "a blueprint must be a mapping with apiVersion, kind, "
                                                       "metadata and spec")]
     diagnostics = list(doc.problems)
+    bad: set[Loc] = set()
     try:
         blueprint = Blueprint.model_validate(doc.data)
-        bad: set[Loc] = set()
     except ValidationError as exc:
         blueprint = None
-        bad = set()
         for err in exc.errors(include_url=False):
             loc = tuple(p for p in err["loc"] if p != "[key]")
             bad.add(loc)
@@ -99,10 +98,7 @@ def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]
 # --- field errors -------------------------------------------------------------------------
 
 def _field(loc: Loc) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "document"
+    return field_path(loc) or "document"
 
 
 def _describe(value) -> str:
