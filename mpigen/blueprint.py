@@ -152,6 +152,48 @@ class RunPolicy(_Model):
         None, ge=1, le=10**12, description="Wall-clock limit of the launcher Job, in seconds.", examples=[86400])
 
 
+class Toleration(_Model):
+    """A pod toleration, as in the Kubernetes pod spec."""
+
+    key: Optional[LabelKey] = Field(None, description="Taint key; empty with operator Exists tolerates every taint.",
+                                    examples=["nvidia.com/gpu"])
+    operator: Optional[Literal["Exists", "Equal"]] = Field(
+        None, description="Exists or Equal (Kubernetes' default is Equal).", examples=["Exists"])
+    value: Optional[LabelValue] = Field(None, description="Taint value, with operator Equal.", examples=["present"])
+    effect: Optional[Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]] = Field(
+        None, description="Taint effect to tolerate; empty tolerates every effect.", examples=["NoSchedule"])
+    tolerationSeconds: Optional[int] = Field(
+        None, ge=0, le=10**12, description="With effect NoExecute: how long the pod stays after the taint appears.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Toleration":
+        # The API server's own rules (ValidateTolerations), checked here with a position.
+        if self.operator == "Exists" and self.value:
+            raise ValueError("a toleration with operator Exists takes no value; remove value or use operator Equal")
+        if not self.key and self.operator != "Exists":
+            raise ValueError("a toleration without a key must have operator: Exists (it then tolerates every taint)")
+        if self.tolerationSeconds is not None and self.effect != "NoExecute":
+            raise ValueError("tolerationSeconds only applies to effect: NoExecute")
+        return self
+
+    def to_pod_spec(self) -> dict[str, Any]:
+        return self.model_dump(exclude_none=True)
+
+
+class RolePlacement(_Model):
+    nodeSelector: dict[LabelKey, LabelValue] = Field(
+        default_factory=dict, description="Node labels the pods must match.",
+        examples=[{"node.kubernetes.io/instance-type": "p4d.24xlarge"}])
+    tolerations: list[Toleration] = Field(
+        default_factory=list, description="Taints the pods tolerate, e.g. those of a GPU node pool.",
+        examples=[[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]])
+
+
+class Placement(_Model):
+    worker: RolePlacement = Field(default_factory=RolePlacement, description="Where the worker pods run.")
+    launcher: RolePlacement = Field(default_factory=RolePlacement, description="Where the launcher pod runs.")
+
+
 class Spec(_Model):
     framework: Literal["horovod", "deepspeed", "pytorch", "tensorflow", "mxnet", "custom"] = Field(
         "custom", description="Chooses the mpirun flags the launcher gets (see the blueprint reference).")
@@ -189,6 +231,8 @@ class Spec(_Model):
     datasets: list[Dataset] = Field(default_factory=list,
                                     description="Volumes mounted at the same path on the launcher and every worker.")
     runPolicy: RunPolicy = Field(default_factory=RunPolicy, description="Job-level policies, as the operator's.")
+    placement: Placement = Field(default_factory=Placement,
+                                 description="Node selection per role: nodeSelector and tolerations.")
     mainContainer: Optional[str] = Field(
         None, pattern=DNS1123_LABEL, max_length=63,
         description="Name of the MPI container in launcher and worker pods; kubexec.sh then runs "

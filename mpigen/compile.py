@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mpigen.blueprint import Blueprint, Dataset
+from mpigen.blueprint import Blueprint, Dataset, RolePlacement
 from mpigen.launch import launcher_command
 from mpigen.mpijob import LAUNCHER, WORKER, MPIJob, MPIJobSpec, ObjectMeta, ReplicaSpec
 
@@ -23,8 +23,12 @@ def compile_blueprint(bp: Blueprint) -> MPIJob:
     env = [{"name": name, "value": value} for name, value in spec.env.items()]
     volumes = [dataset_volume(d) for d in spec.datasets]
 
-    def template(container: dict[str, Any]) -> dict[str, Any]:
+    def template(container: dict[str, Any], placement: RolePlacement) -> dict[str, Any]:
         pod: dict[str, Any] = {"containers": [container]}
+        if placement.nodeSelector:
+            pod["nodeSelector"] = dict(placement.nodeSelector)
+        if placement.tolerations:
+            pod["tolerations"] = [t.to_pod_spec() for t in placement.tolerations]
         if volumes:
             pod["volumes"] = [dict(v) for v in volumes]
         tmeta: dict[str, Any] = {}
@@ -54,8 +58,8 @@ def compile_blueprint(bp: Blueprint) -> MPIJob:
             mainContainer=spec.mainContainer,
             mpiDistribution=spec.mpiImplementation,
             mpiReplicaSpecs={
-                LAUNCHER: ReplicaSpec(replicas=1, template=template(launcher)),
-                WORKER: ReplicaSpec(replicas=spec.workers, template=template(worker)),
+                LAUNCHER: ReplicaSpec(replicas=1, template=template(launcher, spec.placement.launcher)),
+                WORKER: ReplicaSpec(replicas=spec.workers, template=template(worker, spec.placement.worker)),
             },
         ),
     )
