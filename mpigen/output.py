@@ -20,10 +20,11 @@ import hashlib
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from mpigen.emit import dump_object, dump_stream
-from mpigen.errors import InputError, Mark, error
+from mpigen.errors import Diagnostic, InputError, Mark, error
 
 INDEX = ".mpigen-index"
 KUSTOMIZATION = "kustomization.yaml"
@@ -38,23 +39,32 @@ def object_path(obj: dict, job: str) -> str:
 
 
 def folder_files(rendered) -> dict[str, str]:
-    """Relative path -> text for every file of the output folder (index excluded)."""
+    """Relative path -> text for every file of the output folder (index excluded). Each
+    environment (overlay) gets its own sub-folder with its own kustomization.yaml."""
     files: dict[str, str] = {}
+    resources: dict[str, list[str]] = {}
     for item in rendered:
         path = object_path(item.obj, item.job)
-        files[path] = dump_object(item.obj, item.comment)
-    kustomization = {
-        "apiVersion": "kustomize.config.k8s.io/v1beta1",
-        "kind": "Kustomization",
-        "resources": [object_path(item.obj, item.job) for item in rendered],
-    }
-    files[KUSTOMIZATION] = dump_stream([(kustomization, None)]).replace("---\n", "---\n" + _KUSTOMIZATION_HEADER, 1)
+        prefix = f"{item.env}/" if item.env else ""
+        files[prefix + path] = dump_object(item.obj, item.comment)
+        resources.setdefault(prefix, []).append(path)
+    for prefix, paths in resources.items():
+        kustomization = {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "resources": paths,
+        }
+        text = dump_stream([(kustomization, None)]).replace("---\n", "---\n" + _KUSTOMIZATION_HEADER, 1)
+        files[prefix + KUSTOMIZATION] = text
     return files
 
 
-def index_text(files: dict[str, bytes]) -> str:
-    lines = [f"{hashlib.sha256(data).hexdigest()}  {path}\n" for path, data in sorted(files.items())]
-    return _INDEX_HEADER + "".join(lines)
+def index_text(files: dict[str, bytes], kept: dict[str, str] | None = None) -> str:
+    """The index: sha256 and path of each file written, plus the entries of earlier runs
+    outside this run's scope (`kept`, path -> sha256)."""
+    digests = {path: hashlib.sha256(data).hexdigest() for path, data in files.items()}
+    digests.update(kept or {})
+    return _INDEX_HEADER + "".join(f"{digest}  {path}\n" for path, digest in sorted(digests.items()))
 
 
 def read_index(out: Path) -> dict[str, str]:
@@ -78,13 +88,30 @@ def _safe_relative(path: str) -> bool:
     return bool(path) and not pure.is_absolute() and ".." not in pure.parts and "\\" not in path
 
 
-def write_folder(out: Path, texts: dict[str, str]) -> None:
-    """Make `out` hold exactly `texts` among the files mpigen owns. Raises InputError
-    (nothing written) when that would overwrite a file mpigen does not own."""
+def in_scope(path: str, scope: tuple[str, ...]) -> bool:
+    return any(path.startswith(prefix) for prefix in scope)
+
+
+@dataclass
+class FolderPlan:
+    """What a render makes of the output folder: every file's new bytes (the index
+    included), the files it removes, and why it cannot be written (if it cannot)."""
+
+    files: dict[str, bytes]
+    stale: list[str]
+    problems: list[Diagnostic]
+
+
+def plan_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)) -> FolderPlan:
+    """The new state of `out` for these files. mpigen owns the files its index lists under
+    the prefixes of `scope` (everything by default; `dev/` when only the dev overlay is
+    rendered): those it no longer produces are removed, its files elsewhere are kept, and
+    a file it does not own is never overwritten."""
     files = {path: text.encode("utf-8") for path, text in texts.items()}
     shown = out.as_posix()
     if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise InputError([error(Mark(shown), "output path exists and is not a folder; choose another -o folder")])
+        return FolderPlan(files, [], [error(Mark(shown), "output path exists and is not a folder; "
+                                                         "choose another output folder")])
     old = read_index(out) if out.is_dir() else {}
     problems = []
     for path, data in sorted(files.items()):
@@ -95,11 +122,21 @@ def write_folder(out: Path, texts: dict[str, str]) -> None:
         elif target.exists() and path not in old and target.read_bytes() != data:
             problems.append(error(Mark(target.as_posix()),
                                   f"refusing to overwrite {path}: mpigen did not write it (it is not in "
-                                  f"{INDEX}); move it away or choose another -o folder"))
-    if problems:
-        raise InputError(problems)
-    stale = [p for p in old if p not in files and (out / p).is_file() and not (out / p).is_symlink()]
-    files[INDEX] = index_text(files).encode("utf-8")
+                                  f"{INDEX}); move it away or choose another output folder"))
+    stale = sorted(p for p in old if p not in files and in_scope(p, scope)
+                   and (out / p).is_file() and not (out / p).is_symlink())
+    kept = {p: d for p, d in old.items() if p not in files and not in_scope(p, scope) and (out / p).is_file()}
+    files[INDEX] = index_text(files, kept).encode("utf-8")
+    return FolderPlan(files, stale, problems)
+
+
+def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)) -> None:
+    """Make `out` hold the planned state (see plan_folder), in one atomic step where the
+    file system allows. Raises InputError, having written nothing, when it cannot."""
+    plan = plan_folder(out, texts, scope)
+    if plan.problems:
+        raise InputError(plan.problems)
+    files, stale = plan.files, plan.stale
     if out.is_dir():
         try:
             _swap_in(out, files, set(stale))

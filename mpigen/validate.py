@@ -52,7 +52,7 @@ def validate_documents(docs: list[Document], earlier: list[Diagnostic] = ()) -> 
     seen: dict[tuple[str, str], Document] = {}
     for doc in docs:
         blueprint, diagnostics = validate_document(doc)
-        problems.extend(diagnostics)
+        problems.extend(_attributed(d, doc) for d in diagnostics)
         if blueprint is None:
             continue
         key = (blueprint.metadata.namespace, blueprint.metadata.name)
@@ -68,6 +68,14 @@ def validate_documents(docs: list[Document], earlier: list[Diagnostic] = ()) -> 
     if errors:
         raise InputError(errors)
     return checked, sorted(d for d in problems if d.severity != "error")
+
+
+def _attributed(diagnostic: Diagnostic, doc: Document) -> Diagnostic:
+    """A problem found in a value an overlay wrote is reported at the overlay's line; it
+    also names the blueprint it was applied to."""
+    if diagnostic.mark.path == doc.path:
+        return diagnostic
+    return Diagnostic(diagnostic.mark, f"{diagnostic.message} (applied to {doc.path})", diagnostic.severity)
 
 
 def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]]:
@@ -88,7 +96,7 @@ def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]
             loc = tuple(p for p in err["loc"] if p != "[key]")
             bad.add(loc)
             if not doc.covered(loc):
-                diagnostics.append(_diagnostic(doc, err))
+                diagnostics.append(field_diagnostic(doc, err))
     diagnostics += cross_field_checks(doc, bad | doc.reported)
     if any(d.severity == "error" for d in diagnostics):
         blueprint = None
@@ -130,7 +138,9 @@ _EXPECTED = {
 }
 
 
-def _diagnostic(doc: Document, err: dict) -> Diagnostic:
+def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
+    """A pydantic error as a positioned message a user can act on; `model` (default
+    Blueprint) is the model that was validated, for 'did you mean'."""
     kind = err["type"]
     loc = tuple(err["loc"])
     value = err.get("input")
@@ -150,7 +160,7 @@ def _diagnostic(doc: Document, err: dict) -> Diagnostic:
         return error(mark, f"{_field(parent)}: required key {loc[-1]!r} is missing")
     if kind == "extra_forbidden":
         parent_loc = loc[:-1]
-        allowed = _allowed_keys(parent_loc)
+        allowed = _allowed_keys(parent_loc, model or Blueprint)
         hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
         also = f"; did you mean {hint[0]!r}?" if hint else (f"; allowed keys: {', '.join(allowed)}" if allowed else "")
         return error(doc.key_mark(loc), f"{_field(parent_loc)}: unknown key {loc[-1]!r}{also}")
@@ -185,11 +195,8 @@ def _diagnostic(doc: Document, err: dict) -> Diagnostic:
     return error(mark, f"{field}: {err['msg']}")
 
 
-def _allowed_keys(loc: Loc) -> list[str]:
+def _allowed_keys(loc: Loc, model) -> list[str]:
     """The keys the model accepts at loc (for 'did you mean')."""
-    from pydantic import BaseModel
-
-    model: type[BaseModel] | None = Blueprint
     for part in loc:
         if model is None or isinstance(part, int):
             continue

@@ -1,0 +1,86 @@
+"""The repository file mpigen.yaml: what `mpigen render` and `mpigen check` do with no paths.
+
+    apiVersion: mpigen.dev/v1alpha1
+    kind: Config
+    blueprints: [blueprints]        # files or folders (default: blueprints)
+    overlays: [dev, staging, prod]  # rendered into <output>/<overlay>/ (default: none)
+    output: rendered                # the output folder (default: rendered)
+    target: static                  # default options; command-line flags win
+    gitops: none
+    kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
+
+mpigen reads it from the working folder only (CI, pre-commit and Argo CD all run in a
+known folder), and every path in it is relative to that folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mpigen.blueprint import IMAGE
+from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.load import Document, display_path, load_file
+
+CONFIG_FILE = "mpigen.yaml"
+CONFIG_KIND = "Config"
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    apiVersion: Literal["mpigen.dev/v1alpha1"]
+    kind: Literal["Config"]
+    blueprints: list[str] = Field(default_factory=lambda: ["blueprints"], min_length=1,
+                                  description="Blueprint files or folders.")
+    overlays: list[str] = Field(default_factory=list,
+                                description="Overlays to render, each into <output>/<overlay>/.")
+    output: str = Field("rendered", min_length=1, description="The output folder.")
+    target: Optional[str] = Field(None, description="Default --target.")
+    gitops: Optional[str] = Field(None, description="Default --gitops.")
+    kubectlDeliveryImage: Optional[str] = Field(None, pattern=IMAGE, description="Default --kubectl-delivery-image.")
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str
+    model: ConfigModel
+    doc: Document
+
+
+def load_config(folder: Path = Path(".")) -> Config | None:
+    """mpigen.yaml of the folder, or None; raises InputError when it is invalid."""
+    from pydantic import ValidationError
+
+    from mpigen.render import GITOPS_PROFILES, TARGETS
+    from mpigen.validate import field_diagnostic
+
+    path = folder / CONFIG_FILE
+    if not path.is_file():
+        return None
+    docs = load_file(path)
+    shown = display_path(path)
+    if len(docs) != 1 or not isinstance(docs[0].data, dict) or docs[0].data.get("kind") != CONFIG_KIND:
+        where = docs[0].start if docs else Mark(shown)
+        raise InputError([error(where, f"{CONFIG_FILE} holds one document with apiVersion: mpigen.dev/v1alpha1 "
+                                       f"and kind: {CONFIG_KIND}")])
+    doc = docs[0]
+    problems: list[Diagnostic] = list(doc.problems)
+    try:
+        model = ConfigModel.model_validate(doc.data)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            loc = tuple(p for p in err["loc"] if p != "[key]")
+            if not doc.covered(loc):
+                problems.append(field_diagnostic(doc, err, ConfigModel))
+        raise InputError(problems)
+    for key, allowed in (("target", TARGETS), ("gitops", GITOPS_PROFILES)):
+        value = getattr(model, key)
+        if value is not None and value not in allowed:
+            problems.append(error(doc.value_mark((key,)), f"{key}: {value!r} is not one of {', '.join(allowed)}"))
+    if problems:
+        raise InputError(problems)
+    return Config(shown, model, doc)

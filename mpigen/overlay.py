@@ -1,0 +1,473 @@
+"""Overlays: the changes one environment makes to blueprints before they are validated.
+
+An overlay lives in its own folder, `overlays/<name>/`, as one YAML document of kind
+Overlay. The folder name is the overlay's name and the name of its output folder.
+
+    apiVersion: mpigen.dev/v1alpha1
+    kind: Overlay
+    bases: [gpu-cluster]                 # other overlays, applied first, in order
+    namespace: ml-prod                   # every blueprint's namespace
+    labels: {env: prod}                  # added to metadata.labels (never to selectors)
+    annotations: {}
+    patches:                             # JSON merge patches (RFC 7386) on the blueprint
+      - target: {name: "resnet*", labelSelector: "team=vision"}
+        patch: {spec: {workers: 16}}
+    images:                              # like kustomize `images`
+      - {name: horovod/horovod, newName: registry.example.com/horovod, newTag: 0.28.1-prod}
+
+Order: bases first (each overlay once), then this overlay's namespace, labels and
+annotations, then its patches (so a patch can override them for some blueprints), then
+image rewrites (so they also apply to images set by patches).
+
+Every value an overlay writes keeps its position in the overlay file, so a patch that
+makes a blueprint invalid is reported at the overlay line, naming the blueprint.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from mpigen.blueprint import DNS1123_LABEL, IMAGE, LabelKey, LabelValue
+from mpigen.errors import Diagnostic, InputError, Mark, error, warning
+from mpigen.load import API_GROUP, YAML_SUFFIXES, Document, Loc, display_path, field_path, load_file
+
+OVERLAY_KIND = "Overlay"
+API_VERSION = f"{API_GROUP}/v1alpha1"
+OVERLAYS_FOLDER = "overlays"
+
+# The repository part of an image reference: what `images[].name` matches.
+_REPOSITORY = r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._/-][a-z0-9]+)*)*$"
+_TAG = r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$"
+_DIGEST = r"^[a-z0-9]+([+._-][a-z0-9]+)*:[0-9a-fA-F]{32,}$"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Target(_Model):
+    name: Optional[str] = Field(None, min_length=1, max_length=253,
+                                description="Blueprint names to patch, a shell-style glob (*, ?, [...]).",
+                                examples=["resnet*"])
+    labelSelector: Optional[str] = Field(None, min_length=1, max_length=4096,
+                                         description="A Kubernetes label selector on the blueprint's labels.",
+                                         examples=["team=vision,tier in (prod, batch)"])
+
+
+class Patch(_Model):
+    target: Target = Field(default_factory=Target, description="Which blueprints; all when empty.")
+    patch: dict[str, Any] = Field(description="A JSON merge patch (RFC 7386) on the blueprint: mappings merge, "
+                                              "lists and other values replace, null removes.")
+
+
+class ImageRewrite(_Model):
+    name: str = Field(pattern=_REPOSITORY, max_length=1024,
+                      description="Repository to rewrite, as written in blueprints, without tag or digest.",
+                      examples=["horovod/horovod"])
+    newName: Optional[str] = Field(None, pattern=_REPOSITORY, max_length=1024, examples=["registry.example.com/horovod"])
+    newTag: Optional[str] = Field(None, pattern=_TAG, examples=["0.28.1-prod"])
+    digest: Optional[str] = Field(None, pattern=_DIGEST, max_length=1024, examples=["sha256:" + "0" * 64])
+
+    @model_validator(mode="after")
+    def _something_to_do(self) -> "ImageRewrite":
+        if self.newName is None and self.newTag is None and self.digest is None:
+            raise ValueError("an image rewrite needs newName, newTag or digest")
+        if self.newTag is not None and self.digest is not None:
+            raise ValueError("give newTag or digest, not both (a digest pins the image on its own)")
+        return self
+
+
+class OverlayModel(_Model):
+    apiVersion: Literal["mpigen.dev/v1alpha1"]
+    kind: Literal["Overlay"]
+    bases: list[str] = Field(default_factory=list, description="Overlays applied before this one: names of "
+                                                               "folders under overlays/, or paths relative to "
+                                                               "this file's folder.")
+    namespace: Optional[str] = Field(None, pattern=DNS1123_LABEL, max_length=63)
+    labels: dict[LabelKey, LabelValue] = Field(default_factory=dict)
+    annotations: dict[LabelKey, str] = Field(default_factory=dict)
+    patches: list[Patch] = Field(default_factory=list)
+    images: list[ImageRewrite] = Field(default_factory=list)
+
+
+@dataclass
+class Overlay:
+    """A loaded overlay: its name (the folder name), document and model, bases resolved."""
+
+    name: str
+    doc: Document
+    model: OverlayModel
+    bases: list["Overlay"] = field(default_factory=list)
+
+    def chain(self) -> list["Overlay"]:
+        """Bases depth first, in order, then this overlay; each overlay once."""
+        seen: list[Overlay] = []
+        for base in self.bases:
+            for item in base.chain():
+                if all(item is not s for s in seen):
+                    seen.append(item)
+        seen.append(self)
+        return seen
+
+
+# --- loading -------------------------------------------------------------------------------
+
+def resolve(specs: list[str], root: Path) -> list[Overlay]:
+    """The overlays named on the command line or in mpigen.yaml: a name (a folder under
+    root/overlays) or a path to an overlay folder or file. Raises InputError."""
+    loader = _Loader(root)
+    found = []
+    for spec in specs:
+        named = _named(spec, root)
+        path = named if named is not None and named.exists() else Path(spec)
+        found.append(loader.load(path, None))
+    if loader.problems:
+        raise InputError(loader.problems)
+    names: dict[str, Overlay] = {}
+    problems = []
+    for overlay in found:
+        if overlay.name in names and names[overlay.name].doc.path != overlay.doc.path:
+            problems.append(error(overlay.doc.start, f"two overlays are named {overlay.name!r} (also "
+                                                     f"{names[overlay.name].doc.path}); an overlay's folder name "
+                                                     "names its output folder, so it must be unique"))
+        names.setdefault(overlay.name, overlay)
+    if problems:
+        raise InputError(problems)
+    unique = []
+    for overlay in found:
+        if all(overlay is not u for u in unique):
+            unique.append(overlay)
+    return unique
+
+
+def _named(spec: str, root: Path) -> Path | None:
+    """A bare name (no '/', not starting with '.') names a folder under root/overlays."""
+    if "/" in spec or spec.startswith(".") or not spec:
+        return None
+    return root / OVERLAYS_FOLDER / spec
+
+
+class _Loader:
+    def __init__(self, root: Path):
+        self.root = root
+        self.cache: dict[Path, Overlay] = {}
+        self.loading: list[Path] = []
+        self.problems: list[Diagnostic] = []
+
+    def load(self, path: Path, referrer: Mark | None) -> Overlay | None:
+        key = path.resolve()
+        if key in self.cache:
+            return self.cache[key]
+        if key in self.loading:
+            cycle = " -> ".join(p.name if p.is_dir() else p.parent.name for p in self.loading[self.loading.index(key):])
+            self.problems.append(error(referrer, f"overlay bases form a cycle: {cycle} -> {key.name if key.is_dir() else key.parent.name}; "
+                                                 "remove one of the bases"))
+            return None
+        file = self._overlay_file(path, referrer)
+        if file is None:
+            return None
+        try:
+            docs = load_file(file)
+        except InputError as exc:
+            self.problems.extend(exc.diagnostics)
+            return None
+        overlays = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == OVERLAY_KIND]
+        if len(overlays) != 1:
+            where = overlays[1].start if len(overlays) > 1 else Mark(display_path(file))
+            self.problems.append(error(where, f"an overlay file holds exactly one document of kind {OVERLAY_KIND} "
+                                              f"(found {len(overlays)})"))
+            return None
+        doc = overlays[0]
+        model = _validate(doc, self.problems)
+        name = (file.parent if not path.is_dir() else path).resolve().name
+        overlay = Overlay(name, doc, model) if model is not None else None
+        # Bases are followed even when this overlay has errors, so that one run reports all.
+        bases = doc.data.get("bases")
+        self.loading.append(key)
+        for index, base in enumerate(bases if isinstance(bases, list) else []):
+            if not isinstance(base, str):
+                continue
+            mark = doc.value_mark(("bases", index))
+            base_path = _named(base, self.root) or file.parent / base
+            loaded = self.load(base_path, mark)
+            if loaded is not None and overlay is not None:
+                overlay.bases.append(loaded)
+        self.loading.pop()
+        if overlay is not None:
+            self.cache[key] = overlay
+        return overlay
+
+    def _overlay_file(self, path: Path, referrer: Mark | None) -> Path | None:
+        where = referrer or Mark(display_path(path))
+        if path.is_file():
+            return path
+        if not path.is_dir():
+            self.problems.append(error(where, f"overlay {display_path(path)} not found; an overlay is a folder "
+                                              f"under {OVERLAYS_FOLDER}/ holding one file of kind {OVERLAY_KIND}"))
+            return None
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(YAML_SUFFIXES)
+                       and not p.name.startswith("."))
+        if len(files) != 1:
+            found = ", ".join(p.name for p in files) or "none"
+            self.problems.append(error(where, f"overlay folder {display_path(path)} must hold exactly one YAML file "
+                                              f"(the {OVERLAY_KIND}); found: {found}"))
+            return None
+        return files[0]
+
+
+def _validate(doc: Document, problems: list[Diagnostic]) -> OverlayModel | None:
+    from pydantic import ValidationError
+
+    from mpigen.validate import field_diagnostic
+
+    problems.extend(doc.problems)
+    try:
+        model = OverlayModel.model_validate(doc.data)
+    except ValidationError as exc:
+        for err in exc.errors(include_url=False):
+            loc = tuple(p for p in err["loc"] if p != "[key]")
+            if not doc.covered(loc):
+                problems.append(field_diagnostic(doc, err, OverlayModel))
+        return None
+    before = len(problems)
+    for index, item in enumerate(model.patches):
+        if item.target.labelSelector is not None:
+            try:
+                parse_selector(item.target.labelSelector)
+            except ValueError as exc:
+                problems.append(error(doc.value_mark(("patches", index, "target", "labelSelector")),
+                                      f"patches[{index}].target.labelSelector: {exc}"))
+        for key in ("apiVersion", "kind"):
+            if key in item.patch:
+                problems.append(error(doc.key_mark(("patches", index, "patch", key)),
+                                      f"patches[{index}].patch: {key} cannot be patched"))
+    return model if len(problems) == before and not doc.problems else None
+
+
+# --- label selectors (k8s.io/apimachinery/pkg/labels) -------------------------------------
+
+_SELECTOR_TERM = re.compile(r"""^\s*(?:
+    (?P<not>!)\s*(?P<nkey>[^\s=!(),]+)
+  | (?P<skey>[^\s=!(),]+)\s+(?P<setop>in|notin)\s*\((?P<values>[^()]*)\)
+  | (?P<ekey>[^\s=!(),]+)\s*(?P<eqop>==|=|!=)\s*(?P<value>[^\s=!(),]*)
+  | (?P<xkey>[^\s=!(),]+)
+)\s*$""", re.VERBOSE)
+
+
+def parse_selector(text: str) -> list[tuple[str, str, tuple[str, ...]]]:
+    """A label selector string as (key, operator, values) terms; raises ValueError."""
+    terms = []
+    for part in _split_terms(text):
+        match = _SELECTOR_TERM.match(part)
+        if not match:
+            raise ValueError(f"cannot read {part.strip()!r}; write terms like key=value, key!=value, "
+                             "key in (a,b), key notin (a,b), key or !key, separated by commas")
+        if match["nkey"]:
+            terms.append((match["nkey"], "!", ()))
+        elif match["skey"]:
+            values = tuple(v.strip() for v in match["values"].split(",") if v.strip())
+            terms.append((match["skey"], match["setop"], values))
+        elif match["ekey"]:
+            terms.append((match["ekey"], "!=" if match["eqop"] == "!=" else "=", (match["value"],)))
+        else:
+            terms.append((match["xkey"], "exists", ()))
+    if not terms:
+        raise ValueError("empty selector; remove labelSelector to select every blueprint")
+    return terms
+
+
+def _split_terms(text: str) -> list[str]:
+    """Commas separate terms, except inside the parentheses of `in (a, b)`."""
+    parts, depth, current = [], 0, ""
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+    parts.append(current)
+    if len(parts) > 1 and any(not p.strip() for p in parts):
+        raise ValueError("empty term between commas")
+    return [p for p in parts if p.strip()]
+
+
+def selector_matches(terms, labels: dict) -> bool:
+    for key, op, values in terms:
+        present = key in labels
+        value = labels.get(key)
+        if op == "=" and not (present and value == values[0]):
+            return False
+        if op == "!=" and present and value == values[0]:
+            return False
+        if op == "in" and not (present and value in values):
+            return False
+        if op == "notin" and present and value in values:
+            return False
+        if op == "exists" and not present:
+            return False
+        if op == "!" and present:
+            return False
+    return True
+
+
+# --- applying ---------------------------------------------------------------------------
+
+@dataclass
+class Usage:
+    """Which patches and image rewrites selected at least one blueprint (for warnings)."""
+
+    used: set[tuple[str, str, int]] = field(default_factory=set)
+
+    def unused(self, overlays: list[Overlay]) -> list[Diagnostic]:
+        out = []
+        for overlay in overlays:
+            for item in overlay.chain():
+                for index in range(len(item.model.patches)):
+                    if (item.doc.path, "patches", index) not in self.used:
+                        out.append(warning(item.doc.key_mark(("patches", index)),
+                                           f"patches[{index}] selects no blueprint; check its target"))
+                for index, rewrite in enumerate(item.model.images):
+                    if (item.doc.path, "images", index) not in self.used:
+                        out.append(warning(item.doc.key_mark(("images", index)),
+                                           f"images[{index}]: no blueprint uses the image {rewrite.name}"))
+        return out
+
+
+def apply(overlay: Overlay, doc: Document, usage: Usage) -> Document:
+    """The blueprint document as this overlay (and its bases) change it, with the marks of
+    every value an overlay wrote pointing into that overlay's file."""
+    if not isinstance(doc.data, dict):
+        return doc
+    out = _Patched(doc)
+    for item in overlay.chain():
+        _apply_one(item, out, usage)
+    return out.document()
+
+
+class _Patched:
+    """A blueprint document being changed, and where each written value came from."""
+
+    def __init__(self, doc: Document):
+        self.base = doc
+        self.data = copy.deepcopy(doc.data)
+        self.writes: list[tuple[Loc, Document, Loc]] = []  # (blueprint loc, overlay doc, overlay loc)
+
+    def set(self, loc: Loc, value: Any, source: Document, source_loc: Loc) -> None:
+        node = self.data
+        for part in loc[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[loc[-1]] = copy.deepcopy(value)
+        self.writes.append((loc, source, source_loc))
+
+    def get(self, loc: Loc, default=None):
+        node = self.data
+        for part in loc:
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    def document(self) -> Document:
+        if not self.writes:
+            return self.base
+        base = self.base
+        key_marks, value_marks = dict(base.key_marks), dict(base.value_marks)
+        reported = set(base.reported)
+        for loc, source, source_loc in self.writes:
+            n = len(loc)
+            for marks in (key_marks, value_marks):
+                for stale in [k for k in marks if k[:n] == loc]:
+                    del marks[stale]
+            reported = {r for r in reported if r[:n] != loc}
+            m = len(source_loc)
+            for mine, theirs in ((key_marks, source.key_marks), (value_marks, source.value_marks)):
+                for k, mark in theirs.items():
+                    if k[:m] == source_loc:
+                        mine[loc + k[m:]] = mark
+            reported |= {loc + r[m:] for r in source.reported if r[:m] == source_loc}
+        return Document(base.path, self.data, base.start, key_marks, value_marks, list(base.problems), reported)
+
+
+def _apply_one(overlay: Overlay, out: _Patched, usage: Usage) -> None:
+    model, doc = overlay.model, overlay.doc
+    if model.namespace is not None:
+        out.set(("metadata", "namespace"), model.namespace, doc, ("namespace",))
+    for where in ("labels", "annotations"):
+        for key, value in getattr(model, where).items():
+            out.set(("metadata", where, key), value, doc, (where, key))
+    for index, item in enumerate(model.patches):
+        if _selected(item.target, out):
+            usage.used.add((doc.path, "patches", index))
+            _merge_patch(out, (), doc.data["patches"][index]["patch"], doc, ("patches", index, "patch"))
+    image = out.get(("spec", "image"))
+    if isinstance(image, str):
+        for index, rewrite in enumerate(model.images):
+            new = rewrite_image(image, rewrite)
+            if new is not None:
+                usage.used.add((doc.path, "images", index))
+                out.set(("spec", "image"), new, doc, ("images", index))
+                break
+
+
+def _selected(target: Target, out: _Patched) -> bool:
+    name = out.get(("metadata", "name"))
+    if target.name is not None and not (isinstance(name, str) and fnmatch.fnmatchcase(name, target.name)):
+        return False
+    if target.labelSelector is not None:
+        labels = out.get(("metadata", "labels"), {})
+        if not isinstance(labels, dict) or not selector_matches(parse_selector(target.labelSelector), labels):
+            return False
+    return True
+
+
+def _merge_patch(out: _Patched, loc: Loc, patch: dict, source: Document, source_loc: Loc) -> None:
+    """RFC 7386 on out.data at loc: mappings merge key by key, null deletes, anything else
+    (lists included) replaces the value whole."""
+    for key, value in patch.items():
+        here, there = loc + (key,), source_loc + (key,)
+        current = out.get(here)
+        if value is None:
+            parent = out.get(loc)
+            if isinstance(parent, dict) and key in parent:
+                del parent[key]
+                out.writes.append((here, source, there))
+        elif isinstance(value, dict) and isinstance(current, dict):
+            _merge_patch(out, here, value, source, there)
+        elif isinstance(value, dict):
+            out.set(here, {}, source, there)
+            _merge_patch(out, here, value, source, there)
+        else:
+            out.set(here, value, source, there)
+
+
+def split_image(image: str) -> tuple[str, str | None, str | None]:
+    """repository, tag, digest of an image reference (registry ports are not tags)."""
+    rest, _, digest = image.partition("@")
+    slash = rest.rfind("/")
+    colon = rest.rfind(":")
+    if colon > slash:
+        return rest[:colon], rest[colon + 1:], digest or None
+    return rest, None, digest or None
+
+
+def rewrite_image(image: str, rewrite: ImageRewrite) -> str | None:
+    repository, tag, digest = split_image(image)
+    if repository != rewrite.name:
+        return None
+    name = rewrite.newName or repository
+    if rewrite.digest:
+        return f"{name}@{rewrite.digest}"
+    if rewrite.newTag:
+        return f"{name}:{rewrite.newTag}"
+    return name + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
