@@ -1,4 +1,4 @@
-"""The command line: mpigen render | validate | schema.
+"""The command line: mpigen render | check | diff | validate | schema.
 
 Exit codes: 0 success, 2 invalid input (every problem printed as PATH:LINE:COLUMN:
 error: MESSAGE on stderr; nothing written), 3 an internal error (a bug: please report).
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_PATHS = ("blueprints",)
@@ -23,28 +24,61 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mpigen",
         description="Compile MPI training job blueprints into the Kubernetes objects the Kubeflow MPI "
-                    "Operator would create, as deterministic manifests.")
+                    "Operator would create, as deterministic manifests. In a folder with mpigen.yaml, "
+                    "`mpigen render` and `mpigen check` with no paths work on the whole repository.")
     parser.add_argument("--version", action="version", version=f"mpigen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def inputs(command, render_options=True):
+        command.add_argument("paths", nargs="*", metavar="PATH",
+                             help="blueprint files or folders (default: mpigen.yaml's blueprints, or blueprints/)")
+        command.add_argument("--overlay", action="append", metavar="NAME_OR_PATH", default=None,
+                             help="render for this overlay (a folder under overlays/, or a path); repeatable, "
+                                  "each overlay into its own folder (default: mpigen.yaml's overlays when no "
+                                  "PATH is given)")
+        if render_options:
+            command.add_argument("--target", choices=TARGETS, default=None,
+                                 help="static: the objects the MPI Operator (v1alpha2) would create (default)")
+            command.add_argument("--gitops", choices=GITOPS_PROFILES, default=None,
+                                 help="GitOps profile; none keeps the operator's names (default)")
+            command.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
+                                 help="image of the launcher's kubectl-delivery init container "
+                                      "(default: mpioperator/kubectl-delivery:latest, as the operator's deployment)")
 
     render = commands.add_parser("render", help="render blueprints to Kubernetes manifests",
                                  description="Render every blueprint found in PATH (files, or folders searched "
                                              "recursively for *.yaml/*.yml with kind MPIJobBlueprint).")
-    render.add_argument("paths", nargs="*", metavar="PATH", help="blueprint files or folders (default: blueprints/)")
-    where = render.add_mutually_exclusive_group(required=True)
+    inputs(render)
+    where = render.add_mutually_exclusive_group()
     where.add_argument("--stdout", action="store_true", help="write one YAML stream to standard output")
     where.add_argument("-o", "--output", metavar="DIR", type=Path,
-                       help="write one file per object under DIR, plus kustomization.yaml")
-    render.add_argument("--target", choices=TARGETS, default="static",
-                        help="static: the objects the MPI Operator (v1alpha2) would create (default)")
-    render.add_argument("--gitops", choices=GITOPS_PROFILES, default="none",
-                        help="GitOps profile; none keeps the operator's names (default)")
-    render.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
-                        help="image of the launcher's kubectl-delivery init container "
-                             "(default: mpioperator/kubectl-delivery:latest, as the operator's deployment)")
+                       help="write one file per object under DIR, plus kustomization.yaml "
+                            "(default with mpigen.yaml and no PATH: its output folder)")
+
+    check = commands.add_parser("check", help="fail when the committed output folder is stale",
+                                description="Render in memory and compare with the output folder: exit 0 when "
+                                            "identical, 1 with a unified diff per stale, missing or extra file.")
+    inputs(check)
+    check.add_argument("-o", "--output", metavar="DIR", type=Path,
+                       help="the output folder to check (default: mpigen.yaml's output)")
+
+    diff = commands.add_parser("diff", help="compare two renders object by object",
+                               description="Compare two renders object by object: the committed output at a git "
+                                           "revision against a fresh render of the working tree (--base), or two "
+                                           "output folders (OLD_DIR NEW_DIR). Exit 0 when the same, 1 when not.")
+    diff.add_argument("dirs", nargs="*", metavar="DIR", help="OLD_DIR NEW_DIR: two rendered output folders")
+    diff.add_argument("--base", metavar="REV", default=None,
+                      help="git revision of the old render (default: the merge base with the default branch)")
+    diff.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                      help="text (default), markdown for a pull-request comment, or json")
+    diff.add_argument("--fail-on", choices=("any", "immutable"), default="any",
+                      help="exit 1 on any difference (default), or only on changes Kubernetes refuses to apply")
+    inputs(diff)
+    diff.add_argument("-o", "--output", metavar="DIR", type=Path,
+                      help="the output folder in the repository (default: mpigen.yaml's output)")
 
     validate = commands.add_parser("validate", help="check blueprints without writing anything")
-    validate.add_argument("paths", nargs="*", metavar="PATH", help="blueprint files or folders (default: blueprints/)")
+    inputs(validate, render_options=False)
 
     commands.add_parser("schema", help="print the JSON Schema of the blueprint format")
     return parser
@@ -55,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        return {"render": _render, "validate": _validate, "schema": _schema}[args.command](args)
+        commands = {"render": _render, "check": _check, "diff": _diff, "validate": _validate, "schema": _schema}
+        return commands[args.command](args)
     except InputError as exc:
         # Only the diagnostics, one line each (PATH:LINE:COLUMN: error: MESSAGE), so that
         # editors and CI annotations can parse every line of stderr.
@@ -75,8 +110,42 @@ def main(argv: list[str] | None = None) -> int:
         return 3
 
 
-def _paths(args) -> list[Path]:
-    return [Path(p) for p in (args.paths or DEFAULT_PATHS)]
+@dataclass
+class _Setup:
+    """What a command works on, from its arguments, mpigen.yaml and the defaults (in that order)."""
+
+    paths: list[Path]
+    overlays: list
+    options: object
+    output: Path | None
+    scope: tuple[str, ...]  # the prefixes of the output folder this run owns
+
+
+def _setup(args, needs_options: bool = True) -> _Setup:
+    from mpigen.config import load_config
+    from mpigen.overlay import resolve
+
+    config = load_config()
+    whole_repo = not args.paths and config is not None
+    paths = [Path(p) for p in (args.paths or (config.model.blueprints if config else DEFAULT_PATHS))]
+    overlay_specs = args.overlay if args.overlay else (config.model.overlays if whole_repo else [])
+    overlays = resolve(list(overlay_specs), Path(".")) if overlay_specs else []
+    output = getattr(args, "output", None)
+    if output is None and whole_repo:
+        output = Path(config.model.output)
+    scope = ("",) if whole_repo or not overlays else tuple(f"{o.name}/" for o in overlays)
+    options = None
+    if needs_options:
+        from mpigen.render import Options
+
+        def pick(flag, key):
+            value = getattr(args, flag, None)
+            return value if value is not None else getattr(config.model, key) if config else None
+
+        chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
+                  "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage")}
+        options = Options(**{k: v for k, v in chosen.items() if v is not None})
+    return _Setup(paths, overlays, options, output, scope)
 
 
 def _print_warnings(warnings) -> None:
@@ -94,19 +163,28 @@ def _require_jobs(result_jobs: int, paths: list[Path]) -> None:
                                 "apiVersion: mpigen.dev/v1alpha1 and kind: MPIJobBlueprint")])
 
 
-def _render(args) -> int:
-    from mpigen.pipeline import render_paths
-    from mpigen.render import Options
+def _usage_error(message: str) -> int:
+    print(f"mpigen: error: {message}", file=sys.stderr)
+    return 2
 
-    options = Options(target=args.target, gitops=args.gitops,
-                      **({"kubectl_delivery_image": args.kubectl_delivery_image}
-                         if args.kubectl_delivery_image else {}))
-    paths = _paths(args)
-    if args.output is not None:
-        _refuse_overlap(args.output, paths)
-    result = render_paths(paths, options)
-    _require_jobs(result.jobs, paths)
+
+def _rendered(setup: _Setup):
+    from mpigen.pipeline import render_paths
+
+    result = render_paths(setup.paths, setup.options, setup.overlays)
+    _require_jobs(result.jobs, setup.paths)
     _print_warnings(result.warnings)
+    return result
+
+
+def _render(args) -> int:
+    setup = _setup(args)
+    if not args.stdout and setup.output is None:
+        return _usage_error("say where the output goes: --stdout or -o DIR (or run in a folder whose "
+                            "mpigen.yaml names the output folder, with no PATH)")
+    if setup.output is not None and not args.stdout:
+        _refuse_overlap(setup.output, setup.paths)
+    result = _rendered(setup)
     if args.stdout:
         from mpigen.emit import dump_object
 
@@ -118,10 +196,66 @@ def _render(args) -> int:
     else:
         from mpigen.output import folder_files, write_folder
 
-        write_folder(args.output, folder_files(result.objects))
+        write_folder(setup.output, folder_files(result.objects), setup.scope)
+        envs = [e for e in result.envs if e]
+        into = ", ".join(f"{setup.output.as_posix()}/{e}" for e in envs) if envs else setup.output.as_posix()
         print(f"mpigen: rendered {result.jobs} job{'s' if result.jobs != 1 else ''} "
-              f"({len(result.objects)} objects) into {args.output.as_posix()}", file=sys.stderr)
+              f"({len(result.objects)} objects) into {into}", file=sys.stderr)
     return 0
+
+
+def _check(args) -> int:
+    from mpigen.check import compare_folder
+    from mpigen.output import folder_files, plan_folder
+
+    setup = _setup(args)
+    if setup.output is None:
+        return _usage_error("say which output folder to check: -o DIR (or run in a folder whose mpigen.yaml "
+                            "names it, with no PATH)")
+    result = _rendered(setup)
+    plan = plan_folder(setup.output, folder_files(result.objects), setup.scope)
+    if plan.problems:
+        from mpigen.errors import InputError
+
+        raise InputError(plan.problems)
+    report = compare_folder(setup.output, plan)
+    sys.stdout.buffer.write(report.diff.encode("utf-8"))
+    sys.stdout.flush()
+    if report.stale:
+        print(f"mpigen: {setup.output.as_posix()} is stale: {report.summary()}; run `mpigen render` and commit "
+              "the result", file=sys.stderr)
+        return 1
+    print(f"mpigen: {setup.output.as_posix()} is up to date ({result.jobs} job{'s' if result.jobs != 1 else ''})",
+          file=sys.stderr)
+    return 0
+
+
+def _diff(args) -> int:
+    from mpigen.diff import compare
+    from mpigen.revision import folder_texts, render_texts, revision_texts
+
+    if args.dirs and args.base is not None:
+        return _usage_error("give either OLD_DIR NEW_DIR or --base REV, not both")
+    if args.dirs:
+        if len(args.dirs) != 2:
+            return _usage_error("give two folders to compare: OLD_DIR NEW_DIR")
+        old_label, new_label = args.dirs
+        old, new = folder_texts(Path(args.dirs[0])), folder_texts(Path(args.dirs[1]))
+    else:
+        setup = _setup(args)
+        if setup.output is None:
+            return _usage_error("say which output folder the base revision holds: -o DIR (or run in a folder "
+                                "whose mpigen.yaml names it, with no PATH)")
+        result = _rendered(setup)
+        new = render_texts(result.objects)
+        rev, old = revision_texts(args.base, setup.output, setup.scope)
+        old_label, new_label = rev, "working tree"
+    report = compare(old, new, old_label, new_label)
+    sys.stdout.buffer.write(report.format(args.format).encode("utf-8"))
+    sys.stdout.flush()
+    if args.fail_on == "immutable":
+        return 1 if report.immutable() else 0
+    return 1 if report.differs() else 0
 
 
 def _refuse_overlap(out: Path, paths: list[Path]) -> None:
@@ -143,11 +277,13 @@ def _refuse_overlap(out: Path, paths: list[Path]) -> None:
 def _validate(args) -> int:
     from mpigen.pipeline import validate_paths
 
-    paths = _paths(args)
-    checked, warnings = validate_paths(paths)
-    _require_jobs(len(checked), paths)
+    setup = _setup(args, needs_options=False)
+    environments, warnings = validate_paths(setup.paths, setup.overlays)
+    count = len(environments[0][1]) if environments else 0
+    _require_jobs(count, setup.paths)
     _print_warnings(warnings)
-    print(f"mpigen: {len(checked)} blueprint{'s' if len(checked) != 1 else ''} valid", file=sys.stderr)
+    per = f" under {len(setup.overlays)} overlay{'s' if len(setup.overlays) != 1 else ''}" if setup.overlays else ""
+    print(f"mpigen: {count} blueprint{'s' if count != 1 else ''} valid{per}", file=sys.stderr)
     return 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 from tests.conftest import ROOT, blueprint_text, run_mpigen
 
 
@@ -11,13 +13,16 @@ def test_help_and_version():
     assert done.returncode == 0 and done.stdout.startswith(b"mpigen ")
 
 
-def test_render_defaults_to_the_blueprints_folder():
-    assert run_mpigen("render", "--stdout", cwd=ROOT).stdout == run_mpigen("render", "blueprints", "--stdout",
-                                                                          cwd=ROOT).stdout
+def test_render_defaults_to_the_blueprints_folder(tmp_path):
+    # Without mpigen.yaml (this repository has one, so work in a copy of blueprints/).
+    shutil.copytree(ROOT / "blueprints", tmp_path / "blueprints")
+    assert run_mpigen("render", "--stdout", cwd=tmp_path).stdout == run_mpigen("render", "blueprints", "--stdout",
+                                                                              cwd=ROOT).stdout
 
 
 def test_render_needs_stdout_or_output_folder(tmp_path):
-    done = run_mpigen("render", cwd=ROOT)
+    shutil.copytree(ROOT / "blueprints", tmp_path / "blueprints")
+    done = run_mpigen("render", cwd=tmp_path)
     assert done.returncode == 2 and b"--stdout" in done.stderr
 
 
