@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 render: $(STAMP)
-	$(BIN)/mpigen render blueprints -o rendered
+	$(BIN)/mpigen render
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -1,9 +1,12 @@
-"""Golden output of blueprints/: golden/static/ (the `-o` folder, as users commit it) and
-golden/static.yaml (the `--stdout` stream).
+"""Golden output of the examples:
+- golden/static/ (the `-o` folder, as users commit it) and golden/static.yaml (the
+  `--stdout` stream): blueprints/ alone, the operator-exact output;
+- golden/overlays/<overlay>/: every blueprint for every overlay of mpigen.yaml, as
+  `mpigen render` writes this repository (and `mpigen check` verifies it).
 
     python -m tests.golden --update     # or: make golden
 
-regenerates both after a reviewed change; read the diff before committing it.
+regenerates all of them after a reviewed change; read the diff before committing it.
 """
 
 from __future__ import annotations
@@ -32,7 +35,14 @@ def folder_bytes(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+def render_repository() -> subprocess.CompletedProcess:
+    """`mpigen render` in the repository: mpigen.yaml says what and where."""
+    return subprocess.run([sys.executable, "-m", "mpigen", "render"], cwd=ROOT, capture_output=True, check=True)
+
+
 def update() -> None:
+    render_repository()
+    print("updated golden/overlays/")
     for case in CASES:
         (GOLDEN / f"{case}.yaml").write_bytes(render_stream(case))
         render_folder(case, GOLDEN / case)

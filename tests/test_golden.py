@@ -3,9 +3,12 @@ On a difference: review it, then `make golden`."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
-from tests.golden import CASES, GOLDEN, folder_bytes, render_folder, render_stream
+from tests.golden import CASES, GOLDEN, ROOT, folder_bytes, render_folder, render_stream
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -25,3 +28,24 @@ def test_every_example_is_in_the_golden_output():
     stream = (GOLDEN / "static.yaml").read_text()
     for path in sorted(BLUEPRINTS.glob("*.yaml")):
         assert f"# Source: blueprints/{path.name}\n" in stream
+
+
+def test_repository_output_is_up_to_date():
+    """`mpigen check` over this repository, as a user's CI runs it."""
+    done = subprocess.run([sys.executable, "-m", "mpigen", "check"], cwd=ROOT, capture_output=True)
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+
+
+def test_every_blueprint_is_rendered_for_every_overlay():
+    from tests.conftest import BLUEPRINTS
+
+    from mpigen.load import load_file
+
+    config = load_file(ROOT / "mpigen.yaml")[0].data
+    jobs = {load_file(p)[0].data["metadata"]["name"] for p in BLUEPRINTS.glob("*.yaml")}
+    assert config["overlays"] and jobs
+    for overlay in config["overlays"]:
+        root = ROOT / config["output"] / overlay
+        rendered = {p.parent.name for p in root.glob("*/*/job-*-launcher.yaml")}
+        assert rendered == jobs, overlay
+        assert (root / "kustomization.yaml").is_file()

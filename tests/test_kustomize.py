@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 import yaml
 
 from tests.conftest import GOLDEN, ROOT, run_mpigen
@@ -23,3 +25,28 @@ def test_kustomize_builds_the_output_folder(kubectl, tmp_path):
 
 def test_kustomize_builds_the_golden_folder(kubectl):
     subprocess.run([kubectl, "kustomize", str(GOLDEN / "static")], capture_output=True, check=True)
+
+
+def _objects(text: str) -> list[dict]:
+    def key(o):
+        return (o["kind"], o["metadata"]["namespace"], o["metadata"]["name"])
+
+    return sorted((o for o in yaml.safe_load_all(text) if o), key=key)
+
+
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_each_overlay_folder_is_a_kustomize_root_with_the_overlay_objects(kubectl, overlay):
+    """What Argo CD or Flux would apply from golden/overlays/<overlay> is exactly what
+    `mpigen render --overlay <overlay>` streams."""
+    built = subprocess.run([kubectl, "kustomize", str(GOLDEN / "overlays" / overlay)],
+                           capture_output=True, text=True, check=True).stdout
+    streamed = run_mpigen("render", "blueprints", "--overlay", overlay, "--stdout", cwd=ROOT)
+    assert streamed.returncode == 0, streamed.stderr
+    assert _objects(built) == _objects(streamed.stdout.decode())
+
+
+def test_the_output_root_with_overlays_has_no_kustomization(kubectl):
+    """Each overlay is its own root: a kustomization over all of them would merge
+    environments that may share namespaces and names."""
+    assert not (GOLDEN / "overlays" / "kustomization.yaml").exists()
+    assert sorted(p.name for p in (GOLDEN / "overlays").iterdir()) == [".mpigen-index", "dev", "prod"]
