@@ -151,74 +151,127 @@ def _scalar(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
-        return value if _is_plain(value) else _quoted(value)
+        return _string(value)
     if isinstance(value, float):
         raise TypeError("floats are not emitted; write Kubernetes quantities as strings")
     raise TypeError(f"cannot emit {type(value).__name__}")
+
+
+# Rendered objects repeat the same strings (names, label keys, scripts) over and over, and
+# deciding how to write a string is the costly part of emitting, so each decision is kept.
+# The caches only ever map a string to its one correct form: they cannot change output.
+_CACHE_LIMIT = 200_000
+_strings: dict[str, str] = {}
+_values: dict[tuple[str, str], str] = {}
+_keys: dict[str, str] = {}
+
+
+def _string(value: str) -> str:
+    text = _strings.get(value)
+    if text is None:
+        text = value if _is_plain(value) else _quoted(value)
+        if len(_strings) > _CACHE_LIMIT:
+            _strings.clear()
+        _strings[value] = text
+    return text
+
+
+def _string_value(value: str, indent: str) -> str:
+    """What follows `key:` or `-` for a string: ` text` or a literal block."""
+    text = _values.get((value, indent))
+    if text is None:
+        if _literal_ok(value):
+            trailing = len(value) - len(value.rstrip("\n"))
+            chomp = "-" if trailing == 0 else "" if trailing == 1 else "+"
+            body = value[:-1] if trailing else value
+            inner = indent + "  "
+            text = f" |{chomp}\n" + "".join(f"{inner}{line}\n" if line else "\n" for line in body.split("\n"))
+        else:
+            text = f" {_string(value)}\n"
+        if len(_values) > _CACHE_LIMIT:
+            _values.clear()
+        _values[(value, indent)] = text
+    return text
+
+
+def _key(key: str) -> str:
+    text = _keys.get(key)
+    if text is None:
+        if not isinstance(key, str):
+            raise TypeError(f"mapping key {key!r} is not a string")
+        text = _string(key) + ":"
+        if len(_keys) > _CACHE_LIMIT:
+            _keys.clear()
+        _keys[key] = text
+    return text
 
 
 # --- structure ---------------------------------------------------------------------------
 
 _OBJECT_HEAD = ("apiVersion", "kind", "metadata")
 _META_HEAD = ("name", "namespace")
+_HEADS = {"object": _OBJECT_HEAD, "metadata": _META_HEAD, "item": ("name",), "plain": ()}
 
 
 def _ordered_keys(mapping: dict, role: str) -> list:
     keys = sorted(mapping)
-    head = _OBJECT_HEAD if role == "object" else _META_HEAD if role == "metadata" else ("name",) if role == "item" else ()
+    head = _HEADS[role]
+    if not head:
+        return keys
     lead = [k for k in head if k in mapping]
-    return lead + [k for k in keys if k not in lead]
+    return lead + [k for k in keys if k not in lead] if lead else keys
 
 
 def _emit_value(value: Any, indent: str, out: list[str]) -> None:
     """Append what follows `key:` or `-` for anything but a non-empty mapping."""
-    if isinstance(value, dict):
+    kind = type(value)
+    if kind is str:
+        out.append(_string_value(value, indent))
+    elif kind is dict:
         if value:
             raise AssertionError("non-empty mappings are emitted by _emit_mapping")
         out.append(" {}\n")
-    elif isinstance(value, list):
+    elif kind is list:
         if not value:
             out.append(" []\n")
         else:
             out.append("\n")
             _emit_sequence(value, indent, out)
-    elif isinstance(value, str) and _literal_ok(value):
-        trailing = len(value) - len(value.rstrip("\n"))
-        chomp = "-" if trailing == 0 else "" if trailing == 1 else "+"
-        body = value[:-1] if trailing else value
-        out.append(f" |{chomp}\n")
-        inner = indent + "  "
-        for line in body.split("\n"):
-            out.append(f"{inner}{line}\n" if line else "\n")
+    elif isinstance(value, str):  # subclasses of the JSON types, written as the type itself
+        out.append(_string_value(str(value), indent))
+    elif isinstance(value, dict) and value:
+        raise AssertionError("non-empty mappings are emitted by _emit_mapping")
+    elif isinstance(value, (dict, list)):
+        _emit_value(type(value).__mro__[-2](value), indent, out)
     else:
         out.append(f" {_scalar(value)}\n")
 
 
 def _emit_mapping(mapping: dict, indent: str, out: list[str], role: str, first_prefix: str | None = None) -> None:
+    deeper = indent + "  "
     for i, key in enumerate(_ordered_keys(mapping, role)):
-        if not isinstance(key, str):
-            raise TypeError(f"mapping key {key!r} is not a string")
         prefix = first_prefix if (i == 0 and first_prefix is not None) else indent
         value = mapping[key]
-        out.append(f"{prefix}{_scalar(key)}:")
-        if isinstance(value, dict) and value:
+        out.append(prefix + _key(key))
+        if type(value) is dict and value:
             out.append("\n")
-            _emit_mapping(value, indent + "  ", out, "metadata" if key == "metadata" else "plain")
+            _emit_mapping(value, deeper, out, "metadata" if key == "metadata" else "plain")
         else:
             _emit_value(value, indent, out)
 
 
 def _emit_sequence(items: list, indent: str, out: list[str]) -> None:
     # Sequences are not indented below their key (kubectl's style): "- " at the key's column.
+    dash = indent + "- "
+    deeper = indent + "  "
     for item in items:
-        if isinstance(item, dict) and item:
-            _emit_mapping(item, indent + "  ", out, "item", first_prefix=indent + "- ")
-        elif isinstance(item, list) and item:
-            out.append(f"{indent}-")
-            out.append("\n")
-            _emit_sequence(item, indent + "  ", out)
+        if type(item) is dict and item:
+            _emit_mapping(item, deeper, out, "item", first_prefix=dash)
+        elif type(item) is list and item:
+            out.append(indent + "-\n")
+            _emit_sequence(item, deeper, out)
         else:
-            out.append(f"{indent}-")
+            out.append(indent + "-")
             _emit_value(item, indent, out)
 
 

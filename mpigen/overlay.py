@@ -25,7 +25,6 @@ makes a blueprint invalid is reported at the overlay line, naming the blueprint.
 
 from __future__ import annotations
 
-import copy
 import fnmatch
 import re
 from dataclasses import dataclass, field
@@ -36,7 +35,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mpigen.blueprint import DNS1123_LABEL, IMAGE, LabelKey, LabelValue
 from mpigen.errors import Diagnostic, InputError, Mark, error, warning
-from mpigen.load import API_GROUP, YAML_SUFFIXES, Document, Loc, display_path, field_path, load_file
+from mpigen.load import API_GROUP, YAML_SUFFIXES, Document, Loc, display_path, load_file
+from mpigen.render.names import copy_data
 
 OVERLAY_KIND = "Overlay"
 API_VERSION = f"{API_GROUP}/v1alpha1"
@@ -357,7 +357,7 @@ class _Patched:
 
     def __init__(self, doc: Document):
         self.base = doc
-        self.data = copy.deepcopy(doc.data)
+        self.data = copy_data(doc.data)
         self.writes: list[tuple[Loc, Document, Loc]] = []  # (blueprint loc, overlay doc, overlay loc)
 
     def set(self, loc: Loc, value: Any, source: Document, source_loc: Loc) -> None:
@@ -367,7 +367,7 @@ class _Patched:
             if not isinstance(child, dict):
                 child = node[part] = {}
             node = child
-        node[loc[-1]] = copy.deepcopy(value)
+        node[loc[-1]] = copy_data(value)
         self.writes.append((loc, source, source_loc))
 
     def get(self, loc: Loc, default=None):

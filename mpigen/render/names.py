@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 from mpigen.mpijob import MPIJob
 
 CONFIG_SUFFIX = "-config"
@@ -54,10 +52,20 @@ def object_meta(job: MPIJob, name: str, labels: dict[str, str]) -> dict:
     return {"name": name, "namespace": job.metadata.namespace, "labels": dict(labels)}
 
 
+def copy_data(value):
+    """A deep copy of JSON-like data (dicts, lists, scalars): what copy.deepcopy does for
+    it, several times faster, and rendering copies every pod template."""
+    if type(value) is dict:
+        return {key: copy_data(item) for key, item in value.items()}
+    if type(value) is list:
+        return [copy_data(item) for item in value]
+    return value
+
+
 def pod_template(template: dict, labels: dict[str, str]) -> tuple[dict, dict]:
     """A deep copy of a replica's pod template with the operator's labels written over the
     template's own (the controller's values win), and its pod spec."""
-    template = copy.deepcopy(template)
+    template = copy_data(template)
     meta = template.setdefault("metadata", {})
     meta["labels"] = {**meta.get("labels", {}), **labels}
     return template, template.setdefault("spec", {})
