@@ -8,9 +8,7 @@ duplicate keys, custom tags, deep nesting and oversized or binary files.
 
 from __future__ import annotations
 
-import io
 import os
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,40 +55,6 @@ class Document:
         return self.start
 
 
-def _yaml():
-    from ruamel.yaml import YAML
-    from ruamel.yaml.composer import Composer, ComposerError
-    from ruamel.yaml.events import AliasEvent
-
-    class NoAliasComposer(Composer):
-        def compose_node(self, parent, index):
-            if self.parser.check_event(AliasEvent):
-                event = self.parser.get_event()
-                raise ComposerError(
-                    None, None,
-                    f"aliases are not allowed in mpigen files (found *{event.anchor}); "
-                    "write the value out in full",
-                    event.start_mark,
-                )
-            return super().compose_node(parent, index)
-
-    yaml = YAML(typ="safe", pure=True)
-    yaml.version = (1, 1)
-    yaml.max_depth = MAX_DEPTH
-    yaml.Composer = NoAliasComposer
-    return yaml
-
-
-_YAML = None
-
-
-def _shared_yaml():
-    global _YAML
-    if _YAML is None:
-        _YAML = _yaml()
-    return _YAML
-
-
 def display_path(path: Path) -> str:
     """The path as it appears in messages and in output: relative to the working folder
     when it lies below it (so output bytes do not depend on where the repo is checked out)."""
@@ -133,33 +97,59 @@ def _byte_mark(raw: bytes, offset: int, shown: str) -> Mark:
     return Mark(shown, line, column)
 
 
+_LOADERS: dict = {}
+
+
+def _loader_class():
+    """PyYAML's safe loader (libyaml's parser when available) with the YAML 1.1 scalars
+    that PyYAML leaves out but Kubernetes' reader (go-yaml v2) resolves: y/Y/n/N are
+    booleans, and 1e3 (an exponent without a dot) is a number. So a value means for
+    mpigen what it means for kubectl."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    if base not in _LOADERS:
+        import re
+
+        class Loader(base):
+            pass
+
+        Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
+        Loader.add_implicit_resolver("tag:yaml.org,2002:float",
+                                     re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+                                     list("-+0123456789"))
+        _LOADERS[base] = Loader
+    return _LOADERS[base]
+
+
 def parse(text: str, shown: str) -> list[Document]:
     """Every document of a YAML text, as plain data with marks. Raises InputError when the
     text is not YAML at all; problems inside a document are kept on it (Document.problems)
-    so that the rest of it is still checked."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    so that the rest of it is still checked.
 
-    yaml = _shared_yaml()
+    PyYAML's event stream (from libyaml when PyYAML has it) is turned straight into plain
+    data and marks by an iterative composer, so that no input can exhaust the stack."""
+    import yaml
+
+    loader_class = _loader_class()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            nodes = list(yaml.compose_all(io.StringIO(text)))
-    except MarkedYAMLError as exc:
+        loader = loader_class(text)
+    except UnicodeEncodeError:  # the C reader encodes to UTF-8: a lone surrogate cannot be
+        raise InputError([_reader_error(text, shown, None)])
+    except yaml.reader.ReaderError as exc:
+        raise InputError([_reader_error(text, shown, exc)])
+    try:
+        return _Composer(loader, shown).documents()
+    except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = _yaml_message(exc)
         raise InputError([error(_mark(mark, shown) if mark else Mark(shown), message)])
-    except YAMLError as exc:
-        raise InputError([error(Mark(shown), f"invalid YAML: {exc}")])
-    except RecursionError:
-        raise InputError([error(Mark(shown), f"nesting is deeper than {MAX_DEPTH} levels")])
-    docs = []
-    for node in nodes:
-        if node is None:
-            continue
-        doc = Document(shown, None, _mark(node.start_mark, shown))
-        doc.data = _convert(node, (), doc)
-        docs.append(doc)
-    return docs
+    except yaml.reader.ReaderError as exc:
+        raise InputError([_reader_error(text, shown, exc)])
+    except yaml.YAMLError as exc:
+        raise InputError([error(Mark(shown), f"invalid YAML: {_one_line(str(exc))}")])
+    finally:
+        loader.dispose()
 
 
 def load_file(path: Path) -> list[Document]:
@@ -170,12 +160,33 @@ def load_file(path: Path) -> list[Document]:
 def _yaml_message(exc) -> str:
     problem = (exc.problem or "").strip()
     context = (exc.context or "").strip()
-    if "maximum depth" in problem:
-        return f"nesting is deeper than {MAX_DEPTH} levels"
-    if problem.startswith("aliases are not allowed"):
-        return problem
     text = problem if not context else f"{problem} ({context})" if problem else context
     return f"invalid YAML: {text}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+# Characters YAML does not allow in a stream (PyYAML's Reader.NON_PRINTABLE; libyaml's
+# reader refuses the same set).
+_NON_PRINTABLE = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+
+
+def _reader_error(text: str, shown: str, exc) -> Diagnostic:
+    """A character YAML refuses, at its position. libyaml reports a byte offset and PyYAML a
+    character index, so the character is looked up again here for one answer from both."""
+    import re
+
+    found = re.search(_NON_PRINTABLE, text)
+    if found is None:
+        reason = getattr(exc, "reason", None) or str(exc)
+        return error(Mark(shown), f"invalid YAML: {_one_line(reason)}")
+    before = text[:found.start()]
+    line = before.count("\n") + 1
+    column = found.start() - (before.rfind("\n") + 1) + 1
+    return error(Mark(shown, line, column),
+                 f"invalid YAML: unacceptable character #x{ord(found.group()):04x}: special characters are not allowed")
 
 
 def _mark(mark, shown: str) -> Mark:
@@ -184,6 +195,11 @@ def _mark(mark, shown: str) -> Mark:
 
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
+_NULL = "tag:yaml.org,2002:null"
+_BOOL = "tag:yaml.org,2002:bool"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
 
 
 _KIND_WORDS = {"bool": "a boolean", "int": "an integer", "float": "a number", "null": "null",
@@ -198,77 +214,197 @@ def field_path(loc: Loc) -> str:
     return out
 
 
-def _convert(node, loc: Loc, doc: Document) -> Any:
-    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+_WANT_KEY = object()  # a mapping frame waiting for its next key
+_SKIP = object()      # ... whose current key was refused: its value is read but not kept
 
-    problems = doc.problems
-    if loc not in doc.value_marks:  # an empty value is marked at its key (set by the caller)
-        doc.value_marks[loc] = _mark(node.start_mark, doc.path)
-    if isinstance(node, MappingNode):
-        result: dict[str, Any] = {}
-        first_seen: dict[str, Mark] = {}
-        for key_node, value_node in node.value:
-            key_mark = _mark(key_node.start_mark, doc.path)
-            where = f"{field_path(loc)}: " if loc else ""
-            if not isinstance(key_node, ScalarNode) or key_node.tag not in (_STR, _MERGE):
-                if isinstance(key_node, ScalarNode):
-                    kind = _KIND_WORDS.get(key_node.tag.rsplit(":", 1)[-1], "not a string")
-                    problems.append(error(key_mark, f"{where}key {key_node.value!r} is read by YAML 1.1 as {kind}, "
-                                                    f'not a string; quote it: "{key_node.value}"'))
+
+class _Composer:
+    """Events -> Documents, with an explicit stack instead of recursion.
+
+    Depth counts every node, scalars and keys included, the root being at depth 1; a node
+    deeper than MAX_DEPTH is an error at that node. The value of a refused key (duplicate,
+    non-string, merge) is still read, for aliases and depth, but nothing of it is kept."""
+
+    def __init__(self, loader, shown: str):
+        from yaml import events
+        from yaml.nodes import ScalarNode
+
+        self.loader = loader
+        self.shown = shown
+        self.events = events
+        self.ScalarNode = ScalarNode
+
+    def documents(self) -> list[Document]:
+        events = self.events
+        get_event = self.loader.get_event
+        get_event()  # StreamStartEvent
+        docs = []
+        while get_event().__class__ is not events.StreamEndEvent:  # a DocumentStartEvent
+            docs.append(self.document())
+        return docs
+
+    def _alias(self, event):
+        return InputError([error(_mark(event.start_mark, self.shown),
+                                 f"aliases are not allowed in mpigen files (found *{event.anchor}); "
+                                 "write the value out in full")])
+
+    def _too_deep(self, event):
+        return InputError([error(_mark(event.start_mark, self.shown), f"nesting is deeper than {MAX_DEPTH} levels")])
+
+    def _skip(self, depth: int) -> None:
+        """Read the rest of a collection whose start (at depth) was just read, keeping nothing."""
+        events = self.events
+        get_event = self.loader.get_event
+        ends = (events.MappingEndEvent, events.SequenceEndEvent)
+        scalar, alias = events.ScalarEvent, events.AliasEvent
+        open_ = 1
+        while open_:
+            event = get_event()
+            cls = event.__class__
+            if cls in ends:
+                open_ -= 1
+                depth -= 1
+                continue
+            if cls is alias:
+                raise self._alias(event)
+            if depth + 1 > MAX_DEPTH:
+                raise self._too_deep(event)
+            if cls is not scalar:
+                open_ += 1
+                depth += 1
+
+    def document(self) -> Document:
+        events = self.events
+        ScalarEvent, AliasEvent = events.ScalarEvent, events.AliasEvent
+        MappingStartEvent, DocumentEndEvent = events.MappingStartEvent, events.DocumentEndEvent
+        MappingEndEvent, SequenceEndEvent = events.MappingEndEvent, events.SequenceEndEvent
+        get_event = self.loader.get_event
+        resolve = self.loader.resolve
+        ScalarNode = self.ScalarNode
+        shown = self.shown
+
+        doc = Document(shown, None, Mark(shown))
+        key_marks, value_marks, problems = doc.key_marks, doc.value_marks, doc.problems
+        # Open collections: [dict, loc, first key marks, key | _WANT_KEY | _SKIP, key mark]
+        # or [list, loc].
+        stack: list[list] = []
+        while True:
+            event = get_event()
+            cls = event.__class__
+            if cls is MappingEndEvent or cls is SequenceEndEvent:
+                stack.pop()
+                continue
+            if cls is DocumentEndEvent:
+                return doc
+            if cls is AliasEvent:
+                raise self._alias(event)
+            depth = len(stack) + 1
+            if depth > MAX_DEPTH:
+                raise self._too_deep(event)
+            start = event.start_mark
+            mark = Mark(shown, start.line + 1, start.column + 1)
+            value_mark = mark
+            if stack:
+                frame = stack[-1]
+                parent = frame[0]
+                if parent.__class__ is dict:
+                    key = frame[3]
+                    if key is _WANT_KEY:
+                        if cls is ScalarEvent:
+                            key = event.value
+                            tag = event.tag
+                            if tag is None or tag == "!":
+                                tag = _STR if not event.implicit[0] else resolve(ScalarNode, key, event.implicit)
+                            if tag == _STR and key not in frame[2]:
+                                frame[2][key] = mark
+                                key_marks[frame[1] + (key,)] = mark
+                                frame[3] = key
+                                frame[4] = mark
+                                continue
+                            self._refuse_key(event, mark, frame, depth, doc, tag)
+                        else:
+                            self._refuse_key(event, mark, frame, depth, doc)
+                        frame[3] = _SKIP
+                        continue
+                    frame[3] = _WANT_KEY
+                    if key is _SKIP:
+                        if cls is not ScalarEvent:
+                            self._skip(depth)
+                        continue
+                    loc = frame[1] + (key,)
+                    if cls is ScalarEvent and not event.style and event.value == "":
+                        value_mark = frame[4]  # `key:` with nothing after it
                 else:
-                    problems.append(error(key_mark, f"{where}mapping keys must be plain strings"))
-                continue
-            if key_node.tag == _MERGE:
-                problems.append(error(key_mark, f"{where}merge keys (<<) are not allowed; write the keys out in full"))
-                continue
-            key = key_node.value
-            if key in first_seen:
-                first = first_seen[key]
-                problems.append(error(key_mark, f"{where}duplicate key {key!r} (first set at line {first.line}, "
-                                                f"column {first.column}); keep one"))
-                continue
-            first_seen[key] = key_mark
-            child = loc + (key,)
-            doc.key_marks[child] = key_mark
-            if isinstance(value_node, ScalarNode) and value_node.value == "" and value_node.style is None:
-                doc.value_marks[child] = key_mark  # `key:` with nothing after it
-            result[key] = _convert(value_node, child, doc)
-        return result
-    if isinstance(node, SequenceNode):
-        items = []
-        for index, item in enumerate(node.value):
-            child = loc + (index,)
-            doc.key_marks[child] = _mark(item.start_mark, doc.path)
-            items.append(_convert(item, child, doc))
-        return items
-    return _scalar(node, loc, doc)
+                    loc = frame[1] + (len(parent),)
+                    key_marks[loc] = mark
+            else:
+                parent = None
+                loc = ()
+                doc.start = mark
+            value_marks[loc] = value_mark
 
+            if cls is ScalarEvent:
+                tag = event.tag
+                text = event.value
+                if tag is None or tag == "!":
+                    tag = _STR if not event.implicit[0] else resolve(ScalarNode, text, event.implicit)
+                if tag == _STR or tag == _TIMESTAMP:
+                    value = text
+                elif tag == _NULL:
+                    value = None
+                elif tag == _BOOL:
+                    value = text.lower() in ("yes", "true", "on", "y")
+                elif tag == _INT or tag == _FLOAT:
+                    value = self._number(tag, text, mark, loc, doc)
+                else:
+                    problems.append(error(mark, f"YAML tag {tag!r} is not supported; remove the tag and write a plain value"))
+                    doc.reported.add(loc)
+                    value = None
+            elif cls is MappingStartEvent:
+                value = {}
+                stack.append([value, loc, {}, _WANT_KEY, None])
+            else:  # SequenceStartEvent
+                value = []
+                stack.append([value, loc])
 
-def _scalar(node, loc: Loc, doc: Document) -> Any:
-    tag = node.tag
-    value = node.value
-    if tag == _STR or tag == "tag:yaml.org,2002:timestamp":
-        return value
-    if tag == "tag:yaml.org,2002:null":
-        return None
-    if tag == "tag:yaml.org,2002:bool":
-        return value.lower() in ("yes", "true", "on", "y")
-    if tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
-        yaml = _shared_yaml()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                if tag.endswith("int"):
-                    return yaml.constructor.construct_yaml_int(node)
-                return yaml.constructor.construct_yaml_float(node)
-            except (ValueError, ArithmeticError):
-                doc.problems.append(error(_mark(node.start_mark, doc.path), f"cannot read number {value!r}"))
-                doc.reported.add(loc)
-                return None
-    doc.problems.append(error(_mark(node.start_mark, doc.path),
-                              f"YAML tag {tag!r} is not supported; remove the tag and write a plain value"))
-    doc.reported.add(loc)
-    return None
+            if parent is None:
+                doc.data = value
+            elif parent.__class__ is dict:
+                parent[loc[-1]] = value
+            else:
+                parent.append(value)
+
+    def _refuse_key(self, event, mark: Mark, frame: list, depth: int, doc: Document, tag=None):
+        """Report a key that is not a plain string (its collection, if any, is read past)."""
+        loc = frame[1]
+        where = f"{field_path(loc)}: " if loc else ""
+        if tag is None:
+            doc.problems.append(error(mark, f"{where}mapping keys must be plain strings"))
+            self._skip(depth)
+        elif tag == _MERGE:
+            doc.problems.append(error(mark, f"{where}merge keys (<<) are not allowed; write the keys out in full"))
+        elif tag == _STR:
+            key = event.value
+            first = frame[2][key]
+            doc.problems.append(error(mark, f"{where}duplicate key {key!r} (first set at line {first.line}, "
+                                            f"column {first.column}); keep one"))
+        else:
+            key = event.value
+            kind = _KIND_WORDS.get(tag.rsplit(":", 1)[-1], "not a string")
+            doc.problems.append(error(mark, f"{where}key {key!r} is read by YAML 1.1 as {kind}, "
+                                            f'not a string; quote it: "{key}"'))
+
+    def _number(self, tag: str, text: str, mark: Mark, loc: Loc, doc: Document):
+        """An int or float as PyYAML's SafeConstructor reads it (the loader is one)."""
+        node = self.ScalarNode(tag, text)
+        try:
+            if tag == _INT:
+                return self.loader.construct_yaml_int(node)
+            return self.loader.construct_yaml_float(node)
+        except (ValueError, ArithmeticError, IndexError):
+            doc.problems.append(error(mark, f"cannot read number {text!r}"))
+            doc.reported.add(loc)
+            return None
 
 
 BLUEPRINT_KIND = "MPIJobBlueprint"
@@ -308,6 +444,13 @@ def load_blueprints(paths: list[Path]) -> tuple[list[Document], list[Diagnostic]
     Nothing is raised: a broken file does not stop the others from being checked, so that
     one run reports every problem."""
     files, problems = find_yaml_files(paths)
+    blueprints, found = load_files(files)
+    return blueprints, problems + found
+
+
+def load_files(files: list[tuple[Path, bool]]) -> tuple[list[Document], list[Diagnostic]]:
+    """The blueprint documents of these files (from find_yaml_files), and the problems."""
+    problems: list[Diagnostic] = []
     blueprints: list[Document] = []
     for path, named in files:
         shown = display_path(path)
