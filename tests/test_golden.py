@@ -46,6 +46,6 @@ def test_every_blueprint_is_rendered_for_every_overlay():
     assert config["overlays"] and jobs
     for overlay in config["overlays"]:
         root = ROOT / config["output"] / overlay
-        rendered = {p.parent.name for p in root.glob("*/*/job-*-launcher.yaml")}
+        rendered = {p.name.removeprefix("job-").removesuffix("-launcher.yaml") for p in root.glob("*/job-*.yaml")}
         assert rendered == jobs, overlay
         assert (root / "kustomization.yaml").is_file()

@@ -31,14 +31,14 @@ def test_layout_kustomization_and_index(tmp_path):
     files = tree(tmp_path / "out")
     assert sorted(files) == [
         ".mpigen-index", "kustomization.yaml",
-        "team/one/configmap-one-config.yaml", "team/one/job-one-launcher.yaml", "team/one/role-one-launcher.yaml",
-        "team/one/rolebinding-one-launcher.yaml", "team/one/serviceaccount-one-launcher.yaml",
-        "team/one/statefulset-one-worker.yaml",
+        "team/configmap-one-config.yaml", "team/job-one-launcher.yaml", "team/role-one-launcher.yaml",
+        "team/rolebinding-one-launcher.yaml", "team/serviceaccount-one-launcher.yaml",
+        "team/statefulset-one-worker.yaml",
     ]
     kustomization = files["kustomization.yaml"].decode()
     assert kustomization.index("serviceaccount-") < kustomization.index("configmap-") < kustomization.index("job-")
     index = files[".mpigen-index"].decode()
-    assert "team/one/job-one-launcher.yaml" in index and "kustomization.yaml" in index
+    assert "team/job-one-launcher.yaml" in index and "kustomization.yaml" in index
     for name, data in files.items():
         if name.endswith(".yaml"):
             assert data.startswith(b"---\n") and data.endswith(b"\n")
@@ -46,28 +46,29 @@ def test_layout_kustomization_and_index(tmp_path):
 
 def test_stale_files_are_removed_and_foreign_files_kept(tmp_path):
     write(tmp_path, "one")
-    write(tmp_path, "two")
+    write(tmp_path, "two", namespace="other")
     assert render(tmp_path, "bp").returncode == 0
+    assert (tmp_path / "out" / "other" / "job-two-launcher.yaml").is_file()
     (tmp_path / "out" / "README.md").write_text("mine\n")
     (tmp_path / "out" / "default" / "notes.txt").write_text("mine too\n")
     (tmp_path / "bp" / "two.yaml").unlink()
     assert render(tmp_path, "bp").returncode == 0
     files = tree(tmp_path / "out")
-    assert not any("/two/" in name for name in files)
-    assert not (tmp_path / "out" / "default" / "two").exists()  # emptied folders go too
+    assert not any("two-" in name for name in files)
+    assert not (tmp_path / "out" / "other").exists()  # emptied folders go too
     assert files["README.md"] == b"mine\n" and files["default/notes.txt"] == b"mine too\n"
     assert "two" not in files["kustomization.yaml"].decode()
 
 
 def test_a_file_mpigen_did_not_write_is_never_overwritten(tmp_path):
     write(tmp_path, "one")
-    out = tmp_path / "out" / "default" / "one"
+    out = tmp_path / "out" / "default"
     out.mkdir(parents=True)
     (out / "job-one-launcher.yaml").write_text("# hand-written\n")
     before = tree(tmp_path / "out")
     done = render(tmp_path, "bp")
     assert done.returncode == 2
-    assert b"refusing to overwrite default/one/job-one-launcher.yaml" in done.stderr
+    assert b"refusing to overwrite default/job-one-launcher.yaml" in done.stderr
     assert tree(tmp_path / "out") == before
 
 
