@@ -186,12 +186,10 @@ def _render(args) -> int:
         _refuse_overlap(setup.output, setup.paths)
     result = _rendered(setup)
     if args.stdout:
-        from mpigen.emit import dump_object
-
         # Bytes, not text: UTF-8 and LF whatever the locale or platform.
         out = sys.stdout.buffer
         for item in result.objects:
-            out.write(dump_object(item.obj, item.comment).encode("utf-8"))
+            out.write(item.text.encode("utf-8"))
         out.flush()
     else:
         from mpigen.output import folder_files, write_folder
@@ -278,10 +276,10 @@ def _validate(args) -> int:
     from mpigen.pipeline import validate_paths
 
     setup = _setup(args, needs_options=False)
-    environments, warnings = validate_paths(setup.paths, setup.overlays)
-    count = len(environments[0][1]) if environments else 0
+    result = validate_paths(setup.paths, setup.overlays)
+    count = result.jobs
     _require_jobs(count, setup.paths)
-    _print_warnings(warnings)
+    _print_warnings(result.warnings)
     per = f" under {len(setup.overlays)} overlay{'s' if len(setup.overlays) != 1 else ''}" if setup.overlays else ""
     print(f"mpigen: {count} blueprint{'s' if count != 1 else ''} valid{per}", file=sys.stderr)
     return 0

@@ -128,17 +128,17 @@ def _quoted(value: str) -> str:
     return "".join(out)
 
 
+# In a literal block: no trailing spaces or tabs on any line, and only characters that
+# read back as themselves (tab, printable, not the line breaks and BOM readers treat specially).
+_LITERAL_BAD = re.compile("[ \t]\n|[ \t]\\Z|[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe"
+                          "\uff00-\ufffd\U00010000-\U0010ffff]")
+
+
 def _literal_ok(value: str) -> bool:
     """A multi-line string that reads back byte for byte as a literal block."""
-    if "\n" not in value or "\r" in value:
+    if "\n" not in value or value[0] in " \t\n":
         return False
-    lines = value.split("\n")
-    if lines[0].startswith((" ", "\t")) or lines[0] == "":
-        return False
-    for line in lines:
-        if line != line.rstrip(" \t") or any(not _printable(ch) and ch != "\t" for ch in line):
-            return False
-    return True
+    return not _LITERAL_BAD.search(value)
 
 
 def _scalar(value: Any) -> str:
@@ -213,13 +213,23 @@ _META_HEAD = ("name", "namespace")
 _HEADS = {"object": _OBJECT_HEAD, "metadata": _META_HEAD, "item": ("name",), "plain": ()}
 
 
+_orders: dict[tuple, list] = {}
+
+
 def _ordered_keys(mapping: dict, role: str) -> list:
-    keys = sorted(mapping)
-    head = _HEADS[role]
-    if not head:
-        return keys
-    lead = [k for k in head if k in mapping]
-    return lead + [k for k in keys if k not in lead] if lead else keys
+    """The keys in output order; objects of one kind share their key sets, so each order
+    is worked out once."""
+    shape = (role, *mapping)
+    keys = _orders.get(shape)
+    if keys is None:
+        keys = sorted(mapping)
+        lead = [k for k in _HEADS[role] if k in mapping]
+        if lead:
+            keys = lead + [k for k in keys if k not in lead]
+        if len(_orders) > _CACHE_LIMIT:
+            _orders.clear()
+        _orders[shape] = keys
+    return keys
 
 
 def _emit_value(value: Any, indent: str, out: list[str]) -> None:
@@ -252,7 +262,7 @@ def _emit_mapping(mapping: dict, indent: str, out: list[str], role: str, first_p
     for i, key in enumerate(_ordered_keys(mapping, role)):
         prefix = first_prefix if (i == 0 and first_prefix is not None) else indent
         value = mapping[key]
-        out.append(prefix + _key(key))
+        out.append(prefix + (_keys.get(key) or _key(key)))
         if type(value) is dict and value:
             out.append("\n")
             _emit_mapping(value, deeper, out, "metadata" if key == "metadata" else "plain")

@@ -33,13 +33,12 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from mpigen.blueprint import DNS1123_LABEL, IMAGE, LabelKey, LabelValue
+from mpigen.blueprint import DNS1123_LABEL, LabelKey, LabelValue
 from mpigen.errors import Diagnostic, InputError, Mark, error, warning
-from mpigen.load import API_GROUP, YAML_SUFFIXES, Document, Loc, display_path, load_file
+from mpigen.load import YAML_SUFFIXES, Document, Loc, display_path, load_file
 from mpigen.render.names import copy_data
 
 OVERLAY_KIND = "Overlay"
-API_VERSION = f"{API_GROUP}/v1alpha1"
 OVERLAYS_FOLDER = "overlays"
 
 # The repository part of an image reference: what `images[].name` matches.
@@ -381,22 +380,43 @@ class _Patched:
     def document(self) -> Document:
         if not self.writes:
             return self.base
-        base = self.base
-        key_marks, value_marks = dict(base.key_marks), dict(base.value_marks)
+        return _PatchedDocument(self.base, self.data, self.writes)
+
+
+class _PatchedDocument(Document):
+    """A blueprint document after overlays: its marks are the blueprint's, except where an
+    overlay wrote a value, which is marked in the overlay file. The marks are only needed
+    to report a problem, so they are put together on first use."""
+
+    def __init__(self, base: Document, data, writes):
         reported = set(base.reported)
-        for loc, source, source_loc in self.writes:
-            n = len(loc)
-            for marks in (key_marks, value_marks):
-                for stale in [k for k in marks if k[:n] == loc]:
-                    del marks[stale]
-            reported = {r for r in reported if r[:n] != loc}
-            m = len(source_loc)
-            for mine, theirs in ((key_marks, source.key_marks), (value_marks, source.value_marks)):
+        for loc, source, source_loc in writes:
+            if reported:
+                reported = {r for r in reported if r[:len(loc)] != loc}
+            if source.reported:
+                m = len(source_loc)
+                reported |= {loc + r[m:] for r in source.reported if r[:m] == source_loc}
+        super().__init__(base.path, data, base.start, {}, {}, list(base.problems), reported)
+        self._pending = (base, writes)
+
+    def _nearest(self, marks, loc):
+        if self._pending is not None:
+            self._merge()
+        return super()._nearest(marks, loc)
+
+    def _merge(self) -> None:
+        base, writes = self._pending
+        self._pending = None
+        self.key_marks.update(base.key_marks)
+        self.value_marks.update(base.value_marks)
+        for loc, source, source_loc in writes:
+            n, m = len(loc), len(source_loc)
+            for mine, theirs in ((self.key_marks, source.key_marks), (self.value_marks, source.value_marks)):
+                for stale in [k for k in mine if k[:n] == loc]:
+                    del mine[stale]
                 for k, mark in theirs.items():
                     if k[:m] == source_loc:
                         mine[loc + k[m:]] = mark
-            reported |= {loc + r[m:] for r in source.reported if r[:m] == source_loc}
-        return Document(base.path, self.data, base.start, key_marks, value_marks, list(base.problems), reported)
 
 
 def _apply_one(overlay: Overlay, out: _Patched, usage: Usage) -> None:

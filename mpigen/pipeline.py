@@ -1,33 +1,37 @@
-"""The whole pipeline for a set of paths: load -> (overlay) -> validate -> compile -> render -> sort.
+"""The whole pipeline for a set of paths: load -> (overlay) -> validate -> compile -> render -> emit.
 
 Each stage is a pure function of the previous stage's output; this module only chains
 them and carries each object's provenance (which blueprint and overlay it came from).
 With overlays, every blueprint is rendered once per overlay; the output of each overlay
 is its own environment (its own folder under -o, with its own kustomization.yaml).
+
+Blueprints are independent of each other, so a large repository is split into chunks
+rendered in parallel processes (one per core); results are put back in input order,
+so the output is the same bytes as a serial run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mpigen.errors import Diagnostic, InputError
+from mpigen.errors import Diagnostic, InputError, error
+
+# Below this many blueprint renders, starting processes costs more than it saves.
+PARALLEL_THRESHOLD = 300
 
 
 @dataclass(frozen=True)
 class RenderedObject:
-    obj: dict
-    source: str                 # the blueprint's path, as shown to the user
-    job: str                    # the blueprint's metadata.name
-    env: str = ""               # the overlay's name ("" without overlays): the output sub-folder
-    overlay_source: str = ""    # the overlay file's path
+    """One emitted object: its YAML document (with the `# Source:` line), where it goes in
+    the output folder, and the key it is sorted by (install order, namespace, name)."""
 
-    @property
-    def comment(self) -> str:
-        sources = [self.source] + ([self.overlay_source] if self.overlay_source else [])
-        shown = [s if s.isprintable() else json.dumps(s) for s in sources]  # a line break must not end the comment
-        return "Source: " + ", ".join(shown)
+    sort_key: tuple
+    path: str           # <namespace>/<kind>-<name>.yaml
+    text: str
+    env: str = ""       # the overlay's name ("" without overlays): the output sub-folder
 
 
 @dataclass
@@ -38,51 +42,178 @@ class Result:
     envs: list[str] = field(default_factory=list)  # the environments rendered, in order
 
 
-def validate_paths(paths: list[Path], overlays=None):
-    """[(overlay or None, checked blueprints)] and warnings; raises InputError with every
-    problem of every blueprint under every overlay."""
-    from mpigen.load import load_blueprints
-    from mpigen.overlay import Usage, apply
-    from mpigen.validate import validate_documents
+def source_comment(source: str, overlay_source: str = "") -> str:
+    sources = [source] + ([overlay_source] if overlay_source else [])
+    shown = [s if s.isprintable() else json.dumps(s) for s in sources]  # a line break must not end the comment
+    return "Source: " + ", ".join(shown)
 
-    docs, problems = load_blueprints(paths)
-    if not overlays:
-        checked, warnings = validate_documents(docs, problems)
-        return [(None, checked)], warnings
+
+@dataclass
+class _DocResult:
+    """What one blueprint document gives under one environment."""
+
+    diagnostics: list[Diagnostic]
+    name_mark: object = None            # where metadata.name is written (for duplicates)
+    job: tuple[str, str] | None = None  # (namespace, name) when valid
+    objects: list[RenderedObject] = field(default_factory=list)
+
+
+@dataclass
+class _Chunk:
+    """What a slice of the blueprint files gives: loading problems, and per environment
+    the result of each blueprint document, in file order."""
+
+    problems: list[Diagnostic]
+    per_env: list[list[_DocResult]]
+    used: set
+
+
+# State shared with forked worker processes (set before the fork, read-only after).
+_WORK: dict = {}
+
+
+def _process(files: list) -> _Chunk:
+    """Load these files, then patch, validate, render and emit each blueprint in them
+    under every environment."""
+    from mpigen.load import load_files
+    from mpigen.overlay import Usage, apply
+    from mpigen.validate import attributed, validate_document
+
+    overlays, options = _WORK["overlays"], _WORK["options"]
+    docs, problems = load_files(files)
     usage = Usage()
-    results, all_problems, warnings = [], list(problems), []
-    for overlay in overlays:
-        patched = [apply(overlay, doc, usage) for doc in docs]
-        try:
-            checked, found = validate_documents(patched, [])
-        except InputError as exc:
-            all_problems.extend(exc.diagnostics)
-            continue
-        warnings.extend(found)
-        results.append((overlay, checked))
-    if any(p.severity == "error" for p in all_problems):
-        raise InputError([p for p in all_problems if p.severity == "error"])
-    warnings = sorted(set(warnings + [p for p in all_problems if p.severity != "error"] + usage.unused(overlays)))
-    return results, warnings
+    per_env = []
+    for overlay in overlays or [None]:
+        results = []
+        for doc in docs:
+            patched = apply(overlay, doc, usage) if overlay is not None else doc
+            blueprint, diagnostics = validate_document(patched)
+            result = _DocResult([attributed(d, patched) for d in diagnostics])
+            if blueprint is not None:
+                result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
+                result.name_mark = patched.value_mark(("metadata", "name"))
+                if options is not None:
+                    result.objects = _render(blueprint, patched.path, overlay, options)
+            results.append(result)
+        per_env.append(results)
+    return _Chunk(problems, per_env, usage.used)
+
+
+def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
+    from mpigen.compile import compile_blueprint
+    from mpigen.emit import dump_object, sort_key
+    from mpigen.output import object_path
+    from mpigen.render import render_job
+
+    env = overlay.name if overlay is not None else ""
+    comment = source_comment(source, overlay.doc.path if overlay is not None else "")
+    return [RenderedObject(sort_key(obj), object_path(obj), dump_object(obj, comment), env)
+            for obj in render_job(compile_blueprint(blueprint), options)]
+
+
+def _run(files, overlays, options) -> list[_Chunk]:
+    """The files in contiguous slices, one per process on large inputs; results in order."""
+    workers = _workers(len(files) * max(1, len(overlays)))
+    size = max(1, -(-len(files) // (workers * 2 if workers > 1 else 1)))
+    slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
+    _WORK.update(overlays=overlays, options=options)
+    try:
+        if workers == 1:
+            return [_process(part) for part in slices]
+        import multiprocessing
+
+        _warm_up()
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_process, slices, chunksize=1)
+    finally:
+        _WORK.clear()
+
+
+def _warm_up() -> None:
+    """Import and compile what every worker needs once, before forking, so that the
+    workers share it instead of each paying for it."""
+    import yaml  # noqa: F401
+
+    import mpigen.compile  # noqa: F401
+    import mpigen.emit  # noqa: F401
+    import mpigen.output  # noqa: F401
+    import mpigen.render.configmap  # noqa: F401
+    import mpigen.render.launcher  # noqa: F401
+    import mpigen.render.rbac  # noqa: F401
+    import mpigen.render.workers  # noqa: F401
+    import mpigen.validate  # noqa: F401
+    from mpigen.templates import _template
+
+    for name in ("hostfile.j2", "kubexec.sh.j2"):
+        _template(name)
+
+
+def _workers(renders: int) -> int:
+    if renders < PARALLEL_THRESHOLD or os.environ.get("MPIGEN_PROCESSES") == "1":
+        return 1
+    import multiprocessing
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
+
+
+def run_paths(paths: list[Path], options=None, overlays=None) -> Result:
+    """Validate (options None) or render every blueprint under paths for every overlay.
+    Raises InputError with every problem of every blueprint under every overlay."""
+    from mpigen.load import find_yaml_files
+
+    files, problems = find_yaml_files(paths)
+    overlays = list(overlays or [])
+    chunks = _run(files, overlays, options)
+    diagnostics: list[Diagnostic] = list(problems)
+    for chunk in chunks:
+        diagnostics.extend(chunk.problems)
+    result = Result()
+    for env_index in range(max(1, len(overlays))):
+        seen: dict[tuple[str, str], object] = {}
+        objects = []
+        for item in (r for chunk in chunks for r in chunk.per_env[env_index]):
+            diagnostics.extend(item.diagnostics)
+            if item.job is None:
+                continue
+            if item.job in seen:
+                diagnostics.append(_duplicate(item.name_mark, seen[item.job], item.job))
+                continue
+            seen[item.job] = item.name_mark
+            objects.extend(item.objects)
+        objects.sort(key=lambda o: o.sort_key)
+        result.objects.extend(objects)
+        result.envs.append(overlays[env_index].name if overlays else "")
+        # Rendering counts jobs (a blueprint under two overlays is two jobs); validating
+        # counts blueprints.
+        result.jobs = result.jobs + len(seen) if options is not None else max(result.jobs, len(seen))
+    errors = [d for d in diagnostics if d.severity == "error"]
+    if errors:
+        raise InputError(errors)
+    warnings = [d for d in diagnostics if d.severity != "error"]
+    if overlays:
+        from mpigen.overlay import Usage
+
+        warnings += Usage(set().union(*(chunk.used for chunk in chunks))).unused(overlays)
+    result.warnings = sorted(set(warnings))
+    return result
+
+
+def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:
+    return error(mark,
+                 f"job {job[0]}/{job[1]} is already defined at {first.path}:{first.line}:{first.column}; "
+                 "job names must be unique per namespace")
 
 
 def render_paths(paths: list[Path], options, overlays=None) -> Result:
-    from mpigen.compile import compile_blueprint
-    from mpigen.emit import sort_key
-    from mpigen.render import render_job
+    return run_paths(paths, options, overlays)
 
-    environments, warnings = validate_paths(paths, overlays)
-    result = Result(warnings=warnings)
-    for overlay, checked in environments:
-        env = overlay.name if overlay is not None else ""
-        overlay_source = overlay.doc.path if overlay is not None else ""
-        rendered: list[RenderedObject] = []
-        for item in checked:
-            job = compile_blueprint(item.blueprint)
-            for obj in render_job(job, options):
-                rendered.append(RenderedObject(obj, item.document.path, job.metadata.name, env, overlay_source))
-        rendered.sort(key=lambda r: sort_key(r.obj))
-        result.objects.extend(rendered)
-        result.jobs += len(checked)
-        result.envs.append(env)
-    return result
+
+def validate_paths(paths: list[Path], overlays=None) -> Result:
+    """Like render_paths without rendering: result.jobs counts the valid blueprints."""
+    return run_paths(paths, None, overlays)

@@ -52,7 +52,7 @@ def validate_documents(docs: list[Document], earlier: list[Diagnostic] = ()) -> 
     seen: dict[tuple[str, str], Document] = {}
     for doc in docs:
         blueprint, diagnostics = validate_document(doc)
-        problems.extend(_attributed(d, doc) for d in diagnostics)
+        problems.extend(attributed(d, doc) for d in diagnostics)
         if blueprint is None:
             continue
         key = (blueprint.metadata.namespace, blueprint.metadata.name)
@@ -70,7 +70,7 @@ def validate_documents(docs: list[Document], earlier: list[Diagnostic] = ()) -> 
     return checked, sorted(d for d in problems if d.severity != "error")
 
 
-def _attributed(diagnostic: Diagnostic, doc: Document) -> Diagnostic:
+def attributed(diagnostic: Diagnostic, doc: Document) -> Diagnostic:
     """A problem found in a value an overlay wrote is reported at the overlay's line; it
     also names the blueprint it was applied to."""
     if diagnostic.mark.path == doc.path:

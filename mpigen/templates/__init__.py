@@ -21,5 +21,8 @@ def _template(name: str):
     return env.from_string(source)
 
 
+@lru_cache(maxsize=4096)
 def render(name: str, **context) -> str:
+    """The rendered text; the context holds only strings, numbers and None, so the same
+    call always gives the same text and is remembered (kubexec.sh has two variants)."""
     return _template(name).render(**context)
