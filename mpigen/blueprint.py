@@ -259,8 +259,10 @@ class Blueprint(_Model):
     spec: Spec
 
 
-def json_schema() -> dict:
-    schema = Blueprint.model_json_schema(mode="validation")
+def json_schema(model=None) -> dict:
+    """The published JSON Schema of a model (the blueprint by default; also the Overlay
+    and Config files)."""
+    schema = (model or Blueprint).model_json_schema(mode="validation")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     _close_key_patterns(schema)
     return schema

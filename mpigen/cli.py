@@ -80,7 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser("validate", help="check blueprints without writing anything")
     inputs(validate, render_options=False)
 
-    commands.add_parser("schema", help="print the JSON Schema of the blueprint format")
+    schema = commands.add_parser("schema", help="print the JSON Schema of the blueprint format")
+    schema.add_argument("--kind", choices=("MPIJobBlueprint", "Overlay", "Config"), default="MPIJobBlueprint",
+                        help="the file format: blueprints (default), overlays, or mpigen.yaml")
     return parser
 
 
@@ -288,9 +290,12 @@ def _validate(args) -> int:
 def _schema(args) -> int:
     import json
 
-    from mpigen.blueprint import json_schema
+    from mpigen.blueprint import Blueprint, json_schema
+    from mpigen.config import ConfigModel
+    from mpigen.overlay import OverlayModel
 
-    sys.stdout.buffer.write((json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    model = {"MPIJobBlueprint": Blueprint, "Overlay": OverlayModel, "Config": ConfigModel}[args.kind]
+    sys.stdout.buffer.write((json.dumps(json_schema(model), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return 0
 
 

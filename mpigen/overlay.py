@@ -89,11 +89,17 @@ class OverlayModel(_Model):
     bases: list[str] = Field(default_factory=list, description="Overlays applied before this one: names of "
                                                                "folders under overlays/, or paths relative to "
                                                                "this file's folder.")
-    namespace: Optional[str] = Field(None, pattern=DNS1123_LABEL, max_length=63)
-    labels: dict[LabelKey, LabelValue] = Field(default_factory=dict)
-    annotations: dict[LabelKey, str] = Field(default_factory=dict)
-    patches: list[Patch] = Field(default_factory=list)
-    images: list[ImageRewrite] = Field(default_factory=list)
+    namespace: Optional[str] = Field(None, pattern=DNS1123_LABEL, max_length=63,
+                                     description="Replaces every blueprint's namespace.", examples=["ml-prod"])
+    labels: dict[LabelKey, LabelValue] = Field(
+        default_factory=dict, description="Added to every blueprint's labels (never to selectors).",
+        examples=[{"env": "prod"}])
+    annotations: dict[LabelKey, str] = Field(default_factory=dict,
+                                             description="Added to every blueprint's annotations.")
+    patches: list[Patch] = Field(default_factory=list,
+                                 description="JSON merge patches, applied in order to the blueprints they select.")
+    images: list[ImageRewrite] = Field(default_factory=list,
+                                       description="Image rewrites by repository, applied after the patches.")
 
 
 @dataclass

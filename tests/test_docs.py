@@ -18,12 +18,41 @@ def yaml_blocks():
             yield pytest.param(block, id=f"{doc.name}#{i}")
 
 
-@pytest.mark.parametrize("block", list(yaml_blocks()))
+BLOCKS = list(yaml_blocks())
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: MPIJobBlueprint" in b.values[0]])
 def test_documented_blueprints_render(block):
-    if "kind: MPIJobBlueprint" not in block:
-        pytest.skip("not a blueprint")
     objects = render_text(block, "doc.yaml")
     assert {o["kind"] for o in objects} == {"ConfigMap", "ServiceAccount", "Role", "RoleBinding", "StatefulSet", "Job"}
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: Overlay" in b.values[0]])
+def test_documented_overlays_are_valid(block):
+    from mpigen.load import parse
+    from mpigen.overlay import _validate
+
+    problems = []
+    assert _validate(parse(block, "overlay.yaml")[0], problems) is not None and problems == []
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: Config" in b.values[0]])
+def test_documented_config_is_valid(block, tmp_path):
+    from mpigen.config import load_config
+
+    (tmp_path / "mpigen.yaml").write_text(block)
+    assert load_config(tmp_path) is not None
+
+
+def test_documented_commands_exist():
+    """Every `mpigen <command>` line in a shell block of the docs names a real command."""
+    from mpigen.cli import _parser
+
+    commands = set(_parser()._subparsers._group_actions[0].choices)
+    for doc in DOCS:
+        for block in re.findall(r"```sh\n(.*?)```", doc.read_text(), re.S):
+            for name in re.findall(r"^mpigen (\w+)", block, re.M):
+                assert name in commands, (doc.name, name)
 
 
 def test_quick_start_targets_exist():

@@ -55,3 +55,20 @@ def test_every_field_has_a_description(schema):
 
 def test_schema_output_is_stable():
     assert run_mpigen("schema", cwd=ROOT).stdout == run_mpigen("schema", cwd=ROOT).stdout
+
+
+@pytest.mark.parametrize("kind, files", [
+    ("Overlay", sorted((ROOT / "overlays").glob("*/*.yaml"))),
+    ("Config", [ROOT / "mpigen.yaml"]),
+])
+def test_overlay_and_config_schemas_accept_the_examples(kind, files):
+    done = run_mpigen("schema", "--kind", kind, cwd=ROOT)
+    assert done.returncode == 0
+    schema = json.loads(done.stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert files
+    for path in files:
+        jsonschema.validate(yaml.safe_load(path.read_text()), schema)
+    bad = dict(yaml.safe_load(files[0].read_text()), unknown=1)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
