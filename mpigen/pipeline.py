@@ -129,21 +129,19 @@ def _run(files, overlays, options) -> list[_Chunk]:
         _WORK.clear()
 
 
+_WORKER_MODULES = ("yaml", "mpigen.compile", "mpigen.emit", "mpigen.output", "mpigen.render.configmap",
+                   "mpigen.render.launcher", "mpigen.render.rbac", "mpigen.render.workers", "mpigen.validate")
+
+
 def _warm_up() -> None:
     """Import and compile what every worker needs once, before forking, so that the
     workers share it instead of each paying for it."""
-    import yaml  # noqa: F401
+    import importlib
 
-    import mpigen.compile  # noqa: F401
-    import mpigen.emit  # noqa: F401
-    import mpigen.output  # noqa: F401
-    import mpigen.render.configmap  # noqa: F401
-    import mpigen.render.launcher  # noqa: F401
-    import mpigen.render.rbac  # noqa: F401
-    import mpigen.render.workers  # noqa: F401
-    import mpigen.validate  # noqa: F401
     from mpigen.templates import _template
 
+    for module in _WORKER_MODULES:
+        importlib.import_module(module)
     for name in ("hostfile.j2", "kubexec.sh.j2"):
         _template(name)
 
