@@ -21,8 +21,20 @@ def golden_objects():
     return list(yaml.safe_load_all((GOLDEN / "static.yaml").read_text()))
 
 
+def overlay_objects():
+    """The repository render: every example under every overlay (placement, patched
+    datasets, rewritten images, overlay labels and annotations)."""
+    return [(path.relative_to(GOLDEN / "overlays").as_posix(), yaml.safe_load(path.read_text()))
+            for path in sorted((GOLDEN / "overlays").glob("*/*/*.yaml"))]
+
+
 @pytest.mark.parametrize("obj", golden_objects(), ids=lambda o: f"{o['kind']}/{o['metadata']['name']}")
 def test_golden_objects_validate_strictly(obj):
+    validate(obj)
+
+
+@pytest.mark.parametrize("path, obj", overlay_objects(), ids=[path for path, _ in overlay_objects()])
+def test_overlay_objects_validate_strictly(path, obj):
     validate(obj)
 
 
@@ -35,6 +47,9 @@ VARIANTS = [
         {"name": "c", "mountPath": "/c", "hostPath": "/mnt/c"}]},
     {"launcherCommand": ["sh", "-c", "mpirun hostname"], "command": None,
      "runPolicy": {"activeDeadlineSeconds": 60, "backoffLimit": 0, "cleanPodPolicy": "All"}},
+    {"placement": {"worker": {"nodeSelector": {"pool": "gpu"}, "tolerations": [
+        {"operator": "Exists"}, {"key": "k", "value": "v", "effect": "NoExecute", "tolerationSeconds": 30}]},
+        "launcher": {"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "cpu"}]}}},
 ]
 
 
