@@ -135,7 +135,9 @@ def _setup(args, needs_options: bool = True) -> _Setup:
     output = getattr(args, "output", None)
     if output is None and whole_repo:
         output = Path(config.model.output)
-    scope = ("",) if whole_repo or not overlays else tuple(f"{o.name}/" for o in overlays)
+    # A run owns the whole output folder when it renders the whole repository (so an overlay
+    # dropped from mpigen.yaml disappears), else only the folders of the overlays it renders.
+    scope = tuple(f"{o.name}/" for o in overlays) if overlays and args.overlay else ("",)
     options = None
     if needs_options:
         from mpigen.render import Options

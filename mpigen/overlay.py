@@ -167,16 +167,15 @@ class _Loader:
         self.problems: list[Diagnostic] = []
 
     def load(self, path: Path, referrer: Mark | None) -> Overlay | None:
-        key = path.resolve()
+        file = self._overlay_file(path, referrer)
+        if file is None:
+            return None
+        key = file.resolve()  # an overlay named by its folder or by its file is one overlay
         if key in self.cache:
             return self.cache[key]
         if key in self.loading:
-            cycle = " -> ".join(p.name if p.is_dir() else p.parent.name for p in self.loading[self.loading.index(key):])
-            self.problems.append(error(referrer, f"overlay bases form a cycle: {cycle} -> {key.name if key.is_dir() else key.parent.name}; "
-                                                 "remove one of the bases"))
-            return None
-        file = self._overlay_file(path, referrer)
-        if file is None:
+            cycle = " -> ".join(p.parent.name for p in self.loading[self.loading.index(key):] + [key])
+            self.problems.append(error(referrer, f"overlay bases form a cycle: {cycle}; remove one of the bases"))
             return None
         try:
             docs = load_file(file)
@@ -191,7 +190,7 @@ class _Loader:
             return None
         doc = overlays[0]
         model = _validate(doc, self.problems)
-        name = (file.parent if not path.is_dir() else path).resolve().name
+        name = key.parent.name
         overlay = Overlay(name, doc, model) if model is not None else None
         # Bases are followed even when this overlay has errors, so that one run reports all.
         bases = doc.data.get("bases")

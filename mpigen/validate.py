@@ -156,7 +156,8 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
     field = _field(loc)
     if kind == "missing":
         parent = loc[:-1]
-        mark = doc.key_mark(parent) if parent else doc.start
+        # At the parent's key, unless an overlay removed the key: then at the overlay's null.
+        mark = doc.key_mark(loc) if loc else doc.start
         return error(mark, f"{_field(parent)}: required key {loc[-1]!r} is missing")
     if kind == "extra_forbidden":
         parent_loc = loc[:-1]
