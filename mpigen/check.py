@@ -12,6 +12,8 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpigen.output import INDEX
+
 
 @dataclass
 class FolderReport:
@@ -36,10 +38,12 @@ def compare_folder(out: Path, plan) -> FolderReport:
     report = FolderReport()
     chunks = []
     root = out.as_posix().rstrip("/")
-    from mpigen.output import INDEX
-
     # The index last: its diff only repeats, as digests, the changes shown above it.
-    for path in sorted(plan.files, key=lambda p: (p == INDEX, p)):
+    for path in sorted(p for p in plan.files if p != INDEX) + list(plan.stale) + [INDEX]:
+        if path in plan.stale:
+            report.extra.append(path)
+            chunks.append(_unified((out / path).read_bytes().decode("utf-8", "replace"), None, f"{root}/{path}"))
+            continue
         target = out / path
         new = plan.files[path].decode("utf-8")
         if not target.is_file():
@@ -50,9 +54,6 @@ def compare_folder(out: Path, plan) -> FolderReport:
         if current != plan.files[path]:
             report.changed.append(path)
             chunks.append(_unified(current.decode("utf-8", "replace"), new, f"{root}/{path}"))
-    for path in plan.stale:
-        report.extra.append(path)
-        chunks.append(_unified((out / path).read_bytes().decode("utf-8", "replace"), None, f"{root}/{path}"))
     report.diff = "".join(chunks)
     return report
 

@@ -29,9 +29,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mpigen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    def inputs(command, render_options=True):
-        command.add_argument("paths", nargs="*", metavar="PATH",
-                             help="blueprint files or folders (default: mpigen.yaml's blueprints, or blueprints/)")
+    def inputs(command, render_options=True, paths=True):
+        if paths:
+            command.add_argument("paths", nargs="*", metavar="PATH",
+                                 help="blueprint files or folders (default: mpigen.yaml's blueprints, or blueprints/)")
+        else:
+            command.set_defaults(paths=[])
         command.add_argument("--overlay", action="append", metavar="NAME_OR_PATH", default=None,
                              help="render for this overlay (a folder under overlays/, or a path); repeatable, "
                                   "each overlay into its own folder (default: mpigen.yaml's overlays when no "
@@ -73,7 +76,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="text (default), markdown for a pull-request comment, or json")
     diff.add_argument("--fail-on", choices=("any", "immutable"), default="any",
                       help="exit 1 on any difference (default), or only on changes Kubernetes refuses to apply")
-    inputs(diff)
+    # The new side of --base is the repository's render (mpigen.yaml, or blueprints/ with -o):
+    # positional arguments are the two folders of the other form.
+    inputs(diff, paths=False)
     diff.add_argument("-o", "--output", metavar="DIR", type=Path,
                       help="the output folder in the repository (default: mpigen.yaml's output)")
 

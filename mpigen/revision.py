@@ -13,11 +13,11 @@ import subprocess
 from pathlib import Path
 
 from mpigen.errors import InputError, Mark, error
-from mpigen.load import display_path, read_text
+from mpigen.load import YAML_SUFFIXES, display_path, read_text
 
 
 def folder_texts(root: Path) -> dict[str, str]:
-    """Every file below root (hidden files and folders skipped), by relative path."""
+    """Every YAML file below root (hidden files and folders skipped), by relative path."""
     shown = display_path(root)
     if not root.is_dir():
         raise InputError([error(Mark(shown), "no such folder; give two rendered output folders")])
@@ -27,8 +27,8 @@ def folder_texts(root: Path) -> dict[str, str]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(names):
             path = Path(folder, name)
-            if name.startswith(".") or not path.is_file():
-                continue
+            if name.startswith(".") or not name.endswith(YAML_SUFFIXES) or not path.is_file():
+                continue  # only YAML can hold manifests (a README or an image is not compared)
             rel = path.relative_to(root).as_posix()
             try:
                 texts[rel] = read_text(path, display_path(path))
@@ -97,7 +97,8 @@ def revision_texts(base: str | None, output: Path, scope: tuple[str, ...]) -> tu
         meta, path = record.split("\t", 1)
         mode, kind, sha = meta.split()
         rel = path[len(prefix):] if path.startswith(prefix) else path
-        if kind != "blob" or mode == "120000" or any(part.startswith(".") for part in rel.split("/")):
+        if (kind != "blob" or mode == "120000" or not rel.endswith(YAML_SUFFIXES)
+                or any(part.startswith(".") for part in rel.split("/"))):
             continue
         if any(rel.startswith(s) for s in scope):
             entries.append((rel, sha))
