@@ -6,9 +6,10 @@ Generates, in a temporary folder, a repository as users keep one: N blueprints w
 realistic variety (1-64 workers, 0-8 GPUs, 0-3 datasets, every framework and MPI
 implementation) as block-style YAML, three overlays (dev, staging, prod: namespaces,
 labels, patches selected by name and by label, an image rewrite) and an mpigen.yaml.
-It then runs `mpigen render` there in a fresh process (N x 3 jobs into out/<overlay>/)
-and prints wall time, jobs per second and peak resident memory; the same for N/2
-blueprints, to show that time grows linearly; and the time of `mpigen render` of a
+It then times, in fresh processes, `mpigen render --stdout` (the compiler alone) and
+`mpigen render` into a new output folder (N x 3 jobs into out/<overlay>/, one file per
+object: the file system's share shows in the difference), with peak resident memory;
+the same for N/2 blueprints, to show that time grows linearly; and `mpigen render` of a
 single blueprint to stdout from a cold start (a new interpreter each time), as CI and
 pre-commit run it.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -106,40 +108,56 @@ def timed(command: list[str], cwd: Path) -> tuple[float, int]:
     return elapsed, max(peak, before)
 
 
-def render_repository(jobs: int, seed: int) -> tuple[float, int, int]:
-    """Wall seconds, peak RSS (KiB) and files written for a generated repository."""
-    with tempfile.TemporaryDirectory(prefix="mpigen-bench-") as tmp:
-        root = Path(tmp)
-        generate(root, jobs, seed)
-        wall, peak_kib = timed([sys.executable, "-m", "mpigen", "render"], root)
-        files = sum(1 for _ in (root / "out").rglob("*.yaml"))
-        return wall, peak_kib, files
+def measure(root: Path, command: list[str], runs: int, fresh: Path | None = None) -> tuple[list[float], int]:
+    """Wall seconds of each run, and the peak RSS (KiB) of the largest; `fresh` is
+    removed before each run so that every run writes a new folder."""
+    walls, peak = [], 0
+    for _ in range(runs):
+        if fresh is not None and fresh.exists():
+            shutil.rmtree(fresh)
+        wall, kib = timed(command, root)
+        walls.append(wall)
+        peak = max(peak, kib)
+    return walls, peak
+
+
+def spread(walls: list[float]) -> str:
+    return f"median {statistics.median(walls):.2f} s (min {min(walls):.2f}, max {max(walls):.2f}, {len(walls)} runs)"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1000, help="blueprints (each rendered for 3 overlays)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cold-runs", type=int, default=5)
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    walls = {}
-    for count in (args.jobs // 2, args.jobs):
-        wall, peak_kib, files = render_repository(count, args.seed)
-        walls[count] = wall
-        print(f"render {count} blueprints x 3 overlays = {count * 3} jobs -> {files} files: {wall:.2f} s wall, "
-              f"{count * 3 / wall:.0f} jobs/s, peak RSS {peak_kib / 1024:.0f} MiB")
-    half, full = walls[args.jobs // 2], walls[args.jobs]
-    print(f"growth: {args.jobs // 2} -> {args.jobs} blueprints took {full / half:.2f}x the time (linear: 2x, "
-          "less when start-up dominates)")
+    mpigen = [sys.executable, "-m", "mpigen"]
+    medians = {}
     with tempfile.TemporaryDirectory(prefix="mpigen-bench-") as tmp:
-        root = Path(tmp)
+        for count in (args.jobs // 2, args.jobs):
+            root = Path(tmp, str(count))
+            root.mkdir()
+            generate(root, count, args.seed)
+            jobs = count * 3
+            walls, peak = measure(root, mpigen + ["render", "--stdout"], args.runs)
+            medians[count] = statistics.median(walls)
+            print(f"{count} blueprints x 3 overlays = {jobs} jobs, render to stdout: {spread(walls)}, "
+                  f"{jobs / medians[count]:.0f} jobs/s, peak RSS {peak / 1024:.0f} MiB")
+            walls, peak = measure(root, mpigen + ["render"], args.runs, fresh=root / "out")
+            files = sum(1 for _ in (root / "out").rglob("*.yaml"))
+            print(f"{count} blueprints x 3 overlays = {jobs} jobs, render into a new folder ({files} files): "
+                  f"{spread(walls)}, peak RSS {peak / 1024:.0f} MiB")
+        half, full = medians[args.jobs // 2], medians[args.jobs]
+        print(f"growth: {args.jobs // 2} -> {args.jobs} blueprints took {full / half:.2f}x the time to stdout "
+              "(linear: 2x; less while start-up is a large share)")
+        root = Path(tmp, "single")
+        root.mkdir()
         generate(root, 1, args.seed)
         single = root / "blueprints" / "job-00000.yaml"
-        times = [timed([sys.executable, "-m", "mpigen", "render", str(single), "--stdout"], root)[0]
-                 for _ in range(args.cold_runs)]
-    print(f"single blueprint, cold start: median {statistics.median(times):.3f} s "
-          f"(min {min(times):.3f} s, {args.cold_runs} runs)")
+        walls, _ = measure(root, mpigen + ["render", str(single), "--stdout"], args.cold_runs)
+        print(f"single blueprint, cold start: {spread(walls)}")
 
 
 if __name__ == "__main__":
