@@ -53,10 +53,8 @@ class Config:
 
 def load_config(folder: Path = Path(".")) -> Config | None:
     """mpigen.yaml of the folder, or None; raises InputError when it is invalid."""
-    from pydantic import ValidationError
-
     from mpigen.render import GITOPS_PROFILES, TARGETS
-    from mpigen.validate import field_diagnostic
+    from mpigen.validate import validate_model
 
     path = folder / CONFIG_FILE
     if not path.is_file():
@@ -68,14 +66,9 @@ def load_config(folder: Path = Path(".")) -> Config | None:
         raise InputError([error(where, f"{CONFIG_FILE} holds one document with apiVersion: mpigen.dev/v1alpha1 "
                                        f"and kind: {CONFIG_KIND}")])
     doc = docs[0]
-    problems: list[Diagnostic] = list(doc.problems)
-    try:
-        model = ConfigModel.model_validate(doc.data)
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False):
-            loc = tuple(p for p in err["loc"] if p != "[key]")
-            if not doc.covered(loc):
-                problems.append(field_diagnostic(doc, err, ConfigModel))
+    model, diagnostics, _ = validate_model(doc, ConfigModel)
+    problems: list[Diagnostic] = doc.problems + diagnostics
+    if model is None:
         raise InputError(problems)
     for key, allowed in (("target", TARGETS), ("gitops", GITOPS_PROFILES)):
         value = getattr(model, key)

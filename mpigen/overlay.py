@@ -227,18 +227,11 @@ class _Loader:
 
 
 def _validate(doc: Document, problems: list[Diagnostic]) -> OverlayModel | None:
-    from pydantic import ValidationError
+    from mpigen.validate import validate_model
 
-    from mpigen.validate import field_diagnostic
-
-    problems.extend(doc.problems)
-    try:
-        model = OverlayModel.model_validate(doc.data)
-    except ValidationError as exc:
-        for err in exc.errors(include_url=False):
-            loc = tuple(p for p in err["loc"] if p != "[key]")
-            if not doc.covered(loc):
-                problems.append(field_diagnostic(doc, err, OverlayModel))
+    model, diagnostics, _ = validate_model(doc, OverlayModel)
+    problems.extend(doc.problems + diagnostics)
+    if model is None:
         return None
     before = len(problems)
     for index, item in enumerate(model.patches):

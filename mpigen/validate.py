@@ -78,25 +78,32 @@ def attributed(diagnostic: Diagnostic, doc: Document) -> Diagnostic:
     return Diagnostic(diagnostic.mark, f"{diagnostic.message} (applied to {doc.path})", diagnostic.severity)
 
 
-def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]]:
-    """The blueprint, or None; and every diagnostic for the document: what loading found,
-    field errors, and the cross-field checks whose fields are themselves valid."""
+def validate_model(doc: Document, model):
+    """The document's data as an instance of the pydantic model (None when invalid), the
+    positioned diagnostics of its field errors (not those at places loading already
+    reported), and the locations that had errors."""
     from pydantic import ValidationError
 
-    if not isinstance(doc.data, dict):
-        return None, doc.problems + [error(doc.start, "a blueprint must be a mapping with apiVersion, kind, "
-                                                      "metadata and spec")]
-    diagnostics = list(doc.problems)
-    bad: set[Loc] = set()
     try:
-        blueprint = Blueprint.model_validate(doc.data)
+        return model.model_validate(doc.data), [], set()
     except ValidationError as exc:
-        blueprint = None
+        diagnostics, bad = [], set()
         for err in exc.errors(include_url=False):
             loc = tuple(p for p in err["loc"] if p != "[key]")
             bad.add(loc)
             if not doc.covered(loc):
-                diagnostics.append(field_diagnostic(doc, err))
+                diagnostics.append(field_diagnostic(doc, err, model))
+        return None, diagnostics, bad
+
+
+def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]]:
+    """The blueprint, or None; and every diagnostic for the document: what loading found,
+    field errors, and the cross-field checks whose fields are themselves valid."""
+    if not isinstance(doc.data, dict):
+        return None, doc.problems + [error(doc.start, "a blueprint must be a mapping with apiVersion, kind, "
+                                                      "metadata and spec")]
+    blueprint, diagnostics, bad = validate_model(doc, Blueprint)
+    diagnostics = doc.problems + diagnostics
     diagnostics += cross_field_checks(doc, bad | doc.reported)
     if any(d.severity == "error" for d in diagnostics):
         blueprint = None
