@@ -68,6 +68,13 @@ Quantity = Annotated[
                               {"type": "integer", "minimum": 0}, {"type": "number", "minimum": 0}]}),
 ]
 ResourceName = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=253)]
+RunName = Annotated[
+    str,
+    BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
+    Field(pattern=LABEL_VALUE, min_length=1, max_length=63),
+    WithJsonSchema({"anyOf": [{"type": "string", "pattern": LABEL_VALUE, "minLength": 1, "maxLength": 63},
+                              {"type": "integer", "minimum": 0}]}),
+]
 LabelKey = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=316)]
 LabelValue = Annotated[str, Field(pattern=LABEL_VALUE, max_length=63)]
 EnvName = Annotated[str, Field(pattern=ENV_NAME, max_length=256)]
@@ -150,6 +157,11 @@ class RunPolicy(_Model):
     backoffLimit: int = Field(6, ge=0, le=1_000_000, description="Retries of the launcher Job.")
     activeDeadlineSeconds: Optional[int] = Field(
         None, ge=1, le=10**12, description="Wall-clock limit of the launcher Job, in seconds.", examples=[86400])
+    ttlSecondsAfterFinished: Optional[int] = Field(
+        None, ge=0, le=10**12,
+        description="Seconds after which Kubernetes deletes the finished launcher Job. Only without a GitOps "
+                    "profile: Argo CD and Flux would recreate the deleted Job and run it again.",
+        examples=[3600])
 
 
 class Toleration(_Model):
@@ -233,6 +245,14 @@ class Spec(_Model):
     runPolicy: RunPolicy = Field(default_factory=RunPolicy, description="Job-level policies, as the operator's.")
     placement: Placement = Field(default_factory=Placement,
                                  description="Node selection per role: nodeSelector and tolerations.")
+    run: Optional[RunName] = Field(
+        None, description="Run identity under a GitOps profile: change it (e.g. 1, 2, 3) to run the job again "
+                          "with the same spec. Any change to what defines the run (image, command, workers, "
+                          "GPUs, ...) starts a new run by itself.", examples=["2"])
+    state: Literal["running", "completed", "archived"] = Field(
+        "running", description="Lifecycle in Git: running; completed (the workers are scaled to 0 and release "
+                               "their GPUs); archived (nothing is rendered, so the GitOps controller prunes the "
+                               "job's objects).")
     mainContainer: Optional[str] = Field(
         None, pattern=DNS1123_LABEL, max_length=63,
         description="Name of the MPI container in launcher and worker pods; kubexec.sh then runs "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 DEFAULT_PATHS = ("blueprints",)
@@ -126,6 +126,7 @@ class _Setup:
     options: object
     output: Path | None
     scope: tuple[str, ...]  # the prefixes of the output folder this run owns
+    env_options: list | None = None  # per overlay, when they differ (an overlay's gitops)
 
 
 def _setup(args, needs_options: bool = True) -> _Setup:
@@ -143,7 +144,7 @@ def _setup(args, needs_options: bool = True) -> _Setup:
     # A run owns the whole output folder when it renders the whole repository (so an overlay
     # dropped from mpigen.yaml disappears), else only the folders of the overlays it renders.
     scope = tuple(f"{o.name}/" for o in overlays) if overlays and args.overlay else ("",)
-    options = None
+    options = env_options = None
     if needs_options:
         from mpigen.render import Options
 
@@ -154,7 +155,9 @@ def _setup(args, needs_options: bool = True) -> _Setup:
         chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
                   "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage")}
         options = Options(**{k: v for k, v in chosen.items() if v is not None})
-    return _Setup(paths, overlays, options, output, scope)
+        if overlays and getattr(args, "gitops", None) is None:  # an overlay's profile wins over mpigen.yaml's
+            env_options = [replace(options, gitops=o.gitops) if o.gitops else options for o in overlays]
+    return _Setup(paths, overlays, options, output, scope, env_options)
 
 
 def _print_warnings(warnings) -> None:
@@ -180,7 +183,7 @@ def _usage_error(message: str) -> int:
 def _rendered(setup: _Setup):
     from mpigen.pipeline import render_paths
 
-    result = render_paths(setup.paths, setup.options, setup.overlays)
+    result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options)
     _require_jobs(result.jobs, setup.paths)
     _print_warnings(result.warnings)
     return result

@@ -100,6 +100,9 @@ class OverlayModel(_Model):
                                  description="JSON merge patches, applied in order to the blueprints they select.")
     images: list[ImageRewrite] = Field(default_factory=list,
                                        description="Image rewrites by repository, applied after the patches.")
+    gitops: Optional[Literal["none", "argocd", "flux"]] = Field(
+        None, description="GitOps profile of this environment (the --gitops flag wins; default: mpigen.yaml's).",
+        examples=["argocd"])
 
 
 @dataclass
@@ -110,6 +113,14 @@ class Overlay:
     doc: Document
     model: OverlayModel
     bases: list["Overlay"] = field(default_factory=list)
+
+    @property
+    def gitops(self) -> str | None:
+        """The GitOps profile this overlay or its nearest base sets, if any."""
+        for item in reversed(self.chain()):
+            if item.model.gitops is not None:
+                return item.model.gitops
+        return None
 
     def chain(self) -> list["Overlay"]:
         """Bases depth first, in order, then this overlay; each overlay once."""

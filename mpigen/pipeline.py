@@ -77,17 +77,21 @@ def _process(files: list) -> _Chunk:
     under every environment."""
     from mpigen.load import load_files
     from mpigen.overlay import Usage, apply
-    from mpigen.validate import attributed, validate_document
+    from mpigen.validate import attributed, profile_checks, validate_document
 
-    overlays, options = _WORK["overlays"], _WORK["options"]
+    overlays, env_options = _WORK["overlays"], _WORK["env_options"]
     docs, problems = load_files(files)
     usage = Usage()
     per_env = []
-    for overlay in overlays or [None]:
+    for overlay, options in zip(overlays or [None], env_options):
         results = []
         for doc in docs:
             patched = apply(overlay, doc, usage) if overlay is not None else doc
             blueprint, diagnostics = validate_document(patched)
+            if blueprint is not None and options is not None and options.gitops != "none":
+                diagnostics += profile_checks(patched, blueprint, options.gitops)
+                if any(d.severity == "error" for d in diagnostics):
+                    blueprint = None
             result = _DocResult([attributed(d, patched) for d in diagnostics])
             if blueprint is not None:
                 result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
@@ -103,20 +107,22 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     from mpigen.compile import compile_blueprint
     from mpigen.emit import dump_object, sort_key
     from mpigen.output import object_path
-    from mpigen.render import render_job
+    from mpigen.render import Lifecycle, render_job
 
     env = overlay.name if overlay is not None else ""
     comment = source_comment(source, overlay.doc.path if overlay is not None else "")
+    spec = blueprint.spec
+    lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
     return [RenderedObject(sort_key(obj), object_path(obj), dump_object(obj, comment), env)
-            for obj in render_job(compile_blueprint(blueprint), options)]
+            for obj in render_job(compile_blueprint(blueprint), options, lifecycle)]
 
 
-def _run(files, overlays, options) -> list[_Chunk]:
+def _run(files, overlays, env_options) -> list[_Chunk]:
     """The files in contiguous slices, one per process on large inputs; results in order."""
     workers = _workers(len(files) * max(1, len(overlays)))
     size = max(1, -(-len(files) // (workers * 2 if workers > 1 else 1)))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
-    _WORK.update(overlays=overlays, options=options)
+    _WORK.update(overlays=overlays, env_options=env_options)
     try:
         if workers == 1:
             return [_process(part) for part in slices]
@@ -160,14 +166,17 @@ def _workers(renders: int) -> int:
     return max(1, min(cores, 8))
 
 
-def run_paths(paths: list[Path], options=None, overlays=None) -> Result:
-    """Validate (options None) or render every blueprint under paths for every overlay.
-    Raises InputError with every problem of every blueprint under every overlay."""
+def run_paths(paths: list[Path], options=None, overlays=None, env_options=None) -> Result:
+    """Validate (options None) or render every blueprint under paths for every overlay
+    (with env_options[i] for overlay i when given). Raises InputError with every problem
+    of every blueprint under every overlay."""
     from mpigen.load import find_yaml_files
 
     files, problems = find_yaml_files(paths)
     overlays = list(overlays or [])
-    chunks = _run(files, overlays, options)
+    if not env_options or options is None:
+        env_options = [options] * max(1, len(overlays))
+    chunks = _run(files, overlays, env_options)
     diagnostics: list[Diagnostic] = list(problems)
     for chunk in chunks:
         diagnostics.extend(chunk.problems)
@@ -208,8 +217,8 @@ def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:
                  "job names must be unique per namespace")
 
 
-def render_paths(paths: list[Path], options, overlays=None) -> Result:
-    return run_paths(paths, options, overlays)
+def render_paths(paths: list[Path], options, overlays=None, env_options=None) -> Result:
+    return run_paths(paths, options, overlays, env_options)
 
 
 def validate_paths(paths: list[Path], overlays=None) -> Result:

@@ -411,3 +411,38 @@ def _check_datasets(f: _Fields, out: list[Diagnostic]) -> None:
             out.append(error(mark, f"{where}: {raw!r} is already used by spec.datasets[{paths[path]}]; "
                                    "mount paths must be unique"))
         paths.setdefault(path, index)
+
+
+# --- checks that depend on the GitOps profile -------------------------------------------
+
+def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
+    """What a GitOps profile cannot render: a launcher TTL (the controller would recreate
+    the deleted Job and run it again), and names too long once the run identity is added."""
+    from mpigen.render.gitops import RUN_HASH_LENGTH
+
+    if gitops == "none":
+        return []
+    out = []
+    ttl = ("spec", "runPolicy", "ttlSecondsAfterFinished")
+    if blueprint.spec.runPolicy.ttlSecondsAfterFinished is not None:
+        out.append(error(doc.key_mark(ttl),
+                         f"spec.runPolicy.ttlSecondsAfterFinished cannot be used with --gitops {gitops}: once "
+                         "Kubernetes deletes the finished launcher Job, the GitOps controller sees it missing, "
+                         "creates it again and the training runs again; remove it, and set spec.state: "
+                         "completed or archived in Git instead"))
+    name, workers = blueprint.metadata.name, blueprint.spec.workers
+    instance = f"{name}-{'x' * RUN_HASH_LENGTH}"
+    last_pod = f"{instance}-worker-{workers - 1}"
+    if len(last_pod) > 63:
+        room = 63 - len(last_pod) + len(name)
+        out.append(error(doc.value_mark(NAME),
+                         f"metadata.name: with --gitops {gitops} each run is named <name>-<run> "
+                         f"({RUN_HASH_LENGTH + 1} more characters), so the worker pod name would be "
+                         f"{len(last_pod)} characters, more than 63; shorten the name to at most {room} characters"))
+    elif len(f"{instance}-worker") > MAX_STATEFULSET_NAME:
+        out.append(warning(doc.value_mark(NAME),
+                           f"metadata.name: with --gitops {gitops} the StatefulSet is <name>-<run>-worker, longer "
+                           f"than {MAX_STATEFULSET_NAME} characters; Kubernetes cannot create its pods "
+                           "(kubernetes#64023); shorten the name to at most "
+                           f"{MAX_STATEFULSET_NAME - len('-worker') - RUN_HASH_LENGTH - 1} characters"))
+    return out

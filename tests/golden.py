@@ -1,6 +1,7 @@
 """Golden output of the examples:
 - golden/static/ (the `-o` folder, as users commit it) and golden/static.yaml (the
-  `--stdout` stream): blueprints/ alone, the operator-exact output;
+  `--stdout` stream): blueprints/ alone, the operator-exact output; the same for the
+  GitOps profiles in golden/argocd[.yaml] and golden/flux[.yaml];
 - golden/overlays/<overlay>/: every blueprint for every overlay of mpigen.yaml, as
   `mpigen render` writes this repository (and `mpigen check` verifies it).
 
@@ -17,7 +18,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
-CASES = {"static": ["--target", "static", "--gitops", "none"]}
+CASES = {
+    "static": ["--target", "static", "--gitops", "none"],
+    "argocd": ["--target", "static", "--gitops", "argocd"],
+    "flux": ["--target", "static", "--gitops", "flux"],
+}
 
 
 def render_stream(case: str) -> bytes:

@@ -80,12 +80,23 @@ def commit_all(root: Path, message: str) -> None:
     git(root, "commit", "-q", "-m", message)
 
 
+def copy_overlays(root: Path) -> None:
+    """The example overlays, all in the operator-exact profile: these tests follow objects by
+    the operator's names (the argocd profile of prod renames them per run; its own tests
+    are in test_gitops.py)."""
+    shutil.copytree(ROOT / "overlays", root / "overlays")
+    prod = root / "overlays" / "prod" / "overlay.yaml"
+    text, count = re.subn(r"(?m)^gitops: .*\n", "", prod.read_text(encoding="utf-8"))
+    assert count == 1
+    prod.write_text(text, encoding="utf-8")
+
+
 def make_repo(root: Path, output: str | None = OUT, render: bool = True, commit: bool = True) -> Path:
     """A user repository: the example's blueprints, overlays and mpigen.yaml (output changed),
     rendered and committed on main."""
     root.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT / "blueprints", root / "blueprints")
-    shutil.copytree(ROOT / "overlays", root / "overlays")
+    copy_overlays(root)
     config = (ROOT / "mpigen.yaml").read_text(encoding="utf-8")
     if output is not None:
         config, count = re.subn(r"(?m)^output: .*$", f"output: {output}", config)
@@ -234,7 +245,7 @@ def test_check_with_paths_output_and_overlay_works_without_mpigen_yaml(tmp_path)
     root = tmp_path / "plain"
     root.mkdir()
     shutil.copytree(ROOT / "blueprints", root / "blueprints")
-    shutil.copytree(ROOT / "overlays", root / "overlays")
+    copy_overlays(root)
     assert mpigen(root, "check", "blueprints", "--overlay", "dev").code == 2  # no mpigen.yaml: -o is needed
     assert mpigen(root, "render", "blueprints", "-o", "out", "--overlay", "dev").code == 0
     assert mpigen(root, "render", "blueprints", "-o", "out", "--overlay", "prod").code == 0

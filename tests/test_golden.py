@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from tests.golden import CASES, GOLDEN, ROOT, folder_bytes, render_folder, render_stream
 
@@ -46,6 +47,7 @@ def test_every_blueprint_is_rendered_for_every_overlay():
     assert config["overlays"] and jobs
     for overlay in config["overlays"]:
         root = ROOT / config["output"] / overlay
-        rendered = {p.name.removeprefix("job-").removesuffix("-launcher.yaml") for p in root.glob("*/job-*.yaml")}
+        launchers = [yaml.safe_load(p.read_text()) for p in root.glob("*/job-*.yaml")]
+        rendered = {job["metadata"]["labels"]["mpigen.dev/job"] for job in launchers}
         assert rendered == jobs, overlay
         assert (root / "kustomization.yaml").is_file()

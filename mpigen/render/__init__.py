@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from mpigen.mpijob import MPIJob, with_defaults
 
 TARGETS = ("static",)
-GITOPS_PROFILES = ("none",)
+GITOPS_PROFILES = ("none", "argocd", "flux")
+STATES = ("running", "completed", "archived")
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,17 @@ class Options:
     kubectl_delivery_image: str = "mpioperator/kubectl-delivery:latest"
 
 
-def static_objects(job: MPIJob, options: Options) -> list[dict]:
+@dataclass(frozen=True)
+class Lifecycle:
+    """What the blueprint says about the job's life in Git, beyond the MPIJob itself."""
+
+    state: str = "running"
+    run: str | None = None
+    ttl_seconds_after_finished: int | None = None
+
+
+def static_objects(job: MPIJob, options: Options, job_name: str | None = None, run: str | None = None,
+                   template_labels: bool = True) -> list[dict]:
     """In the order of the controller's syncHandler: ConfigMap, ServiceAccount, Role,
     RoleBinding, worker StatefulSet (only with workers), launcher Job."""
     from mpigen.render.configmap import new_config_map
@@ -42,10 +53,38 @@ def static_objects(job: MPIJob, options: Options) -> list[dict]:
         if worker is not None:
             objects.append(worker)
     objects.append(new_launcher(job, options.kubectl_delivery_image))
-    return [stamp(obj, job) for obj in objects]
+    return [stamp(obj, job, job_name, run, template_labels) for obj in objects]
 
 
-def render_job(job: MPIJob, options: Options) -> list[dict]:
+def gitops_objects(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
+    """The objects of one run of the job (see mpigen.render.gitops)."""
+    from mpigen.render import gitops
+
+    base = gitops.without_template_metadata(job)
+
+    def run_objects(instance: MPIJob, run: str | None) -> list[dict]:
+        objects = static_objects(instance, options, job.metadata.name, run, template_labels=False)
+        gitops.scale_down_on_success(with_defaults(instance), objects)
+        return objects
+
+    run = gitops.run_id(run_objects(base, None), lifecycle.run)
+    objects = run_objects(gitops.instance(base, run), run)
+    gitops.annotate(objects, options.gitops, running=lifecycle.state == "running")
+    return objects
+
+
+def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:
     if options.target != "static":
         raise ValueError(f"unknown target {options.target!r}")
-    return static_objects(job, options)
+    if lifecycle.state == "archived":
+        return []  # nothing in Git: the controller prunes the job's objects
+    if options.gitops == "none":
+        objects = static_objects(job, options)
+    else:
+        objects = gitops_objects(job, options, lifecycle)
+    for obj in objects:
+        if obj["kind"] == "StatefulSet" and lifecycle.state == "completed":
+            obj["spec"]["replicas"] = 0  # the workers release their GPUs
+        if obj["kind"] == "Job" and lifecycle.ttl_seconds_after_finished is not None:
+            obj["spec"]["ttlSecondsAfterFinished"] = lifecycle.ttl_seconds_after_finished
+    return objects

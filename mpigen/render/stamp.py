@@ -12,18 +12,28 @@ from mpigen.mpijob import MPIJob
 MANAGED_BY = "app.kubernetes.io/managed-by"
 MPIGEN_PREFIX = "mpigen.dev/"  # label and annotation keys reserved for mpigen
 JOB_LABEL = MPIGEN_PREFIX + "job"
+RUN_LABEL = MPIGEN_PREFIX + "run"  # the run identity, under a GitOps profile
 
 
-def own_labels(job: MPIJob) -> dict[str, str]:
-    return {MANAGED_BY: "mpigen", JOB_LABEL: job.metadata.name}
+def own_labels(job: MPIJob, job_name: str | None = None, run: str | None = None) -> dict[str, str]:
+    labels = {MANAGED_BY: "mpigen", JOB_LABEL: job_name or job.metadata.name}
+    if run is not None:
+        labels[RUN_LABEL] = run
+    return labels
 
 
-def stamp(obj: dict, job: MPIJob) -> dict:
-    extra_labels = {**job.metadata.labels, **own_labels(job)}
-    _merge(obj["metadata"], extra_labels, job.metadata.annotations)
+def stamp(obj: dict, job: MPIJob, job_name: str | None = None, run: str | None = None,
+          templates: bool = True) -> dict:
+    """The blueprint's labels and annotations and mpigen's labels on the object; on its pod
+    template too, or (templates=False, the GitOps profiles) only mpigen's labels there."""
+    own = own_labels(job, job_name, run)
+    _merge(obj["metadata"], {**job.metadata.labels, **own}, job.metadata.annotations)
     template = obj.get("spec", {}).get("template")
     if isinstance(template, dict):
-        _merge(template.setdefault("metadata", {}), extra_labels, job.metadata.annotations)
+        if templates:
+            _merge(template.setdefault("metadata", {}), {**job.metadata.labels, **own}, job.metadata.annotations)
+        else:
+            _merge(template.setdefault("metadata", {}), own, {})
     return obj
 
 
