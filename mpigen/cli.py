@@ -127,12 +127,38 @@ class _Setup:
     output: Path | None
     scope: tuple[str, ...]  # the prefixes of the output folder this run owns
     env_options: list | None = None  # per overlay, when they differ (an overlay's gitops)
+    default_namespace: str | None = None  # for blueprints that name none (else "default")
+
+
+# Argo CD passes a Config Management Plugin's settings as ARGOCD_ENV_<NAME> variables
+# (spec.source.plugin.env of the Application); mpigen takes them as flags given on the
+# command line (flags actually given still win).
+ARGOCD_ENV = {"overlay": "ARGOCD_ENV_MPIGEN_OVERLAY", "gitops": "ARGOCD_ENV_MPIGEN_GITOPS",
+              "target": "ARGOCD_ENV_MPIGEN_TARGET"}
+
+
+def _argocd_env(args) -> None:
+    from mpigen.errors import InputError, Mark, error
+    from mpigen.render import GITOPS_PROFILES, TARGETS
+
+    for flag, name in ARGOCD_ENV.items():
+        value = os.environ.get(name, "").strip()
+        if not value or not hasattr(args, flag) or getattr(args, flag) is not None:
+            continue
+        if flag == "overlay":
+            args.overlay = [v.strip() for v in value.split(",") if v.strip()]
+            continue
+        allowed = GITOPS_PROFILES if flag == "gitops" else TARGETS
+        if value not in allowed:
+            raise InputError([error(Mark(name), f"{name}={value!r} is not one of {', '.join(allowed)}")])
+        setattr(args, flag, value)
 
 
 def _setup(args, needs_options: bool = True) -> _Setup:
     from mpigen.config import load_config
     from mpigen.overlay import resolve
 
+    _argocd_env(args)
     config = load_config()
     whole_repo = not args.paths and config is not None
     paths = [Path(p) for p in (args.paths or (config.model.blueprints if config else DEFAULT_PATHS))]
@@ -157,7 +183,9 @@ def _setup(args, needs_options: bool = True) -> _Setup:
         options = Options(**{k: v for k, v in chosen.items() if v is not None})
         if overlays and getattr(args, "gitops", None) is None:  # an overlay's profile wins over mpigen.yaml's
             env_options = [replace(options, gitops=o.gitops) if o.gitops else options for o in overlays]
-    return _Setup(paths, overlays, options, output, scope, env_options)
+    # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
+    default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
+    return _Setup(paths, overlays, options, output, scope, env_options, default_namespace)
 
 
 def _print_warnings(warnings) -> None:
@@ -183,7 +211,7 @@ def _usage_error(message: str) -> int:
 def _rendered(setup: _Setup):
     from mpigen.pipeline import render_paths
 
-    result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options)
+    result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
     _require_jobs(result.jobs, setup.paths)
     _print_warnings(result.warnings)
     return result
@@ -288,7 +316,7 @@ def _validate(args) -> int:
     from mpigen.pipeline import validate_paths
 
     setup = _setup(args, needs_options=False)
-    result = validate_paths(setup.paths, setup.overlays)
+    result = validate_paths(setup.paths, setup.overlays, setup.default_namespace)
     count = result.jobs
     _require_jobs(count, setup.paths)
     _print_warnings(result.warnings)

@@ -349,6 +349,17 @@ class Usage:
         return out
 
 
+def with_namespace(doc: Document, namespace: str) -> Document:
+    """The blueprint with this namespace when it names none (Argo CD's destination
+    namespace in a Config Management Plugin); overlays still apply on top."""
+    data = doc.data
+    if not isinstance(data, dict) or not isinstance(data.get("metadata"), dict) or "namespace" in data["metadata"]:
+        return doc
+    out = _Patched(doc)
+    out.data["metadata"]["namespace"] = namespace
+    return _PatchedDocument(doc, out.data, [])
+
+
 def apply(overlay: Overlay, doc: Document, usage: Usage) -> Document:
     """The blueprint document as this overlay (and its bases) change it, with the marks of
     every value an overlay wrote pointing into that overlay's file."""

@@ -76,13 +76,16 @@ def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
     under every environment."""
     from mpigen.load import load_files
-    from mpigen.overlay import Usage, apply
+    from mpigen.overlay import Usage, apply, with_namespace
     from mpigen.validate import attributed, profile_checks, validate_document
 
     overlays, env_options = _WORK["overlays"], _WORK["env_options"]
     docs, problems = load_files(files)
     usage = Usage()
     per_env = []
+    namespace = _WORK["default_namespace"]
+    if namespace:
+        docs = [with_namespace(doc, namespace) for doc in docs]
     for overlay, options in zip(overlays or [None], env_options):
         results = []
         for doc in docs:
@@ -117,12 +120,12 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
             for obj in render_job(compile_blueprint(blueprint), options, lifecycle)]
 
 
-def _run(files, overlays, env_options) -> list[_Chunk]:
+def _run(files, overlays, env_options, default_namespace=None) -> list[_Chunk]:
     """The files in contiguous slices, one per process on large inputs; results in order."""
     workers = _workers(len(files) * max(1, len(overlays)))
     size = max(1, -(-len(files) // (workers * 2 if workers > 1 else 1)))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
-    _WORK.update(overlays=overlays, env_options=env_options)
+    _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace)
     try:
         if workers == 1:
             return [_process(part) for part in slices]
@@ -166,7 +169,7 @@ def _workers(renders: int) -> int:
     return max(1, min(cores, 8))
 
 
-def run_paths(paths: list[Path], options=None, overlays=None, env_options=None) -> Result:
+def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, default_namespace=None) -> Result:
     """Validate (options None) or render every blueprint under paths for every overlay
     (with env_options[i] for overlay i when given). Raises InputError with every problem
     of every blueprint under every overlay."""
@@ -176,7 +179,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None) 
     overlays = list(overlays or [])
     if not env_options or options is None:
         env_options = [options] * max(1, len(overlays))
-    chunks = _run(files, overlays, env_options)
+    chunks = _run(files, overlays, env_options, default_namespace)
     diagnostics: list[Diagnostic] = list(problems)
     for chunk in chunks:
         diagnostics.extend(chunk.problems)
@@ -217,10 +220,10 @@ def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:
                  "job names must be unique per namespace")
 
 
-def render_paths(paths: list[Path], options, overlays=None, env_options=None) -> Result:
-    return run_paths(paths, options, overlays, env_options)
+def render_paths(paths: list[Path], options, overlays=None, env_options=None, default_namespace=None) -> Result:
+    return run_paths(paths, options, overlays, env_options, default_namespace)
 
 
-def validate_paths(paths: list[Path], overlays=None) -> Result:
+def validate_paths(paths: list[Path], overlays=None, default_namespace=None) -> Result:
     """Like render_paths without rendering: result.jobs counts the valid blueprints."""
-    return run_paths(paths, None, overlays)
+    return run_paths(paths, None, overlays, None, default_namespace)

@@ -1,0 +1,86 @@
+"""The Argo CD Config Management Plugin in docs/argocd/plugin.yaml, run as the repo server
+runs it: the generate command in the application's folder, with Argo CD's environment."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+
+PLUGIN = ROOT / "docs" / "argocd" / "plugin.yaml"
+
+
+@pytest.fixture
+def app(tmp_path):
+    """An application folder: the example repository (blueprints, overlays, mpigen.yaml)."""
+    for name in ("blueprints", "overlays"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / "mpigen.yaml", tmp_path / "mpigen.yaml")
+    return tmp_path
+
+
+def generate(folder: Path, **env: str) -> subprocess.CompletedProcess:
+    plugin = yaml.safe_load(PLUGIN.read_text())
+    command = plugin["spec"]["generate"]["command"] + plugin["spec"]["generate"]["args"]
+    environ = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+               "ARGOCD_APP_NAME": "training-prod", "ARGOCD_APP_NAMESPACE": "ml-team", **env}
+    return subprocess.run(command, cwd=folder, env=environ, capture_output=True, text=True, timeout=120)
+
+
+def test_the_plugin_is_a_config_management_plugin_v2():
+    plugin = yaml.safe_load(PLUGIN.read_text())
+    assert plugin["apiVersion"] == "argoproj.io/v1alpha1" and plugin["kind"] == "ConfigManagementPlugin"
+    assert set(plugin["spec"]) <= {"version", "init", "generate", "discover", "parameters", "preserveFileMode",
+                                   "provideGitCreds"}
+    assert plugin["spec"]["discover"] == {"fileName": "./mpigen.yaml"}
+
+
+def test_generate_prints_only_manifests_of_the_chosen_overlay(app):
+    done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
+    assert done.returncode == 0, done.stderr
+    objects = list(yaml.safe_load_all(done.stdout))
+    assert objects and all({"apiVersion", "kind", "metadata"} <= set(o) for o in objects)
+    # prod sets the argocd profile: sync waves, names with the run identity.
+    assert all("argocd.argoproj.io/sync-wave" in o["metadata"]["annotations"] for o in objects)
+    launchers = [o for o in objects if o["kind"] == "Job"]
+    assert {o["metadata"]["labels"]["mpigen.dev/job"] for o in launchers} == {
+        "tensorflow-mnist", "resnet50-imagenet", "intel-pi", "mpich-pi"}
+    # A blueprint without a namespace goes to the Application's destination namespace.
+    mnist = next(o for o in launchers if o["metadata"]["labels"]["mpigen.dev/job"] == "tensorflow-mnist")
+    assert mnist["metadata"]["namespace"] == "ml-team"
+
+
+def test_plugin_environment_chooses_the_profile(app):
+    done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="dev", ARGOCD_ENV_MPIGEN_GITOPS="flux")
+    assert done.returncode == 0, done.stderr
+    kinds = {o["kind"]: o for o in yaml.safe_load_all(done.stdout)}
+    assert kinds["StatefulSet"]["metadata"]["annotations"]["kustomize.toolkit.fluxcd.io/ssa"] == "IfNotPresent"
+
+
+def test_a_failing_blueprint_exits_non_zero_with_nothing_on_stdout(app):
+    bad = app / "blueprints" / "intel-pi.yaml"
+    bad.write_text(bad.read_text().replace("workers: 2", "workers: 0"))
+    done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
+    assert done.returncode == 2 and done.stdout == ""
+    assert "blueprints/intel-pi.yaml:" in done.stderr and "spec.workers" in done.stderr
+
+
+def test_no_blueprint_is_a_failure_not_an_empty_render(app):
+    shutil.rmtree(app / "blueprints")
+    (app / "blueprints").mkdir()
+    done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
+    assert done.returncode == 2 and done.stdout == ""
+
+
+def test_a_bad_setting_is_an_error(app):
+    done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod", ARGOCD_ENV_MPIGEN_GITOPS="helm")
+    assert done.returncode == 2 and done.stdout == "" and "ARGOCD_ENV_MPIGEN_GITOPS" in done.stderr
+    done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="staging")
+    assert done.returncode == 2 and done.stdout == "" and "staging" in done.stderr
