@@ -430,6 +430,13 @@ def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Dia
                          "Kubernetes deletes the finished launcher Job, the GitOps controller sees it missing, "
                          "creates it again and the training runs again; remove it, and set spec.state: "
                          "completed or archived in Git instead"))
+    if blueprint.spec.runPolicy.cleanPodPolicy == "None" and blueprint.spec.state == "running":
+        policy = ("spec", "runPolicy", "cleanPodPolicy")
+        out.append(warning(doc.value_mark(policy),
+                           "spec.runPolicy.cleanPodPolicy is None: the workers keep running, and holding their "
+                           "GPUs, after the launcher finishes, and the GitOps controller keeps them so; set "
+                           "cleanPodPolicy: Running to release them when mpirun succeeds, or set spec.state: "
+                           "completed once the job is done"))
     name, workers = blueprint.metadata.name, blueprint.spec.workers
     instance = f"{name}-{'x' * RUN_HASH_LENGTH}"
     last_pod = f"{instance}-worker-{workers - 1}"
