@@ -36,7 +36,7 @@ CASES = [
     ({"conditions": RESTARTING}, "Progressing", "current"),
     ({"conditions": SUCCEEDED}, "Healthy", "current"),
     ({"conditions": FAILED}, "Degraded", "failed"),
-    ({"conditions": RUNNING + [condition("Failed")]}, "Degraded", "failed"),
+    ({"conditions": RUNNING + [condition("Failed", message="MPIJob ml/train has failed")]}, "Degraded", "failed"),
     ({"conditions": SUSPENDED}, "Suspended", "inProgress"),
 ]
 
