@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="the output folder in the repository (default: mpigen.yaml's output)")
 
     validate = commands.add_parser("validate", help="check blueprints without writing anything")
-    inputs(validate, render_options=False)
+    inputs(validate)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of the blueprint format")
     schema.add_argument("--kind", choices=("MPIJobBlueprint", "Overlay", "Config"), default="MPIJobBlueprint",
@@ -128,6 +128,8 @@ class _Setup:
     scope: tuple[str, ...]  # the prefixes of the output folder this run owns
     env_options: list | None = None  # per overlay, when they differ (an overlay's gitops)
     default_namespace: str | None = None  # for blueprints that name none (else "default")
+    config: object = None  # mpigen.yaml, when there is one
+    whole_repo: bool = False  # no PATH and no --overlay: the repository as mpigen.yaml describes it
 
 
 # Argo CD passes a Config Management Plugin's settings as ARGOCD_ENV_<NAME> variables
@@ -154,9 +156,10 @@ def _argocd_env(args) -> None:
         setattr(args, flag, value)
 
 
-def _setup(args, needs_options: bool = True) -> _Setup:
+def _setup(args) -> _Setup:
     from mpigen.config import load_config
     from mpigen.overlay import resolve
+    from mpigen.render import Options
 
     _argocd_env(args)
     config = load_config()
@@ -170,22 +173,20 @@ def _setup(args, needs_options: bool = True) -> _Setup:
     # A run owns the whole output folder when it renders the whole repository (so an overlay
     # dropped from mpigen.yaml disappears), else only the folders of the overlays it renders.
     scope = tuple(f"{o.name}/" for o in overlays) if overlays and args.overlay else ("",)
-    options = env_options = None
-    if needs_options:
-        from mpigen.render import Options
+    def pick(flag, key):
+        value = getattr(args, flag, None)
+        return value if value is not None else getattr(config.model, key) if config else None
 
-        def pick(flag, key):
-            value = getattr(args, flag, None)
-            return value if value is not None else getattr(config.model, key) if config else None
-
-        chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
-                  "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage")}
-        options = Options(**{k: v for k, v in chosen.items() if v is not None})
-        if overlays and getattr(args, "gitops", None) is None:  # an overlay's profile wins over mpigen.yaml's
-            env_options = [replace(options, gitops=o.gitops) if o.gitops else options for o in overlays]
+    chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
+              "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage")}
+    options = Options(**{k: v for k, v in chosen.items() if v is not None})
+    env_options = None
+    if overlays and getattr(args, "gitops", None) is None:  # an overlay's profile wins over mpigen.yaml's
+        env_options = [replace(options, gitops=o.gitops) if o.gitops else options for o in overlays]
     # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
-    return _Setup(paths, overlays, options, output, scope, env_options, default_namespace)
+    return _Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
+                  whole_repo and not args.overlay)
 
 
 def _print_warnings(warnings) -> None:
@@ -234,7 +235,10 @@ def _render(args) -> int:
     else:
         from mpigen.output import folder_files, write_folder
 
-        write_folder(setup.output, folder_files(result.objects), setup.scope)
+        write_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
+        companions = _companions(setup, result)
+        if companions is not None:
+            write_folder(*companions)
         envs = [e for e in result.envs if e]
         into = ", ".join(f"{setup.output.as_posix()}/{e}" for e in envs) if envs else setup.output.as_posix()
         print(f"mpigen: rendered {result.jobs} job{'s' if result.jobs != 1 else ''} "
@@ -251,21 +255,43 @@ def _check(args) -> int:
         return _usage_error("say which output folder to check: -o DIR (or run in a folder whose mpigen.yaml "
                             "names it, with no PATH)")
     result = _rendered(setup)
-    plan = plan_folder(setup.output, folder_files(result.objects), setup.scope)
+    plan = plan_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
     if plan.problems:
         from mpigen.errors import InputError
 
         raise InputError(plan.problems)
-    report = compare_folder(setup.output, plan)
-    sys.stdout.buffer.write(report.diff.encode("utf-8"))
+    reports = [(setup.output, compare_folder(setup.output, plan))]
+    companions = _companions(setup, result)
+    if companions is not None:
+        folder, texts = companions
+        reports.append((folder, compare_folder(folder, plan_folder(folder, texts))))
+    stale = False
+    for folder, report in reports:
+        sys.stdout.buffer.write(report.diff.encode("utf-8"))
+        if report.stale:
+            stale = True
+            print(f"mpigen: {folder.as_posix()} is stale: {report.summary()}; run `mpigen render` and commit "
+                  "the result", file=sys.stderr)
     sys.stdout.flush()
-    if report.stale:
-        print(f"mpigen: {setup.output.as_posix()} is stale: {report.summary()}; run `mpigen render` and commit "
-              "the result", file=sys.stderr)
+    if stale:
         return 1
-    print(f"mpigen: {setup.output.as_posix()} is up to date ({result.jobs} job{'s' if result.jobs != 1 else ''})",
+    folders = " and ".join(folder.as_posix() for folder, _ in reports)
+    verb = "is" if len(reports) == 1 else "are"
+    print(f"mpigen: {folders} {verb} up to date ({result.jobs} job{'s' if result.jobs != 1 else ''})",
           file=sys.stderr)
     return 0
+
+
+def _companions(setup: _Setup, result):
+    """(folder, files) of the Argo CD Applications, when mpigen.yaml asks for them and the
+    whole repository is rendered; None otherwise."""
+    config = setup.config
+    if config is None or config.model.argocd is None or not setup.whole_repo or setup.output is None:
+        return None
+    from mpigen.companions import argocd_applications
+
+    argocd = config.model.argocd
+    return Path(argocd.applications), argocd_applications(argocd, setup.output, result, setup.overlays)
 
 
 def _diff(args) -> int:
@@ -285,7 +311,7 @@ def _diff(args) -> int:
             return _usage_error("say which output folder the base revision holds: -o DIR (or run in a folder "
                                 "whose mpigen.yaml names it, with no PATH)")
         result = _rendered(setup)
-        new = render_texts(result.objects)
+        new = render_texts(result)
         rev, old = revision_texts(args.base, setup.output, setup.scope)
         old_label, new_label = rev, "working tree"
     report = compare(old, new, old_label, new_label)
@@ -315,8 +341,8 @@ def _refuse_overlap(out: Path, paths: list[Path]) -> None:
 def _validate(args) -> int:
     from mpigen.pipeline import validate_paths
 
-    setup = _setup(args, needs_options=False)
-    result = validate_paths(setup.paths, setup.overlays, setup.default_namespace)
+    setup = _setup(args)
+    result = validate_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
     count = result.jobs
     _require_jobs(count, setup.paths)
     _print_warnings(result.warnings)

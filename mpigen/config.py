@@ -29,6 +29,23 @@ CONFIG_FILE = "mpigen.yaml"
 CONFIG_KIND = "Config"
 
 
+class ArgoCDConfig(BaseModel):
+    """Where the Argo CD Applications for the argocd profile come from and go to."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    repoURL: str = Field(min_length=1, pattern=r"^\S+$", description="This repository's URL, as Argo CD knows it.",
+                         examples=["https://git.example.com/ml/training.git"])
+    targetRevision: str = Field("HEAD", min_length=1, description="Branch, tag or commit Argo CD follows.")
+    project: str = Field("default", min_length=1, description="Argo CD project of the Applications.")
+    namespace: str = Field("argocd", min_length=1, description="Namespace Argo CD runs in.")
+    destination: str = Field("https://kubernetes.default.svc", min_length=1,
+                             description="Cluster (API server URL or Argo CD cluster name) unless an overlay "
+                                         "names its own with `cluster`.")
+    applications: str = Field("argocd", min_length=1,
+                              description="Folder for the generated Applications, outside the synced folders.")
+
+
 class ConfigModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -42,6 +59,8 @@ class ConfigModel(BaseModel):
     target: Optional[str] = Field(None, description="Default --target.")
     gitops: Optional[str] = Field(None, description="Default --gitops.")
     kubectlDeliveryImage: Optional[str] = Field(None, pattern=IMAGE, description="Default --kubectl-delivery-image.")
+    argocd: Optional[ArgoCDConfig] = Field(
+        None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
 
 
 @dataclass(frozen=True)

@@ -42,11 +42,12 @@ def object_path(obj: dict) -> str:
     return f"{namespace}/{obj['kind'].lower()}-{meta['name']}.yaml"
 
 
-def folder_files(rendered) -> dict[str, str]:
+def folder_files(rendered, envs=("",)) -> dict[str, str]:
     """Relative path -> text for every file of the output folder (index excluded). Each
-    environment (overlay) gets its own sub-folder with its own kustomization.yaml."""
+    environment (overlay) gets its own sub-folder with its own kustomization.yaml, also
+    when it has no objects (all its jobs archived): it stays a kustomize root."""
     files: dict[str, str] = {}
-    resources: dict[str, list[str]] = {}
+    resources: dict[str, list[str]] = {f"{env}/" if env else "": [] for env in envs}
     for item in rendered:
         prefix = f"{item.env}/" if item.env else ""
         if prefix + item.path in files:  # validation makes jobs unique per namespace, so this is a bug

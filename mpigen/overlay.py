@@ -100,6 +100,10 @@ class OverlayModel(_Model):
                                  description="JSON merge patches, applied in order to the blueprints they select.")
     images: list[ImageRewrite] = Field(default_factory=list,
                                        description="Image rewrites by repository, applied after the patches.")
+    cluster: Optional[str] = Field(
+        None, min_length=1, pattern=r"^\S+$",
+        description="The cluster this environment runs on (an API server URL or an Argo CD cluster name): the "
+                    "destination of its Argo CD Application.", examples=["https://prod.k8s.example.com"])
     gitops: Optional[Literal["none", "argocd", "flux"]] = Field(
         None, description="GitOps profile of this environment (the --gitops flag wins; default: mpigen.yaml's).",
         examples=["argocd"])
@@ -113,6 +117,13 @@ class Overlay:
     doc: Document
     model: OverlayModel
     bases: list["Overlay"] = field(default_factory=list)
+
+    @property
+    def cluster(self) -> str | None:
+        for item in reversed(self.chain()):
+            if item.model.cluster is not None:
+                return item.model.cluster
+        return None
 
     @property
     def gitops(self) -> str | None:

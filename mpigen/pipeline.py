@@ -32,6 +32,7 @@ class RenderedObject:
     path: str           # <namespace>/<kind>-<name>.yaml
     text: str
     env: str = ""       # the overlay's name ("" without overlays): the output sub-folder
+    running_workers: bool = False  # a worker StatefulSet with replicas > 0 (the launcher may scale it)
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Result:
     warnings: list[Diagnostic] = field(default_factory=list)
     jobs: int = 0
     envs: list[str] = field(default_factory=list)  # the environments rendered, in order
+    profiles: list[str] = field(default_factory=list)  # the GitOps profile of each environment
 
 
 def source_comment(source: str, overlay_source: str = "") -> str:
@@ -99,7 +101,7 @@ def _process(files: list) -> _Chunk:
             if blueprint is not None:
                 result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
                 result.name_mark = patched.value_mark(("metadata", "name"))
-                if options is not None:
+                if _WORK["render"]:
                     result.objects = _render(blueprint, patched.path, overlay, options)
             results.append(result)
         per_env.append(results)
@@ -116,16 +118,17 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     comment = source_comment(source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
-    return [RenderedObject(sort_key(obj), object_path(obj), dump_object(obj, comment), env)
+    return [RenderedObject(sort_key(obj), object_path(obj), dump_object(obj, comment), env,
+                           obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0)
             for obj in render_job(compile_blueprint(blueprint), options, lifecycle)]
 
 
-def _run(files, overlays, env_options, default_namespace=None) -> list[_Chunk]:
+def _run(files, overlays, env_options, default_namespace=None, render=True) -> list[_Chunk]:
     """The files in contiguous slices, one per process on large inputs; results in order."""
     workers = _workers(len(files) * max(1, len(overlays)))
     size = max(1, -(-len(files) // (workers * 2 if workers > 1 else 1)))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
-    _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace)
+    _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render)
     try:
         if workers == 1:
             return [_process(part) for part in slices]
@@ -169,17 +172,18 @@ def _workers(renders: int) -> int:
     return max(1, min(cores, 8))
 
 
-def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, default_namespace=None) -> Result:
-    """Validate (options None) or render every blueprint under paths for every overlay
-    (with env_options[i] for overlay i when given). Raises InputError with every problem
-    of every blueprint under every overlay."""
+def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, default_namespace=None,
+              render: bool = True) -> Result:
+    """Render (or only validate) every blueprint under paths for every overlay (with
+    env_options[i] for overlay i when given). Raises InputError with every problem of
+    every blueprint under every overlay."""
     from mpigen.load import find_yaml_files
 
     files, problems = find_yaml_files(paths)
     overlays = list(overlays or [])
     if not env_options or options is None:
         env_options = [options] * max(1, len(overlays))
-    chunks = _run(files, overlays, env_options, default_namespace)
+    chunks = _run(files, overlays, env_options, default_namespace, render)
     diagnostics: list[Diagnostic] = list(problems)
     for chunk in chunks:
         diagnostics.extend(chunk.problems)
@@ -199,9 +203,10 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         objects.sort(key=lambda o: o.sort_key)
         result.objects.extend(objects)
         result.envs.append(overlays[env_index].name if overlays else "")
+        result.profiles.append(env_options[env_index].gitops if env_options[env_index] is not None else "none")
         # Rendering counts jobs (a blueprint under two overlays is two jobs); validating
         # counts blueprints.
-        result.jobs = result.jobs + len(seen) if options is not None else max(result.jobs, len(seen))
+        result.jobs = result.jobs + len(seen) if render else max(result.jobs, len(seen))
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise InputError(errors)
@@ -224,6 +229,8 @@ def render_paths(paths: list[Path], options, overlays=None, env_options=None, de
     return run_paths(paths, options, overlays, env_options, default_namespace)
 
 
-def validate_paths(paths: list[Path], overlays=None, default_namespace=None) -> Result:
-    """Like render_paths without rendering: result.jobs counts the valid blueprints."""
-    return run_paths(paths, None, overlays, None, default_namespace)
+def validate_paths(paths: list[Path], options=None, overlays=None, env_options=None,
+                   default_namespace=None) -> Result:
+    """Every check of render_paths (the profile's included), without rendering:
+    result.jobs counts the valid blueprints."""
+    return run_paths(paths, options, overlays, env_options, default_namespace, render=False)

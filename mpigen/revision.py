@@ -39,10 +39,11 @@ def folder_texts(root: Path) -> dict[str, str]:
     return texts
 
 
-def render_texts(objects) -> dict[str, str]:
+def render_texts(result) -> dict[str, str]:
+    """A render (mpigen.pipeline.Result) laid out as `render -o` writes it."""
     from mpigen.output import folder_files
 
-    return folder_files(objects)
+    return folder_files(result.objects, result.envs)
 
 
 def _git(*args: str, check: bool = True) -> str | None:

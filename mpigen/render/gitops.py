@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shlex
 
 from mpigen.mpijob import MPIJob
 from mpigen.render.names import KUBECTL_MOUNT, worker_name
@@ -68,15 +67,19 @@ def scale_down_on_success(job: MPIJob, objects: list[dict]) -> None:
         if obj["kind"] == "Job":
             container = obj["spec"]["template"]["spec"]["containers"][0]
             command = container.get("command", []) + container.pop("args", [])
-            container["command"] = ["/bin/sh", "-c", _wrapper(command, workers, job.metadata.namespace)]
+            # The program stays a list of arguments ("$@"), never text inside the script:
+            # Kubernetes expands $(VAR) in each argument before the shell runs, and a
+            # value with a quote in it must not change how the script is read.
+            container["command"] = ["/bin/sh", "-c", _wrapper(workers, job.metadata.namespace), "mpigen-launcher",
+                                    *command]
         elif obj["kind"] == "Role":
             obj["rules"].append({"verbs": ["get", "patch", "update"], "apiGroups": ["apps"],
                                  "resources": ["statefulsets", "statefulsets/scale"], "resourceNames": [workers]})
 
 
-def _wrapper(command: list[str], workers: str, namespace: str) -> str:
+def _wrapper(workers: str, namespace: str) -> str:
     return "\n".join([
-        shlex.join(command),
+        '"$@"',
         "status=$?",
         'if [ "$status" -eq 0 ]; then',
         f"  {KUBECTL_MOUNT}/kubectl scale statefulset {workers} --namespace {namespace} --replicas=0"
@@ -88,9 +91,8 @@ def _wrapper(command: list[str], workers: str, namespace: str) -> str:
 
 def annotate(objects: list[dict], profile: str, running: bool) -> None:
     for obj in objects:
-        annotations = obj["metadata"].setdefault("annotations", {})
         if profile == "argocd" and obj["kind"] in WAVES:
-            annotations[WAVE] = WAVES[obj["kind"]]
+            obj["metadata"].setdefault("annotations", {})[WAVE] = WAVES[obj["kind"]]
         if profile == "flux" and obj["kind"] == "StatefulSet" and running:
-            annotations[FLUX_SSA] = "IfNotPresent"
+            obj["metadata"].setdefault("annotations", {})[FLUX_SSA] = "IfNotPresent"
 
