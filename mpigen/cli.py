@@ -236,9 +236,8 @@ def _render(args) -> int:
         from mpigen.output import folder_files, write_folder
 
         write_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
-        companions = _companions(setup, result)
-        if companions is not None:
-            write_folder(*companions)
+        for folder, texts in _companions(setup, result):
+            write_folder(folder, texts)
         envs = [e for e in result.envs if e]
         into = ", ".join(f"{setup.output.as_posix()}/{e}" for e in envs) if envs else setup.output.as_posix()
         print(f"mpigen: rendered {result.jobs} job{'s' if result.jobs != 1 else ''} "
@@ -261,9 +260,7 @@ def _check(args) -> int:
 
         raise InputError(plan.problems)
     reports = [(setup.output, compare_folder(setup.output, plan))]
-    companions = _companions(setup, result)
-    if companions is not None:
-        folder, texts = companions
+    for folder, texts in _companions(setup, result):
         reports.append((folder, compare_folder(folder, plan_folder(folder, texts))))
     stale = False
     for folder, report in reports:
@@ -275,23 +272,30 @@ def _check(args) -> int:
     sys.stdout.flush()
     if stale:
         return 1
-    folders = " and ".join(folder.as_posix() for folder, _ in reports)
+    names = [folder.as_posix() for folder, _ in reports]
+    folders = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     verb = "is" if len(reports) == 1 else "are"
     print(f"mpigen: {folders} {verb} up to date ({result.jobs} job{'s' if result.jobs != 1 else ''})",
           file=sys.stderr)
     return 0
 
 
-def _companions(setup: _Setup, result):
-    """(folder, files) of the Argo CD Applications, when mpigen.yaml asks for them and the
-    whole repository is rendered; None otherwise."""
+def _companions(setup: _Setup, result) -> list:
+    """[(folder, files)] of the GitOps controllers' objects mpigen.yaml asks for, when the
+    whole repository is rendered (see mpigen.companions)."""
     config = setup.config
-    if config is None or config.model.argocd is None or not setup.whole_repo or setup.output is None:
-        return None
-    from mpigen.companions import argocd_applications
+    if config is None or not setup.whole_repo or setup.output is None:
+        return []
+    from mpigen.companions import argocd_applications, flux_kustomizations
 
-    argocd = config.model.argocd
-    return Path(argocd.applications), argocd_applications(argocd, setup.output, result, setup.overlays)
+    out = []
+    if config.model.argocd is not None:
+        argocd = config.model.argocd
+        out.append((Path(argocd.applications), argocd_applications(argocd, setup.output, result, setup.overlays)))
+    if config.model.flux is not None:
+        flux = config.model.flux
+        out.append((Path(flux.kustomizations), flux_kustomizations(flux, setup.output, result)))
+    return out
 
 
 def _diff(args) -> int:

@@ -2,6 +2,12 @@
 written outside the synced folders (a controller must not sync the object that tells
 it what to sync).
 
+flux: per job, the pair of Kustomizations Flux's own guide to running Jobs uses: the
+job's workers (configuration, RBAC, StatefulSet) with wait, so that they are healthy
+(ready) before the launcher Kustomization, which depends on them, applies the Job; the
+launcher Kustomization does not wait (a training run outlasts any timeout). Both prune,
+so the objects of a finished or replaced run go away.
+
 argocd: one Application per output folder rendered with the argocd profile, with what
 the output needs from Argo CD:
 - automated sync with prune, so that the objects of a finished or replaced run go away;
@@ -61,3 +67,40 @@ def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str
                          "resources": sorted(files)}
         files["kustomization.yaml"] = _document(kustomization)
     return files
+
+
+def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
+    """File name -> text of the Flux Kustomizations for the jobs of `result` rendered with
+    the flux profile (mpigen.yaml's `flux` settings)."""
+    files = {}
+    for env, profile in zip(result.envs, result.profiles):
+        if profile != "flux":
+            continue
+        roots = sorted({item.root.rsplit("/", 1)[0] for item in result.objects if item.env == env and item.root})
+        documents = []
+        for job_root in roots:
+            namespace, job = job_root.split("/")
+            base = "-".join(part for part in ("mpigen", env, namespace, job) if part)
+            folder = output / env / job_root if env else output / job_root
+            common = {"interval": flux.interval, "prune": True,
+                      "sourceRef": {"kind": "GitRepository", "name": flux.sourceRef}}
+            workers = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+                       "metadata": {"name": f"{base}-workers", "namespace": flux.namespace, "labels": _LABELS},
+                       "spec": {**common, "path": f"./{(folder / 'workers').as_posix()}", "wait": True,
+                                "timeout": flux.timeout}}
+            launcher = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+                        "metadata": {"name": f"{base}-launcher", "namespace": flux.namespace, "labels": _LABELS},
+                        "spec": {**common, "path": f"./{(folder / 'launcher').as_posix()}", "wait": False,
+                                 "dependsOn": [{"name": f"{base}-workers"}]}}
+            documents += [workers, launcher]
+        if documents:
+            name = f"kustomizations-{env}.yaml" if env else "kustomizations.yaml"
+            files[name] = "".join(_document(doc) for doc in documents)
+    if files:
+        kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                         "resources": sorted(files)}
+        files["kustomization.yaml"] = _document(kustomization)
+    return files
+
+
+_LABELS = {"app.kubernetes.io/managed-by": "mpigen"}

@@ -46,6 +46,21 @@ class ArgoCDConfig(BaseModel):
                               description="Folder for the generated Applications, outside the synced folders.")
 
 
+class FluxConfig(BaseModel):
+    """Where the Flux Kustomizations for the flux profile come from and go to."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    sourceRef: str = Field("flux-system", min_length=1,
+                           description="The GitRepository (in the Kustomizations' namespace) holding this repository.")
+    namespace: str = Field("flux-system", min_length=1, description="Namespace of the Kustomizations.")
+    interval: str = Field("10m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$", description="Reconcile interval.")
+    timeout: str = Field("30m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$",
+                         description="How long a job's workers may take to become ready.")
+    kustomizations: str = Field("flux", min_length=1,
+                                description="Folder for the generated Kustomizations, outside the synced folders.")
+
+
 class ConfigModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -61,6 +76,8 @@ class ConfigModel(BaseModel):
     kubectlDeliveryImage: Optional[str] = Field(None, pattern=IMAGE, description="Default --kubectl-delivery-image.")
     argocd: Optional[ArgoCDConfig] = Field(
         None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
+    flux: Optional[FluxConfig] = Field(
+        None, description="Generate the Flux Kustomizations of every job rendered with the flux profile.")
 
 
 @dataclass(frozen=True)

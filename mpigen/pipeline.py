@@ -33,6 +33,7 @@ class RenderedObject:
     text: str
     env: str = ""       # the overlay's name ("" without overlays): the output sub-folder
     running_workers: bool = False  # a worker StatefulSet with replicas > 0 (the launcher may scale it)
+    root: str = ""      # flux: the folder of the job's workers or launcher (a kustomize root of its own)
 
 
 @dataclass
@@ -111,16 +112,22 @@ def _process(files: list) -> _Chunk:
 def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     from mpigen.compile import compile_blueprint
     from mpigen.emit import dump_object, sort_key
-    from mpigen.output import object_path
+    from mpigen.output import flux_root, object_path
     from mpigen.render import Lifecycle, render_job
 
     env = overlay.name if overlay is not None else ""
     comment = source_comment(source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
-    return [RenderedObject(sort_key(obj), object_path(obj), dump_object(obj, comment), env,
-                           obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0)
-            for obj in render_job(compile_blueprint(blueprint), options, lifecycle)]
+    rendered = []
+    for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
+        path, root = object_path(obj), ""
+        if options.gitops == "flux":
+            root = flux_root(obj, blueprint.metadata.name)
+            path = f"{root}/{path.rsplit('/', 1)[1]}"
+        running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
+        rendered.append(RenderedObject(sort_key(obj), path, dump_object(obj, comment), env, running, root))
+    return rendered
 
 
 def _run(files, overlays, env_options, default_namespace=None, render=True) -> list[_Chunk]:

@@ -805,7 +805,8 @@ def test_archived_renders_nothing_and_other_jobs_still_render(cli, profile):
     assert written.returncode == 0, written.stderr
     kustomization = yaml.safe_load(Path("out/kustomization.yaml").read_text())
     assert len(kustomization["resources"]) == 6
-    assert all(path.startswith("team/") and path.split("/")[1].split("-", 1)[1].startswith("new-")
+    # <ns>/<kind>-new-<run>-..., or in the flux profile <ns>/new/<role>/<kind>-new-<run>-...
+    assert all(path.startswith("team/") and path.rsplit("/", 1)[1].split("-", 1)[1].startswith("new-")
                for path in kustomization["resources"]), kustomization["resources"]
     assert not [p for p in Path("out").rglob("*old*")]
 
@@ -984,8 +985,10 @@ def _profile_of(objects: list[dict]) -> str:
 
 
 def _env_objects(env: str) -> list[dict]:
+    """The objects of an environment's folder: <ns>/<kind>-<name>.yaml, or in the flux
+    profile <ns>/<job>/{workers,launcher}/<kind>-<name>.yaml (each with its kustomization)."""
     root = Path("golden/overlays") / env
-    files = sorted(root.glob("*/*.yaml"))
+    files = sorted(p for p in root.rglob("*.yaml") if p.name != "kustomization.yaml")
     kustomization = yaml.safe_load((root / "kustomization.yaml").read_text())
     assert sorted(kustomization["resources"]) == sorted(p.relative_to(root).as_posix() for p in files)
     assert len(files) == 24

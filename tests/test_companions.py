@@ -1,0 +1,132 @@
+"""Companion manifests (mpigen.yaml's argocd and flux sections): the Argo CD Applications
+and Flux Kustomizations that apply the rendered folders, written outside them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT, run_mpigen
+
+CONFIG = """apiVersion: mpigen.dev/v1alpha1
+kind: Config
+overlays: [dev, prod]
+output: deploy
+argocd:
+  repoURL: https://git.example.com/ml/training.git
+  targetRevision: main
+  applications: clusters/argocd
+flux:
+  kustomizations: clusters/flux
+"""
+
+
+@pytest.fixture
+def repo(tmp_path):
+    shutil.copytree(ROOT / "blueprints", tmp_path / "blueprints")
+    shutil.copytree(ROOT / "overlays", tmp_path / "overlays")
+    dev = tmp_path / "overlays" / "dev" / "overlay.yaml"
+    dev.write_text(dev.read_text().replace("kind: Overlay\n", "kind: Overlay\ngitops: flux\ncluster: dev-cluster\n"))
+    (tmp_path / "mpigen.yaml").write_text(CONFIG)
+    done = run_mpigen("render", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return tmp_path
+
+
+def load(path):
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def objects(folder):
+    return [o for p in sorted(folder.glob("*.yaml")) if p.name != "kustomization.yaml" for o in load(p)]
+
+
+def test_one_application_per_argocd_environment(repo):
+    folder = repo / "clusters" / "argocd"
+    assert sorted(p.name for p in folder.iterdir()) == [".mpigen-index", "application-mpigen-prod.yaml",
+                                                        "kustomization.yaml"]
+    app, = load(folder / "application-mpigen-prod.yaml")
+    assert app["kind"] == "Application" and app["metadata"] == {
+        "name": "mpigen-prod", "namespace": "argocd", "labels": {"app.kubernetes.io/managed-by": "mpigen"}}
+    spec = app["spec"]
+    assert spec["source"] == {"repoURL": "https://git.example.com/ml/training.git", "targetRevision": "main",
+                              "path": "deploy/prod"}
+    assert spec["destination"] == {"server": "https://kubernetes.default.svc"}
+    assert spec["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
+    assert set(spec["syncPolicy"]["syncOptions"]) == {"ApplyOutOfSyncOnly=true", "RespectIgnoreDifferences=true"}
+    # Exactly the worker StatefulSets of prod, by name: the launcher may scale them to 0.
+    statefulsets = [o for o in objects(repo / "deploy" / "prod" / "ml-team") + objects(repo / "deploy" / "prod" / "hpc")
+                    + objects(repo / "deploy" / "prod" / "default") if o["kind"] == "StatefulSet"]
+    assert sorted((i["namespace"], i["name"]) for i in spec["ignoreDifferences"]) == sorted(
+        (s["metadata"]["namespace"], s["metadata"]["name"]) for s in statefulsets)
+    assert all(i["jsonPointers"] == ["/spec/replicas"] and i["kind"] == "StatefulSet" and i["group"] == "apps"
+               for i in spec["ignoreDifferences"])
+    kustomization, = load(folder / "kustomization.yaml")
+    assert kustomization["resources"] == ["application-mpigen-prod.yaml"]
+
+
+def test_a_completed_job_is_not_ignored_so_git_scales_it_down(repo):
+    path = repo / "blueprints" / "intel-pi.yaml"
+    path.write_text(path.read_text().replace("spec:\n", "spec:\n  state: completed\n", 1))
+    assert run_mpigen("render", cwd=repo).returncode == 0
+    app, = load(repo / "clusters" / "argocd" / "application-mpigen-prod.yaml")
+    assert not any(i["name"].startswith("intel-pi-") for i in app["spec"]["ignoreDifferences"])
+    assert any(i["name"].startswith("mpich-pi-") for i in app["spec"]["ignoreDifferences"])
+
+
+def test_an_overlay_names_its_cluster(repo):
+    overlay = repo / "overlays" / "prod" / "overlay.yaml"
+    overlay.write_text(overlay.read_text().replace("kind: Overlay\n", "kind: Overlay\ncluster: https://prod:6443\n"))
+    assert run_mpigen("render", cwd=repo).returncode == 0
+    app, = load(repo / "clusters" / "argocd" / "application-mpigen-prod.yaml")
+    assert app["spec"]["destination"] == {"server": "https://prod:6443"}
+
+
+def test_a_pair_of_flux_kustomizations_per_job(repo, kubectl):
+    folder = repo / "clusters" / "flux"
+    assert sorted(p.name for p in folder.iterdir()) == [".mpigen-index", "kustomization.yaml",
+                                                        "kustomizations-dev.yaml"]
+    docs = load(folder / "kustomizations-dev.yaml")
+    assert len(docs) == 8  # 4 jobs x (workers, launcher)
+    by_name = {d["metadata"]["name"]: d for d in docs}
+    for job in ("tensorflow-mnist", "resnet50-imagenet", "intel-pi", "mpich-pi"):
+        workers, launcher = by_name[f"mpigen-dev-ml-dev-{job}-workers"], by_name[f"mpigen-dev-ml-dev-{job}-launcher"]
+        assert workers["spec"]["wait"] is True and workers["spec"]["prune"] is True
+        assert launcher["spec"]["wait"] is False and launcher["spec"]["prune"] is True
+        assert launcher["spec"]["dependsOn"] == [{"name": workers["metadata"]["name"]}]
+        assert "dependsOn" not in workers["spec"]
+        for kustomization, kinds in ((workers, {"ServiceAccount", "ConfigMap", "Role", "RoleBinding", "StatefulSet"}),
+                                     (launcher, {"Job"})):
+            assert kustomization["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "flux-system"}
+            path = repo / kustomization["spec"]["path"]
+            built = subprocess.run([kubectl, "kustomize", str(path)], capture_output=True, text=True, check=True)
+            applied = [o for o in yaml.safe_load_all(built.stdout) if o]
+            assert {o["kind"] for o in applied} == kinds
+            assert {o["metadata"]["labels"]["mpigen.dev/job"] for o in applied} == {job}
+
+
+def test_check_covers_the_companions(repo):
+    assert run_mpigen("check", cwd=repo).returncode == 0
+    path = repo / "clusters" / "argocd" / "application-mpigen-prod.yaml"
+    path.write_text(path.read_text().replace("targetRevision: main", "targetRevision: dev"))
+    done = run_mpigen("check", cwd=repo)
+    assert done.returncode == 1 and b"clusters/argocd/application-mpigen-prod.yaml" in done.stdout
+
+
+def test_companions_are_written_only_for_the_whole_repository(repo):
+    shutil.rmtree(repo / "clusters")
+    assert run_mpigen("render", "--overlay", "prod", cwd=repo).returncode == 0
+    assert run_mpigen("render", "blueprints", "-o", "other", cwd=repo).returncode == 0
+    assert not (repo / "clusters").exists()
+
+
+def test_an_archived_job_loses_its_kustomizations(repo):
+    path = repo / "blueprints" / "mpich-pi.yaml"
+    path.write_text(path.read_text().replace("spec:\n", "spec:\n  state: archived\n", 1))
+    assert run_mpigen("render", cwd=repo).returncode == 0
+    names = {d["metadata"]["name"] for d in load(repo / "clusters" / "flux" / "kustomizations-dev.yaml")}
+    assert len(names) == 6 and not any("mpich-pi" in n for n in names)
+    assert not (repo / "deploy" / "dev" / "ml-dev" / "mpich-pi").exists()
