@@ -40,6 +40,17 @@ def folder_bytes(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+# The example overlays rendered in each GitOps profile (the flag wins over the overlays'
+# own `gitops`): golden/overlays-<profile>/<overlay>/.
+OVERLAY_CASES = {profile: ["--overlay", "dev", "--overlay", "prod", "--gitops", profile]
+                 for profile in ("none", "argocd", "flux")}
+
+
+def render_overlays(profile: str, out: Path) -> None:
+    subprocess.run([sys.executable, "-m", "mpigen", "render", *OVERLAY_CASES[profile], "-o", str(out)],
+                   cwd=ROOT, capture_output=True, check=True)
+
+
 def render_repository() -> subprocess.CompletedProcess:
     """`mpigen render` in the repository: mpigen.yaml says what and where."""
     return subprocess.run([sys.executable, "-m", "mpigen", "render"], cwd=ROOT, capture_output=True, check=True)
@@ -48,6 +59,9 @@ def render_repository() -> subprocess.CompletedProcess:
 def update() -> None:
     render_repository()
     print("updated golden/overlays/")
+    for profile in OVERLAY_CASES:
+        render_overlays(profile, GOLDEN / f"overlays-{profile}")
+        print(f"updated golden/overlays-{profile}/")
     for case in CASES:
         (GOLDEN / f"{case}.yaml").write_bytes(render_stream(case))
         render_folder(case, GOLDEN / case)

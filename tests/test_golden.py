@@ -9,7 +9,8 @@ import sys
 import pytest
 import yaml
 
-from tests.golden import CASES, GOLDEN, ROOT, folder_bytes, render_folder, render_stream
+from tests.golden import (CASES, GOLDEN, OVERLAY_CASES, ROOT, folder_bytes, render_folder, render_overlays,
+                          render_stream)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -51,3 +52,10 @@ def test_every_blueprint_is_rendered_for_every_overlay():
         rendered = {job["metadata"]["labels"]["mpigen.dev/job"] for job in launchers}
         assert rendered == jobs, overlay
         assert (root / "kustomization.yaml").is_file()
+
+
+@pytest.mark.parametrize("profile", sorted(OVERLAY_CASES))
+def test_overlays_in_each_profile_match_golden(profile, tmp_path):
+    render_overlays(profile, tmp_path / "out")
+    assert folder_bytes(tmp_path / "out") == folder_bytes(GOLDEN / f"overlays-{profile}"), \
+        "stale golden output: review, then make golden"

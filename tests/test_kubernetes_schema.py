@@ -22,10 +22,13 @@ def golden_objects():
 
 
 def overlay_objects():
-    """The repository render: every example under every overlay (placement, patched
-    datasets, rewritten images, overlay labels and annotations)."""
-    return [(path.relative_to(GOLDEN / "overlays").as_posix(), yaml.safe_load(path.read_text()))
-            for path in sorted((GOLDEN / "overlays").glob("*/*/*.yaml"))]
+    """The repository render and the overlays in every GitOps profile: every example under
+    every overlay (placement, patched datasets, rewritten images, overlay labels and
+    annotations, run names, waves, the scale-down wrapper and its Role rule)."""
+    paths = [p for folder in sorted(GOLDEN.glob("overlays*")) for p in sorted(folder.rglob("*.yaml"))
+             if p.name != "kustomization.yaml"]
+    assert len(paths) >= 4 * 48
+    return [(path.relative_to(GOLDEN).as_posix(), yaml.safe_load(path.read_text())) for path in paths]
 
 
 @pytest.mark.parametrize("obj", golden_objects(), ids=lambda o: f"{o['kind']}/{o['metadata']['name']}")

@@ -50,3 +50,12 @@ def test_the_output_root_with_overlays_has_no_kustomization(kubectl):
     environments that may share namespaces and names."""
     assert not (GOLDEN / "overlays" / "kustomization.yaml").exists()
     assert sorted(p.name for p in (GOLDEN / "overlays").iterdir()) == [".mpigen-index", "dev", "prod"]
+
+
+@pytest.mark.parametrize("folder", sorted(
+    p.parent.relative_to(GOLDEN).as_posix() for p in GOLDEN.glob("overlays-*/**/kustomization.yaml")))
+def test_every_synced_folder_of_every_profile_builds(kubectl, folder):
+    """Each kustomize root a controller may point at: an environment folder, and in the flux
+    profile each job's workers and launcher folders."""
+    built = subprocess.run([kubectl, "kustomize", str(GOLDEN / folder)], capture_output=True, text=True, check=True)
+    assert [o for o in yaml.safe_load_all(built.stdout) if o]
