@@ -120,17 +120,18 @@ class Overlay:
 
     @property
     def cluster(self) -> str | None:
-        for item in reversed(self.chain()):
-            if item.model.cluster is not None:
-                return item.model.cluster
-        return None
+        return self._inherited("cluster")
 
     @property
     def gitops(self) -> str | None:
-        """The GitOps profile this overlay or its nearest base sets, if any."""
+        return self._inherited("gitops")
+
+    def _inherited(self, key: str):
+        """A setting of this overlay, else of its nearest base that has it."""
         for item in reversed(self.chain()):
-            if item.model.gitops is not None:
-                return item.model.gitops
+            value = getattr(item.model, key)
+            if value is not None:
+                return value
         return None
 
     def chain(self) -> list["Overlay"]:

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, GOLDEN, ROOT, by_kind
+from tests.conftest import BLUEPRINTS, GOLDEN, ROOT, InProcessRun, by_kind
 
 RUN = re.compile(r"^[0-9a-f]{6}$")
 WAVE = "argocd.argoproj.io/sync-wave"
@@ -99,34 +99,11 @@ def render(tmp_path):
     return run
 
 
-@dataclass
-class Run:
-    returncode: int
-    stdout: bytes
-    stderr: str
-
-    def objects(self) -> list[dict]:
-        return [o for o in yaml.safe_load_all(self.stdout.decode()) if o]
-
-
 @pytest.fixture
-def cli(capsysbinary, monkeypatch, tmp_path):
+def cli(mpigen_in_process, monkeypatch, tmp_path):
     """`mpigen ARGS` in-process, in the test's own folder."""
-    from mpigen.cli import main
-
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("MPIGEN_DEBUG", raising=False)
-
-    def run(*args: str) -> Run:
-        capsysbinary.readouterr()
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse
-            code = exc.code
-        out, err = capsysbinary.readouterr()
-        return Run(code, out, err.decode("utf-8"))
-
-    return run
+    return mpigen_in_process
 
 
 def write(path, text: str) -> str:
@@ -395,7 +372,7 @@ def test_spec_state_does_not_change_the_run(render, profile, state):
 
 # --- 3. mpigen diff on two renders ----------------------------------------------------------------
 
-def _two_renders(cli, profile: str, old_text: str, new_text: str) -> Run:
+def _two_renders(cli, profile: str, old_text: str, new_text: str) -> InProcessRun:
     write("bp/train.yaml", old_text)
     assert cli("render", "bp", "-o", "old", "--gitops", profile).returncode == 0
     write("bp/train.yaml", new_text)

@@ -14,7 +14,6 @@ import json
 import os
 import subprocess
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -83,34 +82,10 @@ def add_blueprint(name: str, **kwargs) -> str:
     return write(f"blueprints/{name}.yaml", blueprint(name, **kwargs))
 
 
-@dataclass
-class Run:
-    returncode: int
-    stdout: bytes
-    stderr: str
-
-    def lines(self, severity: str) -> list[str]:
-        return [line for line in self.stderr.splitlines() if f": {severity}: " in line]
-
-    def objects(self) -> list[dict]:
-        return [o for o in yaml.safe_load_all(self.stdout.decode()) if o]
-
-
 @pytest.fixture
-def cli(capsysbinary):
+def cli(mpigen_in_process):
     """`mpigen ARGS` in-process, in the test's folder."""
-    from mpigen.cli import main
-
-    def run(*args: str) -> Run:
-        capsysbinary.readouterr()
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse
-            code = exc.code
-        out, err = capsysbinary.readouterr()
-        return Run(code, out, err.decode("utf-8"))
-
-    return run
+    return mpigen_in_process
 
 
 def rendered(*overlays: str, paths=("blueprints",), **options):
