@@ -79,16 +79,19 @@ def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
     under every environment."""
     from mpigen.load import load_files
-    from mpigen.overlay import Usage, apply, with_namespace
     from mpigen.validate import attributed, profile_checks, validate_document
 
     overlays, env_options = _WORK["overlays"], _WORK["env_options"]
     docs, problems = load_files(files)
-    usage = Usage()
+    used: set = set()
     per_env = []
     namespace = _WORK["default_namespace"]
-    if namespace:
-        docs = [with_namespace(doc, namespace) for doc in docs]
+    if namespace or overlays:  # the overlay module only when there is something to apply
+        from mpigen.overlay import Usage, apply, with_namespace
+
+        usage = Usage(used)
+        if namespace:
+            docs = [with_namespace(doc, namespace) for doc in docs]
     for overlay, options in zip(overlays or [None], env_options):
         results = []
         for doc in docs:
@@ -106,7 +109,7 @@ def _process(files: list) -> _Chunk:
                     result.objects = _render(blueprint, patched.path, overlay, options)
             results.append(result)
         per_env.append(results)
-    return _Chunk(problems, per_env, usage.used)
+    return _Chunk(problems, per_env, used)
 
 
 def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
