@@ -250,25 +250,31 @@ class _Loader:
 
 
 def _validate(doc: Document, problems: list[Diagnostic]) -> OverlayModel | None:
+    """The overlay's model, or None; every problem goes to `problems`. The patches are
+    read from the raw data, so that their problems are reported even when another field
+    of the overlay is wrong (one run reports every problem)."""
     from mpigen.validate import validate_model
 
     model, diagnostics, _ = validate_model(doc, OverlayModel)
     problems.extend(doc.problems + diagnostics)
-    if model is None:
-        return None
     before = len(problems)
-    for index, item in enumerate(model.patches):
-        if item.target.labelSelector is not None:
+    patches = doc.data.get("patches") if isinstance(doc.data, dict) else None
+    for index, item in enumerate(patches if isinstance(patches, list) else []):
+        if not isinstance(item, dict):
+            continue
+        target, patch = item.get("target"), item.get("patch")
+        selector = target.get("labelSelector") if isinstance(target, dict) else None
+        if isinstance(selector, str) and selector:
             try:
-                parse_selector(item.target.labelSelector)
+                parse_selector(selector)
             except ValueError as exc:
                 problems.append(error(doc.value_mark(("patches", index, "target", "labelSelector")),
                                       f"patches[{index}].target.labelSelector: {exc}"))
         for key in ("apiVersion", "kind"):
-            if key in item.patch:
+            if isinstance(patch, dict) and key in patch:
                 problems.append(error(doc.key_mark(("patches", index, "patch", key)),
                                       f"patches[{index}].patch: {key} cannot be patched"))
-    return model if len(problems) == before and not doc.problems else None
+    return model if model is not None and len(problems) == before and not doc.problems else None
 
 
 # --- label selectors (k8s.io/apimachinery/pkg/labels) -------------------------------------

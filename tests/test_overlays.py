@@ -357,6 +357,23 @@ def test_invalid_label_selector_is_an_error_at_its_value(cli, selector, message)
     assert tree(Path("out")) == {"README.md": b"mine\n"}
 
 
+def test_a_bad_selector_is_reported_with_the_overlays_other_errors(cli):
+    add_blueprint("job")
+    text = overlay("x", """\
+        namespce: prod
+        patches:
+          - target: {labelSelector: "team in (a,"}
+            patch: {spec: {workers: 3}}
+        """)
+    done = cli("render", "blueprints", "--overlay", "x", "--stdout")
+    assert done.returncode == 2 and done.stdout == b""
+    errors = done.lines("error")
+    assert len(errors) == 2, errors
+    assert errors[0].startswith(f"{at('overlays/x/overlay.yaml', text, 'namespce: prod', 'namespce')}: error: ")
+    assert "did you mean 'namespace'" in errors[0]
+    assert "patches[0].target.labelSelector: cannot read" in errors[1]
+
+
 # --- 4. images ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("image, rewrite, expected", [
