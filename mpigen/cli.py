@@ -21,6 +21,7 @@ CONFIG_FILE = "mpigen.yaml"  # as mpigen.config.CONFIG_FILE, without importing i
 def _parser() -> argparse.ArgumentParser:
     from mpigen import __version__
     from mpigen.render import GITOPS_PROFILES, TARGETS
+    from mpigen.render.mpijob import MPIJOB_APIS
 
     parser = argparse.ArgumentParser(
         prog="mpigen",
@@ -42,7 +43,11 @@ def _parser() -> argparse.ArgumentParser:
                                   "PATH is given)")
         if render_options:
             command.add_argument("--target", choices=TARGETS, default=None,
-                                 help="static: the objects the MPI Operator (v1alpha2) would create (default)")
+                                 help="static: the objects the MPI Operator (v1alpha2) would create (default); "
+                                      "mpijob: the MPIJob resource, for clusters that run an operator")
+            command.add_argument("--mpijob-api", choices=MPIJOB_APIS, default=None,
+                                 help="with --target mpijob: kubeflow.org/v2beta1 (the MPI Operator v0.4+, "
+                                      "default) or kubeflow.org/v1 (the Kubeflow training-operator)")
             command.add_argument("--gitops", choices=GITOPS_PROFILES, default=None,
                                  help="GitOps profile; none keeps the operator's names (default)")
             command.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
@@ -189,7 +194,8 @@ def _setup(args) -> _Setup:
         return value if value is not None else getattr(config.model, key) if config else None
 
     chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
-              "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage")}
+              "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage"),
+              "mpijob_api": pick("mpijob_api", "mpijobApi")}
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
     env_options = None
     if overlays and getattr(args, "gitops", None) is None:  # an overlay's profile wins over mpigen.yaml's

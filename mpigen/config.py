@@ -74,6 +74,8 @@ class ConfigModel(BaseModel):
     target: Optional[str] = Field(None, description="Default --target.")
     gitops: Optional[str] = Field(None, description="Default --gitops.")
     kubectlDeliveryImage: Optional[str] = Field(None, pattern=IMAGE, description="Default --kubectl-delivery-image.")
+    mpijobApi: Optional[Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]] = Field(
+        None, description="Default --mpijob-api (with target mpijob).")
     argocd: Optional[ArgoCDConfig] = Field(
         None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
     flux: Optional[FluxConfig] = Field(

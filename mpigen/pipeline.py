@@ -79,7 +79,7 @@ def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
     under every environment."""
     from mpigen.load import load_files
-    from mpigen.validate import attributed, profile_checks, validate_document
+    from mpigen.validate import attributed, profile_checks, target_checks, validate_document
 
     overlays, env_options = _WORK["overlays"], _WORK["env_options"]
     docs, problems = load_files(files)
@@ -97,8 +97,9 @@ def _process(files: list) -> _Chunk:
         for doc in docs:
             patched = apply(overlay, doc, usage) if overlay is not None else doc
             blueprint, diagnostics = validate_document(patched)
-            if blueprint is not None and options is not None and options.gitops != "none":
+            if blueprint is not None and options is not None:
                 diagnostics += profile_checks(patched, blueprint, options.gitops)
+                diagnostics += target_checks(patched, blueprint, options.target, options.mpijob_api)
                 if any(d.severity == "error" for d in diagnostics):
                     blueprint = None
             result = _DocResult([attributed(d, patched) for d in diagnostics])
@@ -125,7 +126,7 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     rendered = []
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
         path, root = object_path(obj), ""
-        if options.gitops == "flux":
+        if options.gitops == "flux" and options.target == "static":
             root = flux_root(obj, blueprint.metadata.name)
             path = f"{root}/{path.rsplit('/', 1)[1]}"
         running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0

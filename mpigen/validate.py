@@ -453,3 +453,18 @@ def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Dia
                            "(kubernetes#64023); shorten the name to at most "
                            f"{MAX_STATEFULSET_NAME - len('-worker') - RUN_HASH_LENGTH - 1} characters"))
     return out
+
+
+def target_checks(doc: Document, blueprint: Blueprint, target: str, mpijob_api: str) -> list[Diagnostic]:
+    """What an operator API cannot run: the training-operator's kubeflow.org/v1 MPIJob
+    always writes an Open MPI hostfile (`host slots=N`), which Intel MPI and MPICH
+    (Hydra: `host:N`) cannot read."""
+    from mpigen.render.mpijob import V1
+
+    if target != "mpijob" or mpijob_api != V1 or blueprint.spec.mpiImplementation == "OpenMPI":
+        return []
+    loc = ("spec", "mpiImplementation")
+    return [error(doc.value_mark(loc),
+                  f"spec.mpiImplementation: {blueprint.spec.mpiImplementation} cannot run as a kubeflow.org/v1 "
+                  "MPIJob: the training-operator writes an Open MPI hostfile (host slots=N) that Hydra cannot "
+                  "read; use --mpijob-api kubeflow.org/v2beta1, or the static target")]

@@ -19,20 +19,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
 CASES = {
-    "static": ["--target", "static", "--gitops", "none"],
-    "argocd": ["--target", "static", "--gitops", "argocd"],
-    "flux": ["--target", "static", "--gitops", "flux"],
+    "static": ["blueprints", "--target", "static", "--gitops", "none"],
+    "argocd": ["blueprints", "--target", "static", "--gitops", "argocd"],
+    "flux": ["blueprints", "--target", "static", "--gitops", "flux"],
+    "mpijob-v2beta1": ["blueprints", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v2beta1"],
+    # the training-operator's v1 runs Open MPI only (its hostfile is Open MPI's)
+    "mpijob-v1": ["blueprints/tensorflow-mnist.yaml", "blueprints/resnet50-imagenet.yaml",
+                  "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1"],
 }
 
 
 def render_stream(case: str) -> bytes:
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "blueprints", "--stdout", *CASES[case]],
+    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "--stdout", *CASES[case]],
                           cwd=ROOT, capture_output=True, check=True)
     return done.stdout
 
 
 def render_folder(case: str, out: Path) -> None:
-    subprocess.run([sys.executable, "-m", "mpigen", "render", "blueprints", "-o", str(out), *CASES[case]],
+    subprocess.run([sys.executable, "-m", "mpigen", "render", "-o", str(out), *CASES[case]],
                    cwd=ROOT, capture_output=True, check=True)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from mpigen.mpijob import MPIJob, with_defaults
 
-TARGETS = ("static",)
+TARGETS = ("static", "mpijob")
 GITOPS_PROFILES = ("none", "argocd", "flux")
 STATES = ("running", "completed", "archived")
 
@@ -24,6 +24,7 @@ class Options:
     target: str = "static"
     gitops: str = "none"
     kubectl_delivery_image: str = "mpioperator/kubectl-delivery:latest"
+    mpijob_api: str = "kubeflow.org/v2beta1"  # target mpijob: kubeflow.org/v2beta1 or kubeflow.org/v1
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,32 @@ def gitops_objects(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[
     return objects
 
 
+def mpijob_objects(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
+    """Target mpijob: the MPIJob resource (see mpigen.render.mpijob). Under a GitOps profile
+    it is named per run, as the static target's objects are; `completed` suspends it, so
+    the operator deletes its pods and the GPUs are released."""
+    from mpigen.render import gitops
+    from mpigen.render.mpijob import new_mpijob
+    from mpigen.render.stamp import stamp
+
+    base = job if options.gitops == "none" else gitops.without_template_metadata(job)
+    obj = new_mpijob(with_defaults(base), options.mpijob_api, lifecycle.ttl_seconds_after_finished)
+    run = None
+    if options.gitops != "none":
+        run = gitops.run_id([obj], lifecycle.run)
+        obj["metadata"]["name"] = f"{job.metadata.name}-{run}"
+    if lifecycle.state == "completed":
+        obj["spec"]["runPolicy"]["suspend"] = True
+    return [stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none")]
+
+
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:
-    if options.target != "static":
+    if options.target not in TARGETS:
         raise ValueError(f"unknown target {options.target!r}")
     if lifecycle.state == "archived":
         return []  # nothing in Git: the controller prunes the job's objects
+    if options.target == "mpijob":
+        return mpijob_objects(job, options, lifecycle)
     if options.gitops == "none":
         objects = static_objects(job, options)
     else:

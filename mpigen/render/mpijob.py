@@ -1,0 +1,71 @@
+"""Target `mpijob`: the MPIJob custom resource itself, for clusters that run an operator.
+
+kubeflow.org/v2beta1 is the MPI Operator since v0.4 (shared/reference/mpi-operator.md,
+section 4); kubeflow.org/v1 is the Kubeflow training-operator's MPIJob (section 3). The
+blueprint's pod templates (compiled as for the static target) go into mpiReplicaSpecs,
+and every field the operator would default is written out, so that what is committed is
+what runs, whatever the operator version defaults:
+- v2beta1: slotsPerWorker, runLauncherAsWorker false, launcherCreationPolicy AtStartup,
+  mpiImplementation, sshAuthMountPath /root/.ssh, runPolicy (cleanPodPolicy above all:
+  the operator's real default is None although its docs say Running; suspend false),
+  restartPolicy OnFailure for the launcher and Never for the workers;
+- v1: slotsPerWorker, runPolicy, mainContainer, restartPolicy Never for both.
+
+For Open MPI the launcher also gets PRTE_MCA_prte_default_hostfile (v2beta1, which
+launches over ssh) or both PRTE variables (v1, over kubectl exec): Open MPI 5 ignores the
+OMPI_MCA_* names the operators set and would start every rank on the launcher.
+"""
+
+from __future__ import annotations
+
+from mpigen.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.render.launcher import HOSTFILE_PATH, KUBEXEC_PATH
+from mpigen.render.names import copy_data
+
+V2BETA1 = "kubeflow.org/v2beta1"
+V1 = "kubeflow.org/v1"
+MPIJOB_APIS = (V2BETA1, V1)
+# The blueprint's names for MPI implementations, as each API spells them.
+IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}
+SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default
+# The operators' default restart policies (v2beta1 default.go; training-operator mpi_defaults.go).
+RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
+
+
+def openmpi5_env(api: str) -> list[dict]:
+    env = [{"name": "PRTE_MCA_prte_default_hostfile", "value": HOSTFILE_PATH}]
+    if api == V1:  # kubectl exec through kubexec.sh, as v1alpha2
+        env.insert(0, {"name": "PRTE_MCA_plm_ssh_agent", "value": KUBEXEC_PATH})
+    return env
+
+
+def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = None) -> dict:
+    spec = job.spec
+    policy = {"cleanPodPolicy": spec.cleanPodPolicy or "None", "backoffLimit": job.effective_backoff_limit()}
+    if job.effective_active_deadline() is not None:
+        policy["activeDeadlineSeconds"] = job.effective_active_deadline()
+    if ttl_seconds_after_finished is not None:
+        policy["ttlSecondsAfterFinished"] = ttl_seconds_after_finished
+    policy["suspend"] = False
+    replicas = {}
+    for role, count in ((LAUNCHER, 1), (WORKER, job.workers)):
+        template = copy_data(spec.mpiReplicaSpecs[role].template)
+        if role == LAUNCHER and job.distribution == "OpenMPI":
+            container = template["spec"]["containers"][0]
+            container["env"] = container.get("env", []) + openmpi5_env(api)
+        replicas[role] = {"replicas": count, "restartPolicy": RESTART_POLICIES[api][role], "template": template}
+    body: dict = {"slotsPerWorker": job.slots}
+    if api == V2BETA1:
+        body.update({"runLauncherAsWorker": False, "launcherCreationPolicy": "AtStartup",
+                     "mpiImplementation": IMPLEMENTATIONS[job.distribution],
+                     "sshAuthMountPath": SSH_AUTH_MOUNT_PATH})
+    elif spec.mainContainer:
+        body["mainContainer"] = spec.mainContainer
+    body["runPolicy"] = policy
+    body["mpiReplicaSpecs"] = replicas
+    return {
+        "apiVersion": api,
+        "kind": "MPIJob",
+        "metadata": {"name": job.metadata.name, "namespace": job.metadata.namespace},
+        "spec": body,
+    }
