@@ -170,7 +170,8 @@ def compare(old_files: dict[str, str], new_files: dict[str, str],
 
 def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manifest | None) -> None:
     """Add one differing object to its job, with what it means for a run."""
-    launcher = key.kind == "Job" and key.api_version.startswith("batch/")
+    # A run is a launcher Job, or an MPIJob (the operator makes its launcher).
+    launcher = (key.kind == "Job" and key.api_version.startswith("batch/")) or _is_mpijob(key)
     if before is None:
         job.added.append(after)
         job.new_run = job.new_run or launcher
@@ -379,11 +380,30 @@ def _totals(manifests) -> dict[tuple, tuple[int, int]]:
     return totals
 
 
+def _is_mpijob(key: ObjectKey) -> bool:
+    return key.kind == "MPIJob" and key.api_version.startswith("kubeflow.org/")
+
+
+def _replica_specs(spec: dict) -> list[tuple[int, dict]]:
+    """(replicas, pod spec) of each of an MPIJob's replica specs (a suspended job has none
+    running)."""
+    if _get(spec, "runPolicy", "suspend") is True:
+        return []
+    out = []
+    for role, replica in _mapping(spec.get("mpiReplicaSpecs")).items():
+        replica = _mapping(replica)
+        count = _count(replica.get("replicas"), default=1 if role == "Launcher" else 0)
+        out.append((count, _mapping(_mapping(replica.get("template")).get("spec"))))
+    return out
+
+
 def _gpus(manifest: Manifest) -> int:
     """Replicas times the accelerators of one pod (init containers are not counted)."""
     kind, spec = manifest.key.kind, _mapping(manifest.data.get("spec"))
     if kind == "Pod":
         return _pod_gpus(spec)
+    if _is_mpijob(manifest.key):
+        return sum(count * _pod_gpus(pod) for count, pod in _replica_specs(spec))
     if kind not in REPLICA_FIELDS:
         return 0
     replicas = _count(spec.get(REPLICA_FIELDS[kind]), default=1)
@@ -403,6 +423,12 @@ def _pod_gpus(pod_spec: dict) -> int:
 
 
 def _slots(manifest: Manifest) -> int:
+    if _is_mpijob(manifest.key):  # slotsPerWorker (the operators' default 1) per worker
+        spec = _mapping(manifest.data.get("spec"))
+        workers = _mapping(_mapping(spec.get("mpiReplicaSpecs")).get("Worker"))
+        if _get(spec, "runPolicy", "suspend") is True:
+            return 0
+        return _count(spec.get("slotsPerWorker"), default=1) * _count(workers.get("replicas"), default=0)
     if manifest.key.kind != "ConfigMap":
         return 0
     hostfile = _get(manifest.data, "data", "hostfile")

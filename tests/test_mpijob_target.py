@@ -143,3 +143,23 @@ def test_gitops_profiles_name_the_mpijob_per_run(tmp_path):
     assert first["metadata"]["name"] == f"train-{run}" and re.fullmatch(r"[0-9a-f]{6}", run)
     assert relabelled["metadata"]["name"] == first["metadata"]["name"]
     assert second["metadata"]["name"] != first["metadata"]["name"]
+
+
+def test_diff_counts_gpus_and_slots_of_mpijobs_and_sees_runs():
+    from mpigen.diff import compare
+
+    root = GOLDEN / "mpijob-v2beta1"
+    old = {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*.yaml")}
+    path = "ml-team/mpijob-resnet50-imagenet.yaml"
+    new = dict(old, **{path: old[path].replace("replicas: 4\n", "replicas: 2\n")})
+    job, = compare(old, new).jobs
+    assert job.gpus == (32, 16) and job.slots == (32, 16)  # 4 -> 2 workers x 8 GPUs and slots
+    assert not job.new_run and not job.immutable
+    suspended = dict(old, **{path: old[path].replace("suspend: false", "suspend: true")})
+    job, = compare(old, suspended).jobs
+    assert job.gpus == (32, 0) and job.slots == (32, 0)
+    renamed = {p: t for p, t in old.items() if p != path}
+    renamed["ml-team/mpijob-resnet50-imagenet-abc123.yaml"] = old[path].replace(
+        "name: resnet50-imagenet\n", "name: resnet50-imagenet-abc123\n")
+    job, = compare(old, renamed).jobs
+    assert job.new_run and job.ends_run and not job.immutable
