@@ -45,6 +45,10 @@ def _parser() -> argparse.ArgumentParser:
             command.add_argument("--target", choices=TARGETS, default=None,
                                  help="static: the objects the MPI Operator (v1alpha2) would create (default); "
                                       "mpijob: the MPIJob resource, for clusters that run an operator")
+            command.add_argument("--with-crd", action="store_true", default=None,
+                                 help="with --target mpijob: also emit the MPIJob CustomResourceDefinition")
+            command.add_argument("--kube-version", metavar="1.N", default=None,
+                                 help="Kubernetes version of the CRD's pod template schema (default 1.30)")
             command.add_argument("--mpijob-api", choices=MPIJOB_APIS, default=None,
                                  help="with --target mpijob: kubeflow.org/v2beta1 (the MPI Operator v0.4+, "
                                       "default) or kubeflow.org/v1 (the Kubeflow training-operator)")
@@ -166,6 +170,25 @@ def _argocd_env(args) -> None:
         setattr(args, flag, value)
 
 
+def _check_crd_options(options) -> None:
+    from mpigen.errors import InputError, Mark, error
+
+    if options.with_crd and options.target != "mpijob":
+        raise InputError([error(Mark("--with-crd"), "--with-crd adds the MPIJob CRD, which only the mpijob target "
+                                                    "uses; add --target mpijob")])
+    if options.with_crd or options.kube_version != "1.30":
+        from mpigen.crd import available_kube_versions
+
+        try:
+            versions = available_kube_versions()
+        except ModuleNotFoundError:
+            raise InputError([error(Mark("--with-crd"), "the MPIJob CRD takes the pod schema from the "
+                                                        "kubernetes-validate package: pip install 'mpigen[crd]'")])
+        if options.kube_version not in versions:
+            raise InputError([error(Mark("--kube-version"), f"Kubernetes {options.kube_version} is not one of the "
+                                                            f"known versions {', '.join(versions)}")])
+
+
 def _setup(args) -> _Setup:
     from mpigen.render import Options
 
@@ -195,8 +218,10 @@ def _setup(args) -> _Setup:
 
     chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
               "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage"),
-              "mpijob_api": pick("mpijob_api", "mpijobApi")}
+              "mpijob_api": pick("mpijob_api", "mpijobApi"), "with_crd": pick("with_crd", "withCRD"),
+              "kube_version": pick("kube_version", "kubeVersion")}
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
+    _check_crd_options(options)
     env_options = None
     if overlays and getattr(args, "gitops", None) is None:  # an overlay's profile wins over mpigen.yaml's
         env_options = [replace(options, gitops=o.gitops) if o.gitops else options for o in overlays]

@@ -76,6 +76,10 @@ class ConfigModel(BaseModel):
     kubectlDeliveryImage: Optional[str] = Field(None, pattern=IMAGE, description="Default --kubectl-delivery-image.")
     mpijobApi: Optional[Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]] = Field(
         None, description="Default --mpijob-api (with target mpijob).")
+    withCRD: Optional[bool] = Field(None, description="Default --with-crd (with target mpijob).")
+    kubeVersion: Optional[str] = Field(None, pattern=r"^1\.[0-9]+$",
+                                       description="Default --kube-version: the Kubernetes version the output is "
+                                                   "for (the MPIJob CRD's pod template schema).", examples=["1.30"])
     argocd: Optional[ArgoCDConfig] = Field(
         None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
     flux: Optional[FluxConfig] = Field(

@@ -211,6 +211,9 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
                 continue
             seen[item.job] = item.name_mark
             objects.extend(item.objects)
+        env_options_i = env_options[env_index]
+        if render and env_options_i is not None and env_options_i.with_crd:
+            objects.append(_crd_object(env_options_i, overlays[env_index].name if overlays else ""))
         objects.sort(key=lambda o: o.sort_key)
         result.objects.extend(objects)
         result.envs.append(overlays[env_index].name if overlays else "")
@@ -228,6 +231,23 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         warnings += Usage(set().union(*(chunk.used for chunk in chunks))).unused(overlays)
     result.warnings = sorted(set(warnings))
     return result
+
+
+def _crd_object(options, env: str) -> RenderedObject:
+    """The MPIJob CRD, once per environment (see mpigen.crd); under Argo CD applied first
+    and server-side: it is larger than the 262,144 bytes client-side apply can annotate."""
+    from mpigen.crd import new_crd
+    from mpigen.emit import dump_object, sort_key
+    from mpigen.output import object_path
+    from mpigen.render.stamp import MANAGED_BY
+
+    crd = new_crd(options.mpijob_api, options.kube_version)
+    crd["metadata"]["labels"] = {MANAGED_BY: "mpigen"}
+    if options.gitops == "argocd":
+        crd["metadata"]["annotations"] = {"argocd.argoproj.io/sync-options": "ServerSideApply=true",
+                                          "argocd.argoproj.io/sync-wave": "-2"}
+    comment = f"Source: mpigen --with-crd ({options.mpijob_api}, Kubernetes {options.kube_version})"
+    return RenderedObject(sort_key(crd), object_path(crd), dump_object(crd, comment), env)
 
 
 def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:

@@ -26,6 +26,10 @@ CASES = {
     # the training-operator's v1 runs Open MPI only (its hostfile is Open MPI's)
     "mpijob-v1": ["blueprints/tensorflow-mnist.yaml", "blueprints/resnet50-imagenet.yaml",
                   "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1"],
+    # the generated CRD (with one MPIJob), for each API
+    "crd-v2beta1": ["blueprints/tensorflow-mnist.yaml", "--target", "mpijob", "--with-crd"],
+    "crd-v1": ["blueprints/tensorflow-mnist.yaml", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1",
+               "--with-crd"],
 }
 
 

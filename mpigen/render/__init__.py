@@ -25,6 +25,8 @@ class Options:
     gitops: str = "none"
     kubectl_delivery_image: str = "mpioperator/kubectl-delivery:latest"
     mpijob_api: str = "kubeflow.org/v2beta1"  # target mpijob: kubeflow.org/v2beta1 or kubeflow.org/v1
+    with_crd: bool = False  # target mpijob: add the MPIJob CustomResourceDefinition
+    kube_version: str = "1.30"  # the Kubernetes version the CRD's pod template schema is taken from
 
 
 @dataclass(frozen=True)
