@@ -211,13 +211,14 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
                 continue
             seen[item.job] = item.name_mark
             objects.extend(item.objects)
-        env_options_i = env_options[env_index]
-        if render and env_options_i is not None and env_options_i.with_crd:
-            objects.append(_crd_object(env_options_i, overlays[env_index].name if overlays else ""))
+        env = overlays[env_index].name if overlays else ""
+        options_here = env_options[env_index]
+        if render and options_here is not None and options_here.with_crd:
+            objects.append(_crd_object(options_here, env))
         objects.sort(key=lambda o: o.sort_key)
         result.objects.extend(objects)
-        result.envs.append(overlays[env_index].name if overlays else "")
-        result.profiles.append(env_options[env_index].gitops if env_options[env_index] is not None else "none")
+        result.envs.append(env)
+        result.profiles.append(options_here.gitops if options_here is not None else "none")
         # Rendering counts jobs (a blueprint under two overlays is two jobs); validating
         # counts blueprints.
         result.jobs = result.jobs + len(seen) if render else max(result.jobs, len(seen))
