@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, GOLDEN, ROOT, InProcessRun, by_kind
+from tests.conftest import BLUEPRINTS, GOLDEN, ROOT, InProcessRun, by_kind, pos, write
 
 RUN = re.compile(r"^[0-9a-f]{6}$")
 WAVE = "argocd.argoproj.io/sync-wave"
@@ -106,19 +106,8 @@ def cli(mpigen_in_process, monkeypatch, tmp_path):
     return mpigen_in_process
 
 
-def write(path, text: str) -> str:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return text
 
 
-def pos(text: str, needle: str, sub: str | None = None) -> tuple[int, int]:
-    """1-based (line, column) of `needle` (of `sub` inside it); `needle` must occur once."""
-    assert text.count(needle) == 1, f"{needle!r} must occur exactly once"
-    index = text.index(needle) + (needle.index(sub) if sub is not None else 0)
-    before = text[:index]
-    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
 
 
 def strings(value):

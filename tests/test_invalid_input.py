@@ -29,6 +29,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import pos
+
 REPO = Path(__file__).resolve().parents[1]
 MNIST = REPO / "blueprints" / "tensorflow-mnist.yaml"
 
@@ -44,16 +46,6 @@ BOMB_TIMEOUT = 10
 
 # --- helpers ----------------------------------------------------------------------------
 
-def pos(text, needle, sub=None, after=None) -> tuple[int, int]:
-    """1-based (line, column) of `needle` in text (of `sub` inside it when given), searching
-    after the first occurrence of `after` when given. `needle` must occur exactly once there,
-    so a case can never silently point at the wrong spot. Works on str and bytes."""
-    start = 0 if after is None else text.index(after) + len(after)
-    assert text.count(needle, start) == 1, f"{needle!r} must occur exactly once in the case text"
-    index = text.index(needle, start) + (needle.index(sub) if sub is not None else 0)
-    newline = "\n" if isinstance(text, str) else b"\n"
-    before = text[:index]
-    return before.count(newline) + 1, index - (before.rfind(newline) + 1) + 1
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import blueprint_text, run_mpigen
+from tests.conftest import blueprint_text, pos, run_mpigen, write
 
 OVERLAY_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"
 CONFIG_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Config\n"
@@ -37,12 +37,6 @@ def in_tmp(tmp_path, monkeypatch):
     return tmp_path
 
 
-def pos(text: str, needle: str, sub: str | None = None) -> tuple[int, int]:
-    """1-based (line, column) of `needle` (of `sub` inside it) in text; `needle` must occur once."""
-    assert text.count(needle) == 1, f"{needle!r} must occur exactly once"
-    index = text.index(needle) + (needle.index(sub) if sub is not None else 0)
-    before = text[:index]
-    return before.count("\n") + 1, index - (before.rfind("\n") + 1) + 1
 
 
 def at(path: str, text: str, needle: str, sub: str | None = None) -> str:
@@ -50,11 +44,6 @@ def at(path: str, text: str, needle: str, sub: str | None = None) -> str:
     return f"{path}:{line}:{column}"
 
 
-def write(path: str | Path, text: str) -> str:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return text
 
 
 def overlay(name: str, body: str = "", folder: str = "overlays", file: str = "overlay.yaml") -> str:
