@@ -1,4 +1,4 @@
-"""The command line: mpigen render | check | diff | validate | schema.
+"""The command line: mpigen render | check | diff | validate | schema | import.
 
 Exit codes: 0 success, 2 invalid input (every problem printed as PATH:LINE:COLUMN:
 error: MESSAGE on stderr; nothing written), 3 an internal error (a bug: please report).
@@ -92,6 +92,18 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("-o", "--output", metavar="DIR", type=Path,
                       help="the output folder in the repository (default: mpigen.yaml's output)")
 
+    importer = commands.add_parser("import", help="turn MPIJob manifests into blueprints",
+                                   description="Read MPIJob manifests (kubeflow.org/v1alpha2, v1 or v2beta1) and "
+                                               "write the equivalent blueprints. What a blueprint cannot express is "
+                                               "reported with its position (a warning, an error with --strict).")
+    importer.add_argument("files", nargs="+", metavar="FILE", help="MPIJob manifests")
+    into = importer.add_mutually_exclusive_group(required=True)
+    into.add_argument("--stdout", action="store_true", help="write the blueprints as one YAML stream")
+    into.add_argument("-o", "--output", metavar="DIR", type=Path,
+                      help="write DIR/<namespace>/<name>.yaml (never over an existing file)")
+    importer.add_argument("--strict", action="store_true",
+                          help="what a blueprint cannot express is an error, not a warning")
+
     validate = commands.add_parser("validate", help="check blueprints without writing anything")
     inputs(validate)
 
@@ -110,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        commands = {"render": _render, "check": _check, "diff": _diff, "validate": _validate, "schema": _schema}
+        commands = {"render": _render, "check": _check, "diff": _diff, "validate": _validate, "schema": _schema,
+                    "import": _import}
         return commands[args.command](args)
     except InputError as exc:
         # Only the diagnostics, one line each (PATH:LINE:COLUMN: error: MESSAGE), so that
@@ -394,6 +407,51 @@ def _validate(args) -> int:
     _print_warnings(result.warnings)
     per = f" under {len(setup.overlays)} overlay{'s' if len(setup.overlays) != 1 else ''}" if setup.overlays else ""
     print(f"mpigen: {count} blueprint{'s' if count != 1 else ''} valid{per}", file=sys.stderr)
+    return 0
+
+
+def _import(args) -> int:
+    from mpigen.emit import dump_object
+    from mpigen.errors import InputError, Mark, error
+    from mpigen.importer import import_document
+    from mpigen.load import display_path, load_file
+
+    problems, texts = [], {}
+    for name in args.files:
+        path = Path(name)
+        try:
+            docs = load_file(path)
+        except InputError as exc:
+            problems += exc.diagnostics
+            continue
+        jobs = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == "MPIJob"]
+        if not jobs:
+            problems.append(error(Mark(display_path(path)), "no MPIJob in this file"))
+        for doc in jobs:
+            imported = import_document(doc, strict=args.strict)
+            problems += doc.problems + imported.diagnostics
+            if imported.blueprint:
+                meta = imported.blueprint["metadata"]
+                target = f"{meta.get('namespace', 'default')}/{meta['name']}.yaml"
+                texts[target] = dump_object(imported.blueprint, f"Imported by mpigen from {doc.path}")
+    errors = [d for d in problems if d.severity == "error"]
+    if errors:
+        raise InputError(errors)
+    _print_warnings(sorted(problems))
+    if args.stdout:
+        sys.stdout.buffer.write("".join(texts[k] for k in sorted(texts)).encode("utf-8"))
+        return 0
+    existing = [args.output / k for k in sorted(texts) if (args.output / k).exists()]
+    if existing:
+        raise InputError([error(Mark(p.as_posix()), "refusing to overwrite an existing file; move it away or "
+                                                    "choose another -o folder") for p in existing])
+    for relative, text in sorted(texts.items()):
+        target = args.output / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    print(f"mpigen: imported {len(texts)} blueprint{'s' if len(texts) != 1 else ''} into "
+          f"{args.output.as_posix()}", file=sys.stderr)
     return 0
 
 
