@@ -46,6 +46,14 @@ def compile_blueprint(bp: Blueprint) -> MPIJob:
     if spec.gpusPerWorker > 0:
         worker_limits[spec.gpuResource] = str(spec.gpusPerWorker)
     worker = _container(spec.mainContainer or WORKER_CONTAINER, spec.image, env, worker_limits, spec.datasets)
+    launcher_template = template(launcher, spec.placement.launcher)
+    worker_template = template(worker, spec.placement.worker)
+
+    for role_template, patch in ((launcher_template, spec.podTemplatePatch.launcher),
+                                 (worker_template, spec.podTemplatePatch.worker)):
+        pod = role_template["spec"]
+        pod["containers"][0] = merge_patch(pod["containers"][0], patch.container)
+        role_template["spec"] = merge_patch(pod, patch.pod)
 
     return MPIJob(
         metadata=ObjectMeta(name=meta.name, namespace=meta.namespace,
@@ -58,8 +66,8 @@ def compile_blueprint(bp: Blueprint) -> MPIJob:
             mainContainer=spec.mainContainer,
             mpiDistribution=spec.mpiImplementation,
             mpiReplicaSpecs={
-                LAUNCHER: ReplicaSpec(replicas=1, template=template(launcher, spec.placement.launcher)),
-                WORKER: ReplicaSpec(replicas=spec.workers, template=template(worker, spec.placement.worker)),
+                LAUNCHER: ReplicaSpec(replicas=1, template=launcher_template),
+                WORKER: ReplicaSpec(replicas=spec.workers, template=worker_template),
             },
         ),
     )
@@ -94,3 +102,16 @@ def dataset_mount(dataset: Dataset) -> dict[str, Any]:
     if dataset.readOnly:
         mount["readOnly"] = True
     return mount
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386: mappings merge key by key, null removes, anything else replaces."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result

@@ -31,9 +31,11 @@ ACCELERATOR_PREFIXES = ("nvidia.com/", "amd.com/", "habana.ai/", "gpu.intel.com/
 FLAG_VALUES = {"-x": 1, "--mca": 2, "-mca": 2, "--bind-to": 1, "-bind-to": 1, "--map-by": 1, "-map-by": 1,
                "-H": 1, "--host": 1, "-host": 1, "--hostfile": 1, "-hostfile": 1, "-genv": 2, "-env": 2,
                "-genvlist": 1, "-npernode": 1, "--npernode": 1, "-ppn": 1, "-n": 1, "-np": 1}
-# Pod and container fields a blueprint carries; the rest is reported.
+# Pod and container fields a blueprint carries in its own fields; the others go to
+# spec.podTemplatePatch when it accepts them, and are reported as lost when not.
 POD_FIELDS = {"containers", "volumes", "nodeSelector", "tolerations", "restartPolicy"}
 CONTAINER_FIELDS = {"name", "image", "command", "args", "env", "resources", "volumeMounts"}
+OPERATOR_POD_FIELDS = {"hostname", "subdomain"}  # the v2beta1 operator writes them
 
 
 @dataclass
@@ -139,6 +141,10 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
         out["state"] = "completed"
     if main:
         out["mainContainer"] = main
+    patches = {role: part["patch"] for role, part in (("launcher", launcher), ("worker", worker))
+               if part and part["patch"]}
+    if patches:
+        out["podTemplatePatch"] = patches
     for key in ("runLauncherAsWorker", "launcherCreationPolicy", "sshAuthMountPath"):
         if key in spec and spec[key] not in (False, "AtStartup", "/root/.ssh"):
             r.lost(spec_loc + (key,), f"{key} {spec[key]!r} differs from the operator's default")
@@ -150,9 +156,17 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
 def _role(r: _Reader, role: str, main: str | None) -> dict:
     """The MPI container of a replica and what a blueprint keeps of its pod."""
     loc = ("spec", "mpiReplicaSpecs", role, "template")
+    from mpigen.blueprint import CONTAINER_FIELDS as PATCHABLE_CONTAINER
+    from mpigen.blueprint import POD_FIELDS as PATCHABLE_POD
+
     pod = r.get(loc + ("spec",), {}) or {}
+    patch: dict = {"pod": {}, "container": {}}
     for key in pod:
-        if key not in POD_FIELDS:
+        if key in POD_FIELDS or key in OPERATOR_POD_FIELDS:
+            continue
+        if key in PATCHABLE_POD and not (role == "Launcher" and key in ("serviceAccountName", "serviceAccount")):
+            patch["pod"][key] = pod[key]
+        else:
             r.lost(loc + ("spec", key), f"the {role.lower()} pod's {key}")
     for key in (r.get(loc + ("metadata",), {}) or {}):
         if key not in ("labels", "annotations"):
@@ -165,7 +179,11 @@ def _role(r: _Reader, role: str, main: str | None) -> dict:
     container = containers[index]
     cloc = loc + ("spec", "containers", index)
     for key in container:
-        if key not in CONTAINER_FIELDS:
+        if key in CONTAINER_FIELDS:
+            continue
+        if key in PATCHABLE_CONTAINER:
+            patch["container"][key] = container[key]
+        else:
             r.lost(cloc + (key,), f"the {role.lower()} container's {key}")
     resources = container.get("resources") or {}
     limits = dict(resources.get("limits") or {})
@@ -176,7 +194,8 @@ def _role(r: _Reader, role: str, main: str | None) -> dict:
     return {"loc": cloc, "image": container.get("image"), "env": container.get("env") or [],
             "command": list(container.get("command") or []) + list(container.get("args") or []),
             "limits": {k: str(v) for k, v in limits.items()}, "mounts": container.get("volumeMounts") or [],
-            "volumes": pod.get("volumes") or [], "vloc": loc + ("spec", "volumes"), "placement": placement}
+            "volumes": pod.get("volumes") or [], "vloc": loc + ("spec", "volumes"), "placement": placement,
+            "patch": {k: v for k, v in patch.items() if v}}
 
 
 def _datasets(r: _Reader, launcher: dict, worker: dict | None) -> list[dict]:

@@ -271,7 +271,33 @@ def cross_field_checks(doc: Document, bad: set[Loc]) -> list[Diagnostic]:
     _check_resources(f, out)
     _check_env(f, out)
     _check_datasets(f, out)
+    _check_pod_patch(f, out)
     return out
+
+
+def _check_pod_patch(f: _Fields, out: list[Diagnostic]) -> None:
+    """podTemplatePatch may only set Kubernetes fields the blueprint has no field for."""
+    from mpigen.blueprint import CONTAINER_FIELDS, CONTAINER_OWNED, POD_FIELDS, POD_OWNED
+
+    for role in ("launcher", "worker"):
+        for part, fields, owned in (("pod", POD_FIELDS, POD_OWNED), ("container", CONTAINER_FIELDS, CONTAINER_OWNED)):
+            loc = ("spec", "podTemplatePatch", role, part)
+            if not f.ok(loc):
+                continue
+            for key in f.get(loc, {}):
+                where = f"spec.podTemplatePatch.{role}.{part}"
+                if key not in fields:
+                    hint = difflib.get_close_matches(key, fields, n=1)
+                    also = f"; did you mean {hint[0]!r}?" if hint else ""
+                    out.append(error(f.doc.key_mark(loc + (key,)),
+                                     f"{where}: {key!r} is not a Kubernetes {'pod spec' if part == 'pod' else 'container'} "
+                                     f"field{also}"))
+                elif key in owned:
+                    out.append(error(f.doc.key_mark(loc + (key,)), f"{where}: {key!r} cannot be patched: {owned[key]}"))
+                elif role == "launcher" and part == "pod" and key in ("serviceAccountName", "serviceAccount"):
+                    out.append(error(f.doc.key_mark(loc + (key,)),
+                                     f"{where}: {key!r} cannot be patched: the launcher runs as <name>-launcher, "
+                                     "the account the operator's Role is bound to"))
 
 
 def _check_name_length(f: _Fields, out: list[Diagnostic]) -> None:
