@@ -51,15 +51,7 @@ class _Reader:
         self.doc, self.strict, self.problems = doc, strict, []
 
     def get(self, loc: Loc, default=None):
-        node = self.doc.data
-        for part in loc:
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-                node = node[part]
-            else:
-                return default
-        return node
+        return self.doc.get(loc, default)
 
     def lost(self, loc: Loc, why: str) -> None:
         report = error if self.strict else warning
@@ -117,17 +109,18 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
         r.lost(worker["loc"] + ("env",), "the workers' environment differs from the launcher's")
     if env:
         out["env"] = env
-    resources = {role: dict(part["limits"]) for role, part in (("launcher", launcher), ("worker", worker)) if part}
-    resources = {role: limits for role, limits in resources.items() if limits}
-    if resources:
-        out["resources"] = resources
+    def per_role(key: str) -> dict:
+        """{launcher: ..., worker: ...} of a role's part, leaving out empty ones."""
+        return {role: part[key] for role, part in (("launcher", launcher), ("worker", worker))
+                if part and part[key]}
+
+    if per_role("limits"):
+        out["resources"] = per_role("limits")
     datasets = _datasets(r, launcher, worker)
     if datasets:
         out["datasets"] = datasets
-    placement = {role: part["placement"] for role, part in (("launcher", launcher), ("worker", worker))
-                 if part and part["placement"]}
-    if placement:
-        out["placement"] = placement
+    if per_role("placement"):
+        out["placement"] = per_role("placement")
     policy = {**{k: spec[k] for k in ("cleanPodPolicy", "backoffLimit", "activeDeadlineSeconds") if k in spec},
               **{k: v for k, v in (spec.get("runPolicy") or {}).items()
                  if k in ("cleanPodPolicy", "backoffLimit", "activeDeadlineSeconds", "ttlSecondsAfterFinished")}}
@@ -141,10 +134,8 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
         out["state"] = "completed"
     if main:
         out["mainContainer"] = main
-    patches = {role: part["patch"] for role, part in (("launcher", launcher), ("worker", worker))
-               if part and part["patch"]}
-    if patches:
-        out["podTemplatePatch"] = patches
+    if per_role("patch"):
+        out["podTemplatePatch"] = per_role("patch")
     for key in ("runLauncherAsWorker", "launcherCreationPolicy", "sshAuthMountPath"):
         if key in spec and spec[key] not in (False, "AtStartup", "/root/.ssh"):
             r.lost(spec_loc + (key,), f"{key} {spec[key]!r} differs from the operator's default")

@@ -36,6 +36,18 @@ class Document:
     problems: list[Diagnostic] = field(default_factory=list)
     reported: set[Loc] = field(default_factory=set)
 
+    def get(self, loc: Loc, default=None):
+        """The value at loc in the data, or default when the path does not lead anywhere."""
+        node = self.data
+        for part in loc:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                return default
+        return node
+
     def covered(self, loc: Loc) -> bool:
         return any(tuple(loc[:n]) in self.reported for n in range(len(loc) + 1))
 

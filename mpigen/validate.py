@@ -248,14 +248,7 @@ class _Fields:
         return True
 
     def get(self, loc: Loc, default=None):
-        node = self.doc.data
-        for part in loc:
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
-                node = node[part]
-            else:
-                return default
+        node = self.doc.get(loc)
         return default if node is None else node
 
 
