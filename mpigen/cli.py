@@ -20,7 +20,7 @@ CONFIG_FILE = "mpigen.yaml"  # as mpigen.config.CONFIG_FILE, without importing i
 
 def _parser() -> argparse.ArgumentParser:
     from mpigen import __version__
-    from mpigen.render import GITOPS_PROFILES, TARGETS
+    from mpigen.render import DEFAULT_KUBE_VERSION, GITOPS_PROFILES, TARGETS
     from mpigen.render.mpijob import MPIJOB_APIS
 
     parser = argparse.ArgumentParser(
@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
             command.add_argument("--with-crd", action="store_true", default=None,
                                  help="with --target mpijob: also emit the MPIJob CustomResourceDefinition")
             command.add_argument("--kube-version", metavar="1.N", default=None,
-                                 help="Kubernetes version of the CRD's pod template schema (default 1.30)")
+                                 help=f"Kubernetes version of the CRD's pod template schema (default {DEFAULT_KUBE_VERSION})")
             command.add_argument("--mpijob-api", choices=MPIJOB_APIS, default=None,
                                  help="with --target mpijob: kubeflow.org/v2beta1 (the MPI Operator v0.4+, "
                                       "default) or kubeflow.org/v1 (the Kubeflow training-operator)")
@@ -185,11 +185,12 @@ def _argocd_env(args) -> None:
 
 def _check_crd_options(options) -> None:
     from mpigen.errors import InputError, Mark, error
+    from mpigen.render import DEFAULT_KUBE_VERSION
 
     if options.with_crd and options.target != "mpijob":
         raise InputError([error(Mark("--with-crd"), "--with-crd adds the MPIJob CRD, which only the mpijob target "
                                                     "uses; add --target mpijob")])
-    if options.with_crd or options.kube_version != "1.30":
+    if options.with_crd or options.kube_version != DEFAULT_KUBE_VERSION:
         from mpigen.crd import available_kube_versions
 
         try:

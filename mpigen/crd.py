@@ -17,11 +17,11 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mpigen.render import DEFAULT_KUBE_VERSION
 from mpigen.render.mpijob import V1, V2BETA1
 
 GROUP = "kubeflow.org"
 POD_TEMPLATE = "x-mpigen-pod-template"  # marks where the Kubernetes schema goes
-DEFAULT_KUBE_VERSION = "1.30"
 
 # JSONSchemaProps fields a CRD schema may use (k8s.io/apiextensions-apiserver).
 ALLOWED_KEYS = {
@@ -38,9 +38,6 @@ INT_OR_STRING = ("io.k8s.apimachinery.pkg.util.intstr.IntOrString", "io.k8s.apim
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-Int32 = Field(json_schema_extra={"format": "int32"})
 
 
 class ReplicaSpec(_Model):
@@ -151,6 +148,8 @@ def _kubernetes(node: Any, definitions: dict, seen: tuple) -> Any:
         if "description" in node:
             resolved = {**resolved, "description": node["description"]}
         return resolved
+    if "oneOf" in node:  # string-or-number forms not covered by a named reference
+        return {"x-kubernetes-int-or-string": True}
     out = {}
     for key, value in node.items():
         if key == "type":
@@ -164,8 +163,6 @@ def _kubernetes(node: Any, definitions: dict, seen: tuple) -> Any:
             continue
         elif key in ALLOWED_KEYS:
             out[key] = value
-    if "oneOf" in node:  # string-or-number forms not covered by a named reference
-        return {"x-kubernetes-int-or-string": True}
     if "properties" in out and "type" not in out:
         out["type"] = "object"
     return out

@@ -2,17 +2,17 @@
 
 Two passes: the pydantic model checks each field; the checks below look across fields
 (name length against the worker count, reserved names, clashing mounts). Every problem
-of every document is collected, so one run reports them all.
+of a document is returned, so one run reports them all; mpigen.pipeline gathers them
+across documents and environments (and finds jobs defined twice).
 """
 
 from __future__ import annotations
 
 import difflib
 import posixpath
-from dataclasses import dataclass
 
 from mpigen.blueprint import PATTERN_HELP, Blueprint
-from mpigen.errors import Diagnostic, InputError, error, warning
+from mpigen.errors import Diagnostic, error, warning
 from mpigen.load import Document, Loc, field_path
 from mpigen.render.launcher import NVIDIA_ENV, OPENMPI5_ENV, OPERATOR_ENV_NAMES
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME,
@@ -34,40 +34,6 @@ RESERVED_ENV = (
 # (at most 63 characters), so longer StatefulSet names leave the pods uncreatable
 # (kubernetes/kubernetes#64023).
 MAX_STATEFULSET_NAME = 52
-
-
-@dataclass(frozen=True)
-class Checked:
-    """A valid blueprint and the document it came from (for positions later on)."""
-
-    blueprint: Blueprint
-    document: Document
-
-
-def validate_documents(docs: list[Document], earlier: list[Diagnostic] = ()) -> tuple[list[Checked], list[Diagnostic]]:
-    """Valid blueprints and warnings. Raises InputError with every problem found in every
-    document, together with `earlier` problems (from loading), so one run reports all."""
-    checked: list[Checked] = []
-    problems: list[Diagnostic] = list(earlier)
-    seen: dict[tuple[str, str], Document] = {}
-    for doc in docs:
-        blueprint, diagnostics = validate_document(doc)
-        problems.extend(attributed(d, doc) for d in diagnostics)
-        if blueprint is None:
-            continue
-        key = (blueprint.metadata.namespace, blueprint.metadata.name)
-        if key in seen:
-            first = seen[key].value_mark(("metadata", "name"))
-            problems.append(error(doc.value_mark(("metadata", "name")),
-                                  f"job {key[0]}/{key[1]} is already defined at {first.path}:{first.line}:"
-                                  f"{first.column}; job names must be unique per namespace"))
-            continue
-        seen[key] = doc
-        checked.append(Checked(blueprint, doc))
-    errors = [d for d in problems if d.severity == "error"]
-    if errors:
-        raise InputError(errors)
-    return checked, sorted(d for d in problems if d.severity != "error")
 
 
 def attributed(diagnostic: Diagnostic, doc: Document) -> Diagnostic:

@@ -33,13 +33,16 @@ def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
     """Objects rendered from a blueprint text, through load, validate, compile and render."""
     from mpigen.compile import compile_blueprint
     from mpigen.load import parse
+    from mpigen.errors import InputError
     from mpigen.render import Options, render_job
-    from mpigen.validate import validate_documents
+    from mpigen.validate import validate_document
 
-    checked, _ = validate_documents(parse(text, path))
     objects = []
-    for item in checked:
-        objects += render_job(compile_blueprint(item.blueprint), Options(**options))
+    for doc in parse(text, path):
+        blueprint, diagnostics = validate_document(doc)
+        if blueprint is None:
+            raise InputError([d for d in diagnostics if d.severity == "error"])
+        objects += render_job(compile_blueprint(blueprint), Options(**options))
     return objects
 
 

@@ -14,7 +14,7 @@ from mpigen.mpijob import MPIJob, with_defaults
 
 TARGETS = ("static", "mpijob")
 GITOPS_PROFILES = ("none", "argocd", "flux")
-STATES = ("running", "completed", "archived")
+DEFAULT_KUBE_VERSION = "1.30"  # of --kube-version: the MPIJob CRD's pod template schema
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Options:
     kubectl_delivery_image: str = "mpioperator/kubectl-delivery:latest"
     mpijob_api: str = "kubeflow.org/v2beta1"  # target mpijob: kubeflow.org/v2beta1 or kubeflow.org/v1
     with_crd: bool = False  # target mpijob: add the MPIJob CustomResourceDefinition
-    kube_version: str = "1.30"  # the Kubernetes version the CRD's pod template schema is taken from
+    kube_version: str = DEFAULT_KUBE_VERSION
 
 
 @dataclass(frozen=True)
