@@ -15,16 +15,23 @@ BLUEPRINTS = ROOT / "blueprints"
 GOLDEN = ROOT / "golden"
 
 
-def blueprint_text(name: str = "job", **spec) -> str:
+def blueprint_text(name: str = "job", labels: dict | None = None, annotations: dict | None = None,
+                   **spec) -> str:
     """A minimal valid blueprint as YAML text (JSON, which keeps key order), with spec
-    fields overridden by keyword."""
+    fields overridden by keyword (None leaves a field out); `namespace`, `labels` and
+    `annotations` go into metadata."""
     import json
 
     body = {"image": "example.com/train:1", "workers": 2, "command": ["python", "train.py"]}
     body.update(spec)
+    body = {key: value for key, value in body.items() if value is not None}
     metadata = {"name": name}
     if "namespace" in body:
         metadata["namespace"] = body.pop("namespace")
+    if labels:
+        metadata["labels"] = labels
+    if annotations:
+        metadata["annotations"] = annotations
     return json.dumps({"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint",
                        "metadata": metadata, "spec": body}, indent=2) + "\n"
 

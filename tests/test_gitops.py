@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, GOLDEN, ROOT, InProcessRun, by_kind, pos, write
+from tests.conftest import BLUEPRINTS, GOLDEN, ROOT, InProcessRun, blueprint_text, by_kind, pos, write
 
 RUN = re.compile(r"^[0-9a-f]{6}$")
 WAVE = "argocd.argoproj.io/sync-wave"
@@ -44,20 +44,9 @@ PODS_RULE = {"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": 
 
 # --- helpers ----------------------------------------------------------------------------------
 
-def blueprint(name: str = "job", labels: dict | None = None, annotations: dict | None = None,
-              namespace: str = "team", **spec) -> str:
-    """A valid blueprint as JSON-style YAML text (key order kept); spec fields by keyword,
-    a None value removes the field."""
-    body = {"image": "example.com/train:1", "workers": 2, "command": ["python", "train.py"]}
-    body.update(spec)
-    body = {k: v for k, v in body.items() if v is not None}
-    metadata = {"name": name, "namespace": namespace}
-    if labels:
-        metadata["labels"] = labels
-    if annotations:
-        metadata["annotations"] = annotations
-    return json.dumps({"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint",
-                       "metadata": metadata, "spec": body}, indent=2) + "\n"
+def blueprint(name: str = "job", namespace: str = "team", **fields) -> str:
+    """blueprint_text in namespace team (a None value leaves the field out)."""
+    return blueprint_text(name, namespace=namespace, **fields)
 
 
 @dataclass

@@ -51,20 +51,7 @@ def overlay(name: str, body: str = "", folder: str = "overlays", file: str = "ov
     return write(f"{folder}/{name}/{file}", OVERLAY_HEAD + textwrap.dedent(body))
 
 
-def blueprint(name: str, labels: dict | None = None, annotations: dict | None = None, **spec) -> str:
-    """A valid blueprint as JSON-style YAML text (key order kept), spec fields by keyword;
-    `namespace` goes into metadata."""
-    body = {"image": "example.com/train:1", "workers": 2, "command": ["python", "train.py"]}
-    body.update(spec)
-    metadata = {"name": name}
-    if "namespace" in body:
-        metadata["namespace"] = body.pop("namespace")
-    if labels:
-        metadata["labels"] = labels
-    if annotations:
-        metadata["annotations"] = annotations
-    return json.dumps({"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint",
-                       "metadata": metadata, "spec": body}, indent=2) + "\n"
+blueprint = blueprint_text
 
 
 def add_blueprint(name: str, **kwargs) -> str:
