@@ -111,32 +111,79 @@ class NFS(_Model):
     path: AbsolutePath = Field(description="Exported path on the server.", examples=["/imagenet"])
 
 
+class CSI(_Model):
+    driver: str = Field(pattern=DNS1123_SUBDOMAIN, max_length=63,
+                        description="Name of the CSI driver, which must support inline (ephemeral) volumes.",
+                        examples=["gcsfuse.csi.storage.gke.io"])
+    volumeAttributes: dict[Annotated[str, Field(min_length=1, max_length=253)], str] = Field(
+        default_factory=dict, description="Driver-specific attributes (the bucket, mount options, ...).",
+        examples=[{"bucketName": "imagenet-shards"}])
+    nodePublishSecret: Optional[str] = Field(
+        None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+        description="Name of a Secret in the job's namespace passed to the driver (by name only: mpigen never "
+                    "reads or writes Secret values).", examples=["bucket-credentials"])
+
+
+class Download(_Model):
+    """An init step that fills a shared dataset before any rank starts."""
+
+    image: Optional[str] = Field(None, pattern=IMAGE, min_length=1, max_length=1024,
+                                 description="Image of the download step (default: spec.image).",
+                                 examples=["amazon/aws-cli:2.17.0"])
+    command: list[Arg] = Field(min_length=1, description="Command that writes the data under the dataset's mountPath.",
+                               examples=[["aws", "s3", "sync", "s3://bucket/imagenet", "/data/imagenet"]])
+    env: dict[EnvName, str] = Field(default_factory=dict, description="Environment of the download step.",
+                                    examples=[{"AWS_REGION": "us-east-1"}])
+
+
+DATASET_SOURCES = ("pvc", "nfs", "hostPath", "csi", "configMap", "secret")
+
+
 class Dataset(_Model):
     name: str = Field(pattern=DNS1123_LABEL, max_length=63,
                       description="Volume name, a DNS-1123 label.", examples=["imagenet"])
     mountPath: AbsolutePath = Field(description="Where the data appears, the same on the launcher and every worker.",
                                     examples=["/data/imagenet"])
-    readOnly: bool = Field(True, description="Mount read-only.")
+    readOnly: bool = Field(True, description="Mount read-only. Set false for an output or checkpoint volume, "
+                                             "which must then be shared by every worker (pvc, nfs or csi).",
+                           examples=[False])
     pvc: Optional[str] = Field(None, pattern=DNS1123_SUBDOMAIN, max_length=253,
                                description="Source: a PersistentVolumeClaim in the job's namespace.",
                                examples=["imagenet-tfrecords"])
+    accessMode: Optional[Literal["ReadWriteOnce", "ReadWriteOncePod", "ReadOnlyMany", "ReadWriteMany"]] = Field(
+        None, description="With pvc: the claim's access mode, when known. mpigen refuses a ReadWriteOnce or "
+                          "ReadWriteOncePod claim shared by several pods (the second node fails with FailedMount).",
+        examples=["ReadWriteMany"])
     nfs: Optional[NFS] = Field(None, description="Source: an NFS export, mounted inline.")
     hostPath: Optional[AbsolutePath] = Field(
         None, description="Source: a folder on every node (mounted with type Directory, so a missing "
                           "folder stops the pod instead of silently creating an empty one).",
         examples=["/mnt/datasets/imagenet"])
+    csi: Optional[CSI] = Field(None, description="Source: an inline CSI volume (object storage through FUSE, ...).")
+    configMap: Optional[str] = Field(None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+                                     description="Source: a ConfigMap in the job's namespace, by name (always "
+                                                 "read-only).", examples=["train-config"])
+    secret: Optional[str] = Field(None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+                                  description="Source: a Secret in the job's namespace, by name only (always "
+                                              "read-only; mpigen never reads or writes Secret values).",
+                                  examples=["wandb-api-key"])
+    download: Optional[Download] = Field(
+        None, description="An init step on the launcher that fills this dataset before mpirun starts; the dataset "
+                          "must be shared (pvc, nfs or csi) so that every worker sees what it wrote.")
 
     @model_validator(mode="after")
     def _one_source(self) -> "Dataset":
-        sources = [key for key in ("pvc", "nfs", "hostPath") if getattr(self, key) is not None]
+        sources = [key for key in DATASET_SOURCES if getattr(self, key) is not None]
         if len(sources) != 1:
             found = ", ".join(sources) if sources else "none"
-            raise ValueError(f"a dataset needs exactly one source of pvc, nfs or hostPath (found: {found})")
+            raise ValueError(f"a dataset needs exactly one source of {', '.join(DATASET_SOURCES)} (found: {found})")
+        if self.accessMode is not None and self.pvc is None:
+            raise ValueError("accessMode describes a PersistentVolumeClaim; it only goes with pvc")
         return self
 
     @property
     def source(self) -> str:
-        return "pvc" if self.pvc is not None else "nfs" if self.nfs is not None else "hostPath"
+        return next(key for key in DATASET_SOURCES if getattr(self, key) is not None)
 
 
 class Resources(_Model):
@@ -199,11 +246,140 @@ class RolePlacement(_Model):
     tolerations: list[Toleration] = Field(
         default_factory=list, description="Taints the pods tolerate, e.g. those of a GPU node pool.",
         examples=[[{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]])
+    affinity: dict[Literal["nodeAffinity", "podAffinity", "podAntiAffinity"], dict[str, Any]] = Field(
+        default_factory=dict, description="A Kubernetes pod affinity, as in the pod spec.",
+        examples=[{"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In",
+                                   "values": ["us-east-1a"]}]}]}}}])
+    priorityClassName: Optional[str] = Field(
+        None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+        description="PriorityClass of the pods; gang scheduling passes the launcher's (else the workers') to the "
+                    "PodGroup.", examples=["training-high"])
+
+
+class WorkerPlacement(RolePlacement):
+    onePodPerNode: Optional[bool] = Field(
+        None, description="Never two rank pods of this job on one node (a required pod anti-affinity on "
+                          "kubernetes.io/hostname). Default: true with hostNetwork, else false.",
+        examples=[True])
 
 
 class Placement(_Model):
-    worker: RolePlacement = Field(default_factory=RolePlacement, description="Where the worker pods run.")
+    worker: WorkerPlacement = Field(default_factory=WorkerPlacement, description="Where the worker pods run.")
     launcher: RolePlacement = Field(default_factory=RolePlacement, description="Where the launcher pod runs.")
+
+
+GANG_SCHEDULERS = ("volcano", "scheduler-plugins", "kube-batch")
+# The scheduler name the pods get, as the operator's --gang-scheduling flag value would be:
+# Volcano's and kube-batch's own names, and the name the scheduler-plugins project deploys
+# its second scheduler under (manifests/install/as-a-second-scheduler).
+DEFAULT_SCHEDULER_NAMES = {"volcano": "volcano", "scheduler-plugins": "scheduler-plugins-scheduler",
+                           "kube-batch": "kube-batch"}
+
+
+class Gang(_Model):
+    """All-or-nothing scheduling: a PodGroup, as the operator creates with --gang-scheduling."""
+
+    scheduler: Literal["volcano", "scheduler-plugins", "kube-batch"] = Field(
+        description="The gang scheduler the cluster runs: Volcano (scheduling.volcano.sh/v1beta1 PodGroup), "
+                    "scheduler-plugins coscheduling (scheduling.x-k8s.io/v1alpha1) or kube-batch "
+                    "(scheduling.incubator.k8s.io/v1alpha1).", examples=["volcano"])
+    schedulerName: Optional[str] = Field(
+        None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+        description="schedulerName of the pods. Default: volcano, scheduler-plugins-scheduler or kube-batch.",
+        examples=["scheduler-plugins-scheduler"])
+    minAvailable: Optional[int] = Field(
+        None, ge=1, le=100_001,
+        description="PodGroup minMember. Default: workers + 1 (the launcher too); workers under a GitOps profile "
+                    "or with waitForWorkers, where the launcher is created only once the workers are ready.",
+        examples=[5])
+    queue: Optional[str] = Field(None, min_length=1, max_length=253,
+                                 description="Volcano queue of the PodGroup.", examples=["training"])
+    scheduleTimeoutSeconds: Optional[int] = Field(
+        None, ge=0, le=10**9, description="scheduler-plugins: how long the group may wait to be scheduled.",
+        examples=[600])
+
+    @property
+    def scheduler_name(self) -> str:
+        return self.schedulerName or DEFAULT_SCHEDULER_NAMES[self.scheduler]
+
+
+class Scheduling(_Model):
+    gang: Optional[Gang] = Field(None, description="Gang scheduling: all pods of the job start together or none do.")
+    queue: Optional[str] = Field(
+        None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+        description="Kueue LocalQueue: the label kueue.x-k8s.io/queue-name on the workloads; Kueue's webhook "
+                    "suspends them until the queue admits the job.", examples=["team-a-gpus"])
+
+
+class Launcher(_Model):
+    runAsWorker: bool = Field(
+        False, description="The launcher also runs ranks, as one more worker (first in the hostfile, with the "
+                           "workers' GPUs, shared memory and network): no CPU-only node is needed.")
+    waitForWorkers: Optional[bool] = Field(
+        None, description="Create the launcher only once every worker is ready (target mpijob v2beta1: "
+                          "launcherCreationPolicy WaitForWorkersReady; the static target always waits, in its "
+                          "kubectl-delivery init container). Default: true for IntelMPI and MPICH, else false.",
+        examples=[True])
+
+
+class RDMA(_Model):
+    resource: ResourceName = Field(description="Extended resource of the RDMA, InfiniBand or EFA device plugin.",
+                                   examples=["rdma/hca", "vpc.amazonaws.com/efa", "rdma/rdma_shared_device_a"])
+    count: int = Field(1, ge=1, le=1024, description="Devices per rank pod.", examples=[32])
+    ipcLock: bool = Field(True, description="Add the IPC_LOCK capability (RDMA pins memory).")
+
+
+class Network(_Model):
+    hostNetwork: bool = Field(
+        False, description="Rank pods use the node's network (dnsPolicy ClusterFirstWithHostNet, and one worker per "
+                           "node).")
+    rdma: Optional[RDMA] = Field(None, description="RDMA devices for each rank pod.")
+    secondaryNetworks: list[Annotated[str, Field(pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?$", max_length=253)]] = Field(
+        default_factory=list,
+        description="Multus NetworkAttachmentDefinitions (name or namespace/name) attached to each rank pod "
+                    "(annotation k8s.v1.cni.cncf.io/networks).", examples=[["sriov-ib0"]])
+
+
+class Security(_Model):
+    runAsUser: Optional[int] = Field(None, ge=0, le=2**31 - 1, description="UID of every container.",
+                                     examples=[1000])
+    runAsGroup: Optional[int] = Field(None, ge=0, le=2**31 - 1, description="GID of every container.",
+                                      examples=[1000])
+    fsGroup: Optional[int] = Field(None, ge=0, le=2**31 - 1,
+                                   description="Group that owns mounted volumes (and can read the SSH keys).",
+                                   examples=[1000])
+    runAsNonRoot: Optional[bool] = Field(None, description="Refuse to start images that would run as root.",
+                                         examples=[True])
+    privileged: bool = Field(False, description="Privileged rank containers. Only when the blueprint asks in so "
+                                                "many words; prefer capabilities.", examples=[False])
+    capabilities: list[Literal[
+        "IPC_LOCK", "SYS_NICE", "SYS_PTRACE", "SYS_RESOURCE", "NET_ADMIN", "NET_RAW", "SYS_ADMIN", "SYS_CHROOT",
+        "CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL", "NET_BIND_SERVICE", "AUDIT_WRITE"]] = Field(
+        default_factory=list, description="Linux capabilities added to the rank containers.",
+        examples=[["SYS_NICE"]])
+    sshAuthMountPath: Optional[AbsolutePath] = Field(
+        None, description="Target mpijob v2beta1: where the SSH keys are mounted (default /root/.ssh); the home "
+                          "folder of runAsUser for non-root images.", examples=["/home/mpiuser/.ssh"])
+
+
+class ServiceAccount(_Model):
+    name: Optional[str] = Field(
+        None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+        description="An existing ServiceAccount the workers run as (the launcher keeps <name>-launcher, which its "
+                    "Role is bound to).", examples=["training-data-reader"])
+    annotations: dict[LabelKey, str] = Field(
+        default_factory=dict,
+        description="Cloud identity: mpigen creates the ServiceAccount <name>-worker with these annotations for "
+                    "the workers and puts them on <name>-launcher too.",
+        examples=[{"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/training"}])
+
+    @model_validator(mode="after")
+    def _one(self) -> "ServiceAccount":
+        if self.name is not None and self.annotations:
+            raise ValueError("give either name (an existing ServiceAccount, whose annotations are its own) or "
+                             "annotations (mpigen creates the ServiceAccount), not both")
+        return self
 
 
 # core/v1 PodSpec and Container fields (Kubernetes 1.30; a test compares them with the
@@ -286,11 +462,25 @@ class Spec(_Model):
                                     description="Volumes mounted at the same path on the launcher and every worker.")
     runPolicy: RunPolicy = Field(default_factory=RunPolicy, description="Job-level policies, as the operator's.")
     placement: Placement = Field(default_factory=Placement,
-                                 description="Node selection per role: nodeSelector and tolerations.")
+                                 description="Node selection per role: nodeSelector, tolerations, affinity, one pod "
+                                             "per node, priority.")
     podTemplatePatch: PodTemplatePatch = Field(
         default_factory=PodTemplatePatch,
         description="Escape hatch: pod spec and MPI container fields the blueprint has no field for, applied "
                     "last as JSON merge patches (e.g. what `mpigen import` cannot map).")
+    sharedMemory: Optional[Quantity] = Field(
+        None, description="Size of /dev/shm in each rank pod (a memory-backed emptyDir, counted against the memory "
+                          "limit; 0 turns it off). Default for GPU jobs: 1Gi per GPU, at most half the worker memory "
+                          "limit; none for CPU jobs (the runtime's 64 MiB).", examples=["16Gi"])
+    launcher: Launcher = Field(default_factory=Launcher, description="How the launcher takes part in the job.")
+    network: Network = Field(default_factory=Network, description="Host network, RDMA devices, secondary networks.")
+    scheduling: Scheduling = Field(default_factory=Scheduling, description="Gang scheduling and Kueue queueing.")
+    security: Security = Field(default_factory=Security, description="Identity and privileges of the containers.")
+    imagePullSecrets: list[Annotated[str, Field(pattern=DNS1123_SUBDOMAIN, max_length=253)]] = Field(
+        default_factory=list, description="Secrets (by name) for pulling the image from a private registry.",
+        examples=[["registry-credentials"]])
+    serviceAccount: ServiceAccount = Field(default_factory=ServiceAccount,
+                                           description="The workers' Kubernetes identity (cloud IAM).")
     run: Optional[RunName] = Field(
         None, description="Run identity under a GitOps profile: change it (e.g. 1, 2, 3) to run the job again "
                           "with the same spec. Any change to what defines the run (image, command, workers, "
@@ -310,6 +500,17 @@ class Spec(_Model):
         if self.slotsPerWorker is not None:
             return self.slotsPerWorker
         return self.gpusPerWorker if self.gpusPerWorker > 0 else 1
+
+    @property
+    def rank_hosts(self) -> int:
+        """Pods that run ranks: the workers, and the launcher when it is one of them."""
+        return self.workers + (1 if self.launcher.runAsWorker else 0)
+
+    @property
+    def wait_for_workers(self) -> bool:
+        if self.launcher.waitForWorkers is not None:
+            return self.launcher.waitForWorkers
+        return self.mpiImplementation != "OpenMPI"
 
 
 class Blueprint(_Model):

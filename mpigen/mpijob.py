@@ -58,16 +58,47 @@ class MPIJobSpec(_Model):
     mpiDistribution: Optional[MPIDistribution] = None
 
 
+class GangScheduling(_Model):
+    """The operator's --gang-scheduling flag (which scheduler) and RunPolicy.schedulingPolicy
+    (kubeflow/common, as v2beta1 passes it to the PodGroup)."""
+
+    scheduler: Literal["volcano", "scheduler-plugins", "kube-batch"]
+    schedulerName: str
+    minAvailable: Optional[int] = None
+    queue: Optional[str] = None
+    scheduleTimeoutSeconds: Optional[int] = None
+
+
+class Extensions(_Model):
+    """What the blueprint says beyond the v1alpha2 API: the fields later operator APIs added
+    (runLauncherAsWorker, launcherCreationPolicy, sshAuthMountPath, schedulingPolicy), the
+    cluster's gang scheduler and Kueue queue, and mpigen's own additions that name the job's
+    objects (so that backends add them once the job's final name is known)."""
+
+    gang: Optional[GangScheduling] = None
+    queue: Optional[str] = None  # Kueue LocalQueue
+    runLauncherAsWorker: bool = False
+    waitForWorkers: bool = False
+    sshAuthMountPath: Optional[str] = None
+    rankEnv: bool = False  # PyTorch/DeepSpeed under mpirun: the rank-env.sh wrapper and MASTER_ADDR/PORT
+    workerServiceAccountAnnotations: dict[str, str] = Field(default_factory=dict)  # creates <job>-worker
+
+
 class MPIJob(_Model):
     apiVersion: Literal["kubeflow.org/v1alpha2"] = API_VERSION
     kind: Literal["MPIJob"] = "MPIJob"
     metadata: ObjectMeta
     spec: MPIJobSpec
+    extensions: Extensions = Field(default_factory=Extensions)
 
     @property
     def workers(self) -> int:
         worker = self.spec.mpiReplicaSpecs.get(WORKER)
         return (worker.replicas or 0) if worker else 0
+
+    @property
+    def rank_hosts(self) -> int:
+        return self.workers + (1 if self.extensions.runLauncherAsWorker else 0)
 
     @property
     def slots(self) -> int:

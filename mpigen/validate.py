@@ -14,6 +14,9 @@ import posixpath
 from mpigen.blueprint import PATTERN_HELP, Blueprint
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.load import Document, Loc, field_path
+from mpigen.compile import SHM_MOUNT, SHM_VOLUME
+from mpigen.launch import RANK_ENV_DIR
+from mpigen.render.additions import RANK_ENV_VOLUME
 from mpigen.render.launcher import NVIDIA_ENV, OPENMPI5_ENV, OPERATOR_ENV_NAMES
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME,
                                  OPERATOR_LABEL_KEYS)
@@ -22,8 +25,9 @@ from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
 # What the backends write themselves, taken from them so that the checks cannot drift:
 # the operator's and mpigen's label keys (above),
 # the volumes and mount paths the operator adds to the pods,
-RESERVED_VOLUMES = (CONFIG_VOLUME, KUBECTL_VOLUME)
-RESERVED_MOUNTS = (CONFIG_MOUNT, KUBECTL_MOUNT)
+# and mpigen's own (shared memory, the rank environment script),
+RESERVED_VOLUMES = (CONFIG_VOLUME, KUBECTL_VOLUME, SHM_VOLUME, RANK_ENV_VOLUME)
+RESERVED_MOUNTS = (CONFIG_MOUNT, KUBECTL_MOUNT, SHM_MOUNT, RANK_ENV_DIR)
 # and the launcher variables (a user value would be overridden).
 RESERVED_ENV = (
     *(e["name"] for e in OPENMPI5_ENV),
@@ -222,6 +226,8 @@ NAME, WORKERS = ("metadata", "name"), ("spec", "workers")
 
 
 def cross_field_checks(doc: Document, bad: set[Loc]) -> list[Diagnostic]:
+    from mpigen.checks import production_checks
+
     f = _Fields(doc, bad)
     out: list[Diagnostic] = []
     _check_name_length(f, out)
@@ -231,6 +237,7 @@ def cross_field_checks(doc: Document, bad: set[Loc]) -> list[Diagnostic]:
     _check_env(f, out)
     _check_datasets(f, out)
     _check_pod_patch(f, out)
+    production_checks(f, out)
     return out
 
 
@@ -405,9 +412,11 @@ def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Dia
     the deleted Job and run it again), and names too long once the run identity is added."""
     from mpigen.render.gitops import RUN_HASH_LENGTH
 
+    from mpigen.checks import production_profile_checks
+
     if gitops == "none":
         return []
-    out = []
+    out = production_profile_checks(doc, blueprint, gitops)
     ttl = ("spec", "runPolicy", "ttlSecondsAfterFinished")
     if blueprint.spec.runPolicy.ttlSecondsAfterFinished is not None:
         out.append(error(doc.key_mark(ttl),
@@ -444,12 +453,14 @@ def target_checks(doc: Document, blueprint: Blueprint, target: str, mpijob_api: 
     """What an operator API cannot run: the training-operator's kubeflow.org/v1 MPIJob
     always writes an Open MPI hostfile (`host slots=N`), which Intel MPI and MPICH
     (Hydra: `host:N`) cannot read."""
+    from mpigen.checks import production_target_checks
     from mpigen.render.mpijob import V1
 
+    out = production_target_checks(doc, blueprint, target, mpijob_api)
     if target != "mpijob" or mpijob_api != V1 or blueprint.spec.mpiImplementation == "OpenMPI":
-        return []
+        return out
     loc = ("spec", "mpiImplementation")
-    return [error(doc.value_mark(loc),
+    return out + [error(doc.value_mark(loc),
                   f"spec.mpiImplementation: {blueprint.spec.mpiImplementation} cannot run as a kubeflow.org/v1 "
                   "MPIJob: the training-operator writes an Open MPI hostfile (host slots=N) that Hydra cannot "
                   "read; use --mpijob-api kubeflow.org/v2beta1, or the static target")]

@@ -323,14 +323,14 @@ def test_lists_by_name_and_by_index():
 
 def test_reordered_named_list_is_reported():
     old = golden()
-    mounts = ("        - name: imagenet\n          mountPath: /data/imagenet\n          readOnly: true\n"
+    mounts = ("        - name: dshm\n          mountPath: /dev/shm\n"
               "        - name: mpi-job-config\n          mountPath: /etc/mpi\n")
     swapped = ("        - name: mpi-job-config\n          mountPath: /etc/mpi\n"
-               "        - name: imagenet\n          mountPath: /data/imagenet\n          readOnly: true\n")
+               "        - name: dshm\n          mountPath: /dev/shm\n")
     fields = only_job(compare(old, edit(old, STS, mounts, swapped))).changed[0].fields
     assert [(f.path, f.op, f.old, f.new) for f in fields] == [
-        ("spec.template.spec.containers[mpi-worker].volumeMounts", "reorder", ["imagenet", "mpi-job-config"],
-         ["mpi-job-config", "imagenet"])]
+        ("spec.template.spec.containers[mpi-worker].volumeMounts", "reorder", ["imagenet", "dshm", "mpi-job-config"],
+         ["imagenet", "mpi-job-config", "dshm"])]
 
 
 def test_script_change_is_a_line_diff():

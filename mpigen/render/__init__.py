@@ -41,21 +41,40 @@ class Lifecycle:
 def static_objects(job: MPIJob, options: Options, job_name: str | None = None, run: str | None = None,
                    template_labels: bool = True) -> list[dict]:
     """In the order of the controller's syncHandler: ConfigMap, ServiceAccount, Role,
-    RoleBinding, worker StatefulSet (only with workers), launcher Job."""
+    RoleBinding, PodGroup (with gang scheduling), worker StatefulSet (only with workers),
+    launcher Job; then mpigen's additions (mpigen.render.additions)."""
+    from mpigen.render.additions import addition_objects, with_additions
     from mpigen.render.configmap import new_config_map
     from mpigen.render.launcher import new_launcher
     from mpigen.render.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
     from mpigen.render.stamp import stamp
     from mpigen.render.workers import new_worker
 
-    job = with_defaults(job)
-    objects = [new_config_map(job), new_launcher_service_account(job), new_launcher_role(job),
-               new_launcher_role_binding(job)]
+    from mpigen.render.mpijob import KUEUE_QUEUE_LABEL
+
+    job = with_defaults(with_additions(job))
+    ext = job.extensions
+    account = new_launcher_service_account(job)
+    if ext.workerServiceAccountAnnotations:  # the launcher's downloads use the same cloud identity
+        account["metadata"]["annotations"] = dict(ext.workerServiceAccountAnnotations)
+    objects = [new_config_map(job), account, new_launcher_role(job), new_launcher_role_binding(job)]
+    workloads = []
     if job.workers > 0:
         worker = new_worker(job)
         if worker is not None:
-            objects.append(worker)
-    objects.append(new_launcher(job, options.kubectl_delivery_image))
+            workloads.append(worker)
+    workloads.append(new_launcher(job, options.kubectl_delivery_image))
+    if ext.gang is not None:
+        from mpigen.render.podgroup import join_group, new_pod_group
+
+        # Under a GitOps profile the launcher starts after the workers are ready.
+        objects.append(new_pod_group(job, launcher_waits=options.gitops != "none"))
+        for workload in workloads:
+            join_group(job, workload["spec"]["template"])
+    if ext.queue is not None:  # Kueue admits the workers (a pod group) and the launcher Job
+        for workload in workloads:
+            workload["metadata"]["labels"][KUEUE_QUEUE_LABEL] = ext.queue
+    objects += workloads + addition_objects(job)
     return [stamp(obj, job, job_name, run, template_labels) for obj in objects]
 
 
@@ -84,15 +103,23 @@ def mpijob_objects(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[
     from mpigen.render.mpijob import new_mpijob
     from mpigen.render.stamp import stamp
 
+    from mpigen.render.additions import addition_objects, with_additions
+
     base = job if options.gitops == "none" else gitops.without_template_metadata(job)
-    obj = new_mpijob(with_defaults(base), options.mpijob_api, lifecycle.ttl_seconds_after_finished)
+
+    def run_objects(instance: MPIJob) -> list[dict]:
+        instance = with_defaults(with_additions(instance, launcher_service_account=False))
+        obj = new_mpijob(instance, options.mpijob_api, lifecycle.ttl_seconds_after_finished)
+        if lifecycle.state == "completed":
+            obj["spec"]["runPolicy"]["suspend"] = True
+        return [obj, *addition_objects(instance)]
+
     run = None
+    objects = run_objects(base)
     if options.gitops != "none":
-        run = gitops.run_id([obj], lifecycle.run)
-        obj["metadata"]["name"] = f"{job.metadata.name}-{run}"
-    if lifecycle.state == "completed":
-        obj["spec"]["runPolicy"]["suspend"] = True
-    return [stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none")]
+        run = gitops.run_id(objects, lifecycle.run)
+        objects = run_objects(gitops.instance(base, run))
+    return [stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none") for obj in objects]
 
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:

@@ -11,8 +11,12 @@ _SLOT_SEPARATOR = {"OpenMPI": " slots=", "IntelMPI": ":", "MPICH": ":"}
 
 
 def hostfile(job: MPIJob) -> str:
-    """One line per worker pod. In v1alpha2 the slot count is slotsPerWorker or 1, never GPUs."""
+    """One line per worker pod. In v1alpha2 the slot count is slotsPerWorker or 1, never GPUs.
+    A launcher that is also a worker comes first, as v2beta1 writes it: its pod's hostname
+    is <job>-launcher, so mpirun starts those ranks locally, and the kubectl-delivery init
+    container skips it (it waits only for names that do not end in "launcher")."""
     return templates.render("hostfile.j2", job=job.metadata.name, workers=job.workers,
+                            launcher=job.extensions.runLauncherAsWorker,
                             separator=_SLOT_SEPARATOR[job.distribution], slots=job.slots)
 
 

@@ -29,7 +29,7 @@ from mpigen.render.names import KUBECTL_MOUNT, worker_name
 WAVE = "argocd.argoproj.io/sync-wave"
 FLUX_SSA = "kustomize.toolkit.fluxcd.io/ssa"
 # Argo CD's sync waves for the operator's objects; the launcher last (see above).
-WAVES = {"ServiceAccount": "-1", "ConfigMap": "-1", "Role": "-1", "RoleBinding": "-1",
+WAVES = {"ServiceAccount": "-1", "ConfigMap": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
          "StatefulSet": "0", "Job": "1"}
 RUN_HASH_LENGTH = 6
 
@@ -40,7 +40,15 @@ def without_template_metadata(job: MPIJob) -> MPIJob:
     workers or be refused on the launcher Job."""
     replicas = {}
     for role, replica in job.spec.mpiReplicaSpecs.items():
-        template = {k: v for k, v in replica.template.items() if k != "metadata"}
+        template = dict(replica.template)
+        meta = {}
+        for key, blueprint in (("labels", job.metadata.labels), ("annotations", job.metadata.annotations)):
+            kept = {k: v for k, v in template.get("metadata", {}).get(key, {}).items() if k not in blueprint}
+            if kept:  # what mpigen itself puts there (secondary networks, one pod per node)
+                meta[key] = kept
+        template.pop("metadata", None)
+        if meta:
+            template["metadata"] = meta
         replicas[role] = replica.model_copy(update={"template": template})
     return job.model_copy(update={"spec": job.spec.model_copy(update={"mpiReplicaSpecs": replicas})})
 

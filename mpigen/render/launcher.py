@@ -53,13 +53,16 @@ def kubectl_delivery(job: MPIJob, image: str) -> dict:
 
 
 def launcher_env(job: MPIJob) -> list[dict]:
-    """What is appended after the user's env: Open MPI 5's names (mpigen), then the operator's."""
+    """What is appended after the user's env: Open MPI 5's names (mpigen), then the operator's.
+    A launcher that runs ranks keeps its GPUs visible (as v2beta1 does, PR mpi-op#628)."""
     rsh_agent, hostfile = OPERATOR_ENV_NAMES[job.distribution]
     env = [dict(e) for e in OPENMPI5_ENV] if job.distribution == "OpenMPI" else []
     env += [
         {"name": rsh_agent, "value": KUBEXEC_PATH},
         {"name": hostfile, "value": HOSTFILE_PATH},
     ]
+    if job.extensions.runLauncherAsWorker:
+        return env
     return env + [{"name": name} for name in NVIDIA_ENV]
 
 
@@ -68,6 +71,8 @@ def new_launcher(job: MPIJob, kubectl_delivery_image: str = DEFAULT_KUBECTL_DELI
     labels = role_labels(job, "launcher")
     template, pod = pod_template(replica.template, labels)
     pod["serviceAccountName"] = launcher_name(job)
+    if job.extensions.runLauncherAsWorker:
+        pod["hostname"] = launcher_name(job)  # the hostfile's name for it: mpirun starts its ranks locally
     pod.setdefault("initContainers", []).append(kubectl_delivery(job, kubectl_delivery_image))
     main = pod["containers"][0]
     main["env"] = main.get("env", []) + launcher_env(job)

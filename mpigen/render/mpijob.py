@@ -22,6 +22,8 @@ from mpigen.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.render.launcher import HOSTFILE_PATH, KUBEXEC_PATH
 from mpigen.render.names import copy_data
 
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
 V2BETA1 = "kubeflow.org/v2beta1"
 V1 = "kubeflow.org/v1"
 MPIJOB_APIS = (V2BETA1, V1)
@@ -39,14 +41,37 @@ def openmpi5_env(api: str) -> list[dict]:
     return env
 
 
+def scheduling_policy(job: MPIJob) -> dict:
+    """runPolicy.schedulingPolicy: what the operator passes to the PodGroup it creates when it
+    runs with --gang-scheduling (which scheduler is the operator's flag, not the job's).
+    minAvailable is written out when the launcher waits for the workers: the operator's
+    default (workers + 1) would then never be reached (mpi-op#608)."""
+    gang = job.extensions.gang
+    policy: dict = {}
+    if gang.minAvailable is not None:
+        policy["minAvailable"] = gang.minAvailable
+    elif job.extensions.waitForWorkers:
+        policy["minAvailable"] = job.workers
+    if gang.queue:
+        policy["queue"] = gang.queue
+    if gang.scheduleTimeoutSeconds is not None:
+        policy["scheduleTimeoutSeconds"] = gang.scheduleTimeoutSeconds
+    return policy
+
+
 def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = None) -> dict:
-    spec = job.spec
+    spec, ext = job.spec, job.extensions
     policy = {"cleanPodPolicy": spec.cleanPodPolicy or "None", "backoffLimit": job.effective_backoff_limit()}
     if job.effective_active_deadline() is not None:
         policy["activeDeadlineSeconds"] = job.effective_active_deadline()
     if ttl_seconds_after_finished is not None:
         policy["ttlSecondsAfterFinished"] = ttl_seconds_after_finished
-    policy["suspend"] = False
+    if ext.gang is not None:
+        policy["schedulingPolicy"] = scheduling_policy(job)
+    if ext.queue is None:
+        # With a Kueue queue, Kueue's webhook suspends the job and Kueue resumes it: a
+        # value in Git would fight it (a GitOps controller would resume it unadmitted).
+        policy["suspend"] = False
     replicas = {}
     for role, count in ((LAUNCHER, 1), (WORKER, job.workers)):
         template = copy_data(spec.mpiReplicaSpecs[role].template)
@@ -56,16 +81,15 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
         replicas[role] = {"replicas": count, "restartPolicy": RESTART_POLICIES[api][role], "template": template}
     body: dict = {"slotsPerWorker": job.slots}
     if api == V2BETA1:
-        body.update({"runLauncherAsWorker": False, "launcherCreationPolicy": "AtStartup",
+        body.update({"runLauncherAsWorker": ext.runLauncherAsWorker,
+                     "launcherCreationPolicy": "WaitForWorkersReady" if ext.waitForWorkers else "AtStartup",
                      "mpiImplementation": IMPLEMENTATIONS[job.distribution],
-                     "sshAuthMountPath": SSH_AUTH_MOUNT_PATH})
+                     "sshAuthMountPath": ext.sshAuthMountPath or SSH_AUTH_MOUNT_PATH})
     elif spec.mainContainer:
         body["mainContainer"] = spec.mainContainer
     body["runPolicy"] = policy
     body["mpiReplicaSpecs"] = replicas
-    return {
-        "apiVersion": api,
-        "kind": "MPIJob",
-        "metadata": {"name": job.metadata.name, "namespace": job.metadata.namespace},
-        "spec": body,
-    }
+    metadata: dict = {"name": job.metadata.name, "namespace": job.metadata.namespace}
+    if ext.queue is not None:
+        metadata["labels"] = {KUEUE_QUEUE_LABEL: ext.queue}
+    return {"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": body}

@@ -26,3 +26,9 @@ def render(name: str, **context) -> str:
     """The rendered text; the context holds only strings, numbers and None, so the same
     call always gives the same text and is remembered (kubexec.sh has two variants)."""
     return _template(name).render(**context)
+
+
+@lru_cache(maxsize=None)
+def text(name: str) -> str:
+    """A shipped file as it is (no template variables)."""
+    return (Path(__file__).parent / name).read_text(encoding="utf-8")
