@@ -32,7 +32,7 @@ POD_PATCH_FIELDS = {
     "imagePullSecrets": (("imagePullSecrets",),),
     "serviceAccountName": (("serviceAccount", "name"), ("serviceAccount", "annotations")),
     "schedulerName": (("scheduling", "gang"),),
-    "initContainers": (("datasets",),),
+    "initContainers": (("datasets", "*", "download"),),  # a patch replaces the list: the downloads would go
 }
 CONTAINER_PATCH_FIELDS = {
     "securityContext": (("security", "capabilities"), ("security", "privileged"), ("network", "rdma")),
@@ -265,9 +265,10 @@ def _check_patch_overlap(f, out) -> None:
                     path = tuple(p.format(role=role) for p in field)
                     value = _dig(spec, path)
                     if value not in (None, False, [], {}):
+                        field_name = ".".join(path).replace(".*.", "[].")
                         out.append(error(f.doc.key_mark(loc + (key,)),
                                          f"spec.podTemplatePatch.{role}.{part}.{key} is also written by "
-                                         f"spec.{'.'.join(path)}; set it in one place"))
+                                         f"spec.{field_name}; set it in one place"))
                         break
             context = patch.get("securityContext") if part == "container" else None
             if isinstance(context, dict) and context.get("privileged") is True:
@@ -278,7 +279,12 @@ def _check_patch_overlap(f, out) -> None:
 
 
 def _dig(data, path):
-    for part in path:
+    """The value at path; `*` takes the first list item that has a value there."""
+    for index, part in enumerate(path):
+        if part == "*":
+            items = data if isinstance(data, list) else []
+            found = [v for v in (_dig(item, path[index + 1:]) for item in items) if v not in (None, False, [], {})]
+            return found[0] if found else None
         if not isinstance(data, dict):
             return None
         data = data.get(part)
