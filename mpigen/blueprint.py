@@ -370,7 +370,7 @@ class ServiceAccount(_Model):
                     "Role is bound to).", examples=["training-data-reader"])
     annotations: dict[LabelKey, str] = Field(
         default_factory=dict,
-        description="Cloud identity: mpigen creates the ServiceAccount <name>-worker with these annotations for "
+        description="Cloud identity: mpigen creates the ServiceAccount <name>-identity with these annotations for "
                     "the workers and puts them on <name>-launcher too.",
         examples=[{"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/training"}])
 
@@ -470,8 +470,8 @@ class Spec(_Model):
                     "last as JSON merge patches (e.g. what `mpigen import` cannot map).")
     sharedMemory: Optional[Quantity] = Field(
         None, description="Size of /dev/shm in each rank pod (a memory-backed emptyDir, counted against the memory "
-                          "limit; 0 turns it off). Default for GPU jobs: 1Gi per GPU, at most half the worker memory "
-                          "limit; none for CPU jobs (the runtime's 64 MiB).", examples=["16Gi"])
+                          "limit; 0 turns it off). Default for GPU jobs: 1Gi per GPU, at most half the memory limit "
+                          "of the rank pods; none for CPU jobs (the runtime's 64 MiB).", examples=["16Gi"])
     launcher: Launcher = Field(default_factory=Launcher, description="How the launcher takes part in the job.")
     network: Network = Field(default_factory=Network, description="Host network, RDMA devices, secondary networks.")
     scheduling: Scheduling = Field(default_factory=Scheduling, description="Gang scheduling and Kueue queueing.")

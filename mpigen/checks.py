@@ -21,6 +21,11 @@ ACCELERATORS = ("nvidia.com/gpu", "nvidia.com/mig-*", "amd.com/gpu", "habana.ai/
 MPIRUN_NP_FLAGS = ("-np", "--np", "-n", "--n", "-c")
 # Fields of podTemplatePatch that a blueprint field also writes: setting both would let the
 # patch silently win over the field.
+# Blueprint fields that only reach rank pods (the launcher only with launcher.runAsWorker),
+# and those that only reach the launcher.
+RANK_ONLY = {("placement", "worker", "onePodPerNode"), ("network", "hostNetwork"), ("security", "capabilities"),
+             ("security", "privileged"), ("network", "rdma")}
+LAUNCHER_ONLY = {("datasets", "*", "download")}
 POD_PATCH_FIELDS = {
     "affinity": (("placement", "{role}", "affinity"), ("placement", "worker", "onePodPerNode"),
                  ("network", "hostNetwork")),
@@ -128,15 +133,19 @@ def _check_mpirun_args(f, out) -> None:
 def _check_shared_memory(f, out) -> None:
     """/dev/shm is memory: a size at or above the memory limit leaves the program nothing
     (the default is at most half the limit)."""
-    shm, worker = ("spec", "sharedMemory"), ("spec", "resources", "worker")
-    if not f.ok(shm, worker) or f.get(shm) is None:
+    shm = ("spec", "sharedMemory")
+    if not f.ok(shm, ("spec", "resources")) or f.get(shm) is None or parse(str(f.get(shm))) == 0:
         return
-    size, memory = str(f.get(shm)), f.get(worker, {}).get("memory")
-    if memory is not None and parse(size) > 0 and parse(size) >= parse(str(memory)):
-        out.append(error(f.doc.value_mark(shm),
-                         f"spec.sharedMemory: /dev/shm of {size} counts against the worker memory limit of {memory}, "
-                         "which leaves nothing for the program; raise spec.resources.worker.memory or lower "
-                         "spec.sharedMemory"))
+    size = str(f.get(shm))
+    roles = ("worker", "launcher") if _run_as_worker(f) else ("worker",)
+    for role in roles:
+        memory = (f.get(("spec", "resources", role), {}) or {}).get("memory")
+        if memory is not None and parse(size) >= parse(str(memory)):
+            out.append(error(f.doc.value_mark(shm),
+                             f"spec.sharedMemory: /dev/shm of {size} counts against the {role} memory limit of "
+                             f"{memory}, which leaves nothing for the program; raise spec.resources.{role}.memory "
+                             "or lower spec.sharedMemory"))
+            return
 
 
 def _check_hugepages(f, out) -> None:
@@ -254,6 +263,7 @@ def _check_patch_overlap(f, out) -> None:
     """A podTemplatePatch field that a blueprint field also sets; and privileged containers,
     which only spec.security.privileged may ask for."""
     spec = _spec(f)
+    launcher_ranks = _run_as_worker(f)
     for role in ("launcher", "worker"):
         for part, table in (("pod", POD_PATCH_FIELDS), ("container", CONTAINER_PATCH_FIELDS)):
             loc = ("spec", "podTemplatePatch", role, part)
@@ -262,6 +272,9 @@ def _check_patch_overlap(f, out) -> None:
             patch = f.get(loc, {})
             for key in patch:
                 for field in table.get(key, ()):
+                    if (field in RANK_ONLY and role == "launcher" and not launcher_ranks) or \
+                            (field in LAUNCHER_ONLY and role == "worker"):
+                        continue  # the blueprint field does not write this role's pods
                     path = tuple(p.format(role=role) for p in field)
                     value = _dig(spec, path)
                     if value not in (None, False, [], {}):

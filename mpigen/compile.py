@@ -82,9 +82,12 @@ def shared_memory(spec: Spec) -> str | None:
     if spec.gpusPerWorker == 0:
         return None
     size = spec.gpusPerWorker * SHM_PER_GPU
-    memory = spec.resources.worker.get("memory")
-    if memory is not None:
-        size = min(size, parse(memory) / 2)
+    limits = [spec.resources.worker.get("memory")]
+    if spec.launcher.runAsWorker:  # the launcher gets the same /dev/shm within its own limit
+        limits.append(spec.resources.launcher.get("memory"))
+    for memory in limits:
+        if memory is not None:
+            size = min(size, parse(memory) / 2)
     return format_quantity(size, binary=True)
 
 

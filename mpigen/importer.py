@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.errors import Diagnostic, error, warning
+from mpigen.launch import RANK_ENV_SCRIPT, RENDEZVOUS_ENV
 from mpigen.load import Document, Loc, field_path
 
 APIS = ("kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1")
@@ -105,7 +106,10 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
             out["gpusPerWorker"], out["gpuResource"] = int(str(count)), name
             del worker["limits"][name]
     env = {e["name"]: e.get("value", "") for e in launcher["env"] if e.get("name") not in ADDED_ENV}
-    if worker and {e["name"]: e.get("value", "") for e in worker["env"] if e.get("name") not in ADDED_ENV} != env:
+    worker_env = {e["name"]: e.get("value", "") for e in worker["env"] if e.get("name") not in ADDED_ENV} if worker else {}
+    if RANK_ENV_SCRIPT in launcher["command"]:  # mpigen's PyTorch/DeepSpeed preset sets these on the launcher
+        env = {k: v for k, v in env.items() if k not in RENDEZVOUS_ENV or k in worker_env}
+    if worker and worker_env != env:
         r.lost(worker["loc"] + ("env",), "the workers' environment differs from the launcher's")
     if env:
         out["env"] = env
@@ -136,9 +140,16 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
         out["mainContainer"] = main
     if per_role("patch"):
         out["podTemplatePatch"] = per_role("patch")
-    for key in ("runLauncherAsWorker", "launcherCreationPolicy", "sshAuthMountPath"):
-        if key in spec and spec[key] not in (False, "AtStartup", "/root/.ssh"):
-            r.lost(spec_loc + (key,), f"{key} {spec[key]!r} differs from the operator's default")
+    if spec.get("sshAuthMountPath") not in (None, "/root/.ssh"):
+        out.setdefault("security", {})["sshAuthMountPath"] = spec["sshAuthMountPath"]
+    if "launcherCreationPolicy" in spec:
+        # The blueprint's default waits for Hydra's workers (IntelMPI, MPICH) and not for Open MPI's.
+        waits = spec["launcherCreationPolicy"] != "AtStartup"  # the operator waits for any other value
+        if waits != (implementation != "OpenMPI"):
+            out["launcher"] = {"waitForWorkers": waits}
+    if spec.get("runLauncherAsWorker") not in (None, False):
+        r.lost(spec_loc + ("runLauncherAsWorker",), "runLauncherAsWorker (the launcher's template would have to "
+                                                    "match the workers'; set spec.launcher.runAsWorker by hand)")
     out.update(_launch(launcher["command"], implementation, out))
     blueprint = {"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint", "metadata": metadata, "spec": out}
     return Imported(blueprint, r.problems)
@@ -230,9 +241,12 @@ def _launch(argv: list[str], implementation: str, spec: dict) -> dict:
     if argv[:1] == ["mpirun"]:
         # Hydra jobs get no framework flags, so their framework cannot be told: custom.
         frameworks = ("horovod", "pytorch", "custom") if implementation == "OpenMPI" else ("custom",)
+        if RANK_ENV_SCRIPT in argv:  # the PyTorch/DeepSpeed preset: the script is mpigen's, not the program
+            frameworks = ("pytorch",)
+        plain = [arg for arg in argv if arg != RANK_ENV_SCRIPT]
         for framework in frameworks:
-            for split in _splits(argv):
-                candidate = {"framework": framework, "mpirunArgs": argv[split[0]:split[1]], "command": argv[split[1]:]}
+            for split in _splits(plain):
+                candidate = {"framework": framework, "mpirunArgs": plain[split[0]:split[1]], "command": plain[split[1]:]}
                 try:
                     rendered = launcher_command(Spec.model_validate(
                         {**{k: v for k, v in spec.items() if k in ("image", "workers", "slotsPerWorker", "env",
