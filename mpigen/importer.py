@@ -123,6 +123,8 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     datasets = _datasets(r, launcher, worker)
     if datasets:
         out["datasets"] = datasets
+    if worker is not None:
+        _worker_only_volumes(r, launcher, worker, out)
     if per_role("placement"):
         out["placement"] = per_role("placement")
     policy = {**{k: spec[k] for k in ("cleanPodPolicy", "backoffLimit", "activeDeadlineSeconds") if k in spec},
@@ -223,6 +225,34 @@ def _datasets(r: _Reader, launcher: dict, worker: dict | None) -> list[dict]:
             r.lost(worker["vloc"], f"the workers do not mount {name!r} as the launcher does")
         datasets.append(dataset)
     return datasets
+
+
+def _worker_only_volumes(r: _Reader, launcher: dict, worker: dict, out: dict) -> None:
+    """What the workers mount and the launcher does not: /dev/shm as a memory-backed
+    emptyDir is spec.sharedMemory; mpigen's own rank-env.sh volume is the preset's; the
+    rest cannot be expressed (a dataset is mounted on both)."""
+    from mpigen.compile import SHM_MOUNT
+    from mpigen.render.additions import RANK_ENV_VOLUME
+
+    shared = {v.get("name") for v in launcher["volumes"]}
+    shm = None
+    for index, volume in enumerate(worker["volumes"]):
+        name = volume.get("name")
+        mount = next((m for m in worker["mounts"] if m.get("name") == name), None)
+        if name in shared or name == RANK_ENV_VOLUME or name == "mpi-job-config":
+            continue
+        empty_dir = volume.get("emptyDir")
+        if mount and mount.get("mountPath") == SHM_MOUNT and isinstance(empty_dir, dict) \
+                and empty_dir.get("medium") == "Memory" and empty_dir.get("sizeLimit") is not None:
+            shm = str(empty_dir["sizeLimit"])
+            continue
+        r.lost(worker["vloc"] + (index,), f"the workers' volume {name!r} (only the launcher's volumes, mounted on "
+                                          "both, become datasets; /dev/shm as a sized Memory emptyDir becomes "
+                                          "sharedMemory)")
+    if shm is not None:
+        out["sharedMemory"] = shm
+    elif out.get("gpusPerWorker"):
+        out["sharedMemory"] = "0"  # the MPIJob has none; mpigen's default would add one
 
 
 # Single-dash long options of older examples, which Open MPI 5 rejects (openmpi5-notes 2).

@@ -15,6 +15,68 @@ BLUEPRINTS = ROOT / "blueprints"
 GOLDEN = ROOT / "golden"
 
 
+def example_blueprints() -> dict[str, dict]:
+    """The examples by name, read from blueprints/*.yaml (in file order)."""
+    import yaml
+
+    out = {}
+    for path in sorted(BLUEPRINTS.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        out[data["metadata"]["name"]] = data
+    return out
+
+
+# The objects the operator creates for one job (the static target, shared/reference/
+# mpi-operator.md 2.2), as (kind, suffix of the job name).
+OPERATOR_OBJECTS = (("ConfigMap", "-config"), ("ServiceAccount", "-launcher"), ("Role", "-launcher"),
+                    ("RoleBinding", "-launcher"), ("StatefulSet", "-worker"), ("Job", "-launcher"))
+
+
+def extra_objects(blueprint: dict, target: str = "static") -> list[tuple[str, str]]:
+    """The objects a blueprint gets besides the operator's usual six (static target) or its
+    MPIJob (target mpijob), as (kind, suffix of the job name), from the blueprint's fields:
+    - the PodGroup `<job>` of gang scheduling (spec.scheduling.gang), static target only:
+      under target mpijob the operator creates it (mpi-operator.md 2.7, 4.8);
+    - the ConfigMap `<job>-mpigen` holding rank-env.sh, for PyTorch and DeepSpeed started by
+      mpigen's mpirun line (framework pytorch or deepspeed, no launcherCommand);
+    - the ServiceAccount `<job>-identity` of a cloud identity (spec.serviceAccount.annotations)."""
+    spec = blueprint["spec"]
+    out = []
+    if target == "static" and spec.get("scheduling", {}).get("gang") is not None:
+        out.append(("PodGroup", ""))
+    if spec.get("framework") in ("pytorch", "deepspeed") and spec.get("launcherCommand") is None:
+        out.append(("ConfigMap", "-mpigen"))
+    if spec.get("serviceAccount", {}).get("annotations"):
+        out.append(("ServiceAccount", "-identity"))
+    return out
+
+
+def production_features(blueprint: dict) -> list[str]:
+    """The production features (b523eda) a blueprint uses, as the fields that ask for them:
+    sharedMemory, launcher (runAsWorker, waitForWorkers), network, placement affinity,
+    onePodPerNode and priorityClassName, scheduling (gang, Kueue queue), security,
+    imagePullSecrets, serviceAccount, the dataset sources csi, configMap and secret, a
+    dataset's accessMode and download step, and the PyTorch and DeepSpeed presets (ranks
+    started through rank-env.sh). Empty for a blueprint of the operator's own examples."""
+    spec = blueprint["spec"]
+    used = [key for key in ("sharedMemory", "launcher", "network", "scheduling", "security", "imagePullSecrets",
+                            "serviceAccount") if key in spec]
+    for role, placement in spec.get("placement", {}).items():
+        used += [f"placement.{role}.{key}" for key in ("affinity", "onePodPerNode", "priorityClassName")
+                 if key in placement]
+    for index, dataset in enumerate(spec.get("datasets", [])):
+        used += [f"datasets[{index}].{key}" for key in ("csi", "configMap", "secret", "accessMode", "download")
+                 if key in dataset]
+    if spec.get("framework") in ("pytorch", "deepspeed") and spec.get("launcherCommand") is None:
+        used.append(f"framework: {spec['framework']}")
+    return used
+
+
+def job_objects(blueprint: dict) -> list[tuple[str, str]]:
+    """Every object of one blueprint under the static target, as (kind, suffix of the job name)."""
+    return [*OPERATOR_OBJECTS, *extra_objects(blueprint)]
+
+
 def blueprint_text(name: str = "job", labels: dict | None = None, annotations: dict | None = None,
                    **spec) -> str:
     """A minimal valid blueprint as YAML text (JSON, which keeps key order), with spec

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, run_mpigen
+from tests.conftest import ROOT, example_blueprints, job_objects, run_mpigen
 
 BIN = Path(sys.executable).parent
 # git as a user's machine runs it, without the global or system configuration of the
@@ -35,6 +35,9 @@ ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull
 ENV.pop("MPIGEN_PROCESSES", None)
 ENV.pop("MPIGEN_DEBUG", None)
 OUT = "rendered"
+# The examples (blueprints/*.yaml) and the environments mpigen.yaml renders each of them for.
+EXAMPLES = example_blueprints()
+ENVIRONMENTS = yaml.safe_load((ROOT / "mpigen.yaml").read_text(encoding="utf-8"))["overlays"]
 
 INTEL = "blueprints/intel-pi.yaml"
 RESNET = "blueprints/resnet50-imagenet.yaml"
@@ -155,7 +158,7 @@ def test_check_passes_right_after_render(repo):
     run = mpigen(repo, "check")
     assert run.code == 0, run.err
     assert run.out == ""
-    assert run.err == f"mpigen: {OUT} is up to date (8 jobs)\n"
+    assert run.err == f"mpigen: {OUT} is up to date ({len(EXAMPLES) * len(ENVIRONMENTS)} jobs)\n"
 
 
 def test_check_reports_a_stale_folder_with_a_unified_diff_index_last(repo):
@@ -512,8 +515,16 @@ def test_diff_against_a_revision_without_the_output_folder_adds_everything(tmp_p
     run = mpigen(root, "diff", "--format", "json")
     assert run.code == 1, run.err
     data = json.loads(run.out)
-    assert data["summary"] == {"jobs": 8, "added": 48, "removed": 0, "changed": 0, "immutable": 0}
-    assert all(job["newRun"] and len(job["added"]) == 6 for job in data["jobs"])
+    # every example in every environment, each with all of its objects (derived from blueprints/)
+    added = sum(len(job_objects(example)) for example in EXAMPLES.values()) * len(ENVIRONMENTS)
+    assert data["summary"] == {"jobs": len(EXAMPLES) * len(ENVIRONMENTS), "added": added, "removed": 0,
+                               "changed": 0, "immutable": 0}
+    assert sorted((job["environment"], job["job"]) for job in data["jobs"]) == sorted(
+        (env, name) for env in ENVIRONMENTS for name in EXAMPLES)
+    for job in data["jobs"]:
+        assert job["newRun"]
+        assert sorted((o["kind"], o["name"]) for o in job["added"]) == sorted(
+            (kind, job["job"] + suffix) for kind, suffix in job_objects(EXAMPLES[job["job"]])), job["job"]
     assert {job["environment"] for job in data["jobs"]} == {"dev", "prod"}
     text = mpigen(root, "diff", "--fail-on", "immutable")
     assert text.code == 0
@@ -790,7 +801,7 @@ def test_pre_commit_hooks_in_the_example_repository(tmp_path):
     assert (root / "golden" / "overlays" / "dev" / "kustomization.yaml").is_file()
     validate = run_hook("mpigen-validate", root)
     assert validate.code == 0, validate.err
-    assert validate.err == "mpigen: 4 blueprints valid under 2 overlays\n"
+    assert validate.err == f"mpigen: {len(EXAMPLES)} blueprints valid under {len(ENVIRONMENTS)} overlays\n"
     before = snapshot(root)
     render = run_hook("mpigen-render", root)
     assert render.code == 0, render.err

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from tests.conftest import ROOT, run_mpigen
+from tests.conftest import ROOT, example_blueprints, job_objects, run_mpigen
 
 CONFIG = """apiVersion: mpigen.dev/v1alpha1
 kind: Config
@@ -58,8 +58,12 @@ def test_one_application_per_argocd_environment(repo):
     assert spec["syncPolicy"]["automated"] == {"prune": True, "selfHeal": True}
     assert set(spec["syncPolicy"]["syncOptions"]) == {"ApplyOutOfSyncOnly=true", "RespectIgnoreDifferences=true"}
     # Exactly the worker StatefulSets of prod, by name: the launcher may scale them to 0.
-    statefulsets = [o for o in objects(repo / "deploy" / "prod" / "ml-team") + objects(repo / "deploy" / "prod" / "hpc")
-                    + objects(repo / "deploy" / "prod" / "default") if o["kind"] == "StatefulSet"]
+    # prod keeps the examples' namespaces (blueprints/; "default" where a blueprint has none).
+    namespaces = {b["metadata"].get("namespace", "default") for b in example_blueprints().values()}
+    assert sorted(p.name for p in (repo / "deploy" / "prod").iterdir() if p.is_dir()) == sorted(namespaces)
+    statefulsets = [o for namespace in sorted(namespaces) for o in objects(repo / "deploy" / "prod" / namespace)
+                    if o["kind"] == "StatefulSet"]
+    assert len(statefulsets) == len(example_blueprints())
     assert sorted((i["namespace"], i["name"]) for i in spec["ignoreDifferences"]) == sorted(
         (s["metadata"]["namespace"], s["metadata"]["name"]) for s in statefulsets)
     assert all(i["jsonPointers"] == ["/spec/replicas"] and i["kind"] == "StatefulSet" and i["group"] == "apps"
@@ -90,21 +94,25 @@ def test_a_pair_of_flux_kustomizations_per_job(repo, kubectl):
     assert sorted(p.name for p in folder.iterdir()) == [".mpigen-index", "kustomization.yaml",
                                                         "kustomizations-dev.yaml"]
     docs = load(folder / "kustomizations-dev.yaml")
-    assert len(docs) == 8  # 4 jobs x (workers, launcher)
+    examples = example_blueprints()
+    assert len(docs) == 2 * len(examples)  # every example x (workers, launcher)
     by_name = {d["metadata"]["name"]: d for d in docs}
-    for job in ("tensorflow-mnist", "resnet50-imagenet", "intel-pi", "mpich-pi"):
+    for job, example in examples.items():
         workers, launcher = by_name[f"mpigen-dev-ml-dev-{job}-workers"], by_name[f"mpigen-dev-ml-dev-{job}-launcher"]
         assert workers["spec"]["wait"] is True and workers["spec"]["prune"] is True
         assert launcher["spec"]["wait"] is False and launcher["spec"]["prune"] is True
         assert launcher["spec"]["dependsOn"] == [{"name": workers["metadata"]["name"]}]
         assert "dependsOn" not in workers["spec"]
-        for kustomization, kinds in ((workers, {"ServiceAccount", "ConfigMap", "Role", "RoleBinding", "StatefulSet"}),
-                                     (launcher, {"Job"})):
+        # the launcher Job alone in the second; everything else of the job (the operator's
+        # configuration and workers, and the job's PodGroup, <job>-mpigen, <job>-identity) first
+        worker_kinds = sorted(kind for kind, _ in job_objects(example))
+        worker_kinds.remove("Job")
+        for kustomization, kinds in ((workers, worker_kinds), (launcher, ["Job"])):
             assert kustomization["spec"]["sourceRef"] == {"kind": "GitRepository", "name": "flux-system"}
             path = repo / kustomization["spec"]["path"]
             built = subprocess.run([kubectl, "kustomize", str(path)], capture_output=True, text=True, check=True)
             applied = [o for o in yaml.safe_load_all(built.stdout) if o]
-            assert {o["kind"] for o in applied} == kinds
+            assert sorted(o["kind"] for o in applied) == kinds, job
             assert {o["metadata"]["labels"]["mpigen.dev/job"] for o in applied} == {job}
 
 
@@ -128,5 +136,5 @@ def test_an_archived_job_loses_its_kustomizations(repo):
     path.write_text(path.read_text().replace("spec:\n", "spec:\n  state: archived\n", 1))
     assert run_mpigen("render", cwd=repo).returncode == 0
     names = {d["metadata"]["name"] for d in load(repo / "clusters" / "flux" / "kustomizations-dev.yaml")}
-    assert len(names) == 6 and not any("mpich-pi" in n for n in names)
+    assert len(names) == 2 * (len(example_blueprints()) - 1) and not any("mpich-pi" in n for n in names)
     assert not (repo / "deploy" / "dev" / "ml-dev" / "mpich-pi").exists()

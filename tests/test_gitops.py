@@ -29,7 +29,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, GOLDEN, ROOT, InProcessRun, blueprint_text, by_kind, pos, write
+from tests.conftest import (GOLDEN, ROOT, InProcessRun, blueprint_text, by_kind, example_blueprints, extra_objects,
+                            job_objects, pos, write)
 
 RUN = re.compile(r"^[0-9a-f]{6}$")
 WAVE = "argocd.argoproj.io/sync-wave"
@@ -135,13 +136,11 @@ def config_volume(obj: dict) -> str:
     return volume["configMap"]["name"]
 
 
-def example_blueprints() -> dict[str, dict]:
-    """The examples by name, read from blueprints/ (the input of golden/argocd and golden/flux)."""
-    out = {}
-    for path in sorted(BLUEPRINTS.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text())
-        out[data["metadata"]["name"]] = data
-    return out
+def example_objects() -> int:
+    """How many objects the examples (blueprints/, the input of golden/argocd and golden/flux
+    and of the overlays) render to: each its operator objects and its extra ones
+    (conftest.extra_objects)."""
+    return sum(len(job_objects(data)) for data in example_blueprints().values())
 
 
 def golden_stream(case: str) -> list[dict]:
@@ -155,14 +154,20 @@ def golden_prod() -> list[tuple[str, dict]]:
 
 
 def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers: int, run: str,
-                        slots: int | None = None) -> None:
+                        slots: int | None = None, extra: list[tuple[str, str]] = ()) -> None:
     """Every object of one job is named as the operator would name those of the MPIJob
-    `<name>-<run>`, consistently in every reference, with mpigen's job and run labels."""
+    `<name>-<run>`, consistently in every reference, with mpigen's job and run labels.
+    `extra`: the job's objects besides the operator's six (conftest.extra_objects), as
+    (kind, suffix of the name)."""
     assert RUN.match(run), run
     instance = f"{name}-{run}"
-    kinds = by_kind(objects)
+    extras = sorted((kind, f"{instance}{suffix}") for kind, suffix in extra)
+    assert sorted((o["kind"], o["metadata"]["name"]) for o in objects
+                  if (o["kind"], o["metadata"]["name"]) in extras) == extras
+    operator = [o for o in objects if (o["kind"], o["metadata"]["name"]) not in extras]
+    kinds = by_kind(operator)
     assert sorted(kinds) == sorted([*CONFIG_KINDS, "StatefulSet", "Job"])
-    assert len(objects) == 6
+    assert len(operator) == 6
     assert kinds["ConfigMap"]["metadata"]["name"] == f"{instance}-config"
     for kind in ("ServiceAccount", "Role", "RoleBinding", "Job"):
         assert kinds[kind]["metadata"]["name"] == f"{instance}-launcher", kind
@@ -186,6 +191,18 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
     assert workers_obj["spec"]["selector"]["matchLabels"]["mpi_job_name"] == instance
     assert config_volume(workers_obj) == config_volume(launcher) == f"{instance}-config"
     assert pod(launcher)["serviceAccountName"] == f"{instance}-launcher"
+    # the references to the extra objects: the pods' group, the rank-env.sh volume, the identity
+    for kind, suffix in extra:
+        if kind == "PodGroup":
+            for obj in (workers_obj, launcher):
+                meta = obj["spec"]["template"]["metadata"]
+                assert instance in (meta.get("annotations", {}).get("scheduling.k8s.io/group-name"),
+                                    meta.get("labels", {}).get("scheduling.x-k8s.io/pod-group")), obj["kind"]
+        elif suffix == "-mpigen":
+            assert f"{instance}-mpigen" in [v["configMap"]["name"] for v in pod(workers_obj)["volumes"]
+                                            if "configMap" in v]
+        elif suffix == "-identity":
+            assert pod(workers_obj)["serviceAccountName"] == f"{instance}-identity"
     for kind in CONFIG_KINDS:
         assert kinds[kind]["metadata"]["labels"]["app"] == instance
     for obj in (workers_obj, launcher):
@@ -224,7 +241,8 @@ def test_none_profile_still_renders_golden_static(monkeypatch):
 @pytest.mark.parametrize("profile", PROFILES)
 def test_examples_are_named_as_the_mpijob_name_run(profile):
     """golden/<profile>.yaml: each example's objects under <name>-<run>, the same run on all
-    six, derived from blueprints/*.yaml (name, namespace, workers)."""
+    of them, derived from blueprints/*.yaml (name, namespace, workers, and the extra objects
+    its fields call for)."""
     examples = example_blueprints()
     objects = golden_stream(profile)
     assert {o["metadata"]["labels"][JOB_LABEL] for o in objects} == set(examples)
@@ -235,7 +253,8 @@ def test_examples_are_named_as_the_mpijob_name_run(profile):
         assert len(run) == 1, (name, run)
         run = run.pop()
         runs.add(run)
-        assert_named_as_run(mine, name, data["metadata"].get("namespace", "default"), data["spec"]["workers"], run)
+        assert_named_as_run(mine, name, data["metadata"].get("namespace", "default"), data["spec"]["workers"], run,
+                            extra=extra_objects(data))
     assert len(runs) == len(examples)
 
 
@@ -463,28 +482,40 @@ def test_argocd_waves_start_configuration_then_workers_then_launcher(render, sou
         objects = [obj for _, obj in golden_prod()]
     else:
         objects = render(blueprint("train", runPolicy={"cleanPodPolicy": "Running"}), "argocd").objects
-    expected = {"ServiceAccount": "-1", "ConfigMap": "-1", "Role": "-1", "RoleBinding": "-1",
+    # the examples' configuration: the operator's, and their extra objects (a gang-scheduled
+    # job's PodGroup, <job>-mpigen, <job>-identity: conftest.extra_objects), none for "train";
+    # the PodGroup exists before the worker pods (mpi-operator.md 4.8)
+    examples = {} if source == "synthetic" else example_blueprints()
+    expected = {"ServiceAccount": "-1", "ConfigMap": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
                 "StatefulSet": "0", "Job": "1"}
     for obj in objects:
         assert obj["metadata"]["annotations"][WAVE] == expected[obj["kind"]]
     order = argocd_sort(objects)
     jobs = {o["metadata"]["labels"][JOB_LABEL] for o in objects}
     assert jobs
+    if examples:
+        assert jobs == set(examples)
+    config = []
     for job in jobs:
-        index = {o["kind"]: i for i, o in enumerate(order) if o["metadata"]["labels"][JOB_LABEL] == job}
-        assert max(index[k] for k in CONFIG_KINDS) < index["StatefulSet"] < index["Job"], job
+        mine = [(i, o["kind"]) for i, o in enumerate(order) if o["metadata"]["labels"][JOB_LABEL] == job]
+        job_config = [kind for _, kind in mine if kind not in ("StatefulSet", "Job")]
+        extra = extra_objects(examples[job]) if job in examples else []
+        assert sorted(job_config) == sorted([*CONFIG_KINDS, *(kind for kind, _ in extra)]), job
+        config += job_config
+        index = {kind: i for i, kind in mine if kind in ("StatefulSet", "Job")}
+        assert max(i for i, kind in mine if kind not in index) < index["StatefulSet"] < index["Job"], job
     # and across the whole Application: every job's configuration before any worker, every
     # worker before any launcher
     kinds = [o["kind"] for o in order]
-    n = len(jobs)
-    assert sorted(kinds[:4 * n]) == sorted(CONFIG_KINDS * n)
-    assert kinds[4 * n:] == ["StatefulSet"] * n + ["Job"] * n
+    n, c = len(jobs), len(config)
+    assert sorted(kinds[:c]) == sorted(config)
+    assert kinds[c:] == ["StatefulSet"] * n + ["Job"] * n
 
 
 def test_argocd_waves_are_quoted_strings_in_the_yaml_text():
     text = (GOLDEN / "argocd.yaml").read_text()
     lines = [line.strip() for line in text.splitlines() if WAVE in line]
-    assert len(lines) == 24
+    assert len(lines) == example_objects()  # one on every object of every example
     assert set(lines) == {f'{WAVE}: "-1"', f'{WAVE}: "0"', f'{WAVE}: "1"'}
     for path in (GOLDEN / "argocd").rglob("*.yaml"):
         for line in path.read_text().splitlines():
@@ -920,16 +951,23 @@ def _profile_of(objects: list[dict]) -> str:
     examples = example_blueprints()
     hashed = {bool(RUN_LABEL in o["metadata"]["labels"]) for o in objects}
     assert len(hashed) == 1
+
+    def names(name: str, instance: str) -> list[tuple[str, str]]:
+        """(kind, name) of each object of the example `name` rendered as `instance`."""
+        return [(kind, f"{instance}{suffix}") for kind, suffix in job_objects(examples[name])]
+
     if not hashed.pop():
         for obj in objects:
             name = obj["metadata"]["labels"][JOB_LABEL]
-            assert obj["metadata"]["name"] in (f"{name}-config", f"{name}-launcher", f"{name}-worker")
+            assert (obj["kind"], obj["metadata"]["name"]) in names(name, name)
             assert not {WAVE, FLUX_SSA} & set(obj["metadata"].get("annotations", {}))
         return "none"
     for obj in objects:
         name = obj["metadata"]["labels"][JOB_LABEL]
         assert name in examples
-        assert re.fullmatch(rf"{name}-[0-9a-f]{{6}}-(config|launcher|worker)", obj["metadata"]["name"])
+        named = re.fullmatch(rf"({name}-[0-9a-f]{{6}})(-[a-z]+)?", obj["metadata"]["name"])
+        assert named, obj["metadata"]["name"]
+        assert (obj["kind"], obj["metadata"]["name"]) in names(name, named.group(1))
     waves = {WAVE in o["metadata"].get("annotations", {}) for o in objects}
     ssa = {FLUX_SSA in o["metadata"].get("annotations", {}) for o in objects if o["kind"] == "StatefulSet"}
     if waves == {True} and ssa == {False}:
@@ -946,7 +984,7 @@ def _env_objects(env: str) -> list[dict]:
     files = sorted(p for p in root.rglob("*.yaml") if p.name != "kustomization.yaml")
     kustomization = yaml.safe_load((root / "kustomization.yaml").read_text())
     assert sorted(kustomization["resources"]) == sorted(p.relative_to(root).as_posix() for p in files)
-    assert len(files) == 24
+    assert len(files) == example_objects()
     return [yaml.safe_load(p.read_text()) for p in files]
 
 
@@ -976,7 +1014,7 @@ def test_an_overlay_inherits_the_profile_of_its_bases_and_its_own_wins(cli, tmp_
         done = cli("render", "--overlay", overlay, "--stdout")
         assert done.returncode == 0, (overlay, done.stderr)
         assert _profile_of(done.objects()) == expected, overlay
-        assert len(done.objects()) == 24
+        assert len(done.objects()) == example_objects()
     flagged = cli("render", "--overlay", "staging", "--stdout", "--gitops", "none")
     assert _profile_of(flagged.objects()) == "none"
 
@@ -1016,7 +1054,10 @@ def _schema_cases():
     return cases
 
 
-SCHEMA_CASES = _schema_cases()
+ALL_CASES = _schema_cases()
+# Not the PodGroups: custom resources, not in the Kubernetes OpenAPI schema (test_kubernetes_schema
+# checks every golden PodGroup against the operator's facts instead).
+SCHEMA_CASES = [(case, obj) for case, obj in ALL_CASES if obj["kind"] != "PodGroup"]
 
 
 @pytest.mark.parametrize("obj", [obj for _, obj in SCHEMA_CASES], ids=[case for case, _ in SCHEMA_CASES])
@@ -1027,8 +1068,10 @@ def test_golden_profile_objects_validate_strictly(obj):
 
 
 def test_golden_profile_cases_cover_every_example():
-    assert len([c for c in SCHEMA_CASES if c[0].startswith("argocd/")]) == 6 * len(example_blueprints())
-    assert len([c for c in SCHEMA_CASES if c[0].startswith("overlays/prod/")]) == 6 * len(example_blueprints())
+    pod_groups = sum(kind == "PodGroup" for data in example_blueprints().values() for kind, _ in extra_objects(data))
+    for prefix in ("argocd/", "flux/", "overlays/prod/"):
+        assert len([c for c in ALL_CASES if c[0].startswith(prefix)]) == example_objects(), prefix
+        assert len([c for c in SCHEMA_CASES if c[0].startswith(prefix)]) == example_objects() - pod_groups, prefix
 
 
 @pytest.mark.parametrize("profile", PROFILES)
@@ -1062,7 +1105,7 @@ def test_kustomize_builds_the_profile_folders(kubectl, folder, stream):
     built = subprocess.run([kubectl, "kustomize", str(GOLDEN / folder)], capture_output=True, text=True, check=True)
     objects = sorted((o for o in yaml.safe_load_all(built.stdout) if o), key=_key)
     expected = golden_stream(stream) if stream else [obj for _, obj in golden_prod()]
-    assert len(objects) == 6 * len(example_blueprints())
+    assert len(objects) == example_objects()
     assert objects == sorted(_without_empty_annotations(expected), key=_key)
 
 

@@ -10,14 +10,21 @@ import re
 import pytest
 import yaml
 
-from tests.conftest import GOLDEN, ROOT, blueprint_text, run_mpigen
+from tests.conftest import GOLDEN, blueprint_text, example_blueprints, extra_objects, run_mpigen
 from tests.test_kubernetes_schema import validate
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def golden_objects(api: str) -> list[dict]:
+    """Everything in golden/mpijob-<api>.yaml: the MPIJobs and mpigen's own objects next to them."""
+    return [d for d in yaml.safe_load_all((GOLDEN / f"mpijob-{api}.yaml").read_text()) if d]
 
 
 def golden(api: str) -> list[dict]:
-    return [d for d in yaml.safe_load_all((GOLDEN / f"mpijob-{api}.yaml").read_text()) if d]
+    """The MPIJobs of golden/mpijob-<api>.yaml."""
+    return [d for d in golden_objects(api) if d["kind"] == "MPIJob"]
 
 
 def render(tmp_path, *args: str, **spec) -> list[dict]:
@@ -27,19 +34,26 @@ def render(tmp_path, *args: str, **spec) -> list[dict]:
     return [d for d in yaml.safe_load_all(done.stdout) if d]
 
 
-def check_v2beta1(job: dict) -> None:
-    """pkg/apis/kubeflow/validation/validation.go (MO@caa3c47), and the defaults written out."""
+def check_v2beta1(job: dict, blueprint: dict) -> None:
+    """pkg/apis/kubeflow/validation/validation.go (MO@caa3c47), and the defaults written out
+    (or the blueprint's own value)."""
     spec = job["spec"]
     replicas = spec["mpiReplicaSpecs"]
     workers = replicas["Worker"]["replicas"]
     last = f"{job['metadata']['name']}-worker-{max(workers, 1) - 1}"
     assert DNS1035.match(last) and len(last) <= 63
-    assert spec["slotsPerWorker"] >= 0 and spec["sshAuthMountPath"] == "/root/.ssh"
+    assert spec["slotsPerWorker"] >= 0
+    assert spec["sshAuthMountPath"] == blueprint["spec"].get("security", {}).get("sshAuthMountPath", "/root/.ssh")
     assert spec["mpiImplementation"] in ("OpenMPI", "Intel", "MPICH")
     assert spec["launcherCreationPolicy"] in ("AtStartup", "WaitForWorkersReady")
-    assert spec["runLauncherAsWorker"] is False
+    assert spec["runLauncherAsWorker"] is blueprint["spec"].get("launcher", {}).get("runAsWorker", False)
     policy = spec["runPolicy"]
-    assert policy["cleanPodPolicy"] in ("None", "Running", "All") and policy["suspend"] in (True, False)
+    assert policy["cleanPodPolicy"] in ("None", "Running", "All")
+    if KUEUE_QUEUE_LABEL in job["metadata"].get("labels", {}):
+        # Kueue's webhook suspends a queued job and Kueue resumes it: no value in Git to fight it
+        assert "suspend" not in policy
+    else:
+        assert policy["suspend"] in (True, False)
     assert all(policy.get(k, 0) >= 0 for k in ("ttlSecondsAfterFinished", "activeDeadlineSeconds", "backoffLimit"))
     assert replicas["Launcher"]["replicas"] == 1 and workers >= 1
     assert replicas["Launcher"]["restartPolicy"] == "OnFailure" and replicas["Worker"]["restartPolicy"] == "Never"
@@ -47,7 +61,7 @@ def check_v2beta1(job: dict) -> None:
         assert replica["restartPolicy"] in ("Never", "OnFailure") and replica["template"]["spec"]["containers"]
 
 
-def check_v1(job: dict) -> None:
+def check_v1(job: dict, blueprint: dict) -> None:
     """pkg/apis/kubeflow.org/v1/mpi_validation.go and mpi_defaults.go (TO@v1.9.0)."""
     replicas = job["spec"]["mpiReplicaSpecs"]
     assert set(replicas) == {"Launcher", "Worker"} and replicas["Launcher"]["replicas"] == 1
@@ -60,10 +74,19 @@ def check_v1(job: dict) -> None:
 
 @pytest.mark.parametrize("api, check", [("v2beta1", check_v2beta1), ("v1", check_v1)])
 def test_golden_mpijobs_pass_the_operators_validation(api, check):
+    examples = example_blueprints()
     jobs = golden(api)
     assert jobs and all(j["apiVersion"] == f"kubeflow.org/{api}" and j["kind"] == "MPIJob" for j in jobs)
     for job in jobs:
-        check(job)
+        check(job, examples[job["metadata"]["labels"]["mpigen.dev/job"]])
+    # Next to the MPIJobs, only mpigen's own objects of those jobs (<job>-mpigen, <job>-identity;
+    # no PodGroup: the operator creates it), each valid for Kubernetes.
+    others = [o for o in golden_objects(api) if o["kind"] != "MPIJob"]
+    assert sorted((o["kind"], o["metadata"]["name"]) for o in others) == sorted(
+        (kind, job["metadata"]["name"] + suffix) for job in jobs
+        for kind, suffix in extra_objects(examples[job["metadata"]["labels"]["mpigen.dev/job"]], "mpijob"))
+    for obj in others:
+        validate(obj)
 
 
 @pytest.mark.parametrize("api", ["v2beta1", "v1"])
@@ -76,11 +99,17 @@ def test_pod_templates_validate_against_kubernetes(api):
 
 
 def test_every_example_is_rendered_as_a_v2beta1_mpijob():
+    examples = example_blueprints()
     names = {j["metadata"]["labels"]["mpigen.dev/job"] for j in golden("v2beta1")}
-    assert names == {p.stem for p in (ROOT / "blueprints").glob("*.yaml")}
+    assert names == set(examples)
     implementations = {j["metadata"]["name"]: j["spec"]["mpiImplementation"] for j in golden("v2beta1")}
-    assert implementations == {"intel-pi": "Intel", "mpich-pi": "MPICH", "resnet50-imagenet": "OpenMPI",
-                               "tensorflow-mnist": "OpenMPI"}
+    # the blueprint's mpiImplementation (default OpenMPI) as v2beta1 spells it: IntelMPI is Intel
+    expected = {}
+    for name, data in examples.items():
+        implementation = data["spec"].get("mpiImplementation", "OpenMPI")
+        expected[name] = "Intel" if implementation == "IntelMPI" else implementation
+    assert implementations == expected
+    assert set(implementations.values()) == {"OpenMPI", "Intel", "MPICH"}
 
 
 def test_the_blueprint_is_carried_over(tmp_path):
@@ -100,7 +129,9 @@ def test_the_blueprint_is_carried_over(tmp_path):
     assert "command" not in worker["containers"][0]  # the operator runs sshd in the workers
     assert worker["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "4"
     assert "nvidia.com/gpu" not in launcher["containers"][0].get("resources", {}).get("limits", {})
-    assert worker["volumes"] == [{"name": "d", "persistentVolumeClaim": {"claimName": "claim"}}]
+    # and a GPU job's /dev/shm: 1Gi per GPU (no worker memory limit to cap it at half)
+    assert worker["volumes"] == [{"name": "d", "persistentVolumeClaim": {"claimName": "claim"}},
+                                 {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "4Gi"}}]
 
 
 def test_v1_keeps_main_container_and_both_prte_variables(tmp_path):

@@ -250,8 +250,10 @@ def test_merge_patch_on_a_blueprint_merges_maps_replaces_lists_and_removes_nulls
     assert [e["name"] for e in worker["env"]] == ["A", "C"]
     assert worker["resources"]["limits"] == {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "2"}
     assert pod_spec(launcher)["containers"][0]["resources"]["limits"] == {"cpu": "1"}
-    assert [v["name"] for v in pod_spec(workers)["volumes"]] == ["d3", "mpi-job-config"]
-    assert [m["mountPath"] for m in worker["volumeMounts"]] == ["/d3", "/etc/mpi"]
+    # datasets replaced by the patch's list; the GPU job's /dev/shm (1Gi per GPU) stays
+    assert [v["name"] for v in pod_spec(workers)["volumes"]] == ["d3", "dshm", "mpi-job-config"]
+    assert [m["mountPath"] for m in worker["volumeMounts"]] == ["/d3", "/dev/shm", "/etc/mpi"]
+    assert pod_spec(workers)["volumes"][1]["emptyDir"] == {"medium": "Memory", "sizeLimit": "2Gi"}
     assert launcher["spec"]["backoffLimit"] == 3 and "activeDeadlineSeconds" not in launcher["spec"]
 
 
