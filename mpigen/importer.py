@@ -19,6 +19,7 @@ from typing import Any
 
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.launch import RANK_ENV_SCRIPT, RENDEZVOUS_ENV
+from mpigen.render.mpijob import KUEUE_QUEUE_LABEL
 from mpigen.load import Document, Loc, field_path
 
 APIS = ("kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1")
@@ -79,12 +80,14 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     metadata = {"name": r.get(("metadata", "name"))}
     if r.get(("metadata", "namespace")):
         metadata["namespace"] = r.get(("metadata", "namespace"))
+    out: dict[str, Any] = {}
     for key in ("labels", "annotations"):
         values = {k: v for k, v in (r.get(("metadata", key)) or {}).items()
                   if not k.startswith("mpigen.dev/") and k != "app.kubernetes.io/managed-by"}
+        if key == "labels" and KUEUE_QUEUE_LABEL in values:
+            out["scheduling"] = {"queue": values.pop(KUEUE_QUEUE_LABEL)}
         if values:
             metadata[key] = values
-    out: dict[str, Any] = {}
     main = spec.get("mainContainer")
     launcher = _role(r, "Launcher", main)
     worker = _role(r, "Worker", main) if "Worker" in replicas else None
@@ -140,6 +143,7 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
         out["state"] = "completed"
     if main:
         out["mainContainer"] = main
+    _pod_fields(launcher, worker, out)
     if per_role("patch"):
         out["podTemplatePatch"] = per_role("patch")
     if spec.get("sshAuthMountPath") not in (None, "/root/.ssh"):
@@ -225,6 +229,38 @@ def _datasets(r: _Reader, launcher: dict, worker: dict | None) -> list[dict]:
             r.lost(worker["vloc"], f"the workers do not mount {name!r} as the launcher does")
         datasets.append(dataset)
     return datasets
+
+
+def _pod_fields(launcher: dict, worker: dict | None, out: dict) -> None:
+    """Pod fields that blueprint fields express, out of the roles' patches: pull secrets
+    both pods share, and the rank-host anti-affinity mpigen writes for onePodPerNode."""
+    from mpigen.compile import EXCLUSIVE_LABEL
+
+    pods = [launcher["patch"].get("pod", {})] + ([worker["patch"].get("pod", {})] if worker else [])
+    secrets = [pod.get("imagePullSecrets") for pod in pods]
+    if secrets[0] and all(s == secrets[0] for s in secrets) and all(set(s) == {"name"} for s in secrets[0]):
+        out["imagePullSecrets"] = [s["name"] for s in secrets[0]]
+        for pod in pods:
+            del pod["imagePullSecrets"]
+    if worker is None:
+        return
+    pod = worker["patch"].get("pod", {})
+    anti = (pod.get("affinity") or {}).get("podAntiAffinity") or {}
+    terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") or []
+    kept = [t for t in terms if EXCLUSIVE_LABEL not in ((t.get("labelSelector") or {}).get("matchLabels") or {})]
+    if len(kept) < len(terms):
+        out.setdefault("placement", {}).setdefault("worker", {})["onePodPerNode"] = True
+        if kept:
+            anti["requiredDuringSchedulingIgnoredDuringExecution"] = kept
+        else:
+            del anti["requiredDuringSchedulingIgnoredDuringExecution"]
+            if not anti:
+                del pod["affinity"]["podAntiAffinity"]
+            if not pod["affinity"]:
+                del pod["affinity"]
+    for role in (launcher, worker):
+        for part in [k for k, v in role["patch"].items() if not v]:
+            del role["patch"][part]
 
 
 def _worker_only_volumes(r: _Reader, launcher: dict, worker: dict, out: dict) -> None:
