@@ -63,4 +63,5 @@ def test_mutated_blueprints_render_or_fail_with_positions(doc):
             assert 1 <= diagnostic.mark.line <= text.count("\n") + 1
         return
     for obj in objects:
-        kubernetes_validate.validate(obj, "1.30.0", strict=True)
+        if obj["kind"] != "PodGroup":  # a custom resource: checked against reference 2.7/4.8 in test_production
+            kubernetes_validate.validate(obj, "1.30.0", strict=True)
