@@ -47,6 +47,19 @@ PATTERN_HELP = {
 }
 
 
+# Accelerator resources of the device plugins users meet (NVIDIA, with MIG slices; AMD;
+# Intel Gaudi and GPUs; AWS Neuron; Google TPU), and any other whose name says gpu. Not a
+# vendor prefix alone: NVIDIA's SR-IOV and RDMA devices are nvidia.com/ resources too.
+ACCELERATORS = ("nvidia.com/gpu*", "nvidia.com/mig-*", "amd.com/gpu*", "habana.ai/*", "gpu.intel.com/*",
+                "aws.amazon.com/neuron*", "google.com/tpu*")
+
+
+def is_accelerator(resource: str) -> bool:
+    from fnmatch import fnmatchcase
+
+    return "gpu" in resource.lower() or any(fnmatchcase(resource, pattern) for pattern in ACCELERATORS)
+
+
 def _number_to_string(value: Any) -> Any:
     """Quantities may be written as YAML numbers (cpu: 16), as in Kubernetes manifests."""
     if isinstance(value, bool):

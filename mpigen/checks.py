@@ -9,15 +9,10 @@ fields it reads are themselves valid), and reports at the line of the field to c
 
 from __future__ import annotations
 
-import fnmatch
-
+from mpigen.blueprint import is_accelerator
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.quantity import parse
 
-# Accelerator resources of the device plugins users meet (NVIDIA, with MIG slices; AMD;
-# Intel Gaudi and GPUs; AWS Neuron; Google TPU). A container can use one type.
-ACCELERATORS = ("nvidia.com/gpu", "nvidia.com/mig-*", "amd.com/gpu", "habana.ai/gaudi*", "gpu.intel.com/*",
-                "aws.amazon.com/neuron*", "google.com/tpu")
 MPIRUN_NP_FLAGS = ("-np", "--np", "-n", "--n", "-c")
 # Fields of podTemplatePatch that a blueprint field also writes: setting both would let the
 # patch silently win over the field.
@@ -42,10 +37,6 @@ POD_PATCH_FIELDS = {
 CONTAINER_PATCH_FIELDS = {
     "securityContext": (("security", "capabilities"), ("security", "privileged"), ("network", "rdma")),
 }
-
-
-def is_accelerator(resource: str) -> bool:
-    return any(fnmatch.fnmatchcase(resource, pattern) for pattern in ACCELERATORS)
 
 
 def production_checks(f, out: list[Diagnostic]) -> None:

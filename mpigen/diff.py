@@ -25,8 +25,6 @@ from mpigen.load import Document, parse
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 JOB_LABELS = ("mpigen.dev/job", "mpi_job_name", "app")
-ACCELERATOR_PREFIXES = ("nvidia.com/", "amd.com/", "habana.ai/", "gpu.intel.com/",
-                        "aws.amazon.com/neuron", "google.com/tpu")
 REPLICA_FIELDS = {"StatefulSet": "replicas", "Deployment": "replicas", "ReplicaSet": "replicas",
                   "Job": "parallelism"}
 # Fields the API server refuses to update (ValidateJobUpdate, ValidateStatefulSetUpdate, ...).
@@ -411,13 +409,15 @@ def _gpus(manifest: Manifest) -> int:
 
 
 def _pod_gpus(pod_spec: dict) -> int:
+    from mpigen.blueprint import is_accelerator
+
     total = 0
     containers = pod_spec.get("containers")
     for container in containers if isinstance(containers, list) else []:
         resources = _mapping(_mapping(container).get("resources"))
         limits, requests = _mapping(resources.get("limits")), _mapping(resources.get("requests"))
         for name in limits.keys() | requests.keys():
-            if "gpu" in name.lower() or name.startswith(ACCELERATOR_PREFIXES):
+            if is_accelerator(name):
                 total += _count(limits.get(name, requests.get(name)), default=0)
     return total
 

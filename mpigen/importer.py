@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mpigen.blueprint import is_accelerator
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.launch import RANK_ENV_SCRIPT, RENDEZVOUS_ENV
 from mpigen.render.mpijob import KUEUE_QUEUE_LABEL
@@ -27,8 +28,6 @@ IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "Intel": "IntelMPI", "IntelMPI": "Intel
 # What the operators, or mpigen itself, add to the launcher: not the user's.
 ADDED_ENV = {"PRTE_MCA_plm_ssh_agent", "PRTE_MCA_prte_default_hostfile", "OMPI_MCA_plm_rsh_agent",
              "OMPI_MCA_orte_default_hostfile", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES"}
-ACCELERATOR_PREFIXES = ("nvidia.com/", "amd.com/", "habana.ai/", "gpu.intel.com/", "aws.amazon.com/neuron",
-                        "google.com/tpu")
 # Flags taking values, to tell mpirun's own arguments from the program's.
 FLAG_VALUES = {"-x": 1, "--mca": 2, "-mca": 2, "--bind-to": 1, "-bind-to": 1, "--map-by": 1, "-map-by": 1,
                "-H": 1, "--host": 1, "-host": 1, "--hostfile": 1, "-hostfile": 1, "-genv": 2, "-env": 2,
@@ -102,7 +101,7 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     out["mpiImplementation"] = implementation
     out["slotsPerWorker"] = spec.get("slotsPerWorker", 1)
     if worker:
-        gpus = {k: v for k, v in worker["limits"].items() if "gpu" in k or k.startswith(ACCELERATOR_PREFIXES)}
+        gpus = {k: v for k, v in worker["limits"].items() if is_accelerator(k)}
         if len(gpus) > 1:
             r.lost(worker["loc"] + ("resources",), "more than one accelerator resource")
         for name, count in list(gpus.items())[:1]:
