@@ -280,7 +280,7 @@ def _render(args) -> int:
         return _usage_error("say where the output goes: --stdout or -o DIR (or run in a folder whose "
                             "mpigen.yaml names the output folder, with no PATH)")
     if setup.output is not None and not args.stdout:
-        _refuse_overlap(setup.output, setup.paths)
+        _refuse_overlap(setup.output, [*setup.paths, *_overlay_folders(setup.overlays)])
     result = _rendered(setup)
     if args.stdout:
         # Bytes, not text: UTF-8 and LF whatever the locale or platform.
@@ -291,8 +291,13 @@ def _render(args) -> int:
     else:
         from mpigen.output import folder_files, write_folder
 
+        companions = _companions(setup, result)
+        inputs = [*setup.paths, *_overlay_folders(setup.overlays)]
+        for folder, _ in companions:
+            _refuse_overlap(folder, inputs)
+            _refuse_overlap(folder, [setup.output], "the output folder")
         write_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
-        for folder, texts in _companions(setup, result):
+        for folder, texts in companions:
             write_folder(folder, texts)
         envs = [e for e in result.envs if e]
         into = ", ".join(f"{setup.output.as_posix()}/{e}" for e in envs) if envs else setup.output.as_posix()
@@ -382,8 +387,20 @@ def _diff(args) -> int:
     return 1 if report.differs() else 0
 
 
-def _refuse_overlap(out: Path, paths: list[Path]) -> None:
-    """The output folder must not contain, or lie inside, what is being read."""
+def _overlay_folders(overlays: list) -> list[Path]:
+    """The folders of the overlays and of their bases: inputs too."""
+    folders: dict[str, Path] = {}
+    pending = list(overlays or [])
+    while pending:
+        overlay = pending.pop()
+        folders.setdefault(str(Path(overlay.doc.path).parent), Path(overlay.doc.path).parent)
+        pending += overlay.bases
+    return sorted(folders.values())
+
+
+def _refuse_overlap(out: Path, paths: list[Path], what: str = "the input") -> None:
+    """An output folder must not contain, or lie inside, what is being read (blueprints,
+    overlays) or another output folder."""
     from mpigen.errors import InputError, Mark, error
 
     target = out.resolve()
@@ -392,7 +409,7 @@ def _refuse_overlap(out: Path, paths: list[Path]) -> None:
         source = path.resolve()
         if target == source or source in target.parents or target in source.parents:
             problems.append(error(Mark(out.as_posix()),
-                                  f"the output folder overlaps the input {path.as_posix()}; "
+                                  f"the output folder overlaps {what} {path.as_posix()}; "
                                   "write the output to a folder of its own"))
     if problems:
         raise InputError(problems)

@@ -148,6 +148,7 @@ def plan_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)
 def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)) -> None:
     """Make `out` hold the planned state (see plan_folder), in one atomic step where the
     file system allows. Raises InputError, having written nothing, when it cannot."""
+    recover_abandoned(out)
     plan = plan_folder(out, texts, scope)
     if plan.problems:
         raise InputError(plan.problems)
@@ -162,7 +163,7 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
         _write_in_place(out, files, stale)
     else:
         out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.mpigen-", dir=out.parent))
+        staging = _staging(out)
         try:
             os.chmod(staging, 0o777 & ~_umask())
             _write_files(staging, files)
@@ -170,6 +171,55 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+
+
+# A run builds the new state in a folder beside DIR and swaps it in; after the swap that
+# folder holds the old state and is removed. Where the system cannot swap two folders,
+# DIR is first renamed to a backup. Their names carry the writer's process id, so a later
+# run can tell the folders of a killed run (its process is gone) from those of a run still
+# going, and clean up after it: a leftover folder is removed; a backup with no DIR beside
+# it is the old state, and is put back.
+STAGING, OLD = "mpigen-", "mpigen-old-"
+
+
+def _staging(out: Path, kind: str = STAGING) -> Path:
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}.{kind}{os.getpid()}-", dir=out.parent))
+
+
+def recover_abandoned(out: Path) -> list[Path]:
+    """Repair what a killed run left beside `out`; returns the folders it removed or restored."""
+    import re
+
+    parent = out.parent if str(out.parent) else Path(".")
+    pattern = re.compile(rf"^\.{re.escape(out.name)}\.({re.escape(OLD)}|{re.escape(STAGING)})(\d+)-[^/]+$")
+    try:
+        entries = sorted(os.scandir(parent), key=lambda e: e.name)
+    except OSError:
+        return []
+    repaired = []
+    for entry in entries:
+        match = pattern.match(entry.name)
+        if not match or not entry.is_dir(follow_symlinks=False) or _alive(int(match.group(2))):
+            continue
+        path = Path(entry.path)
+        if match.group(1) == OLD and not out.exists():
+            os.rename(path, out)  # killed between the two renames: the old state goes back
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+        repaired.append(path)
+    return repaired
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 @dataclass
@@ -241,7 +291,7 @@ def _write_files(root: Path, files: dict[str, bytes]) -> None:
 
 def _swap_in(out: Path, files: dict[str, bytes], stale: set[str]) -> None:
     """Build the new folder beside `out` (hard links to every file kept), then exchange."""
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.mpigen-", dir=out.parent))
+    staging = _staging(out)
     try:
         os.chmod(staging, os.stat(out).st_mode & 0o7777)
         for root, dirs, names in os.walk(out):
@@ -299,7 +349,7 @@ def _exchange(a: Path, b: Path) -> None:
         code = ctypes.get_errno()
         if code not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
             raise OSError(code, os.strerror(code), str(b))
-    backup = Path(tempfile.mkdtemp(prefix=f".{b.name}.mpigen-old-", dir=b.parent))
+    backup = _staging(b, OLD)
     os.rmdir(backup)
     os.rename(b, backup)
     try:
