@@ -104,8 +104,16 @@ def _parser() -> argparse.ArgumentParser:
     importer.add_argument("--strict", action="store_true",
                           help="what a blueprint cannot express is an error, not a warning")
 
-    validate = commands.add_parser("validate", help="check blueprints without writing anything")
+    validate = commands.add_parser("validate", help="check blueprints without writing anything",
+                                   description="Check blueprints (and overlays) without writing anything. With "
+                                               "--output, also check every rendered object against the Kubernetes "
+                                               "schemas of --kube-version (strict: unknown fields are errors) and "
+                                               "MPIJobs against the CRD mpigen generates, and report per object.")
     inputs(validate)
+    validate.add_argument("--output", action="store_true",
+                          help="validate the rendered objects too (needs the kubernetes-validate package)")
+    validate.add_argument("--format", choices=("text", "json", "junit"), default="text",
+                          help="with --output: the report on standard output: text (default), json, or junit XML")
 
     schema = commands.add_parser("schema", help="print the JSON Schema of the blueprint format")
     schema.add_argument("--kind", choices=("MPIJobBlueprint", "Overlay", "Config"), default="MPIJobBlueprint",
@@ -419,6 +427,8 @@ def _validate(args) -> int:
     from mpigen.pipeline import validate_paths
 
     setup = _setup(args)
+    if args.output:
+        return _validate_output(setup, args.format)
     result = validate_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
     count = result.jobs
     _require_jobs(count, setup.paths)
@@ -426,6 +436,34 @@ def _validate(args) -> int:
     per = f" under {len(setup.overlays)} overlay{'s' if len(setup.overlays) != 1 else ''}" if setup.overlays else ""
     print(f"mpigen: {count} blueprint{'s' if count != 1 else ''} valid{per}", file=sys.stderr)
     return 0
+
+
+def _validate_output(setup: _Setup, report_format: str) -> int:
+    """Render in memory and validate every object; the report on stdout, exit 2 when an
+    object is invalid (a cluster would refuse what mpigen would write)."""
+    from mpigen.crd import available_kube_versions
+    from mpigen.errors import InputError, Mark, error
+
+    version = setup.options.kube_version
+    try:
+        versions = available_kube_versions()
+    except ModuleNotFoundError:
+        raise InputError([error(Mark("--output"), "validating the output needs the Kubernetes schemas of the "
+                                                  "kubernetes-validate package: pip install 'mpigen[crd]'")])
+    if version not in versions:
+        raise InputError([error(Mark("--kube-version"), f"Kubernetes {version} is not one of the known versions "
+                                                        f"{', '.join(versions)}")])
+    from mpigen.schemas import FORMATS, summary, validate_rendered
+
+    result = _rendered(setup)
+    reports = validate_rendered(result.objects, version)
+    sys.stdout.buffer.write(FORMATS[report_format](reports, version).encode("utf-8"))
+    sys.stdout.flush()
+    counts = summary(reports)
+    print(f"mpigen: {counts['objects']} objects of {result.jobs} job{'s' if result.jobs != 1 else ''} against "
+          f"Kubernetes {version}: {counts['valid']} valid, {counts['invalid']} invalid, {counts['skipped']} skipped",
+          file=sys.stderr)
+    return 2 if counts["invalid"] else 0
 
 
 def _import(args) -> int:

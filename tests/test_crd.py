@@ -86,17 +86,9 @@ def test_the_operators_names_scope_status_and_defaults():
 
 def json_schema(node: dict) -> dict:
     """The CRD schema as plain JSON Schema, to validate objects with jsonschema."""
-    out = {k: v for k, v in node.items() if not k.startswith("x-kubernetes") and k not in ("nullable", "format")}
-    if node.get("x-kubernetes-int-or-string"):
-        out["type"] = ["integer", "string"]
-    if "properties" in node:
-        out["properties"] = {k: json_schema(v) for k, v in node["properties"].items()}
-        if not node.get("x-kubernetes-preserve-unknown-fields"):
-            out["additionalProperties"] = False  # the API server would prune it: mpigen must not write it
-    for key in ("items", "additionalProperties"):
-        if isinstance(node.get(key), dict):
-            out[key] = json_schema(node[key])
-    return out
+    from mpigen.schemas import crd_json_schema
+
+    return crd_json_schema(node)
 
 
 def apply_defaults(obj, schema: dict):
