@@ -1,0 +1,216 @@
+"""Least privilege in everything mpigen commits (issue 7, point 5), read from the golden
+output of every target and profile:
+
+- every permission a Role grants is on an allowlist, with the reason the job needs it, and
+  names its objects (resourceNames) wherever Kubernetes can check them;
+- nothing cluster-scoped, except the MPIJob CRD that --with-crd asks for by name;
+- no Secret objects, no Secret values: Secrets are referenced by name only;
+- the pod templates meet the Kubernetes Pod Security Standards "baseline" level, checked
+  from the published standard (kubernetes.io/docs/concepts/security/pod-security-standards),
+  except exactly where a blueprint asks for what baseline forbids (host network, a hostPath
+  dataset, an added capability), in so many words.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+
+GOLDEN = ROOT / "golden"
+STREAMS = sorted(GOLDEN.glob("*.yaml"))
+
+
+@functools.cache
+def _read() -> tuple:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return tuple((stream.name, obj) for stream in STREAMS
+                 for obj in yaml.load_all(stream.read_text(), Loader=loader) if obj)
+
+
+def objects():
+    return iter(_read())
+
+
+# (apiGroup, resource, verbs, whether resourceNames are required): why the job needs it.
+ALLOWED_RULES = {
+    # kubectl-delivery waits for the workers to be Ready: a watch of the pod list, which
+    # Kubernetes cannot restrict by name (the operator's own rule, reference 2.4).
+    ("", "pods", ("get", "list", "watch"), False),
+    # kubexec.sh: kubectl exec into exactly the job's worker pods.
+    ("", "pods/exec", ("create",), True),
+    # GitOps profiles: the launcher scales exactly its own StatefulSet to 0 when mpirun succeeds.
+    ("apps", "statefulsets", ("get", "patch", "update"), True),
+    ("apps", "statefulsets/scale", ("get", "patch", "update"), True),
+}
+
+
+def test_every_permission_is_on_the_allowlist_and_named_where_kubernetes_allows():
+    seen = set()
+    for stream, obj in objects():
+        if obj["kind"] != "Role":
+            continue
+        job = obj["metadata"]["name"].removesuffix("-launcher")
+        for rule in obj["rules"]:
+            for group in rule["apiGroups"]:
+                for resource in rule["resources"]:
+                    key = (group, resource, tuple(rule["verbs"]), "resourceNames" in rule)
+                    assert key in ALLOWED_RULES, (stream, obj["metadata"]["name"], rule)
+                    seen.add(key)
+                    for name in rule.get("resourceNames", []):
+                        assert name.startswith(job + "-worker"), (stream, name)  # the job's own objects only
+    assert seen == ALLOWED_RULES  # every allowed rule is in use (no stale entries)
+
+
+def test_nothing_cluster_scoped_but_the_crd_asked_for():
+    for stream, obj in objects():
+        if obj["kind"] in ("ClusterRole", "ClusterRoleBinding", "Namespace", "PriorityClass", "StorageClass",
+                           "PersistentVolume", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"):
+            pytest.fail(f"{stream}: {obj['kind']} {obj['metadata']['name']}")
+        if obj["kind"] == "CustomResourceDefinition":
+            assert stream.startswith("crd-") and obj["metadata"]["name"] == "mpijobs.kubeflow.org"
+        else:
+            assert obj["metadata"].get("namespace"), (stream, obj["kind"], obj["metadata"]["name"])
+
+
+def test_no_secret_objects_and_secrets_only_by_name():
+    names = {"Secret"}
+    for stream, obj in objects():
+        assert obj["kind"] not in names, stream
+        for pod in pod_specs(obj):
+            for volume in pod.get("volumes", []):
+                if "secret" in volume:
+                    assert set(volume["secret"]) <= {"secretName", "items", "defaultMode", "optional"}
+            for container in pod.get("containers", []) + pod.get("initContainers", []):
+                for env in container.get("env", []):
+                    # a value is never taken from a Secret's content into the manifest
+                    assert "secretKeyRef" not in env.get("valueFrom", {}) or "value" not in env
+
+
+def pod_specs(obj: dict):
+    """The pod specs of an object: a workload's template, or an MPIJob's replicas'."""
+    spec = obj.get("spec") or {}
+    if isinstance(spec.get("template"), dict):
+        yield spec["template"].get("spec", {})
+    for replica in (spec.get("mpiReplicaSpecs") or {}).values():
+        yield replica.get("template", {}).get("spec", {})
+
+
+# --- Pod Security Standards, baseline level (the published policy, Kubernetes v1.30) --------
+
+# Capabilities baseline allows to add (the "Capabilities" control).
+BASELINE_CAPABILITIES = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
+                         "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
+SAFE_SYSCTLS = {"kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
+                "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
+                "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
+                "net.ipv4.tcp_keepalive_probes"}
+
+
+def baseline_violations(pod: dict) -> list[str]:
+    """Each baseline control the pod spec breaks, named as the standard names it."""
+    out = []
+    containers = pod.get("containers", []) + pod.get("initContainers", []) + pod.get("ephemeralContainers", [])
+    contexts = [c.get("securityContext") or {} for c in containers]
+    pod_context = pod.get("securityContext") or {}
+    if any((ctx.get("windowsOptions") or {}).get("hostProcess") for ctx in contexts + [pod_context]):
+        out.append("HostProcess")
+    for key in ("hostNetwork", "hostPID", "hostIPC"):
+        if pod.get(key):
+            out.append(f"Host Namespaces ({key})")
+    if any(ctx.get("privileged") for ctx in contexts):
+        out.append("Privileged Containers")
+    for ctx in contexts:
+        added = set((ctx.get("capabilities") or {}).get("add") or []) - BASELINE_CAPABILITIES
+        out += [f"Capabilities ({name})" for name in sorted(added)]
+    if any("hostPath" in volume for volume in pod.get("volumes", [])):
+        out.append("HostPath Volumes")
+    if any(port.get("hostPort") for c in containers for port in c.get("ports", [])):
+        out.append("Host Ports")
+    for ctx in contexts + [pod_context]:
+        if (ctx.get("appArmorProfile") or {}).get("type") == "Unconfined":
+            out.append("AppArmor")
+        se_type = (ctx.get("seLinuxOptions") or {}).get("type")
+        if se_type not in (None, "", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"):
+            out.append("SELinux")
+        if ctx.get("procMount") not in (None, "Default"):
+            out.append("/proc Mount Type")
+        if (ctx.get("seccompProfile") or {}).get("type") == "Unconfined":
+            out.append("Seccomp")
+    if any(s.get("name") not in SAFE_SYSCTLS for s in pod_context.get("sysctls", [])):
+        out.append("Sysctls")
+    return out
+
+
+def test_the_baseline_check_knows_the_standard():
+    assert baseline_violations({"containers": [{"name": "a"}]}) == []
+    assert baseline_violations({
+        "hostNetwork": True, "volumes": [{"name": "v", "hostPath": {"path": "/x"}}],
+        "containers": [{"name": "a", "securityContext": {"privileged": True,
+                                                         "capabilities": {"add": ["IPC_LOCK", "CHOWN"]}},
+                        "ports": [{"containerPort": 1, "hostPort": 1}]}],
+        "securityContext": {"sysctls": [{"name": "kernel.msgmax", "value": "1"}]},
+    }) == ["Host Namespaces (hostNetwork)", "Privileged Containers", "Capabilities (IPC_LOCK)", "HostPath Volumes",
+           "Host Ports", "Sysctls"]
+
+
+def asked_for(blueprint: dict) -> set[str]:
+    """The baseline controls a blueprint sets aside in so many words."""
+    spec = blueprint["spec"]
+    asked = set()
+    if (spec.get("network") or {}).get("hostNetwork"):
+        asked.add("Host Namespaces (hostNetwork)")
+    if any("hostPath" in d for d in spec.get("datasets", [])):
+        asked.add("HostPath Volumes")
+    rdma = (spec.get("network") or {}).get("rdma")
+    capabilities = set((spec.get("security") or {}).get("capabilities", []))
+    if rdma and rdma.get("ipcLock", True):
+        capabilities.add("IPC_LOCK")
+    asked |= {f"Capabilities ({c})" for c in capabilities - BASELINE_CAPABILITIES}
+    if (spec.get("security") or {}).get("privileged"):
+        asked.add("Privileged Containers")
+    return asked
+
+
+def blueprints_by_job() -> dict[str, dict]:
+    out = {}
+    for path in sorted((ROOT / "blueprints").glob("*.yaml")):
+        blueprint = yaml.safe_load(path.read_text())
+        out[blueprint["metadata"]["name"]] = blueprint
+    return out
+
+
+def test_default_output_meets_the_baseline_and_exceptions_are_asked_for():
+    """Every pod template of every golden stream: baseline, but for what its blueprint asks."""
+    jobs = blueprints_by_job()
+    checked = exceptions = 0
+    for stream, obj in objects():
+        source = obj["metadata"].get("labels", {}).get("mpigen.dev/job")
+        if source not in jobs:
+            continue
+        for pod in pod_specs(obj):
+            violations = set(baseline_violations(pod))
+            assert violations <= asked_for(jobs[source]), (stream, obj["kind"], obj["metadata"]["name"], violations)
+            checked += 1
+            exceptions += bool(violations)
+    assert checked > 50 and exceptions  # the examples include jobs that ask (RDMA, host network, hostPath)
+
+
+@pytest.mark.parametrize("name", [n for n, b in blueprints_by_job().items() if not asked_for(b)])
+def test_examples_that_ask_for_nothing_meet_the_baseline_exactly(name):
+    for stream, obj in objects():
+        if obj["metadata"].get("labels", {}).get("mpigen.dev/job") == name:
+            for pod in pod_specs(obj):
+                assert baseline_violations(pod) == [], (stream, obj["kind"])
+
+
+def test_the_folder_outputs_hold_the_same_objects_as_the_streams():
+    """The checks above read the --stdout streams; the committed folders hold the same objects."""
+    for stream in STREAMS:
+        folder = GOLDEN / stream.stem
+        in_folder = sorted(Path(p).read_text() for p in folder.rglob("*.yaml") if p.name != "kustomization.yaml")
+        assert len(in_folder) == sum(1 for name, _ in objects() if name == stream.name), stream.name
