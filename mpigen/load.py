@@ -427,8 +427,11 @@ OTHER_KINDS = ("Overlay", "Config")
 
 def find_yaml_files(paths: list[Path]) -> tuple[list[tuple[Path, bool]], list[Diagnostic]]:
     """Files to read, each with whether the user named it directly. Folders are searched
-    recursively for *.yaml/*.yml (hidden folders skipped, symlinked folders not followed),
-    in a fixed order so that output never depends on the file system's listing order."""
+    recursively for *.yaml/*.yml (hidden folders skipped), in a fixed order so that output
+    never depends on the file system's listing order. Symbolic links met in a search are
+    refused where they could loop or leave the repository: a link to a folder, a link that
+    leads nowhere, and a link to a file outside both the searched folder and the working
+    folder."""
     found: list[tuple[Path, bool]] = []
     problems: list[Diagnostic] = []
     seen: set[str] = set()
@@ -436,9 +439,20 @@ def find_yaml_files(paths: list[Path]) -> tuple[list[tuple[Path, bool]], list[Di
         if path.is_dir():
             files = []
             for root, dirs, names in os.walk(path, followlinks=False):
-                dirs[:] = [d for d in dirs if not d.startswith(".")]
+                for d in dirs:
+                    if not d.startswith(".") and os.path.islink(os.path.join(root, d)):
+                        problems.append(error(Mark(display_path(Path(root, d))),
+                                              "a symbolic link to a folder: mpigen does not follow them (they can "
+                                              "loop or lead out of the repository); name the folder itself"))
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not os.path.islink(os.path.join(root, d)))
                 files.extend(Path(root, n) for n in names if n.endswith(YAML_SUFFIXES) and not n.startswith("."))
+            bounds = (path.resolve(), Path.cwd().resolve())
             for file in sorted(files, key=lambda p: p.as_posix()):
+                if file.is_symlink():
+                    problem = _link_problem(file, bounds)
+                    if problem:
+                        problems.append(error(Mark(display_path(file)), problem))
+                        continue
                 if file.is_file() and file.as_posix() not in seen:
                     seen.add(file.as_posix())
                     found.append((file, False))
@@ -449,6 +463,17 @@ def find_yaml_files(paths: list[Path]) -> tuple[list[tuple[Path, bool]], list[Di
         else:
             problems.append(error(Mark(display_path(path)), "no such file or folder"))
     return found, problems
+
+
+def _link_problem(file: Path, bounds: tuple[Path, ...]) -> str | None:
+    try:
+        target = file.resolve(strict=True)
+    except (OSError, RuntimeError):  # nowhere, or a loop
+        return "a symbolic link that leads nowhere (or in a loop); remove it or fix its target"
+    if not any(target == b or b in target.parents for b in bounds):
+        return (f"a symbolic link to {target.as_posix()}, outside the searched folder and the repository; "
+                "copy the file in, or name it on the command line")
+    return None
 
 
 def load_blueprints(paths: list[Path]) -> tuple[list[Document], list[Diagnostic]]:
