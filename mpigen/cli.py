@@ -58,6 +58,12 @@ def _parser() -> argparse.ArgumentParser:
                                  help="image of the launcher's kubectl-delivery init container "
                                       "(default: mpioperator/kubectl-delivery:latest, as the operator's deployment)")
 
+    def cluster_options(command):
+        command.add_argument("--kubeconfig", metavar="FILE", default=None,
+                             help="with --server/--live: the kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
+        command.add_argument("--context", metavar="NAME", default=None,
+                             help="with --server/--live: the kubeconfig context (default: its current context)")
+
     render = commands.add_parser("render", help="render blueprints to Kubernetes manifests",
                                  description="Render every blueprint found in PATH (files, or folders searched "
                                              "recursively for *.yaml/*.yml with kind MPIJobBlueprint).")
@@ -91,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     inputs(diff, paths=False)
     diff.add_argument("-o", "--output", metavar="DIR", type=Path,
                       help="the output folder in the repository (default: mpigen.yaml's output)")
+    diff.add_argument("--live", action="store_true",
+                      help="compare the render with the objects in the cluster (needs mpigen[cluster])")
+    cluster_options(diff)
 
     importer = commands.add_parser("import", help="turn MPIJob manifests into blueprints",
                                    description="Read MPIJob manifests (kubeflow.org/v1alpha2, v1 or v2beta1) and "
@@ -112,8 +121,13 @@ def _parser() -> argparse.ArgumentParser:
     inputs(validate)
     validate.add_argument("--output", action="store_true",
                           help="validate the rendered objects too (needs the kubernetes-validate package)")
+    validate.add_argument("--server", action="store_true",
+                          help="send every rendered object to the cluster as a server-side dry-run apply with strict "
+                               "field validation, and report the API server's answer (needs mpigen[cluster])")
     validate.add_argument("--format", choices=("text", "json", "junit"), default="text",
-                          help="with --output: the report on standard output: text (default), json, or junit XML")
+                          help="with --output or --server: the report on standard output: text (default), json, "
+                               "or junit XML")
+    cluster_options(validate)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of the blueprint format")
     schema.add_argument("--kind", choices=("MPIJobBlueprint", "Overlay", "Config"), default="MPIJobBlueprint",
@@ -373,7 +387,16 @@ def _diff(args) -> int:
 
     if args.dirs and args.base is not None:
         return _usage_error("give either OLD_DIR NEW_DIR or --base REV, not both")
-    if args.dirs:
+    if args.live and (args.dirs or args.base is not None):
+        return _usage_error("--live compares the render with the cluster: give neither folders nor --base")
+    if args.live:
+        from mpigen.live import live_texts
+
+        cluster = _cluster(args)
+        new = render_texts(_rendered(_setup(args)))
+        old = live_texts(cluster, new)
+        old_label, new_label = f"cluster {cluster.server}", "working tree"
+    elif args.dirs:
         if len(args.dirs) != 2:
             return _usage_error("give two folders to compare: OLD_DIR NEW_DIR")
         old_label, new_label = args.dirs
@@ -427,6 +450,8 @@ def _validate(args) -> int:
     from mpigen.pipeline import validate_paths
 
     setup = _setup(args)
+    if args.server:
+        return _validate_server(setup, args)
     if args.output:
         return _validate_output(setup, args.format)
     result = validate_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
@@ -436,6 +461,38 @@ def _validate(args) -> int:
     per = f" under {len(setup.overlays)} overlay{'s' if len(setup.overlays) != 1 else ''}" if setup.overlays else ""
     print(f"mpigen: {count} blueprint{'s' if count != 1 else ''} valid{per}", file=sys.stderr)
     return 0
+
+
+def _cluster(args):
+    from importlib.util import find_spec
+
+    from mpigen.errors import InputError, Mark, error
+
+    if find_spec("kubernetes") is None:
+        raise InputError([error(Mark("--server" if args.command == "validate" else "--live"),
+                                "the live-cluster commands need the kubernetes client: pip install "
+                                "'mpigen[cluster]'")])
+    from mpigen.live import Cluster
+
+    return Cluster(args.kubeconfig, args.context)
+
+
+def _validate_server(setup: _Setup, args) -> int:
+    """Every rendered object as a server-side dry-run apply; the report on stdout, exit 2
+    when the API server refuses any."""
+    from mpigen.live import validate_on_server
+    from mpigen.schemas import FORMATS, summary
+
+    cluster = _cluster(args)
+    result = _rendered(setup)
+    reports = validate_on_server(cluster, result.objects)
+    sys.stdout.buffer.write(FORMATS[args.format](reports, f"the API server {cluster.server} (dry run)")
+                            .encode("utf-8"))
+    sys.stdout.flush()
+    counts = summary(reports)
+    print(f"mpigen: {counts['objects']} objects sent to {cluster.server} as a dry run: {counts['valid']} accepted, "
+          f"{counts['invalid']} refused", file=sys.stderr)
+    return 2 if counts["invalid"] else 0
 
 
 def _validate_output(setup: _Setup, report_format: str) -> int:
@@ -457,7 +514,7 @@ def _validate_output(setup: _Setup, report_format: str) -> int:
 
     result = _rendered(setup)
     reports = validate_rendered(result.objects, version)
-    sys.stdout.buffer.write(FORMATS[report_format](reports, version).encode("utf-8"))
+    sys.stdout.buffer.write(FORMATS[report_format](reports, f"Kubernetes {version}").encode("utf-8"))
     sys.stdout.flush()
     counts = summary(reports)
     print(f"mpigen: {counts['objects']} objects of {result.jobs} job{'s' if result.jobs != 1 else ''} against "

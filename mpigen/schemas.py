@@ -5,7 +5,8 @@ CustomResourceDefinition mpigen generates for that version (mpigen.crd). A custo
 resource with no schema at hand (a PodGroup: its CRD belongs to the scheduler) is
 reported as skipped, as kubeconform does.
 
-Reports come as text (one line per object), JSON, or JUnit XML for CI.
+Reports come as text (one line per object), JSON, or JUnit XML for CI; `validate --server`
+(mpigen.live) reports the API server's answers in the same forms.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def summary(reports: list[ObjectReport]) -> dict[str, int]:
     return {"objects": len(reports), **{status: sum(r.status == status for r in reports) for status in STATUSES}}
 
 
-def format_text(reports: list[ObjectReport], kube_version: str) -> str:
+def format_text(reports: list[ObjectReport], against: str) -> str:
     lines = []
     for r in reports:
         what = f"{r.file}: {r.kind} {r.namespace}/{r.name}" if r.namespace else f"{r.file}: {r.kind} {r.name}"
@@ -115,17 +116,17 @@ def format_text(reports: list[ObjectReport], kube_version: str) -> str:
         else:
             lines += [f"{what} is {r.status}: {error}" for error in r.errors]
     counts = summary(reports)
-    lines.append(f"Summary: {counts['objects']} objects against Kubernetes {kube_version}: {counts['valid']} valid, "
+    lines.append(f"Summary: {counts['objects']} objects against {against}: {counts['valid']} valid, "
                  f"{counts['invalid']} invalid, {counts['skipped']} skipped")
     return "\n".join(lines) + "\n"
 
 
-def format_json(reports: list[ObjectReport], kube_version: str) -> str:
-    return json.dumps({"kubernetesVersion": kube_version, "resources": [asdict(r) for r in reports],
+def format_json(reports: list[ObjectReport], against: str) -> str:
+    return json.dumps({"against": against, "resources": [asdict(r) for r in reports],
                        "summary": summary(reports)}, indent=2) + "\n"
 
 
-def format_junit(reports: list[ObjectReport], kube_version: str) -> str:
+def format_junit(reports: list[ObjectReport], against: str) -> str:
     """One test suite per blueprint, one test case per object (JUnit XML, as CI systems read it)."""
     from xml.sax.saxutils import quoteattr, escape
 
@@ -134,7 +135,7 @@ def format_junit(reports: list[ObjectReport], kube_version: str) -> str:
         suites.setdefault(r.source or r.file, []).append(r)
     counts = summary(reports)
     out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<testsuites name={quoteattr(f"mpigen validate --output (Kubernetes {kube_version})")} '
+           f'<testsuites name={quoteattr(f"mpigen validate ({against})")} '
            f'tests="{counts["objects"]}" failures="{counts["invalid"]}" skipped="{counts["skipped"]}">']
     for source, items in suites.items():
         failures = sum(r.status == "invalid" for r in items)
