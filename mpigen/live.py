@@ -116,20 +116,13 @@ def explain(obj: dict, answer: Answer) -> str:
 
 def validate_on_server(cluster: Cluster, rendered) -> list:
     """Reports (mpigen.schemas.ObjectReport) of a server-side dry-run apply of each object."""
-    from mpigen.load import parse
-    from mpigen.schemas import ObjectReport
+    from mpigen.schemas import check_rendered
 
-    reports = []
-    for item in rendered:
-        file = f"{item.env}/{item.path}" if item.env else item.path
-        obj = parse(item.text, file)[0].data
+    def check(obj: dict) -> tuple[str, list[str]]:
         answer = cluster.dry_run_apply(obj)
-        ok = 200 <= answer.status < 300
-        meta = obj["metadata"]
-        source = item.text.split("\n", 2)[1].removeprefix("# Source: ") if item.text.startswith("---\n# ") else ""
-        reports.append(ObjectReport(file, source, obj["apiVersion"], obj["kind"], meta.get("namespace", ""),
-                                    meta["name"], "valid" if ok else "invalid", [] if ok else [explain(obj, answer)]))
-    return reports
+        return ("valid", []) if 200 <= answer.status < 300 else ("invalid", [explain(obj, answer)])
+
+    return check_rendered(rendered, check)
 
 
 def live_texts(cluster: Cluster, new_texts: dict[str, str]) -> dict[str, str]:

@@ -85,22 +85,26 @@ def _describe(error) -> str:
     return f"{where}: {error.message}"
 
 
-def validate_rendered(rendered, kube_version: str) -> list[ObjectReport]:
-    """Reports for rendered objects (pipeline.RenderedObject), read back from the exact text
-    mpigen writes."""
+def check_rendered(rendered, check) -> list[ObjectReport]:
+    """A report per rendered object (pipeline.RenderedObject), each read back from the exact
+    text mpigen writes; `check(object) -> (status, errors)`."""
     from mpigen.load import parse
 
-    validators: dict = {}
     reports = []
     for item in rendered:
         file = f"{item.env}/{item.path}" if item.env else item.path
         obj = parse(item.text, file)[0].data
         meta = obj.get("metadata", {})
         source = item.text.split("\n", 2)[1].removeprefix("# Source: ") if item.text.startswith("---\n# ") else ""
-        status, errors = validate_object(obj, kube_version, validators)
+        status, errors = check(obj)
         reports.append(ObjectReport(file, source, obj.get("apiVersion", ""), obj.get("kind", ""),
                                     meta.get("namespace", ""), meta.get("name", ""), status, errors))
     return reports
+
+
+def validate_rendered(rendered, kube_version: str) -> list[ObjectReport]:
+    validators: dict = {}
+    return check_rendered(rendered, lambda obj: validate_object(obj, kube_version, validators))
 
 
 def summary(reports: list[ObjectReport]) -> dict[str, int]:
