@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "mpigen needs Python 3.11 or newer; run: make PYTHON=python3.11 ...")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# MPICH for the end-to-end test, beside (not over) Open MPI's mpirun in the venv.
+	if [ "$$(uname -s)" = Linux ]; then $(BIN)/python -m pip install --quiet --no-deps --prefix $(VENV)/mpich 'mpich>=4.2'; fi
 	touch $(STAMP)
 
 render: $(STAMP)
