@@ -163,18 +163,30 @@ def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, 
         mounts.append({"name": SHM_VOLUME, "mountPath": SHM_MOUNT})
     if mounts:
         container["volumeMounts"] = mounts
+    capabilities: list[str] = []
     if rank:
         capabilities = list(spec.security.capabilities)
         if spec.network.rdma is not None and spec.network.rdma.ipcLock and "IPC_LOCK" not in capabilities:
             capabilities.insert(0, "IPC_LOCK")  # RDMA registers (pins) memory
-        context: dict[str, Any] = {}
+    container["securityContext"] = least_privilege(capabilities, rank and spec.security.privileged)
+    return container
+
+
+def least_privilege(capabilities: list[str], privileged: bool = False) -> dict[str, Any]:
+    """The securityContext of every container mpigen writes: no privilege escalation (setuid
+    binaries, file capabilities) and no capability but those the blueprint asks for. Ranks
+    need none under kubectl exec (tests/test_e2e_mpi.py runs them so). A privileged container,
+    asked for in so many words, gets everything, and Kubernetes refuses
+    allowPrivilegeEscalation: false beside it."""
+    if privileged:
+        context: dict[str, Any] = {"privileged": True}
         if capabilities:
             context["capabilities"] = {"add": capabilities}
-        if spec.security.privileged:
-            context["privileged"] = True
-        if context:
-            container["securityContext"] = context
-    return container
+        return context
+    granted: dict[str, Any] = {"drop": ["ALL"]}
+    if capabilities:
+        granted["add"] = capabilities
+    return {"allowPrivilegeEscalation": False, "capabilities": granted}
 
 
 def _download(spec: Spec, dataset: Dataset) -> dict[str, Any]:
@@ -184,6 +196,7 @@ def _download(spec: Spec, dataset: Dataset) -> dict[str, Any]:
     if step.env:
         container["env"] = [{"name": key, "value": value} for key, value in step.env.items()]
     container["volumeMounts"] = [{"name": dataset.name, "mountPath": dataset.mountPath}]
+    container["securityContext"] = least_privilege([])
     return container
 
 

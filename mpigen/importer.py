@@ -14,13 +14,15 @@ renders the launcher the manifest had.
 
 from __future__ import annotations
 
+import copy
+
 from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.blueprint import is_accelerator
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.launch import RANK_ENV_SCRIPT, RENDEZVOUS_ENV
-from mpigen.render.mpijob import KUEUE_QUEUE_LABEL
+from mpigen.render.mpijob import KUEUE_QUEUE_LABEL, SSHD_ROOT_CAPABILITIES
 from mpigen.load import Document, Loc, field_path
 
 APIS = ("kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1")
@@ -89,7 +91,7 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
             metadata[key] = values
     main = spec.get("mainContainer")
     launcher = _role(r, "Launcher", main)
-    worker = _role(r, "Worker", main) if "Worker" in replicas else None
+    worker = _role(r, "Worker", main, sshd=api == "kubeflow.org/v2beta1") if "Worker" in replicas else None
     out["image"] = launcher["image"]
     out["workers"] = r.get(spec_loc + ("mpiReplicaSpecs", "Worker", "replicas"), 0) if worker else 0
     if worker and worker["image"] != launcher["image"]:
@@ -160,7 +162,7 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     return Imported(blueprint, r.problems)
 
 
-def _role(r: _Reader, role: str, main: str | None) -> dict:
+def _role(r: _Reader, role: str, main: str | None, sshd: bool = False) -> dict:
     """The MPI container of a replica and what a blueprint keeps of its pod."""
     loc = ("spec", "mpiReplicaSpecs", role, "template")
     from mpigen.blueprint import CONTAINER_FIELDS as PATCHABLE_CONTAINER
@@ -192,6 +194,12 @@ def _role(r: _Reader, role: str, main: str | None) -> dict:
             patch["container"][key] = container[key]
         else:
             r.lost(cloc + (key,), f"the {role.lower()} container's {key}")
+    if isinstance(patch["container"].get("securityContext"), dict):
+        context = _without_least_privilege(patch["container"]["securityContext"], sshd)
+        if context:
+            patch["container"]["securityContext"] = context
+        else:
+            del patch["container"]["securityContext"]
     resources = container.get("resources") or {}
     limits = dict(resources.get("limits") or {})
     for name, value in (resources.get("requests") or {}).items():
@@ -203,6 +211,25 @@ def _role(r: _Reader, role: str, main: str | None) -> dict:
             "limits": {k: str(v) for k, v in limits.items()}, "mounts": container.get("volumeMounts") or [],
             "volumes": pod.get("volumes") or [], "vloc": loc + ("spec", "volumes"), "placement": placement,
             "patch": {k: v for k, v in patch.items() if v}}
+
+
+def _without_least_privilege(context: dict, sshd: bool) -> dict:
+    """A container's securityContext less what mpigen writes anyway (compile.least_privilege,
+    and a v2beta1 worker's root sshd capabilities), so the blueprint keeps only what differs."""
+    context = copy.deepcopy(context)
+    if context.get("allowPrivilegeEscalation") is False:
+        del context["allowPrivilegeEscalation"]
+    capabilities = context.get("capabilities")
+    if isinstance(capabilities, dict):
+        if capabilities.get("drop") == ["ALL"]:
+            del capabilities["drop"]
+        if sshd and isinstance(capabilities.get("add"), list):
+            capabilities["add"] = [c for c in capabilities["add"] if c not in SSHD_ROOT_CAPABILITIES]
+        for key in [k for k, v in capabilities.items() if not v]:
+            del capabilities[key]
+        if not capabilities:
+            del context["capabilities"]
+    return context
 
 
 def _datasets(r: _Reader, launcher: dict, worker: dict | None) -> list[dict]:

@@ -146,6 +146,9 @@ def test_rendered_mpirun_reaches_every_worker(tmp_path, cluster_for, mpi, worker
     assert seen["sum"] == seen["size"] * (seen["size"] + 1) // 2
     worker_names = sorted(p.name for p in cluster.workers())
     assert sorted({r["host"] for r in seen["ranks"]}) == worker_names
+    # Under the rendered securityContext (applied by the pretend runtime): no capability at
+    # all and no privilege escalation, and MPI still runs (issue 7's least privilege).
+    assert {(r["CapEff"], r["CapBnd"], r["NoNewPrivs"]) for r in seen["ranks"]} == {("0" * 16, "0" * 16, "1")}
     # kubexec.sh copied the hosts file into every worker and appended it to /etc/hosts there.
     for pod in cluster.workers():
         hosts = cluster.read(pod, "/etc/hosts")

@@ -151,7 +151,9 @@ def test_pod_and_container_fields_go_to_the_pod_template_patch(tmp_path):
         pods = [o["spec"]["template"]["spec"] for o in objects if o["kind"] == "StatefulSet"] or [
             o["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"] for o in objects if o["kind"] == "MPIJob"]
         assert pods[0]["serviceAccountName"] == "trainer"
-        assert pods[0]["containers"][0]["securityContext"] == {"runAsUser": 1000}
+        # merged into mpigen's least privilege; a non-root sshd needs no capability
+        assert pods[0]["containers"][0]["securityContext"] == {
+            "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "runAsUser": 1000}
 
 
 @pytest.mark.parametrize("api", ["kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"])

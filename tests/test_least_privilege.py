@@ -5,6 +5,9 @@ output of every target and profile:
   names its objects (resourceNames) wherever Kubernetes can check them;
 - nothing cluster-scoped, except the MPIJob CRD that --with-crd asks for by name;
 - no Secret objects, no Secret values: Secrets are referenced by name only;
+- every container mpigen writes has allowPrivilegeEscalation false and drops ALL
+  capabilities, adding back only those on an allowlist (asked for by the blueprint, or
+  needed by the target's sshd); the operator's kubectl-delivery stays as it builds it;
 - the pod templates meet the Kubernetes Pod Security Standards "baseline" level, checked
   from the published standard (kubernetes.io/docs/concepts/security/pod-security-standards),
   except exactly where a blueprint asks for what baseline forbids (host network, a hostPath
@@ -214,3 +217,74 @@ def test_the_folder_outputs_hold_the_same_objects_as_the_streams():
         folder = GOLDEN / stream.stem
         in_folder = sorted(Path(p).read_text() for p in folder.rglob("*.yaml") if p.name != "kustomization.yaml")
         assert len(in_folder) == sum(1 for name, _ in objects() if name == stream.name), stream.name
+
+
+# --- Capabilities and privilege escalation, container by container ---------------------------
+
+# Capabilities a container may hold beyond what its blueprint asks for, and why.
+TARGET_CAPABILITIES = {
+    # The kubeflow.org/v2beta1 workers' sshd, when it runs as root: privilege separation
+    # (SYS_CHROOT), becoming the user (SETUID, SETGID), port 22 (NET_BIND_SERVICE), and
+    # the audit record sshd built with Linux audit insists on (AUDIT_WRITE).
+    ("kubeflow.org/v2beta1", "Worker"): {"AUDIT_WRITE", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT"},
+}
+# The init container the operator adds, which the contract keeps field for field.
+OPERATOR_CONTAINERS = {"kubectl-delivery"}
+
+
+def asked_capabilities(blueprint: dict) -> set[str]:
+    spec = blueprint["spec"]
+    capabilities = set((spec.get("security") or {}).get("capabilities", []))
+    rdma = (spec.get("network") or {}).get("rdma")
+    if rdma and rdma.get("ipcLock", True):
+        capabilities.add("IPC_LOCK")
+    return capabilities
+
+
+def roles(obj: dict):
+    """(target key, pod spec) of each pod template of an object."""
+    spec = obj.get("spec") or {}
+    if isinstance(spec.get("template"), dict):
+        yield (obj["apiVersion"], obj["kind"]), spec["template"].get("spec", {})
+    for role, replica in (spec.get("mpiReplicaSpecs") or {}).items():
+        yield (obj["apiVersion"], role), replica.get("template", {}).get("spec", {})
+
+
+def test_every_container_drops_every_capability_it_was_not_asked_for():
+    """Each container mpigen writes: allowPrivilegeEscalation false, capabilities drop ALL, and
+    an add list within what its blueprint asks for (or its target needs, TARGET_CAPABILITIES);
+    privileged only where the blueprint says privileged."""
+    jobs = blueprints_by_job()
+    seen: dict[str, set] = {}
+    checked = 0
+    for stream, obj in objects():
+        source = obj["metadata"].get("labels", {}).get("mpigen.dev/job")
+        if source not in jobs:
+            continue
+        security = jobs[source]["spec"].get("security") or {}
+        for key, pod in roles(obj):
+            for container in pod.get("containers", []) + pod.get("initContainers", []):
+                where = (stream, obj["kind"], obj["metadata"]["name"], container["name"])
+                if container["name"] in OPERATOR_CONTAINERS:
+                    assert "securityContext" not in container, where
+                    continue
+                context = container["securityContext"]
+                added = set(context.get("capabilities", {}).get("add", []))
+                if context.get("privileged"):
+                    assert security.get("privileged") is True, where
+                else:
+                    assert context["allowPrivilegeEscalation"] is False, where
+                    assert context["capabilities"]["drop"] == ["ALL"], where
+                    assert added <= asked_capabilities(jobs[source]) | TARGET_CAPABILITIES.get(key, set()), where
+                for name in added:
+                    seen.setdefault(name, set()).add(source)
+                checked += 1
+    assert checked > 50
+    # Every capability in the golden output, with the jobs that hold it: a new one fails here.
+    # A non-root sshd (gpt-neox-deepspeed runs as 1000) needs none.
+    as_root = {name for name, b in jobs.items() if not (b["spec"].get("security") or {}).get("runAsUser")}
+    assert "gpt-neox-deepspeed" in set(jobs) - as_root
+    assert seen == {
+        "IPC_LOCK": {"bert-large-ib"},
+        **{name: as_root for name in TARGET_CAPABILITIES[("kubeflow.org/v2beta1", "Worker")]},
+    }, seen

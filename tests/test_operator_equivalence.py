@@ -1,7 +1,10 @@
 """Each example reproduces, object for object, what the v1alpha2 controller creates for the
 equivalent MPIJob (tests/fixtures/<example>-operator.yaml, written by hand from
 shared/reference/mpi-operator.md section 2), with no difference outside the contract's
-exceptions: mpigen's own labels, and Open MPI 5's PRTE_ variables on the launcher."""
+exceptions: mpigen's own labels, and Open MPI 5's PRTE_ variables on the launcher. One
+difference is the equivalent MPIJob's, not the controller's: mpigen writes least privilege
+into the containers of its pod templates (issue 7), which the controller would copy; its own
+kubectl-delivery init container stays as the controller builds it."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 MPIGEN_LABELS = ("app.kubernetes.io/managed-by", "mpigen.dev/job")
 PRTE = [{"name": "PRTE_MCA_plm_ssh_agent", "value": "/etc/mpi/kubexec.sh"},
         {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}]
+LEAST_PRIVILEGE = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
 OPERATOR_ENV_START = {"OMPI_MCA_plm_rsh_agent", "I_MPI_HYDRA_BOOTSTRAP_EXEC", "HYDRA_LAUNCHER_EXEC"}
 
 
@@ -26,6 +30,10 @@ def without_exceptions(obj: dict) -> dict:
     for meta in metas:
         for key in MPIGEN_LABELS:
             meta["labels"].pop(key)
+    if "template" in obj.get("spec", {}):
+        pod = obj["spec"]["template"]["spec"]
+        assert pod["containers"][0].pop("securityContext") == LEAST_PRIVILEGE
+        assert all("securityContext" not in c for c in pod.get("initContainers", []))
     if obj["kind"] == "Job":
         env = obj["spec"]["template"]["spec"]["containers"][0]["env"]
         at = next(i for i, e in enumerate(env) if e["name"] in OPERATOR_ENV_START)

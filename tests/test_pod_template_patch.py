@@ -36,7 +36,9 @@ def test_the_patch_lands_in_the_rendered_pods_and_validates():
     assert launcher["containers"][0]["workingDir"] == "/workspace"
     assert launcher["serviceAccountName"] == "job-launcher"  # the operator's still
     assert worker["shareProcessNamespace"] is True and worker["terminationGracePeriodSeconds"] == 30
-    assert worker["containers"][0]["securityContext"] == {"capabilities": {"add": ["IPC_LOCK"]}}
+    # merged into mpigen's least privilege
+    assert worker["containers"][0]["securityContext"] == {"allowPrivilegeEscalation": False,
+                                                          "capabilities": {"drop": ["ALL"], "add": ["IPC_LOCK"]}}
     assert worker["containers"][0]["command"] == ["sleep"]  # the operator's additions come after
     for obj in objects.values():
         validate(obj)
@@ -45,7 +47,8 @@ def test_the_patch_lands_in_the_rendered_pods_and_validates():
 def test_null_removes_and_mappings_merge():
     patch = {"worker": {"container": {"securityContext": {"runAsUser": 1000, "runAsGroup": None}}}}
     objects = by_kind(render_text(blueprint_text(podTemplatePatch=patch)))
-    assert objects["StatefulSet"]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {"runAsUser": 1000}
+    assert objects["StatefulSet"]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {
+        "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "runAsUser": 1000}
 
 
 @pytest.mark.parametrize("patch, key, message", [

@@ -1008,8 +1008,10 @@ def test_rdma_devices_and_ipc_lock_on_rank_pods_only(rdma, capabilities):
     objects = static({"gpusPerWorker": 1, "network": {"rdma": rdma}, "security": {"capabilities": ["SYS_NICE"]}})
     worker, launcher = pod(objects["StatefulSet"])["containers"][0], pod(objects["Job"])["containers"][0]
     assert worker["resources"]["limits"] == {"nvidia.com/gpu": "1", "rdma/hca": "2"}
-    assert worker["securityContext"] == {"capabilities": {"add": capabilities}}
-    assert "resources" not in launcher and "securityContext" not in launcher
+    assert worker["securityContext"] == {"allowPrivilegeEscalation": False,
+                                         "capabilities": {"drop": ["ALL"], "add": capabilities}}
+    assert "resources" not in launcher
+    assert launcher["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
 
 
 @pytest.mark.parametrize("run_as_worker", [False, True])
@@ -1075,7 +1077,8 @@ def test_security_on_both_pod_templates_privileges_on_rank_containers():
         assert pod(workload)["priorityClassName"] == priority
     assert pod(objects["StatefulSet"])["containers"][0]["securityContext"] == {
         "capabilities": {"add": ["SYS_PTRACE"]}, "privileged": True}
-    assert "securityContext" not in pod(objects["Job"])["containers"][0]
+    assert pod(objects["Job"])["containers"][0]["securityContext"] == {
+        "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
 
 
 ROLE_ARN = {"eks.amazonaws.com/role-arn": "arn:aws:iam::111122223333:role/training"}
@@ -1124,7 +1127,8 @@ def test_download_runs_before_kubectl_delivery_on_the_launcher():
     assert init[0] == {"name": "download-ckpt", "image": "amazon/aws-cli:2.17.0",
                        "command": ["aws", "s3", "sync", "s3://b", "/ckpt"],
                        "env": [{"name": "AWS_REGION", "value": "us-east-1"}],
-                       "volumeMounts": [{"name": "ckpt", "mountPath": "/ckpt"}]}
+                       "volumeMounts": [{"name": "ckpt", "mountPath": "/ckpt"}],
+                       "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}}
     assert init[1]["image"] == "example.com/train:1"
     assert "initContainers" not in pod(objects["StatefulSet"])
 

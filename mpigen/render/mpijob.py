@@ -14,6 +14,9 @@ what runs, whatever the operator version defaults:
 For Open MPI the launcher also gets PRTE_MCA_prte_default_hostfile (v2beta1, which
 launches over ssh) or both PRTE variables (v1, over kubectl exec): Open MPI 5 ignores the
 OMPI_MCA_* names the operators set and would start every rank on the launcher.
+
+v2beta1 workers run the image's sshd: as root it needs a few of the capabilities that every
+mpigen container drops (SSHD_ROOT_CAPABILITIES).
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ MPIJOB_APIS = (V2BETA1, V1)
 # The blueprint's names for MPI implementations, as each API spells them.
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}
 SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default
+# What the v2beta1 workers' sshd needs when it runs as root (the operator's images' default
+# user), found by running OpenSSH's sshd with only these in its bounding set and dropping
+# each in turn: SYS_CHROOT (privilege separation), SETUID and SETGID (becoming the user),
+# NET_BIND_SERVICE (port 22). AUDIT_WRITE because sshd built with Linux audit (the Red Hat
+# family) refuses logins it cannot record. Non-root sshd (sshAuthMountPath) needs none.
+SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT")
 # The operators' default restart policies (v2beta1 default.go; training-operator mpi_defaults.go).
 RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
 
@@ -59,6 +68,16 @@ def scheduling_policy(job: MPIJob) -> dict:
     return policy
 
 
+def allow_root_sshd(pod: dict) -> None:
+    """Add what a root sshd needs to a v2beta1 worker container that drops every capability."""
+    context = pod["containers"][0].get("securityContext", {})
+    user = context.get("runAsUser", pod.get("securityContext", {}).get("runAsUser", 0))
+    if user != 0 or context.get("privileged") or "ALL" not in context.get("capabilities", {}).get("drop", []):
+        return
+    added = context["capabilities"].get("add", [])
+    context["capabilities"]["add"] = added + [c for c in SSHD_ROOT_CAPABILITIES if c not in added]
+
+
 def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = None) -> dict:
     spec, ext = job.spec, job.extensions
     policy = {"cleanPodPolicy": spec.cleanPodPolicy or "None", "backoffLimit": job.effective_backoff_limit()}
@@ -78,6 +97,8 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
         if role == LAUNCHER and job.distribution == "OpenMPI":
             container = template["spec"]["containers"][0]
             container["env"] = container.get("env", []) + openmpi5_env(api)
+        if role == WORKER and api == V2BETA1:
+            allow_root_sshd(template["spec"])
         replicas[role] = {"replicas": count, "restartPolicy": RESTART_POLICIES[api][role], "template": template}
     body: dict = {"slotsPerWorker": job.slots}
     if api == V2BETA1:
