@@ -85,3 +85,31 @@ def test_overlays_cannot_patch_fields_outside_the_blueprint_model(tmp_path):
     assert done.returncode == 2 and not (tmp_path / "out").exists()
     assert done.stderr.decode().startswith("overlays/x/overlay.yaml:5:20: error: ")
     assert "hostPID" in done.stderr.decode()
+
+
+def test_template_syntax_in_a_blueprint_is_text_never_evaluated():
+    """Blueprint values reach manifests as data, never as template source: Jinja syntax in a
+    command or an env value comes out as written."""
+    from tests.conftest import blueprint_text, by_kind, render_text
+
+    payload = "{{ cycler.__init__.__globals__.os.system('id') }}{% raw %}"
+    text = blueprint_text("job", command=["echo", payload], env={"X": "{{ 7*7 }}"})
+    launcher = by_kind(render_text(text))["Job"]["spec"]["template"]["spec"]["containers"][0]
+    assert launcher["command"][-1] == payload
+    assert {"name": "X", "value": "{{ 7*7 }}"} in launcher["env"]
+
+
+def test_mpigen_templates_run_sandboxed_and_strict():
+    """The shipped templates (hostfile, kubexec.sh) render in Jinja's sandbox, where a missing
+    variable is an error rather than an empty string."""
+    import jinja2
+    from jinja2.sandbox import SecurityError
+
+    from mpigen.templates import _template
+
+    template = _template("hostfile.j2")
+    assert template.environment.sandboxed
+    with pytest.raises(jinja2.UndefinedError):
+        template.render()
+    with pytest.raises(SecurityError):
+        template.environment.from_string("{{ ''.__class__.__mro__ }}").render()

@@ -8,6 +8,9 @@ and `render PATH --stdout`, and each run must:
   offending key (unknown/duplicate/bad map keys), value (wrong values) or parent key
   (missing keys), and a message that names the field and, where sensible, the fix;
 - print no Python traceback and nothing on stdout;
+- stay within MEMORY_LIMIT of address space (RLIMIT_AS), so an alias bomb, deep nesting or
+  a huge file is refused in bounded memory, and within a hang guard of RUN_TIMEOUT
+  (no timing assertion: the project measures speed in bench/, not in tests);
 - leave the working folder byte for byte as it was, in particular the -o folder, which
   holds a README.md and a previous render of blueprints/tensorflow-mnist.yaml.
 
@@ -42,6 +45,7 @@ MODES = {
 ERROR_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<column>\d+): error: (?P<message>.+)$")
 RUN_TIMEOUT = 60
 BOMB_TIMEOUT = 10
+MEMORY_LIMIT = 768 * 1024 * 1024  # address space; a whole render of the examples fits in it
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -62,11 +66,18 @@ def env() -> dict[str, str]:
     return environ
 
 
+def bounded_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def run_modes(cwd: Path, paths, modes=tuple(MODES), timeout: float = RUN_TIMEOUT) -> list[Outcome]:
-    """Run `python -m mpigen` once per mode, concurrently, in cwd."""
+    """Run `python -m mpigen` once per mode, concurrently, in cwd, in bounded memory."""
     procs = [
         (mode, subprocess.Popen([sys.executable, "-m", "mpigen", *MODES[mode](list(paths))], cwd=cwd, env=env(),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                preexec_fn=bounded_memory))
         for mode in modes
     ]
     outcomes = []

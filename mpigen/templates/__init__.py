@@ -1,7 +1,8 @@
 """The operator's scripts and hostfile, as Jinja templates shipped in the package.
 
-Rendered with StrictUndefined (a missing variable is an error, never an empty string)
-and without autoescaping (these are shell and text files, not HTML). Jinja drops the
+Rendered in Jinja's sandbox with StrictUndefined (a missing variable is an error, never an
+empty string): the blueprint's values reach the templates only as variables, and should
+one ever carry template syntax, the sandbox keeps it from reaching Python; without autoescaping (these are shell and text files, not HTML). Jinja drops the
 single newline at the end of a template file, which is how kubexec.sh keeps the
 operator's "no trailing newline".
 """
@@ -14,9 +15,10 @@ from pathlib import Path
 
 @lru_cache(maxsize=None)
 def _template(name: str):
-    from jinja2 import Environment, StrictUndefined
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
 
-    env = Environment(autoescape=False, undefined=StrictUndefined, keep_trailing_newline=False)
+    env = SandboxedEnvironment(autoescape=False, undefined=StrictUndefined, keep_trailing_newline=False)
     source = (Path(__file__).parent / name).read_text(encoding="utf-8")
     return env.from_string(source)
 
