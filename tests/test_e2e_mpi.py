@@ -153,7 +153,8 @@ def test_rendered_mpirun_reaches_every_worker(tmp_path, cluster_for, mpi, worker
     for pod in cluster.workers():
         hosts = cluster.read(pod, "/etc/hosts")
         assert all(f"{w.ip}\t{w.name}" in hosts for w in cluster.workers()), hosts
-    # Through the rendered Role: the launcher's ServiceAccount, one cp and one exec per worker.
+    # One cp and one exec per worker, each authorized by the rendered Role for the launcher's
+    # ServiceAccount.
     assert {(r["verb"], r["pod"]) for r in cluster.requests} == \
         {(verb, name) for verb in ("cp", "exec") for name in worker_names}
 
@@ -169,7 +170,9 @@ def test_a_hostfile_naming_a_missing_pod_never_starts_the_launcher(tmp_path, clu
     blueprint, objects, _ = render(tmp_path, 2, 1)
     _set_hostfile(objects, ("-worker-1 ", "-worker-7 "))
     cluster = cluster_for(objects)
-    with pytest.raises(Exception, match="worker-7 of the hostfile does not exist"):
+    from tests.e2e.cluster import CommandFailed
+
+    with pytest.raises(CommandFailed, match="worker-7 of the hostfile does not exist"):
         cluster.deliver_kubectl()
 
 

@@ -94,13 +94,19 @@ def test_no_secret_objects_and_secrets_only_by_name():
                     assert "secretKeyRef" not in env.get("valueFrom", {}) or "value" not in env
 
 
-def pod_specs(obj: dict):
-    """The pod specs of an object: a workload's template, or an MPIJob's replicas'."""
+def roles(obj: dict):
+    """((apiVersion, kind or replica type), pod spec) of each pod template of an object: a
+    workload's template, or an MPIJob's replicas'."""
     spec = obj.get("spec") or {}
     if isinstance(spec.get("template"), dict):
-        yield spec["template"].get("spec", {})
-    for replica in (spec.get("mpiReplicaSpecs") or {}).values():
-        yield replica.get("template", {}).get("spec", {})
+        yield (obj["apiVersion"], obj["kind"]), spec["template"].get("spec", {})
+    for role, replica in (spec.get("mpiReplicaSpecs") or {}).items():
+        yield (obj["apiVersion"], role), replica.get("template", {}).get("spec", {})
+
+
+def pod_specs(obj: dict):
+    for _, pod in roles(obj):
+        yield pod
 
 
 # --- Pod Security Standards, baseline level (the published policy, Kubernetes v1.30) --------
@@ -161,6 +167,15 @@ def test_the_baseline_check_knows_the_standard():
            "Host Ports", "Sysctls"]
 
 
+def asked_capabilities(blueprint: dict) -> set[str]:
+    spec = blueprint["spec"]
+    capabilities = set((spec.get("security") or {}).get("capabilities", []))
+    rdma = (spec.get("network") or {}).get("rdma")
+    if rdma and rdma.get("ipcLock", True):
+        capabilities.add("IPC_LOCK")
+    return capabilities
+
+
 def asked_for(blueprint: dict) -> set[str]:
     """The baseline controls a blueprint sets aside in so many words."""
     spec = blueprint["spec"]
@@ -169,11 +184,7 @@ def asked_for(blueprint: dict) -> set[str]:
         asked.add("Host Namespaces (hostNetwork)")
     if any("hostPath" in d for d in spec.get("datasets", [])):
         asked.add("HostPath Volumes")
-    rdma = (spec.get("network") or {}).get("rdma")
-    capabilities = set((spec.get("security") or {}).get("capabilities", []))
-    if rdma and rdma.get("ipcLock", True):
-        capabilities.add("IPC_LOCK")
-    asked |= {f"Capabilities ({c})" for c in capabilities - BASELINE_CAPABILITIES}
+    asked |= {f"Capabilities ({c})" for c in asked_capabilities(blueprint) - BASELINE_CAPABILITIES}
     if (spec.get("security") or {}).get("privileged"):
         asked.add("Privileged Containers")
     return asked
@@ -230,24 +241,6 @@ TARGET_CAPABILITIES = {
 }
 # The init container the operator adds, which the contract keeps field for field.
 OPERATOR_CONTAINERS = {"kubectl-delivery"}
-
-
-def asked_capabilities(blueprint: dict) -> set[str]:
-    spec = blueprint["spec"]
-    capabilities = set((spec.get("security") or {}).get("capabilities", []))
-    rdma = (spec.get("network") or {}).get("rdma")
-    if rdma and rdma.get("ipcLock", True):
-        capabilities.add("IPC_LOCK")
-    return capabilities
-
-
-def roles(obj: dict):
-    """(target key, pod spec) of each pod template of an object."""
-    spec = obj.get("spec") or {}
-    if isinstance(spec.get("template"), dict):
-        yield (obj["apiVersion"], obj["kind"]), spec["template"].get("spec", {})
-    for role, replica in (spec.get("mpiReplicaSpecs") or {}).items():
-        yield (obj["apiVersion"], role), replica.get("template", {}).get("spec", {})
 
 
 def test_every_container_drops_every_capability_it_was_not_asked_for():

@@ -306,17 +306,16 @@ class PretendCluster:
             if pod.holder:
                 _kill(pod.holder)
         # Anything else still in a pod's network namespace (a daemon that left its group).
-        inodes = {p.netns_inode for p in self.pods.values() if p.netns_inode}
-        for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        for pid in self.processes_inside():
             try:
-                if os.stat(f"/proc/{pid}/ns/net").st_ino in inodes:
-                    os.kill(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         for name in reversed(self.netns):
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
 
     def processes_inside(self) -> list[int]:
+        """The processes in any pod's network namespace."""
         inodes = {p.netns_inode for p in self.pods.values() if p.netns_inode}
         found = []
         for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
