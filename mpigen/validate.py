@@ -271,17 +271,30 @@ def _check_name_length(f: _Fields, out: list[Diagnostic]) -> None:
         return
     name, workers = f.get(NAME), f.get(WORKERS)
     last_pod = f"{name}-worker-{workers - 1}"
-    if len(last_pod) > 63:
-        room = 63 - len(f"-worker-{workers - 1}")
+    kind, room = name_too_long(name, workers) or (None, 0)
+    if kind == "pod":
         out.append(error(f.doc.value_mark(NAME),
                          f"metadata.name: worker pod name {last_pod!r} is {len(last_pod)} characters, more than the "
                          f"63 a pod name allows; shorten the name to at most {room} characters"))
-    elif len(f"{name}-worker") > MAX_STATEFULSET_NAME:
+    elif kind == "statefulset":
         out.append(warning(f.doc.value_mark(NAME),
                            f"metadata.name: StatefulSet name {name + '-worker'!r} is longer than "
                            f"{MAX_STATEFULSET_NAME} characters; Kubernetes cannot create its pods because the "
                            "controller-revision-hash label would exceed 63 characters (kubernetes#64023); "
-                           f"shorten the name to at most {MAX_STATEFULSET_NAME - len('-worker')} characters"))
+                           f"shorten the name to at most {room} characters"))
+
+
+def name_too_long(name: str, workers: int, added: int = 0) -> tuple[str, int] | None:
+    """("pod", room) when the last worker pod's name, <name><added characters>-worker-<N-1>,
+    exceeds the 63 characters of a pod name; ("statefulset", room) when the StatefulSet's
+    name exceeds MAX_STATEFULSET_NAME; room is the longest name that fits."""
+    pod_suffix = added + len(f"-worker-{workers - 1}")
+    if len(name) + pod_suffix > 63:
+        return "pod", 63 - pod_suffix
+    set_suffix = added + len("-worker")
+    if len(name) + set_suffix > MAX_STATEFULSET_NAME:
+        return "statefulset", MAX_STATEFULSET_NAME - set_suffix
+    return None
 
 
 def _check_reserved_metadata(f: _Fields, out: list[Diagnostic]) -> None:
@@ -432,20 +445,19 @@ def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Dia
                            "cleanPodPolicy: Running to release them when mpirun succeeds, or set spec.state: "
                            "completed once the job is done"))
     name, workers = blueprint.metadata.name, blueprint.spec.workers
-    instance = f"{name}-{'x' * RUN_HASH_LENGTH}"
-    last_pod = f"{instance}-worker-{workers - 1}"
-    if len(last_pod) > 63:
-        room = 63 - len(last_pod) + len(name)
+    last_pod = f"{name}-{'x' * RUN_HASH_LENGTH}-worker-{workers - 1}"
+    kind, room = name_too_long(name, workers, added=RUN_HASH_LENGTH + 1) or (None, 0)
+    if kind == "pod":
         out.append(error(doc.value_mark(NAME),
                          f"metadata.name: with --gitops {gitops} each run is named <name>-<run> "
                          f"({RUN_HASH_LENGTH + 1} more characters), so the worker pod name would be "
-                         f"{len(last_pod)} characters, more than 63; shorten the name to at most {room} characters"))
-    elif len(f"{instance}-worker") > MAX_STATEFULSET_NAME:
+                         f"{len(last_pod)} characters, more than 63; shorten the name to at most {room} "
+                         "characters"))
+    elif kind == "statefulset":
         out.append(warning(doc.value_mark(NAME),
                            f"metadata.name: with --gitops {gitops} the StatefulSet is <name>-<run>-worker, longer "
                            f"than {MAX_STATEFULSET_NAME} characters; Kubernetes cannot create its pods "
-                           "(kubernetes#64023); shorten the name to at most "
-                           f"{MAX_STATEFULSET_NAME - len('-worker') - RUN_HASH_LENGTH - 1} characters"))
+                           f"(kubernetes#64023); shorten the name to at most {room} characters"))
     return out
 
 
