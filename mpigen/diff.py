@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.load import Document, parse
+from mpigen.load import Document, parse, value_at
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 JOB_LABELS = ("mpigen.dev/job", "mpi_job_name", "app")
@@ -260,11 +260,7 @@ def _group(manifest: Manifest) -> tuple[str, str, str]:
 
 
 def _get(data: Any, *loc: str) -> Any:
-    for part in loc:
-        if not isinstance(data, dict) or part not in data:
-            return ABSENT
-        data = data[part]
-    return data
+    return value_at(data, loc, ABSENT)
 
 
 def _mapping(value: Any) -> dict:

@@ -22,6 +22,20 @@ YAML_SUFFIXES = (".yaml", ".yml")
 Loc = tuple  # a path into a document: ("spec", "datasets", 0, "name")
 
 
+def value_at(data: Any, loc: Loc, default=None):
+    """The value at loc (keys, and list indexes) in data, or default when the path does not
+    lead anywhere."""
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return default
+    return node
+
+
 @dataclass
 class Document:
     """One YAML document: plain data plus the marks of every key and value in it."""
@@ -37,16 +51,7 @@ class Document:
     reported: set[Loc] = field(default_factory=set)
 
     def get(self, loc: Loc, default=None):
-        """The value at loc in the data, or default when the path does not lead anywhere."""
-        node = self.data
-        for part in loc:
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-                node = node[part]
-            else:
-                return default
-        return node
+        return value_at(self.data, loc, default)
 
     def covered(self, loc: Loc) -> bool:
         return any(tuple(loc[:n]) in self.reported for n in range(len(loc) + 1))

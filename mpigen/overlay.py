@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mpigen.blueprint import DNS1123_LABEL, LabelKey, LabelValue
 from mpigen.errors import Diagnostic, InputError, Mark, error, warning
-from mpigen.load import YAML_SUFFIXES, Document, Loc, display_path, load_file
+from mpigen.load import YAML_SUFFIXES, Document, Loc, display_path, load_file, value_at
 from mpigen.render.names import copy_data
 
 OVERLAY_KIND = "Overlay"
@@ -408,12 +408,7 @@ class _Patched:
         self.writes.append((loc, source, source_loc))
 
     def get(self, loc: Loc, default=None):
-        node = self.data
-        for part in loc:
-            if not isinstance(node, dict) or part not in node:
-                return default
-            node = node[part]
-        return node
+        return value_at(self.data, loc, default)
 
     def document(self) -> Document:
         if not self.writes:
