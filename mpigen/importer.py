@@ -15,7 +15,6 @@ renders the launcher the manifest had.
 from __future__ import annotations
 
 import copy
-
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,12 +215,15 @@ def _role(r: _Reader, role: str, main: str | None, sshd: bool = False) -> dict:
 def _without_least_privilege(context: dict, sshd: bool) -> dict:
     """A container's securityContext less what mpigen writes anyway (compile.least_privilege,
     and a v2beta1 worker's root sshd capabilities), so the blueprint keeps only what differs."""
+    from mpigen.compile import least_privilege
+
+    written = least_privilege([])
     context = copy.deepcopy(context)
-    if context.get("allowPrivilegeEscalation") is False:
+    if context.get("allowPrivilegeEscalation") == written["allowPrivilegeEscalation"]:
         del context["allowPrivilegeEscalation"]
     capabilities = context.get("capabilities")
     if isinstance(capabilities, dict):
-        if capabilities.get("drop") == ["ALL"]:
+        if capabilities.get("drop") == written["capabilities"]["drop"]:
             del capabilities["drop"]
         if sshd and isinstance(capabilities.get("add"), list):
             capabilities["add"] = [c for c in capabilities["add"] if c not in SSHD_ROOT_CAPABILITIES]

@@ -2,9 +2,10 @@
 
 Rendered in Jinja's sandbox with StrictUndefined (a missing variable is an error, never an
 empty string): the blueprint's values reach the templates only as variables, and should
-one ever carry template syntax, the sandbox keeps it from reaching Python; without autoescaping (these are shell and text files, not HTML). Jinja drops the
-single newline at the end of a template file, which is how kubexec.sh keeps the
-operator's "no trailing newline".
+one ever carry template syntax, the sandbox keeps it from reaching Python. No
+autoescaping (these are shell and text files, not HTML). Jinja drops the single newline
+at the end of a template file, which is how kubexec.sh keeps the operator's "no trailing
+newline".
 """
 
 from __future__ import annotations
