@@ -1,4 +1,6 @@
-"""Diagnostics: every problem is reported as PATH:LINE:COLUMN: severity: message."""
+"""Diagnostics: every problem is reported as PATH:LINE:COLUMN: severity: message, or, for
+a problem of a whole path (a missing file, an unreadable folder, a failed write), as
+severity: PATH: message, with no made-up position."""
 
 from __future__ import annotations
 
@@ -7,11 +9,17 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, order=True)
 class Mark:
-    """A position in a user's file; line and column count from 1, as editors do."""
+    """A position in a user's file; line and column count from 1, as editors do. Line 0
+    means no position: the problem is the path's as a whole (or, for an option or an
+    environment variable, its name)."""
 
     path: str
-    line: int = 1
-    column: int = 1
+    line: int = 0
+    column: int = 0
+
+    @property
+    def positioned(self) -> bool:
+        return self.line > 0
 
 
 @dataclass(frozen=True, order=True)
@@ -22,11 +30,15 @@ class Diagnostic:
 
     def __str__(self) -> str:
         m = self.mark
+        if not m.positioned:
+            where = f"{m.path}: " if m.path else ""
+            return f"{self.severity}: {where}{self.message}"
         return f"{m.path}:{m.line}:{m.column}: {self.severity}: {self.message}"
 
 
 class InputError(Exception):
-    """Invalid input: carries every diagnostic found, in file order. Exit code 2."""
+    """Invalid input (or a machine problem: permissions, a full disk): carries every
+    diagnostic found, in file order. Exit code 2."""
 
     def __init__(self, diagnostics: list[Diagnostic]):
         self.diagnostics = sorted(set(diagnostics))

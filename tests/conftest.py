@@ -141,7 +141,8 @@ class InProcessRun:
     stderr: str
 
     def lines(self, severity: str) -> list[str]:
-        return [line for line in self.stderr.splitlines() if f": {severity}: " in line]
+        return [line for line in self.stderr.splitlines()
+                if f": {severity}: " in line or line.startswith(f"{severity}: ")]
 
     def objects(self) -> list[dict]:
         import yaml

@@ -359,7 +359,7 @@ def test_diff_of_a_missing_folder_or_invalid_yaml_exits_2(tmp_path):
     where = two_renders(tmp_path)
     run = mpigen(where, "diff", "nosuch", "new", env=no_git(tmp_path))
     assert run.code == 2 and run.out == ""
-    assert run.err == "nosuch:1:1: error: no such folder; give two rendered output folders\n"
+    assert run.err == "error: nosuch: no such folder; give two rendered output folders\n"
     (where / "new" / "dev" / "ml-dev" / "broken.yaml").write_text("kind: ConfigMap\nmetadata: [\n")
     run = mpigen(where, "diff", "old", "new", env=no_git(tmp_path))
     assert run.code == 2 and run.out == ""
@@ -444,7 +444,7 @@ def test_diff_defaults_to_the_merge_base_with_origin_main(tmp_path):
 def test_diff_of_an_unknown_revision_exits_2(repo):
     run = mpigen(repo, "diff", "--base", "no-such-branch")
     assert run.code == 2 and run.out == ""
-    assert run.err.startswith(".:1:1: error: unknown git revision 'no-such-branch';")
+    assert run.err.startswith("error: .: unknown git revision 'no-such-branch';")
     assert "--base" in run.err
 
 
@@ -463,7 +463,7 @@ def test_diff_outside_a_git_repository_exits_2(tmp_path):
     for args in (("diff",), ("diff", "--base", "main")):
         run = mpigen(root, *args, env=no_git(tmp_path))
         assert run.code == 2 and run.out == "", args
-        assert run.err == (".:1:1: error: not inside a git repository; compare two folders instead: "
+        assert run.err == ("error: .: not inside a git repository; compare two folders instead: "
                            "mpigen diff OLD_DIR NEW_DIR\n")
 
 

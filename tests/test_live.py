@@ -183,7 +183,7 @@ def test_no_kubeconfig(tmp_path):
     done = run_mpigen("validate", "--server", "--kubeconfig", str(tmp_path / "missing"), "blueprints",
                       cwd=repo(tmp_path))
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.decode().startswith(f"{tmp_path / 'missing'}:1:1: error: cannot use the kubeconfig: ")
+    assert done.stderr.decode().startswith(f"error: {tmp_path / 'missing'}: cannot use the kubeconfig: ")
 
 
 def test_unknown_context(server, tmp_path):
@@ -197,7 +197,7 @@ def test_unreachable_server(tmp_path):
     config = kubeconfig(tmp_path / "kubeconfig", "http://127.0.0.1:9")  # the discard port: nothing listens
     done = run_mpigen("validate", "--server", "--kubeconfig", config, "blueprints", cwd=repo(tmp_path), timeout=120)
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.decode().startswith("http://127.0.0.1:9:1:1: error: cannot reach the API server: ")
+    assert done.stderr.decode().startswith("error: http://127.0.0.1:9: cannot reach the API server: ")
     assert "Traceback" not in done.stderr.decode()
 
 

@@ -139,7 +139,7 @@ def test_the_output_folder_must_not_overlap_an_overlay(tmp_path, out):
     before = tree(tmp_path)
     done = run_mpigen("render", "bp", "--overlay", "dev", "-o", out, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
-    assert f"{out}:1:1: error: the output folder overlaps the input overlays/".encode() in done.stderr
+    assert f"error: {out}: the output folder overlaps the input overlays/".encode() in done.stderr
     assert tree(tmp_path) == before and leftovers(tmp_path / "overlays") == []
 
 
@@ -153,5 +153,5 @@ def test_a_companion_folder_must_not_overlap_the_output(tmp_path):
         "argocd: {repoURL: 'https://git.example.com/ml.git', applications: deploy/apps}\n")
     done = run_mpigen("render", cwd=tmp_path)
     assert done.returncode == 2
-    assert b"deploy/apps:1:1: error: the output folder overlaps the output folder deploy;" in done.stderr
+    assert b"error: deploy/apps: the output folder overlaps the output folder deploy;" in done.stderr
     assert not (tmp_path / "deploy").exists()

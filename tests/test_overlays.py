@@ -678,7 +678,7 @@ def test_overlay_folder_must_hold_exactly_one_yaml_file(cli, previous, files, fo
     for name in files:
         Path("overlays/odd", name).write_text(OVERLAY_HEAD)
     assert refused(cli, previous, "blueprints", "--overlay", "odd") == [
-        f"overlays/odd:1:1: error: overlay folder overlays/odd must hold exactly one YAML file (the Overlay); "
+        f"error: overlays/odd: overlay folder overlays/odd must hold exactly one YAML file (the Overlay); "
         f"found: {found}"]
 
 
@@ -726,7 +726,7 @@ def test_two_overlays_with_the_same_folder_name_are_an_error(cli, previous):
 def test_unknown_overlay_is_an_error(cli, previous):
     add_blueprint("job")
     assert refused(cli, previous, "blueprints", "--overlay", "nope") == [
-        "nope:1:1: error: overlay nope not found; an overlay is a folder under overlays/ holding one file of "
+        "error: nope: overlay nope not found; an overlay is a folder under overlays/ holding one file of "
         "kind Overlay"]
 
 

@@ -95,7 +95,7 @@ def test_junit_report(tmp_path):
 def test_unknown_kubernetes_version(tmp_path):
     done = run_mpigen("validate", "--output", "--kube-version", "1.12", write(tmp_path), cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.startswith(b"--kube-version:1:1: error: Kubernetes 1.12 is not one of the known versions 1.25")
+    assert done.stderr.startswith(b"error: --kube-version: Kubernetes 1.12 is not one of the known versions 1.25")
 
 
 def test_without_output_nothing_is_rendered_or_validated(tmp_path):
