@@ -271,7 +271,7 @@ def test_document_that_is_no_object_is_an_input_error():
         compare({}, files)
     assert [str(d) for d in caught.value.diagnostics] == [
         "new/x.yaml:4:3: error: not a Kubernetes object: metadata.name is missing, empty or not a string",
-        "error: new/y.yaml: expected a Kubernetes object: a mapping with apiVersion, kind and metadata.name"]
+        "new/y.yaml:1:1: error: expected a Kubernetes object: a mapping with apiVersion, kind and metadata.name"]
 
 
 def test_json_structure():

@@ -117,7 +117,7 @@ def test_random_yaml_is_rendered_or_refused_with_positions(text, scratch, mpigen
     assert done.stdout == b""
     for line in done.stderr.splitlines():
         assert re.match(DIAGNOSTIC.format(path=re.escape(path.as_posix())), line) or \
-            line.startswith(f"{path.as_posix()}: error: ") or re.match(r"^mpigen: ", line), line
+            line.startswith(f"error: {path.as_posix()}: ") or re.match(r"^mpigen: ", line), line
 
 
 @settings(max_examples=40, deadline=None,
