@@ -17,15 +17,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from mpigen.blueprint import IMAGE
+from mpigen.blueprint import DNS1123_LABEL, DNS1123_SUBDOMAIN, IMAGE
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load import Document, display_path, load_file
+from mpigen.naming import printable
 
 CONFIG_FILE = "mpigen.yaml"
+# Every string of mpigen.yaml ends up in the output (paths, names, URLs): nothing unprintable.
+Text = Annotated[str, AfterValidator(printable)]
 CONFIG_KIND = "Config"
 
 
@@ -34,15 +37,16 @@ class ArgoCDConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    repoURL: str = Field(min_length=1, pattern=r"^\S+$", description="This repository's URL, as Argo CD knows it.",
+    repoURL: Text = Field(min_length=1, pattern=r"^\S+$", description="This repository's URL, as Argo CD knows it.",
                          examples=["https://git.example.com/ml/training.git"])
-    targetRevision: str = Field("HEAD", min_length=1, description="Branch, tag or commit Argo CD follows.")
-    project: str = Field("default", min_length=1, description="Argo CD project of the Applications.")
-    namespace: str = Field("argocd", min_length=1, description="Namespace Argo CD runs in.")
-    destination: str = Field("https://kubernetes.default.svc", min_length=1,
+    targetRevision: Text = Field("HEAD", min_length=1, description="Branch, tag or commit Argo CD follows.")
+    project: str = Field("default", pattern=DNS1123_SUBDOMAIN, max_length=253,
+                         description="Argo CD project (AppProject) of the Applications.")
+    namespace: str = Field("argocd", pattern=DNS1123_LABEL, max_length=63, description="Namespace Argo CD runs in.")
+    destination: Text = Field("https://kubernetes.default.svc", min_length=1, pattern=r"^\S+$",
                              description="Cluster (API server URL or Argo CD cluster name) unless an overlay "
                                          "names its own with `cluster`.")
-    applications: str = Field("argocd", min_length=1,
+    applications: Text = Field("argocd", min_length=1,
                               description="Folder for the generated Applications, outside the synced folders.")
 
 
@@ -51,13 +55,14 @@ class FluxConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    sourceRef: str = Field("flux-system", min_length=1,
+    sourceRef: str = Field("flux-system", pattern=DNS1123_SUBDOMAIN, max_length=253,
                            description="The GitRepository (in the Kustomizations' namespace) holding this repository.")
-    namespace: str = Field("flux-system", min_length=1, description="Namespace of the Kustomizations.")
+    namespace: str = Field("flux-system", pattern=DNS1123_LABEL, max_length=63,
+                           description="Namespace of the Kustomizations.")
     interval: str = Field("10m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$", description="Reconcile interval.")
     timeout: str = Field("30m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$",
                          description="How long a job's workers may take to become ready.")
-    kustomizations: str = Field("flux", min_length=1,
+    kustomizations: Text = Field("flux", min_length=1,
                                 description="Folder for the generated Kustomizations, outside the synced folders.")
 
 
@@ -66,11 +71,11 @@ class ConfigModel(BaseModel):
 
     apiVersion: Literal["mpigen.dev/v1alpha1"]
     kind: Literal["Config"]
-    blueprints: list[str] = Field(default_factory=lambda: ["blueprints"], min_length=1,
+    blueprints: list[Text] = Field(default_factory=lambda: ["blueprints"], min_length=1,
                                   description="Blueprint files or folders.")
-    overlays: list[str] = Field(default_factory=list,
+    overlays: list[Text] = Field(default_factory=list,
                                 description="Overlays to render, each into <output>/<overlay>/.")
-    output: str = Field("rendered", min_length=1, description="The output folder.")
+    output: Text = Field("rendered", min_length=1, description="The output folder.")
     target: Optional[str] = Field(None, description="Default --target.")
     gitops: Optional[str] = Field(None, description="Default --gitops.")
     kubectlDeliveryImage: Optional[str] = Field(None, pattern=IMAGE, description="Default --kubectl-delivery-image.")
