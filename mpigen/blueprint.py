@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 API_VERSION = "mpigen.dev/v1alpha1"
 KIND = "MPIJobBlueprint"
@@ -24,8 +24,9 @@ LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 # An environment variable name that every shell and `mpirun -x` accepts.
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 # resource.Quantity, non-negative (k8s.io/apimachinery/pkg/api/resource).
-QUANTITY = (r"^(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
-            r"(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+# The exponent is an integer, as ParseQuantity reads it (strconv.ParseInt): the API's
+# published pattern also lets 1e1.5 through, which the parser then refuses.
+QUANTITY = r"^(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$"
 ABSOLUTE_PATH = r"^/[^\x00]*$"
 IMAGE = r"^[^\s]+$"
 
@@ -73,10 +74,23 @@ def _number_to_string(value: Any) -> Any:
     return value
 
 
+def _in_range(value: str) -> str:
+    """Kubernetes' bounds of a quantity (mpigen.quantity), reported at the value."""
+    from pydantic_core import PydanticCustomError
+
+    from mpigen.quantity import range_problem
+
+    problem = range_problem(value)
+    if problem:
+        raise PydanticCustomError("quantity_range", problem)
+    return value
+
+
 Quantity = Annotated[
     str,
     BeforeValidator(_number_to_string),
     Field(pattern=QUANTITY, max_length=64),
+    AfterValidator(_in_range),
     WithJsonSchema({"anyOf": [{"type": "string", "pattern": QUANTITY, "maxLength": 64},
                               {"type": "integer", "minimum": 0}, {"type": "number", "minimum": 0}]}),
 ]
