@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
+from mpigen.image import HELP as IMAGE_HELP, IMAGE, image_problem
+
 API_VERSION = "mpigen.dev/v1alpha1"
 KIND = "MPIJobBlueprint"
 
@@ -28,7 +30,6 @@ ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 # published pattern also lets 1e1.5 through, which the parser then refuses.
 QUANTITY = r"^(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$"
 ABSOLUTE_PATH = r"^/[^\x00]*$"
-IMAGE = r"^[^\s]+$"
 
 # What a pattern means, in words a user can act on (used in error messages).
 PATTERN_HELP = {
@@ -44,7 +45,7 @@ PATTERN_HELP = {
     ENV_NAME: "an environment variable name: letters, digits and '_', not starting with a digit",
     QUANTITY: "a Kubernetes quantity such as 16, 500m, 64Gi or 1.5",
     ABSOLUTE_PATH: "an absolute path starting with '/'",
-    IMAGE: "a container image reference without spaces, e.g. horovod/horovod:0.28.1",
+    IMAGE: IMAGE_HELP,
 }
 
 
@@ -86,6 +87,17 @@ def _in_range(value: str) -> str:
     return value
 
 
+def _image_reference(value: str) -> str:
+    """What the pattern cannot say of an image reference (the length of its name)."""
+    from pydantic_core import PydanticCustomError
+
+    problem = image_problem(value)
+    if problem:
+        raise PydanticCustomError("image_reference", f"{value!r} is not an image reference: {problem}")
+    return value
+
+
+ImageReference = Annotated[str, AfterValidator(_image_reference)]
 Quantity = Annotated[
     str,
     BeforeValidator(_number_to_string),
@@ -154,7 +166,7 @@ class CSI(_Model):
 class Download(_Model):
     """An init step that fills a shared dataset before any rank starts."""
 
-    image: Optional[str] = Field(None, pattern=IMAGE, min_length=1, max_length=1024,
+    image: Optional[ImageReference] = Field(None, pattern=IMAGE, min_length=1, max_length=1024,
                                  description="Image of the download step (default: spec.image).",
                                  examples=["amazon/aws-cli:2.17.0"])
     command: list[Arg] = Field(min_length=1, description="Command that writes the data under the dataset's mountPath.",
@@ -457,7 +469,7 @@ class Spec(_Model):
     mpiImplementation: Literal["OpenMPI", "IntelMPI", "MPICH"] = Field(
         "OpenMPI", description="MPI implementation in the image: sets the hostfile format, the launcher "
                                "environment and the mpirun flags.")
-    image: str = Field(pattern=IMAGE, min_length=1, max_length=1024,
+    image: ImageReference = Field(pattern=IMAGE, min_length=1, max_length=1024,
                        description="Container image of the launcher and the workers.",
                        examples=["horovod/horovod:0.28.1"])
     workers: int = Field(ge=1, le=100_000, description="Number of worker pods.", examples=[4])
