@@ -332,8 +332,8 @@ class Gang(_Model):
         description="PodGroup minMember. Default: workers + 1 (the launcher too); workers under a GitOps profile "
                     "or with waitForWorkers, where the launcher is created only once the workers are ready.",
         examples=[5])
-    queue: Optional[str] = Field(None, min_length=1, max_length=253,
-                                 description="Volcano queue of the PodGroup.", examples=["training"])
+    queue: Optional[str] = Field(None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+                                 description="Volcano queue (a Queue's name) of the PodGroup.", examples=["training"])
     scheduleTimeoutSeconds: Optional[int] = Field(
         None, ge=0, le=10**9, description="scheduler-plugins: how long the group may wait to be scheduled.",
         examples=[600])
@@ -346,7 +346,7 @@ class Gang(_Model):
 class Scheduling(_Model):
     gang: Optional[Gang] = Field(None, description="Gang scheduling: all pods of the job start together or none do.")
     queue: Optional[str] = Field(
-        None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+        None, pattern=DNS1123_SUBDOMAIN, max_length=63,  # a label value
         description="Kueue LocalQueue: the label kueue.x-k8s.io/queue-name on the workloads; Kueue's webhook "
                     "suspends them until the queue admits the job.", examples=["team-a-gpus"])
 
