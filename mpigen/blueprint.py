@@ -97,7 +97,7 @@ def _image_reference(value: str) -> str:
     return value
 
 
-ImageReference = Annotated[str, AfterValidator(_image_reference)]
+ImageReference = Annotated[str, Field(pattern=IMAGE, min_length=1, max_length=1024), AfterValidator(_image_reference)]
 Quantity = Annotated[
     str,
     BeforeValidator(_number_to_string),
@@ -166,7 +166,7 @@ class CSI(_Model):
 class Download(_Model):
     """An init step that fills a shared dataset before any rank starts."""
 
-    image: Optional[ImageReference] = Field(None, pattern=IMAGE, min_length=1, max_length=1024,
+    image: Optional[ImageReference] = Field(None,
                                  description="Image of the download step (default: spec.image).",
                                  examples=["amazon/aws-cli:2.17.0"])
     command: list[Arg] = Field(min_length=1, description="Command that writes the data under the dataset's mountPath.",
@@ -469,7 +469,7 @@ class Spec(_Model):
     mpiImplementation: Literal["OpenMPI", "IntelMPI", "MPICH"] = Field(
         "OpenMPI", description="MPI implementation in the image: sets the hostfile format, the launcher "
                                "environment and the mpirun flags.")
-    image: ImageReference = Field(pattern=IMAGE, min_length=1, max_length=1024,
+    image: ImageReference = Field(
                        description="Container image of the launcher and the workers.",
                        examples=["horovod/horovod:0.28.1"])
     workers: int = Field(ge=1, le=100_000, description="Number of worker pods.", examples=[4])

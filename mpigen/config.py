@@ -21,7 +21,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from mpigen.blueprint import DNS1123_LABEL, DNS1123_SUBDOMAIN, IMAGE, ImageReference
+from mpigen.blueprint import DNS1123_LABEL, DNS1123_SUBDOMAIN, ImageReference
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load import Document, display_path, load_file
 from mpigen.naming import printable
@@ -78,8 +78,7 @@ class ConfigModel(BaseModel):
     output: Text = Field("rendered", min_length=1, description="The output folder.")
     target: Optional[str] = Field(None, description="Default --target.")
     gitops: Optional[str] = Field(None, description="Default --gitops.")
-    kubectlDeliveryImage: Optional[ImageReference] = Field(None, pattern=IMAGE,
-                                                           description="Default --kubectl-delivery-image.")
+    kubectlDeliveryImage: Optional[ImageReference] = Field(None, description="Default --kubectl-delivery-image.")
     mpijobApi: Optional[Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]] = Field(
         None, description="Default --mpijob-api (with target mpijob).")
     withCRD: Optional[bool] = Field(None, description="Default --with-crd (with target mpijob).")
