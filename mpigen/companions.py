@@ -128,7 +128,6 @@ def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
     return files
 
 
-
 def _overlay_folder(overlay, env: str) -> str:
     return Path(overlay.doc.path).parent.as_posix() if overlay is not None else env or "."
 

@@ -38,16 +38,16 @@ class ArgoCDConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     repoURL: Text = Field(min_length=1, pattern=r"^\S+$", description="This repository's URL, as Argo CD knows it.",
-                         examples=["https://git.example.com/ml/training.git"])
+                          examples=["https://git.example.com/ml/training.git"])
     targetRevision: Text = Field("HEAD", min_length=1, description="Branch, tag or commit Argo CD follows.")
     project: str = Field("default", pattern=DNS1123_SUBDOMAIN, max_length=253,
                          description="Argo CD project (AppProject) of the Applications.")
     namespace: str = Field("argocd", pattern=DNS1123_LABEL, max_length=63, description="Namespace Argo CD runs in.")
     destination: Text = Field("https://kubernetes.default.svc", min_length=1, pattern=r"^\S+$",
-                             description="Cluster (API server URL or Argo CD cluster name) unless an overlay "
-                                         "names its own with `cluster`.")
+                              description="Cluster (API server URL or Argo CD cluster name) unless an overlay "
+                                          "names its own with `cluster`.")
     applications: Text = Field("argocd", min_length=1,
-                              description="Folder for the generated Applications, outside the synced folders.")
+                               description="Folder for the generated Applications, outside the synced folders.")
 
 
 class FluxConfig(BaseModel):
@@ -63,7 +63,7 @@ class FluxConfig(BaseModel):
     timeout: str = Field("30m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$",
                          description="How long a job's workers may take to become ready.")
     kustomizations: Text = Field("flux", min_length=1,
-                                description="Folder for the generated Kustomizations, outside the synced folders.")
+                                 description="Folder for the generated Kustomizations, outside the synced folders.")
 
 
 class ConfigModel(BaseModel):
@@ -72,9 +72,9 @@ class ConfigModel(BaseModel):
     apiVersion: Literal["mpigen.dev/v1alpha1"]
     kind: Literal["Config"]
     blueprints: list[Text] = Field(default_factory=lambda: ["blueprints"], min_length=1,
-                                  description="Blueprint files or folders.")
+                                   description="Blueprint files or folders.")
     overlays: list[Text] = Field(default_factory=list,
-                                description="Overlays to render, each into <output>/<overlay>/.")
+                                 description="Overlays to render, each into <output>/<overlay>/.")
     output: Text = Field("rendered", min_length=1, description="The output folder.")
     target: Optional[str] = Field(None, description="Default --target.")
     gitops: Optional[str] = Field(None, description="Default --gitops.")
@@ -121,6 +121,14 @@ def load_config(folder: Path = Path(".")) -> Config | None:
         value = getattr(model, key)
         if value is not None and value not in allowed:
             problems.append(error(doc.value_mark((key,)), f"{key}: {value!r} is not one of {', '.join(allowed)}"))
+    if model.argocd is not None and model.flux is not None:
+        applications, kustomizations = model.argocd.applications, model.flux.kustomizations
+        one, other = (folder / applications).resolve(), (folder / kustomizations).resolve()
+        if one == other or one in other.parents or other in one.parents:
+            problems.append(error(doc.value_mark(("flux", "kustomizations")),
+                                  f"flux.kustomizations: {kustomizations!r} overlaps argocd.applications "
+                                  f"{applications!r}; each writes its own kustomization.yaml and index into its "
+                                  "folder, so give them folders of their own"))
     if problems:
         raise InputError(problems)
     return Config(shown, model, doc)

@@ -351,6 +351,17 @@ def test_mpigen_yaml_namespaces_are_kubernetes_names(tmp_path):
     assert line.startswith("mpigen.yaml:%d:%d: error: flux.namespace: " % pos(text, "Flux System")), line
 
 
+def test_argocd_and_flux_companions_need_folders_of_their_own(tmp_path):
+    """Each writes its kustomization.yaml and index there: the second would remove the first's files."""
+    write(tmp_path / "blueprints" / "job.yaml", blueprint())
+    text = write(tmp_path / "mpigen.yaml", "apiVersion: mpigen.dev/v1alpha1\nkind: Config\noutput: out\n"
+                                           "argocd: {repoURL: https://git.example.com/ml.git, applications: clusters}\n"
+                                           "flux: {kustomizations: clusters/flux}\n")
+    line = one_error(run_mpigen("render", cwd=tmp_path))
+    assert line.startswith("mpigen.yaml:%d:%d: error: flux.kustomizations: 'clusters/flux' overlaps "
+                           "argocd.applications 'clusters'" % pos(text, "clusters/flux")), line
+
+
 # --- defect 6: quantities ----------------------------------------------------------------
 
 def _resources_blueprint(resource: str, value: str, **spec) -> str:
