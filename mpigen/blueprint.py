@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+
+from mpigen.image import HELP as IMAGE_HELP, IMAGE, image_problem
 
 API_VERSION = "mpigen.dev/v1alpha1"
 KIND = "MPIJobBlueprint"
@@ -24,10 +26,10 @@ LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 # An environment variable name that every shell and `mpirun -x` accepts.
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 # resource.Quantity, non-negative (k8s.io/apimachinery/pkg/api/resource).
-QUANTITY = (r"^(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))"
-            r"(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
+# The exponent is an integer, as ParseQuantity reads it (strconv.ParseInt): the API's
+# published pattern also lets 1e1.5 through, which the parser then refuses.
+QUANTITY = r"^(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$"
 ABSOLUTE_PATH = r"^/[^\x00]*$"
-IMAGE = r"^[^\s]+$"
 
 # What a pattern means, in words a user can act on (used in error messages).
 PATTERN_HELP = {
@@ -43,7 +45,7 @@ PATTERN_HELP = {
     ENV_NAME: "an environment variable name: letters, digits and '_', not starting with a digit",
     QUANTITY: "a Kubernetes quantity such as 16, 500m, 64Gi or 1.5",
     ABSOLUTE_PATH: "an absolute path starting with '/'",
-    IMAGE: "a container image reference without spaces, e.g. horovod/horovod:0.28.1",
+    IMAGE: IMAGE_HELP,
 }
 
 
@@ -73,10 +75,34 @@ def _number_to_string(value: Any) -> Any:
     return value
 
 
+def _in_range(value: str) -> str:
+    """Kubernetes' bounds of a quantity (mpigen.quantity), reported at the value."""
+    from pydantic_core import PydanticCustomError
+
+    from mpigen.quantity import range_problem
+
+    problem = range_problem(value)
+    if problem:
+        raise PydanticCustomError("quantity_range", problem)
+    return value
+
+
+def _image_reference(value: str) -> str:
+    """What the pattern cannot say of an image reference (the length of its name)."""
+    from pydantic_core import PydanticCustomError
+
+    problem = image_problem(value)
+    if problem:
+        raise PydanticCustomError("image_reference", f"{value!r} is not an image reference: {problem}")
+    return value
+
+
+ImageReference = Annotated[str, Field(pattern=IMAGE, min_length=1, max_length=1024), AfterValidator(_image_reference)]
 Quantity = Annotated[
     str,
     BeforeValidator(_number_to_string),
     Field(pattern=QUANTITY, max_length=64),
+    AfterValidator(_in_range),
     WithJsonSchema({"anyOf": [{"type": "string", "pattern": QUANTITY, "maxLength": 64},
                               {"type": "integer", "minimum": 0}, {"type": "number", "minimum": 0}]}),
 ]
@@ -140,7 +166,7 @@ class CSI(_Model):
 class Download(_Model):
     """An init step that fills a shared dataset before any rank starts."""
 
-    image: Optional[str] = Field(None, pattern=IMAGE, min_length=1, max_length=1024,
+    image: Optional[ImageReference] = Field(None,
                                  description="Image of the download step (default: spec.image).",
                                  examples=["amazon/aws-cli:2.17.0"])
     command: list[Arg] = Field(min_length=1, description="Command that writes the data under the dataset's mountPath.",
@@ -306,8 +332,8 @@ class Gang(_Model):
         description="PodGroup minMember. Default: workers + 1 (the launcher too); workers under a GitOps profile "
                     "or with waitForWorkers, where the launcher is created only once the workers are ready.",
         examples=[5])
-    queue: Optional[str] = Field(None, min_length=1, max_length=253,
-                                 description="Volcano queue of the PodGroup.", examples=["training"])
+    queue: Optional[str] = Field(None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+                                 description="Volcano queue (a Queue's name) of the PodGroup.", examples=["training"])
     scheduleTimeoutSeconds: Optional[int] = Field(
         None, ge=0, le=10**9, description="scheduler-plugins: how long the group may wait to be scheduled.",
         examples=[600])
@@ -320,7 +346,7 @@ class Gang(_Model):
 class Scheduling(_Model):
     gang: Optional[Gang] = Field(None, description="Gang scheduling: all pods of the job start together or none do.")
     queue: Optional[str] = Field(
-        None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+        None, pattern=DNS1123_SUBDOMAIN, max_length=63,  # a label value
         description="Kueue LocalQueue: the label kueue.x-k8s.io/queue-name on the workloads; Kueue's webhook "
                     "suspends them until the queue admits the job.", examples=["team-a-gpus"])
 
@@ -443,7 +469,7 @@ class Spec(_Model):
     mpiImplementation: Literal["OpenMPI", "IntelMPI", "MPICH"] = Field(
         "OpenMPI", description="MPI implementation in the image: sets the hostfile format, the launcher "
                                "environment and the mpirun flags.")
-    image: str = Field(pattern=IMAGE, min_length=1, max_length=1024,
+    image: ImageReference = Field(
                        description="Container image of the launcher and the workers.",
                        examples=["horovod/horovod:0.28.1"])
     workers: int = Field(ge=1, le=100_000, description="Number of worker pods.", examples=[4])

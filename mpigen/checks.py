@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mpigen.blueprint import is_accelerator
 from mpigen.errors import Diagnostic, error, warning
-from mpigen.quantity import parse
+from mpigen.quantity import MAX as MAX_QUANTITY, parse
 
 MPIRUN_NP_FLAGS = ("-np", "--np", "-n", "--n", "-c")
 # Fields of podTemplatePatch that a blueprint field also writes: setting both would let the
@@ -241,6 +241,7 @@ def _check_gang(f, out) -> None:
         out.append(error(f.doc.key_mark(loc + ("scheduleTimeoutSeconds",)),
                          f"spec.scheduling.gang.scheduleTimeoutSeconds: only scheduler-plugins PodGroups have it, "
                          f"not {scheduler}'s; remove it"))
+    _check_group_resources(f, out, gang)
     members = gang.get("minAvailable")
     pods = f.get(("spec", "workers"), 1) + 1
     if members is not None and members > pods:
@@ -248,6 +249,24 @@ def _check_gang(f, out) -> None:
                          f"spec.scheduling.gang.minAvailable: {members} is more than the job's {pods} pods "
                          "(the workers and the launcher), so the group would never start; use at most "
                          f"{pods}"))
+
+
+def _check_group_resources(f, out, gang: dict) -> None:
+    """A PodGroup's minResources add up the resources of its pods: the sum must still be a
+    quantity Kubernetes holds (at most the workers and the launcher count)."""
+    resources = ("spec", "resources")
+    if gang.get("scheduler") == "kube-batch" or not f.ok(resources):
+        return
+    workers = f.get(("spec", "workers"), 1)
+    worker, launcher = (f.get(resources + (role,), {}) or {} for role in ("worker", "launcher"))
+    for name in sorted(set(worker) | set(launcher)):
+        total = parse(str(worker.get(name, 0))) * workers + parse(str(launcher.get(name, 0)))
+        if total > MAX_QUANTITY:
+            role = "worker" if name in worker else "launcher"
+            out.append(error(f.doc.value_mark(resources + (role, name)),
+                             f"spec.resources.{role}.{name}: the PodGroup's minResources add up {name} over the "
+                             f"job's pods ({workers} workers and the launcher), more than the largest quantity "
+                             f"Kubernetes holds, 2^63-1; use a smaller value"))
 
 
 def _check_patch_overlap(f, out) -> None:

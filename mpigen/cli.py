@@ -225,6 +225,18 @@ def _check_crd_options(options) -> None:
                                                             f"known versions {', '.join(versions)}")])
 
 
+def _check_image_flag(image: str | None) -> None:
+    """--kubectl-delivery-image is written into every launcher: an image reference."""
+    if image is None:
+        return
+    from mpigen.errors import InputError, Mark, error
+    from mpigen.image import image_problem
+
+    problem = image_problem(image)
+    if problem:
+        raise InputError([error(Mark("--kubectl-delivery-image"), f"{image!r} is not an image reference: {problem}")])
+
+
 def _setup(args) -> _Setup:
     from mpigen.render import Options
 
@@ -256,6 +268,7 @@ def _setup(args) -> _Setup:
               "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage"),
               "mpijob_api": pick("mpijob_api", "mpijobApi"), "with_crd": pick("with_crd", "withCRD"),
               "kube_version": pick("kube_version", "kubeVersion")}
+    _check_image_flag(getattr(args, "kubectl_delivery_image", None))
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
     _check_crd_options(options)
     env_options = None

@@ -17,15 +17,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from mpigen.blueprint import IMAGE
+from mpigen.blueprint import DNS1123_LABEL, DNS1123_SUBDOMAIN, ImageReference
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load import Document, display_path, load_file
+from mpigen.naming import printable
 
 CONFIG_FILE = "mpigen.yaml"
+# Every string of mpigen.yaml ends up in the output (paths, names, URLs): nothing unprintable.
+Text = Annotated[str, AfterValidator(printable)]
 CONFIG_KIND = "Config"
 
 
@@ -34,16 +37,17 @@ class ArgoCDConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    repoURL: str = Field(min_length=1, pattern=r"^\S+$", description="This repository's URL, as Argo CD knows it.",
-                         examples=["https://git.example.com/ml/training.git"])
-    targetRevision: str = Field("HEAD", min_length=1, description="Branch, tag or commit Argo CD follows.")
-    project: str = Field("default", min_length=1, description="Argo CD project of the Applications.")
-    namespace: str = Field("argocd", min_length=1, description="Namespace Argo CD runs in.")
-    destination: str = Field("https://kubernetes.default.svc", min_length=1,
-                             description="Cluster (API server URL or Argo CD cluster name) unless an overlay "
-                                         "names its own with `cluster`.")
-    applications: str = Field("argocd", min_length=1,
-                              description="Folder for the generated Applications, outside the synced folders.")
+    repoURL: Text = Field(min_length=1, pattern=r"^\S+$", description="This repository's URL, as Argo CD knows it.",
+                          examples=["https://git.example.com/ml/training.git"])
+    targetRevision: Text = Field("HEAD", min_length=1, description="Branch, tag or commit Argo CD follows.")
+    project: str = Field("default", pattern=DNS1123_SUBDOMAIN, max_length=253,
+                         description="Argo CD project (AppProject) of the Applications.")
+    namespace: str = Field("argocd", pattern=DNS1123_LABEL, max_length=63, description="Namespace Argo CD runs in.")
+    destination: Text = Field("https://kubernetes.default.svc", min_length=1, pattern=r"^\S+$",
+                              description="Cluster (API server URL or Argo CD cluster name) unless an overlay "
+                                          "names its own with `cluster`.")
+    applications: Text = Field("argocd", min_length=1,
+                               description="Folder for the generated Applications, outside the synced folders.")
 
 
 class FluxConfig(BaseModel):
@@ -51,14 +55,15 @@ class FluxConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
-    sourceRef: str = Field("flux-system", min_length=1,
+    sourceRef: str = Field("flux-system", pattern=DNS1123_SUBDOMAIN, max_length=253,
                            description="The GitRepository (in the Kustomizations' namespace) holding this repository.")
-    namespace: str = Field("flux-system", min_length=1, description="Namespace of the Kustomizations.")
+    namespace: str = Field("flux-system", pattern=DNS1123_LABEL, max_length=63,
+                           description="Namespace of the Kustomizations.")
     interval: str = Field("10m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$", description="Reconcile interval.")
     timeout: str = Field("30m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$",
                          description="How long a job's workers may take to become ready.")
-    kustomizations: str = Field("flux", min_length=1,
-                                description="Folder for the generated Kustomizations, outside the synced folders.")
+    kustomizations: Text = Field("flux", min_length=1,
+                                 description="Folder for the generated Kustomizations, outside the synced folders.")
 
 
 class ConfigModel(BaseModel):
@@ -66,14 +71,14 @@ class ConfigModel(BaseModel):
 
     apiVersion: Literal["mpigen.dev/v1alpha1"]
     kind: Literal["Config"]
-    blueprints: list[str] = Field(default_factory=lambda: ["blueprints"], min_length=1,
-                                  description="Blueprint files or folders.")
-    overlays: list[str] = Field(default_factory=list,
-                                description="Overlays to render, each into <output>/<overlay>/.")
-    output: str = Field("rendered", min_length=1, description="The output folder.")
+    blueprints: list[Text] = Field(default_factory=lambda: ["blueprints"], min_length=1,
+                                   description="Blueprint files or folders.")
+    overlays: list[Text] = Field(default_factory=list,
+                                 description="Overlays to render, each into <output>/<overlay>/.")
+    output: Text = Field("rendered", min_length=1, description="The output folder.")
     target: Optional[str] = Field(None, description="Default --target.")
     gitops: Optional[str] = Field(None, description="Default --gitops.")
-    kubectlDeliveryImage: Optional[str] = Field(None, pattern=IMAGE, description="Default --kubectl-delivery-image.")
+    kubectlDeliveryImage: Optional[ImageReference] = Field(None, description="Default --kubectl-delivery-image.")
     mpijobApi: Optional[Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]] = Field(
         None, description="Default --mpijob-api (with target mpijob).")
     withCRD: Optional[bool] = Field(None, description="Default --with-crd (with target mpijob).")
@@ -116,6 +121,14 @@ def load_config(folder: Path = Path(".")) -> Config | None:
         value = getattr(model, key)
         if value is not None and value not in allowed:
             problems.append(error(doc.value_mark((key,)), f"{key}: {value!r} is not one of {', '.join(allowed)}"))
+    if model.argocd is not None and model.flux is not None:
+        applications, kustomizations = model.argocd.applications, model.flux.kustomizations
+        one, other = (folder / applications).resolve(), (folder / kustomizations).resolve()
+        if one == other or one in other.parents or other in one.parents:
+            problems.append(error(doc.value_mark(("flux", "kustomizations")),
+                                  f"flux.kustomizations: {kustomizations!r} overlaps argocd.applications "
+                                  f"{applications!r}; each writes its own kustomization.yaml and index into its "
+                                  "folder, so give them folders of their own"))
     if problems:
         raise InputError(problems)
     return Config(shown, model, doc)

@@ -7,6 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def shown(text: str) -> str:
+    """The text as it can be printed on one line: itself when printable, else with escapes
+    (\\n, \\x1b, \\u202e, ...) as Python writes them."""
+    return text if text.isprintable() else repr(text)[1:-1]
+
+
 @dataclass(frozen=True, order=True)
 class Mark:
     """A position in a user's file; line and column count from 1, as editors do. Line 0
@@ -29,11 +35,12 @@ class Diagnostic:
     severity: str = "error"
 
     def __str__(self) -> str:
-        m = self.mark
+        # One line, whatever the path or a value quoted in the message holds.
+        m, message = self.mark, shown(self.message)
         if not m.positioned:
-            where = f"{m.path}: " if m.path else ""
-            return f"{self.severity}: {where}{self.message}"
-        return f"{m.path}:{m.line}:{m.column}: {self.severity}: {self.message}"
+            where = f"{shown(m.path)}: " if m.path else ""
+            return f"{self.severity}: {where}{message}"
+        return f"{shown(m.path)}:{m.line}:{m.column}: {self.severity}: {message}"
 
 
 class InputError(Exception):

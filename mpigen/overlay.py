@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from mpigen.blueprint import DNS1123_LABEL, LabelKey, LabelValue
 from mpigen.errors import Diagnostic, InputError, Mark, error, warning
 from mpigen.load import YAML_SUFFIXES, Document, Loc, display_path, load_file, value_at
+from mpigen.naming import folder_name_problem, path_problem
 from mpigen.render.names import copy_data
 
 OVERLAY_KIND = "Overlay"
@@ -156,16 +157,7 @@ def resolve(specs: list[str], root: Path) -> list[Overlay]:
         named = _named(spec, root)
         path = named if named is not None and named.exists() else Path(spec)
         found.append(loader.load(path, None))
-    if loader.problems:
-        raise InputError(loader.problems)
-    names: dict[str, Overlay] = {}
-    problems = []
-    for overlay in found:
-        if overlay.name in names and names[overlay.name].doc.path != overlay.doc.path:
-            problems.append(error(overlay.doc.start, f"two overlays are named {overlay.name!r} (also "
-                                                     f"{names[overlay.name].doc.path}); an overlay's folder name "
-                                                     "names its output folder, so it must be unique"))
-        names.setdefault(overlay.name, overlay)
+    problems = loader.problems + _name_problems([overlay for overlay in found if overlay is not None])
     if problems:
         raise InputError(problems)
     unique = []
@@ -173,6 +165,28 @@ def resolve(specs: list[str], root: Path) -> list[Overlay]:
         if all(overlay is not u for u in unique):
             unique.append(overlay)
     return unique
+
+
+def _name_problems(overlays: list[Overlay]) -> list[Diagnostic]:
+    """An overlay's folder name names its output folder: it must be a name that can (see
+    mpigen.naming), and unique, also to a file system that ignores case."""
+    problems, names = [], {}
+    for overlay in overlays:
+        problem = folder_name_problem(overlay.name)
+        if problem:
+            problems.append(error(Mark(Path(overlay.doc.path).parent.as_posix()), problem))
+            continue
+        other = names.setdefault(overlay.name.casefold(), overlay)
+        if other.doc.path == overlay.doc.path:
+            continue
+        if other.name == overlay.name:
+            message = f"two overlays are named {overlay.name!r} (also {other.doc.path})"
+        else:
+            message = (f"overlays {other.name!r} ({other.doc.path}) and {overlay.name!r} differ only in case, which "
+                       "macOS and Windows ignore")
+        problems.append(error(overlay.doc.start, f"{message}; an overlay's folder name names its output folder, so "
+                                                 "it must be unique"))
+    return problems
 
 
 def _named(spec: str, root: Path) -> Path | None:
@@ -212,6 +226,11 @@ class _Loader:
                                               f"(found {len(overlays)})"))
             return None
         doc = overlays[0]
+        folder = Path(doc.path).parent.as_posix()
+        if path_problem(doc.path):  # at the folder when its name is the culprit
+            where = folder if path_problem(folder) else doc.path
+            self.problems.append(error(Mark(where), path_problem(where)))
+            return None
         model = _validate(doc, self.problems)
         name = key.parent.name
         overlay = Overlay(name, doc, model) if model is not None else None

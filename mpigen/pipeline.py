@@ -17,7 +17,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mpigen.errors import Diagnostic, InputError, error
+from mpigen.errors import Diagnostic, InputError, Mark, error
 
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
@@ -43,6 +43,8 @@ class Result:
     jobs: int = 0
     envs: list[str] = field(default_factory=list)  # the environments rendered, in order
     profiles: list[str] = field(default_factory=list)  # the GitOps profile of each environment
+    # (environment, namespace, job) -> where the job's metadata.name is written
+    sources: dict[tuple[str, str, str], Mark] = field(default_factory=dict)
 
 
 def source_comment(source: str, overlay_source: str = "") -> str:
@@ -200,7 +202,9 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         diagnostics.extend(chunk.problems)
     result = Result()
     for env_index in range(max(1, len(overlays))):
+        env = overlays[env_index].name if overlays else ""
         seen: dict[tuple[str, str], object] = {}
+        owners: dict[tuple, Mark] = {}  # kind, namespace, name -> the job that renders it
         objects = []
         for item in (r for chunk in chunks for r in chunk.per_env[env_index]):
             diagnostics.extend(item.diagnostics)
@@ -210,8 +214,14 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
                 diagnostics.append(_duplicate(item.name_mark, seen[item.job], item.job))
                 continue
             seen[item.job] = item.name_mark
+            result.sources[(env, *item.job)] = item.name_mark
+            for obj in item.objects:
+                owner = owners.setdefault(obj.sort_key, item.name_mark)
+                if owner is not item.name_mark:
+                    diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders "
+                                                             f"{obj.path}, as the job at {_at(owner)} does; "
+                                                             "rename one of the jobs"))
             objects.extend(item.objects)
-        env = overlays[env_index].name if overlays else ""
         options_here = env_options[env_index]
         if render and options_here is not None and options_here.with_crd:
             objects.append(_crd_object(options_here, env))
@@ -249,6 +259,10 @@ def _crd_object(options, env: str) -> RenderedObject:
                                           "argocd.argoproj.io/sync-wave": "-2"}
     comment = f"Source: mpigen --with-crd ({options.mpijob_api}, Kubernetes {options.kube_version})"
     return RenderedObject(sort_key(crd), object_path(crd), dump_object(crd, comment), env)
+
+
+def _at(mark: Mark) -> str:
+    return f"{mark.path}:{mark.line}:{mark.column}" if mark.positioned else mark.path
 
 
 def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:

@@ -4,27 +4,78 @@ mpigen compares and adds quantities at compile time: shared memory against the m
 limit, and a PodGroup's minResources. The kubernetes client has a parser
 (kubernetes.utils.parse_quantity), but importing it loads the whole API client, which the
 render path must not pay for; the grammar is small and fixed (blueprint.QUANTITY).
+
+Bounds, as Kubernetes' own parser (quantity.go, ParseQuantity) has them: the exponent of
+`<number>e<exponent>` is an integer (strconv.ParseInt), a value is rounded up to a whole
+number of nanos (a non-zero value never becomes 0), and "no quantity may represent a
+number greater than 2^63-1" (the parser caps larger binary-SI values and keeps larger
+decimal ones in a form that overflows wherever they are used as int64). mpigen refuses a
+value above 2^63-1 instead of changing it, and never computes a power it does not need:
+an exponent beyond +-EXPONENT_BOUND decides the value alone, since the number before it
+has at most 64 characters.
 """
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
+
+MAX = 2**63 - 1  # the largest quantity
+NANO = Fraction(1, 10**9)  # the smallest step
+# With at most 64 characters of number (blueprint.Quantity's max_length), 10^-63 <= number
+# < 10^64 for a non-zero number: above this exponent the value exceeds MAX, below its
+# negative it is under a nano (so exactly one nano once rounded up).
+EXPONENT_BOUND = 100
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
             "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_QUANTITY = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+                       r"(?:(?P<binary>[KMGTPE]i)|(?P<decimal>[numkMGTPE])|[eE](?P<exponent>[+-]?[0-9]+))?")
 
 
 def parse(text: str) -> Fraction:
-    """The value of a quantity string that matches blueprint.QUANTITY."""
-    for suffix, factor in _BINARY.items():
-        if text.endswith(suffix):
-            return Fraction(text[:-2]) * factor
-    if "e" in text.lower():
-        number, exponent = text.lower().split("e")
-        return Fraction(number) * Fraction(10) ** int(exponent)
-    suffix = text[-1] if text[-1] in _DECIMAL else ""
-    return Fraction(text[:len(text) - len(suffix)]) * _DECIMAL[suffix]
+    """The value Kubernetes reads from a quantity string (blueprint.QUANTITY); raises
+    ValueError for a string that is not one, or whose value exceeds MAX. The work is
+    bounded whatever the string."""
+    match = _QUANTITY.fullmatch(text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a Kubernetes quantity")
+    number = Fraction(match["number"])
+    if match["binary"]:
+        value = number * _BINARY[match["binary"]]
+    elif match["exponent"] is None:
+        value = number * _DECIMAL[match["decimal"] or ""]
+    else:
+        exponent = int(match["exponent"])
+        if not -2**63 <= exponent < 2**63:  # strconv.ParseInt(..., 64) fails: ErrSuffix
+            raise ValueError(f"{text!r}: the exponent is not a 64-bit integer, which Kubernetes refuses")
+        if number == 0:
+            value = Fraction(0)
+        elif exponent > EXPONENT_BOUND:
+            raise ValueError(_too_large(text))
+        elif exponent < -EXPONENT_BOUND:
+            value = NANO
+        else:
+            value = number * Fraction(10) ** exponent
+    nanos = -(-value.numerator * 10**9 // value.denominator)  # rounded up, as Kubernetes does
+    if nanos > MAX * 10**9:
+        raise ValueError(_too_large(text))
+    return Fraction(nanos, 10**9)
+
+
+def _too_large(text: str) -> str:
+    return (f"{text!r} is more than the largest quantity Kubernetes holds, 2^63-1 ({MAX}, about 9.2E); "
+            "use a smaller value")
+
+
+def range_problem(text: str) -> str | None:
+    """Why a string of the quantity grammar is out of Kubernetes' range, or None."""
+    try:
+        parse(text)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def is_binary(text: str) -> bool:

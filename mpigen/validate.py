@@ -12,10 +12,11 @@ import difflib
 import posixpath
 
 from mpigen.blueprint import PATTERN_HELP, Blueprint
-from mpigen.errors import Diagnostic, error, warning
+from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.load import Document, Loc, field_path
 from mpigen.compile import SHM_MOUNT, SHM_VOLUME
 from mpigen.launch import RANK_ENV_DIR
+from mpigen.naming import path_problem
 from mpigen.render.additions import RANK_ENV_VOLUME
 from mpigen.render.launcher import NVIDIA_ENV, OPENMPI5_ENV, OPERATOR_ENV_NAMES
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME,
@@ -69,6 +70,8 @@ def validate_model(doc: Document, model):
 def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]]:
     """The blueprint, or None; and every diagnostic for the document: what loading found,
     field errors, and the cross-field checks whose fields are themselves valid."""
+    if path_problem(doc.path):  # the path goes into the `# Source:` comment of every object
+        return None, [error(Mark(doc.path), path_problem(doc.path))]
     if not isinstance(doc.data, dict):
         return None, doc.problems + [error(doc.start, "a blueprint must be a mapping with apiVersion, kind, "
                                                       "metadata and spec")]

@@ -98,7 +98,7 @@ def test_a_pair_of_flux_kustomizations_per_job(repo, kubectl):
     assert len(docs) == 2 * len(examples)  # every example x (workers, launcher)
     by_name = {d["metadata"]["name"]: d for d in docs}
     for job, example in examples.items():
-        workers, launcher = by_name[f"mpigen-dev-ml-dev-{job}-workers"], by_name[f"mpigen-dev-ml-dev-{job}-launcher"]
+        workers, launcher = by_name[f"mpigen-dev-ml--dev-{job}-workers"], by_name[f"mpigen-dev-ml--dev-{job}-launcher"]
         assert workers["spec"]["wait"] is True and workers["spec"]["prune"] is True
         assert launcher["spec"]["wait"] is False and launcher["spec"]["prune"] is True
         assert launcher["spec"]["dependsOn"] == [{"name": workers["metadata"]["name"]}]
