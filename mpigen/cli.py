@@ -226,11 +226,12 @@ def _check_crd_options(options) -> None:
 
 
 def _setup(args) -> _Setup:
+    from mpigen.load import input_exists
     from mpigen.render import Options
 
     _argocd_env(args)
     config = None
-    if Path(CONFIG_FILE).is_file():  # the config module (and its models) only when needed
+    if input_exists(Path(CONFIG_FILE), CONFIG_FILE):  # the config module (and its models) only when needed
         from mpigen.config import load_config
 
         config = load_config()

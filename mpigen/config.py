@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mpigen.blueprint import IMAGE
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.load import Document, display_path, load_file
+from mpigen.load import Document, display_path, input_exists, load_file
 
 CONFIG_FILE = "mpigen.yaml"
 CONFIG_KIND = "Config"
@@ -94,15 +94,16 @@ class Config:
 
 
 def load_config(folder: Path = Path(".")) -> Config | None:
-    """mpigen.yaml of the folder, or None; raises InputError when it is invalid."""
+    """mpigen.yaml of the folder, or None when there is none; raises InputError when it is
+    invalid or cannot be read (never ignored: without it, a run would render something else)."""
     from mpigen.render import GITOPS_PROFILES, TARGETS
     from mpigen.validate import validate_model
 
     path = folder / CONFIG_FILE
-    if not path.is_file():
-        return None
-    docs = load_file(path)
     shown = display_path(path)
+    if not input_exists(path, shown):
+        return None
+    docs = load_file(path, "or run mpigen in another folder")
     if len(docs) != 1 or not isinstance(docs[0].data, dict) or docs[0].data.get("kind") != CONFIG_KIND:
         where = docs[0].start if docs else Mark(shown)
         raise InputError([error(where, f"{CONFIG_FILE} holds one document with apiVersion: mpigen.dev/v1alpha1 "
