@@ -557,25 +557,24 @@ def _search(folder: Path, problems: list[Diagnostic]) -> list[tuple[Path, bool]]
     bounds = (folder.resolve(), Path.cwd().resolve())
     out = []
     for file in sorted(files, key=lambda p: p.as_posix()):
-        shown = display_path(file)
         try:
             mode = os.lstat(file).st_mode
             if stat.S_ISLNK(mode):
                 problem = _link_problem(file, bounds)
                 if problem:
-                    problems.append(error(Mark(shown), problem))
+                    problems.append(error(Mark(display_path(file)), problem))
                     continue
-                mode = stat_input(file, shown, SEARCHED).st_mode
+                mode = stat_input(file, display_path(file), SEARCHED).st_mode
         except Unreadable as exc:
             problems.extend(exc.diagnostics)
             continue
         except OSError as exc:
-            problems.append(error(Mark(shown), unreadable_problem("path", exc, SEARCHED)))
+            problems.append(error(Mark(display_path(file)), unreadable_problem("path", exc, SEARCHED)))
             continue
         if stat.S_ISREG(mode):
             out.append((file, False))
-        elif not stat.S_ISDIR(mode):  # (a folder that cannot be stat'ed is listed as a name)
-            problems.append(error(Mark(shown), special_problem(mode, SEARCHED)))
+        elif not stat.S_ISDIR(mode):  # (a name os.walk could not tell was a folder, now one: not a file)
+            problems.append(error(Mark(display_path(file)), special_problem(mode, SEARCHED)))
     return out
 
 
