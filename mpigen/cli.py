@@ -430,10 +430,11 @@ def _refuse_overlap(out: Path, paths: list[Path], what: str = "the input") -> No
     overlays) or another output folder."""
     from mpigen.errors import InputError, Mark, error
 
-    target = out.resolve()
+    # realpath, not Path.resolve: a link that loops is reported where it is read, not here
+    target = Path(os.path.realpath(out))
     problems = []
     for path in paths:
-        source = path.resolve()
+        source = Path(os.path.realpath(path))
         if target == source or source in target.parents or target in source.parents:
             problems.append(error(Mark(out.as_posix()),
                                   f"the output folder overlaps {what} {path.as_posix()}; "
