@@ -227,12 +227,13 @@ def _check_crd_options(options) -> None:
 
 
 def _setup(args) -> _Setup:
-    from mpigen.load import input_exists
+    from mpigen.load import WORKING_FOLDER, input_exists
     from mpigen.render import Options
 
     _argocd_env(args)
     config = None
-    if input_exists(Path(CONFIG_FILE), CONFIG_FILE):  # the config module (and its models) only when needed
+    # the config module (and its models) only when there is a config
+    if input_exists(Path(CONFIG_FILE), CONFIG_FILE, WORKING_FOLDER):
         from mpigen.config import load_config
 
         config = load_config()

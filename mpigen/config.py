@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mpigen.blueprint import IMAGE
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.load import Document, display_path, input_exists, load_file
+from mpigen.load import WORKING_FOLDER, Document, display_path, input_exists, load_file
 
 CONFIG_FILE = "mpigen.yaml"
 CONFIG_KIND = "Config"
@@ -101,9 +101,9 @@ def load_config(folder: Path = Path(".")) -> Config | None:
 
     path = folder / CONFIG_FILE
     shown = display_path(path)
-    if not input_exists(path, shown):
+    if not input_exists(path, shown, WORKING_FOLDER):
         return None
-    docs = load_file(path, "or run mpigen in another folder")
+    docs = load_file(path, WORKING_FOLDER)
     if len(docs) != 1 or not isinstance(docs[0].data, dict) or docs[0].data.get("kind") != CONFIG_KIND:
         where = docs[0].start if docs else Mark(shown)
         raise InputError([error(where, f"{CONFIG_FILE} holds one document with apiVersion: mpigen.dev/v1alpha1 "

@@ -97,6 +97,7 @@ class Unreadable(InputError):
 # What a user can do about an input mpigen cannot read, by where the input comes from.
 NAMED = "or leave it off the command line"
 SEARCHED = "or move it out of the searched folder"
+WORKING_FOLDER = "or run mpigen in another folder"  # mpigen.yaml, read from the working folder
 
 _SPECIAL = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
@@ -176,7 +177,7 @@ def read_text(path: Path, shown: str, fix: str = NAMED) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def input_exists(path: Path, shown: str) -> bool:
+def input_exists(path: Path, shown: str, fix: str = NAMED) -> bool:
     """Whether there is anything at path (a broken link included); Unreadable when that
     cannot be known (a folder on the way that may not be searched)."""
     try:
@@ -184,7 +185,7 @@ def input_exists(path: Path, shown: str) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise Unreadable([error(Mark(shown), unreadable_problem("path", exc, NAMED))])
+        raise Unreadable([error(Mark(shown), unreadable_problem("path", exc, fix))])
     return True
 
 
