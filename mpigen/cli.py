@@ -9,6 +9,7 @@ only what they use.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 from dataclasses import dataclass, replace
@@ -238,11 +239,13 @@ def _check_image_flag(image: str | None) -> None:
 
 
 def _setup(args) -> _Setup:
+    from mpigen.load import WORKING_FOLDER, input_exists
     from mpigen.render import Options
 
     _argocd_env(args)
     config = None
-    if Path(CONFIG_FILE).is_file():  # the config module (and its models) only when needed
+    # the config module (and its models) only when there is a config
+    if input_exists(Path(CONFIG_FILE), CONFIG_FILE, WORKING_FOLDER):
         from mpigen.config import load_config
 
         config = load_config()
@@ -318,11 +321,7 @@ def _render(args) -> int:
         _refuse_overlap(setup.output, [*setup.paths, *_overlay_folders(setup.overlays)])
     result = _rendered(setup)
     if args.stdout:
-        # Bytes, not text: UTF-8 and LF whatever the locale or platform.
-        out = sys.stdout.buffer
-        for item in result.objects:
-            out.write(item.text.encode("utf-8"))
-        out.flush()
+        _write_stdout(*(item.text for item in result.objects))
     else:
         from mpigen.output import folder_files, write_folder
 
@@ -360,12 +359,11 @@ def _check(args) -> int:
         reports.append((folder, compare_folder(folder, plan_folder(folder, texts))))
     stale = False
     for folder, report in reports:
-        sys.stdout.buffer.write(report.diff.encode("utf-8"))
+        _write_stdout(report.diff)
         if report.stale:
             stale = True
             print(f"mpigen: {folder.as_posix()} is stale: {report.summary()}; run `mpigen render` and commit "
                   "the result", file=sys.stderr)
-    sys.stdout.flush()
     if stale:
         return 1
     names = [folder.as_posix() for folder, _ in reports]
@@ -424,8 +422,7 @@ def _diff(args) -> int:
         rev, old = revision_texts(args.base, setup.output, setup.scope)
         old_label, new_label = rev, "working tree"
     report = compare(old, new, old_label, new_label)
-    sys.stdout.buffer.write(report.format(args.format).encode("utf-8"))
-    sys.stdout.flush()
+    _write_stdout(report.format(args.format))
     if args.fail_on == "immutable":
         return 1 if report.immutable() else 0
     return 1 if report.differs() else 0
@@ -447,10 +444,11 @@ def _refuse_overlap(out: Path, paths: list[Path], what: str = "the input") -> No
     overlays) or another output folder."""
     from mpigen.errors import InputError, Mark, error
 
-    target = out.resolve()
+    # realpath, not Path.resolve: a link that loops is reported where it is read, not here
+    target = Path(os.path.realpath(out))
     problems = []
     for path in paths:
-        source = path.resolve()
+        source = Path(os.path.realpath(path))
         if target == source or source in target.parents or target in source.parents:
             problems.append(error(Mark(out.as_posix()),
                                   f"the output folder overlaps {what} {path.as_posix()}; "
@@ -499,9 +497,7 @@ def _validate_server(setup: _Setup, args) -> int:
     cluster = _cluster(args)
     result = _rendered(setup)
     reports = validate_on_server(cluster, result.objects)
-    sys.stdout.buffer.write(FORMATS[args.format](reports, f"the API server {cluster.server} (dry run)")
-                            .encode("utf-8"))
-    sys.stdout.flush()
+    _write_stdout(FORMATS[args.format](reports, f"the API server {cluster.server} (dry run)"))
     counts = summary(reports)
     print(f"mpigen: {counts['objects']} objects sent to {cluster.server} as a dry run: {counts['valid']} accepted, "
           f"{counts['invalid']} refused", file=sys.stderr)
@@ -527,8 +523,7 @@ def _validate_output(setup: _Setup, report_format: str) -> int:
 
     result = _rendered(setup)
     reports = validate_rendered(result.objects, version)
-    sys.stdout.buffer.write(FORMATS[report_format](reports, f"Kubernetes {version}").encode("utf-8"))
-    sys.stdout.flush()
+    _write_stdout(FORMATS[report_format](reports, f"Kubernetes {version}"))
     counts = summary(reports)
     print(f"mpigen: {counts['objects']} objects of {result.jobs} job{'s' if result.jobs != 1 else ''} against "
           f"Kubernetes {version}: {counts['valid']} valid, {counts['invalid']} invalid, {counts['skipped']} skipped",
@@ -565,7 +560,7 @@ def _import(args) -> int:
         raise InputError(errors)
     _print_warnings(sorted(problems))
     if args.stdout:
-        sys.stdout.buffer.write("".join(texts[k] for k in sorted(texts)).encode("utf-8"))
+        _write_stdout("".join(texts[k] for k in sorted(texts)))
         return 0
     existing = [args.output / k for k in sorted(texts) if (args.output / k).exists()]
     if existing:
@@ -589,13 +584,47 @@ def _schema(args) -> int:
     from mpigen.overlay import OverlayModel
 
     model = {"MPIJobBlueprint": Blueprint, "Overlay": OverlayModel, "Config": ConfigModel}[args.kind]
-    sys.stdout.buffer.write((json.dumps(json_schema(model), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    _write_stdout(json.dumps(json_schema(model), indent=2, ensure_ascii=False) + "\n")
     return 0
 
 
+def _write_stdout(*texts: str) -> None:
+    """Write the texts to standard output, as UTF-8 bytes with LF endings whatever the locale or
+    platform, and flush it. Every command writes its standard output through here.
+
+    A reader that stops reading (`| head -1`) is not an error: the rest of the output is
+    dropped quietly and the command's exit code still says what it found (as for
+    `mpigen check | head`, 1 on drift). A standard output that cannot take the output
+    (closed, a full disk, /dev/full) is an error of the machine: exit 2."""
+    if not any(texts):
+        return
+    from mpigen.errors import InputError, Mark, error
+
+    try:
+        if sys.stdout is None:  # started with standard output closed (`>&-`)
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        sys.stdout.flush()
+        out = sys.stdout.buffer
+        for text in texts:
+            out.write(text.encode("utf-8"))
+        out.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except OSError as exc:
+        _silence_stdout()  # so that the flush at exit does not fail again
+        hint = {errno.EBADF: "it is closed: run the command with an open standard output",
+                errno.ENOSPC: "free some space, or send the output elsewhere"}.get(
+            exc.errno, "send the output to a file or a program that reads it")
+        raise InputError([error(Mark(""), f"cannot write to standard output: {exc.strerror or exc}; {hint}")])
+
+
 def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that what is still buffered goes nowhere."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        try:
+            os.dup2(devnull, 1 if sys.stdout is None else sys.stdout.fileno())
+        finally:
+            os.close(devnull)
     except OSError:
         pass

@@ -23,7 +23,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from mpigen.blueprint import DNS1123_LABEL, DNS1123_SUBDOMAIN, ImageReference
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.load import Document, display_path, load_file
+from mpigen.load import WORKING_FOLDER, Document, display_path, input_exists, load_file
 from mpigen.naming import printable
 
 CONFIG_FILE = "mpigen.yaml"
@@ -99,15 +99,16 @@ class Config:
 
 
 def load_config(folder: Path = Path(".")) -> Config | None:
-    """mpigen.yaml of the folder, or None; raises InputError when it is invalid."""
+    """mpigen.yaml of the folder, or None when there is none; raises InputError when it is
+    invalid or cannot be read (never ignored: without it, a run would render something else)."""
     from mpigen.render import GITOPS_PROFILES, TARGETS
     from mpigen.validate import validate_model
 
     path = folder / CONFIG_FILE
-    if not path.is_file():
-        return None
-    docs = load_file(path)
     shown = display_path(path)
+    if not input_exists(path, shown, WORKING_FOLDER):
+        return None
+    docs = load_file(path, WORKING_FOLDER)
     if len(docs) != 1 or not isinstance(docs[0].data, dict) or docs[0].data.get("kind") != CONFIG_KIND:
         where = docs[0].start if docs else Mark(shown)
         raise InputError([error(where, f"{CONFIG_FILE} holds one document with apiVersion: mpigen.dev/v1alpha1 "

@@ -26,7 +26,9 @@ makes a blueprint invalid is reported at the overlay line, naming the blueprint.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Optional
@@ -34,8 +36,10 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mpigen.blueprint import DNS1123_LABEL, LabelKey, LabelValue
+from mpigen.config import CONFIG_FILE
 from mpigen.errors import Diagnostic, InputError, Mark, error, warning
-from mpigen.load import YAML_SUFFIXES, Document, Loc, display_path, load_file, value_at
+from mpigen.load import (YAML_SUFFIXES, Document, Loc, Unreadable, display_path, load_file, stat_input,
+                         unreadable_problem, value_at)
 from mpigen.naming import folder_name_problem, path_problem
 from mpigen.render.names import copy_data
 
@@ -88,8 +92,8 @@ class OverlayModel(_Model):
     apiVersion: Literal["mpigen.dev/v1alpha1"]
     kind: Literal["Overlay"]
     bases: list[str] = Field(default_factory=list, description="Overlays applied before this one: names of "
-                                                               "folders under overlays/, or paths relative to "
-                                                               "this file's folder.")
+                                                               "folders under the repository's overlays/, or "
+                                                               "paths relative to this file's folder.")
     namespace: Optional[str] = Field(None, pattern=DNS1123_LABEL, max_length=63,
                                      description="Replaces every blueprint's namespace.", examples=["ml-prod"])
     labels: dict[LabelKey, LabelValue] = Field(
@@ -149,14 +153,11 @@ class Overlay:
 # --- loading -------------------------------------------------------------------------------
 
 def resolve(specs: list[str], root: Path) -> list[Overlay]:
-    """The overlays named on the command line or in mpigen.yaml: a name (a folder under
-    root/overlays) or a path to an overlay folder or file. Raises InputError."""
+    """The overlays named on the command line or in mpigen.yaml: a bare name (a folder
+    under root/overlays, root being the repository: the folder of mpigen.yaml) or a path
+    to an overlay folder or file. Raises InputError."""
     loader = _Loader(root)
-    found = []
-    for spec in specs:
-        named = _named(spec, root)
-        path = named if named is not None and named.exists() else Path(spec)
-        found.append(loader.load(path, None))
+    found = [loader.load(_named(spec, root) or Path(spec), None) for spec in specs]
     problems = loader.problems + _name_problems([overlay for overlay in found if overlay is not None])
     if problems:
         raise InputError(problems)
@@ -190,10 +191,25 @@ def _name_problems(overlays: list[Overlay]) -> list[Diagnostic]:
 
 
 def _named(spec: str, root: Path) -> Path | None:
-    """A bare name (no '/', not starting with '.') names a folder under root/overlays."""
+    """A bare name (no '/', not starting with '.') names a folder under root/overlays,
+    never a folder of the working folder."""
     if "/" in spec or spec.startswith(".") or not spec:
         return None
     return root / OVERLAYS_FOLDER / spec
+
+
+def _repository(file: Path, root: Path) -> Path:
+    """The repository an overlay file belongs to, where its bases' bare names are looked up
+    (whatever the working folder): the folder holding the overlays/ folder the overlay is
+    in; for an overlay kept elsewhere, the nearest folder above it holding mpigen.yaml;
+    else root."""
+    folder = Path(os.path.abspath(file.parent))  # as written: `..` goes up the path given, not a link's target
+    if folder.parent.name == OVERLAYS_FOLDER:
+        return Path(os.path.normpath(file.parent / os.pardir / os.pardir))
+    for above in folder.parents:
+        if os.path.isfile(above / CONFIG_FILE):
+            return above
+    return root
 
 
 class _Loader:
@@ -215,7 +231,7 @@ class _Loader:
             self.problems.append(error(referrer, f"overlay bases form a cycle: {cycle}; remove one of the bases"))
             return None
         try:
-            docs = load_file(file)
+            docs = load_file(file, _FIX)
         except InputError as exc:
             self.problems.extend(exc.diagnostics)
             return None
@@ -241,7 +257,7 @@ class _Loader:
             if not isinstance(base, str):
                 continue
             mark = doc.value_mark(("bases", index))
-            base_path = _named(base, self.root) or file.parent / base
+            base_path = _named(base, _repository(file, self.root)) or file.parent / base
             loaded = self.load(base_path, mark)
             if loaded is not None and overlay is not None:
                 overlay.bases.append(loaded)
@@ -251,21 +267,57 @@ class _Loader:
         return overlay
 
     def _overlay_file(self, path: Path, referrer: Mark | None) -> Path | None:
-        where = referrer or Mark(display_path(path))
-        if path.is_file():
-            return path
-        if not path.is_dir():
-            self.problems.append(error(where, f"overlay {display_path(path)} not found; an overlay is a folder "
-                                              f"under {OVERLAYS_FOLDER}/ holding one file of kind {OVERLAY_KIND}"))
+        """The overlay file at path (a file, or a folder holding exactly one); None when
+        there is none, with the reason in self.problems."""
+        shown = display_path(path)
+        try:
+            mode = stat_input(path, shown, _FIX).st_mode
+        except Unreadable as exc:
+            if not exc.missing:
+                self.problems.extend(exc.diagnostics)
+                return None
+            what = f"overlay {shown} not found" if referrer else "no such overlay"
+            self.problems.append(error(referrer or Mark(shown),
+                                       f"{what}; an overlay is a folder under {OVERLAYS_FOLDER}/ holding one file "
+                                       f"of kind {OVERLAY_KIND}"))
             return None
-        files = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith(YAML_SUFFIXES)
-                       and not p.name.startswith("."))
+        if stat.S_ISREG(mode):
+            return path
+        files = self._folder_files(path, shown)
+        if files is None:
+            return None
         if len(files) != 1:
             found = ", ".join(p.name for p in files) or "none"
-            self.problems.append(error(where, f"overlay folder {display_path(path)} must hold exactly one YAML file "
-                                              f"(the {OVERLAY_KIND}); found: {found}"))
+            self.problems.append(error(referrer or Mark(shown),
+                                       f"overlay folder {shown} must hold exactly one YAML file (the "
+                                       f"{OVERLAY_KIND}); found: {found}"))
             return None
         return files[0]
+
+    def _folder_files(self, folder: Path, shown: str) -> list[Path] | None:
+        """The *.yaml/*.yml files of an overlay folder; None when one of them, or the
+        folder, cannot be read (a FIFO or device is not opened: reading it could block)."""
+        try:
+            with os.scandir(folder) as entries:
+                names = sorted(e.name for e in entries if e.name.endswith(YAML_SUFFIXES) and not e.name.startswith("."))
+        except OSError as exc:
+            self.problems.append(error(Mark(shown), unreadable_problem("folder", exc, _FIX)))
+            return None
+        files, readable = [], True
+        for name in names:
+            file = folder / name
+            try:
+                mode = stat_input(file, display_path(file), "or move it out of the overlay folder").st_mode
+            except Unreadable as exc:
+                self.problems.extend(exc.diagnostics)
+                readable = False
+                continue
+            if stat.S_ISREG(mode):
+                files.append(file)
+        return files if readable else None
+
+
+_FIX = "or stop using this overlay"
 
 
 def _validate(doc: Document, problems: list[Diagnostic]) -> OverlayModel | None:

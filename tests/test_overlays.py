@@ -726,7 +726,7 @@ def test_two_overlays_with_the_same_folder_name_are_an_error(cli, previous):
 def test_unknown_overlay_is_an_error(cli, previous):
     add_blueprint("job")
     assert refused(cli, previous, "blueprints", "--overlay", "nope") == [
-        "error: nope: overlay nope not found; an overlay is a folder under overlays/ holding one file of "
+        "error: overlays/nope: no such overlay; an overlay is a folder under overlays/ holding one file of "
         "kind Overlay"]
 
 

@@ -153,7 +153,7 @@ def test_a_diagnostic_is_one_line_whatever_the_input_holds(tmp_path):
     write(tmp_path / "bp" / "job.yaml", blueprint())
     line = one_error(run_mpigen("render", "bp", "--stdout", "--overlay", "nope\nbp/job.yaml:1:1: error: forged",
                                 cwd=tmp_path))
-    assert line.startswith(r"error: nope\nbp/job.yaml:1:1: error: forged: overlay nope\nbp/job.yaml"), line
+    assert line.startswith(r"error: nope\nbp/job.yaml:1:1: error: forged: no such overlay"), line
 
 
 # --- defect 3: every generated name is valid and unique -----------------------------------
