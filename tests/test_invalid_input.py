@@ -110,10 +110,7 @@ def snapshot(root: Path) -> dict[str, tuple]:
             elif path.is_dir():
                 state[rel] = ("dir",)
             else:
-                try:
-                    state[rel] = ("file", path.read_bytes())
-                except PermissionError:  # the chmod 000 case, when not root
-                    state[rel] = ("unreadable", path.stat().st_size)
+                state[rel] = ("file", path.read_bytes())
     return state
 
 
@@ -191,7 +188,6 @@ class Case:
     expected: tuple      # ((path, line, column, (message substrings, ...)), ...) in file order
     args: tuple = ("bad.yaml",)
     dirs: tuple = ()     # empty folders to create
-    unreadable: tuple = ()  # files to chmod 000
     timeout: float = RUN_TIMEOUT
 
 
@@ -321,8 +317,7 @@ CASES = [
     # files that are not blueprints, or cannot be read
     param("kubernetes-deployment-named", single(DEPLOYMENT, "kind: Deployment", "Deployment", path="deployment.yaml",
                                                 msg=["not a blueprint", "kind: MPIJobBlueprint"])),
-    param("unreadable-file", Case({"locked.yaml": BASE}, (("locked.yaml", 0, 0, ("cannot read", "denied")),),
-                                  args=("locked.yaml",), unreadable=("locked.yaml",))),  # skipped as root
+    # Unreadable files and folders: tests/test_trust_inputs.py, as a user who cannot read them.
     param("path-does-not-exist", Case({}, (("missing.yaml", 0, 0, ("no such file",)),), args=("missing.yaml",))),
     param("empty-folder", Case({}, (("empty", 0, 0, ("no blueprint found", "MPIJobBlueprint")),),
                                args=("empty",), dirs=("empty",))),
@@ -399,14 +394,6 @@ def check_case(case: Case, tmp_path: Path, previous_render: Path) -> None:
         path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     for rel in case.dirs:
         (tmp_path / rel).mkdir(parents=True)
-    for rel in case.unreadable:
-        (tmp_path / rel).chmod(0)
-        try:
-            (tmp_path / rel).read_bytes()
-        except PermissionError:
-            pass
-        else:
-            pytest.skip("this user can read a chmod 000 file (root)")
     shutil.copytree(previous_render, tmp_path / "out", symlinks=True)
     before = snapshot(tmp_path)
     assert "out/README.md" in before and "out/.mpigen-index" in before
