@@ -341,7 +341,7 @@ def _check(args) -> int:
     if plan.problems:
         from mpigen.errors import InputError
 
-        raise InputError(plan.problems)
+        raise InputError(plan.problems + plan.warnings)
     _print_warnings(plan.warnings)
     reports = [(setup.output, compare_folder(setup.output, plan))]
     for folder, texts in _companions(setup, result):

@@ -210,7 +210,7 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
                 raise WriteFailed("", exc, "cannot repair what an interrupted run left") from exc
             plan = plan_folder(out, texts, scope)
             if plan.problems:
-                raise InputError(plan.problems)
+                raise InputError(plan.problems + plan.warnings)
             commit(out, plan.tree, plan.files, plan.stale)
     except WriteFailed as failed:
         _remove_parents(made)
@@ -222,16 +222,22 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
 
 
 def _make_parents(out: Path) -> list[Path]:
-    """Create the missing folders above `out`; returns them, the outermost first."""
-    missing = [p for p in reversed(out.parents) if str(p) not in ("", ".") and not p.is_dir()]
-    for folder in missing:
-        try:
+    """Create the missing folders above `out`; returns them, the outermost first (none
+    are left behind when one cannot be made)."""
+    made: list[Path] = []
+    folder = out
+    try:
+        for folder in [p for p in reversed(out.parents) if str(p) not in ("", ".")]:
+            if folder.is_dir():
+                continue
+            if os.path.lexists(folder):  # a file in the way
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
             folder.mkdir()
-        except FileExistsError:
-            pass
-        except OSError as exc:
-            raise WriteFailed("", exc, f"cannot create the folder {folder.as_posix()}") from exc
-    return missing
+            made.append(folder)
+    except OSError as exc:
+        _remove_parents(made)
+        raise WriteFailed("", exc, f"cannot create the folder {folder.as_posix()}") from exc
+    return made
 
 
 def _remove_parents(made: list[Path]) -> None:
@@ -256,7 +262,8 @@ def machine_error(out: Path, failed: WriteFailed) -> InputError:
     """A refusal of the machine as one error line on the path it concerns (exit 2)."""
     path = out.as_posix() + (f"/{failed.path}" if failed.path else "")
     hint = _HINTS.get(failed.cause.errno, "fix the cause, then run mpigen again")
-    unchanged = f" ({out.as_posix()} is unchanged)" if failed.intact and failed.doing != "cannot read" else ""
+    unchanged = f" ({out.as_posix()} is unchanged)" if failed.intact and failed.doing != "cannot read" and \
+        os.path.isdir(out) else ""
     return InputError([error(Mark(printable(path)),
                              f"{failed.doing}: {failed.cause.strerror or failed.cause}; {hint}{unchanged}")])
 
