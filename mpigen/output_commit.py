@@ -1,25 +1,22 @@
 """How the planned state of an output folder replaces what DIR holds: a failed or killed
 run leaves DIR exactly as it was or, once it has finished, the complete new state.
 
-- Writers of one folder take turns: each holds an exclusive lock (flock) on DIR's parent
-  folder from before it reads DIR until it is done.
-- Every new file is written and the file system flushed (one syncfs: a fsync per file
-  costs milliseconds each) before the first rename, so that a full disk or a deferred
-  write error stops the run while DIR is untouched.
-- The swap: the new state is built in a folder beside DIR, its folders recreated with the
-  owner and mode of DIR's, its unchanged and foreign files hard-linked (they keep theirs),
-  a rewritten file given the owner and mode of the file it replaces; then it is exchanged
-  with DIR in one atomic rename.
+- Writers of one folder take turns (an flock on DIR's parent, from before DIR is read).
+- Every new file is written and the file system flushed (one syncfs; a fsync per file
+  costs milliseconds each) before the first rename: a full disk stops the run early.
+- The swap: the new state is built beside DIR, folders recreated with their owner and
+  mode, unchanged and foreign files hard-linked (they keep theirs), a rewritten file
+  given the owner and mode of the one it replaces; one atomic rename exchanges the two.
 - In place, where DIR cannot be swapped (a mount point; a parent this user may not write
-  into; folders this user could not recreate as they are): the changed files are staged in
-  a hidden folder inside DIR with a journal, then renamed into place one by one, every file
-  replaced or removed kept as a backup, the index last: that rename is the commit. An
-  error before it puts every backup back.
-- A killed run is repaired by the next: a folder it left beside DIR is removed (a backup
-  of DIR with no DIR is put back); one inside DIR is rolled back, unless its index was
-  renamed in already (then only removed).
-- A problem of the machine (no space, no permission, a read-only file system) is a
-  WriteFailed naming the path; mpigen.output reports it as an error (exit 2).
+  into; folders this user could not recreate as they are): the changed files are staged
+  in a hidden folder inside DIR with a journal, then renamed in one by one, each file
+  replaced or removed kept as a backup, the index last (the commit). An error before
+  the commit puts every backup back.
+- The next run repairs a killed one: what it left beside DIR is removed (a backup of DIR
+  with no DIR is put back); what it staged inside DIR is rolled back (forward, once the
+  index is in).
+- A refusal of the machine (no space, no permission, a read-only file system) is a
+  WriteFailed naming the path; mpigen.output makes it an error line (exit 2).
 """
 
 from __future__ import annotations
@@ -86,7 +83,7 @@ def commit(out: Path, tree, files: dict[str, bytes], stale: list[str]) -> None:
     dirs = _dir_stats(out, tree)
     if _can_swap(out, dirs):
         try:
-            return _swap(out, tree, files, changed, metas, set(stale), dirs)
+            return _swap(out, tree, changed, metas, set(stale), dirs)
         except WriteFailed as failed:
             if failed.cause.errno not in _FALLBACK:
                 raise
@@ -128,7 +125,7 @@ def _dir_stats(out: Path, tree) -> dict[str, os.stat_result]:
 
 def _can_swap(out: Path, dirs: dict[str, os.stat_result]) -> bool:
     """Whether DIR can be rebuilt beside itself with every folder as it is."""
-    if os.path.ismount(out) or not os.access(out.parent if str(out.parent) else ".", os.W_OK):
+    if out.name in ("", ".", "..") or os.path.ismount(out) or not os.access(out.parent, os.W_OK):
         return False
     return _ROOT or all(st.st_uid == os.geteuid() for st in dirs.values())
 
@@ -184,24 +181,20 @@ def _flush(folder: Path) -> None:
         os.close(fd)
 
 
-def _beside(out: Path, kind: str = STAGING) -> Path:
+def _beside(out: Path, kind: str = STAGING, doing: str = "cannot create a folder beside it") -> Path:
     try:
         return Path(tempfile.mkdtemp(prefix=f".{out.name}.{kind}{os.getpid()}-", dir=out.parent))
     except OSError as exc:
-        raise WriteFailed("", exc, "cannot create a folder beside it") from exc
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        raise WriteFailed("", exc, doing) from exc
 
 
 def _create(out: Path, files: dict[str, bytes]) -> None:
     """A new output folder: built beside, flushed, renamed into place."""
-    staging = _beside(out)
+    staging = _beside(out, doing="cannot create the folder")
+    umask = os.umask(0)
+    os.umask(umask)
     try:
-        os.chmod(staging, 0o777 & ~_umask())
+        os.chmod(staging, 0o777 & ~umask)
         _write_files(staging, files, {})
         _flush(staging)
         try:
@@ -213,7 +206,7 @@ def _create(out: Path, files: dict[str, bytes]) -> None:
         raise
 
 
-def _swap(out: Path, tree, files, changed, metas, stale: set[str], dirs) -> None:
+def _swap(out: Path, tree, changed, metas, stale: set[str], dirs) -> None:
     """Build the new state beside `out`, then exchange the two folders."""
     staging = _beside(out)
     rel = ""

@@ -378,6 +378,36 @@ def test_a_full_disk_keeps_the_old_state(tmp_path):
         assert_index_lists_exactly_its_files(disk / "out") and leftovers(disk / "out") == []
 
 
+def test_a_full_disk_or_a_read_only_one_under_a_new_output_folder(tmp_path):
+    blueprints(tmp_path / "bp", [f"job-{i:02d}" for i in range(30)])
+    with tmpfs(tmp_path / "disk", "100k") as disk:
+        done = run_mpigen("render", "bp", "-o", "disk/a/b/out", cwd=tmp_path)
+        assert done.returncode == 2
+        (line,) = error_lines(done.stderr)
+        assert line.startswith("error: disk/a/b/out/team/") and line.endswith(
+            ": cannot write: No space left on device; free some space on its file system, then run mpigen again")
+        assert list(disk.iterdir()) == []  # nor the folders made for it
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        done = run_mpigen("render", "bp", "-o", "disk/out", cwd=tmp_path)
+        assert done.returncode == 2
+        assert error_lines(done.stderr) == ["error: disk/out: cannot create the folder: Read-only file system; its "
+                                            "file system is read-only: choose another output folder"]
+
+
+def test_a_read_only_file_system(tmp_path):
+    blueprints(tmp_path / "bp", ["one"])
+    with tmpfs(tmp_path / "disk", "1m") as disk:
+        assert run_mpigen("render", "bp", "-o", "disk/out", cwd=tmp_path).returncode == 0
+        blueprints(tmp_path / "bp", ["one"], image="example.com/train:2")
+        before = snapshot(disk)
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        done = run_mpigen("render", "bp", "-o", "disk/out", cwd=tmp_path)
+        assert done.returncode == 2
+        assert error_lines(done.stderr) == ["error: disk/out: cannot write: Read-only file system; its file system "
+                                            "is read-only: choose another output folder (disk/out is unchanged)"]
+        assert snapshot(disk) == before
+
+
 def test_an_output_folder_that_is_a_mount_point(tmp_path):
     """The folder cannot be swapped: files are staged inside it and renamed in; the result
     is the same as in any other folder, and a full disk keeps the old state."""
