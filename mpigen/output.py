@@ -215,6 +215,9 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
     except WriteFailed as failed:
         _remove_parents(made)
         raise machine_error(out, failed) from None
+    except OSError as exc:  # a refusal of the machine not foreseen above: whether DIR is intact is unknown
+        _remove_parents(made)
+        raise machine_error(out, WriteFailed(_relative(out, exc.filename), exc, intact=False)) from None
     except BaseException:
         _remove_parents(made)
         raise

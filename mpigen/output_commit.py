@@ -169,7 +169,10 @@ def _write_files(root: Path, files: dict[str, bytes], metas: dict) -> None:
 def _flush(folder: Path) -> None:
     """Write what is cached of the file system of `folder` to disk, and report a write
     that failed late (a full disk found only now, an I/O error)."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise WriteFailed("", exc) from exc
     try:
         syncfs = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
         if syncfs is None:
@@ -247,9 +250,6 @@ def _remove_empty_dirs(root: Path, candidates: set[str]) -> None:
             path = path.parent
 
 
-_RENAME_EXCHANGE = 2
-
-
 def _exchange(a: Path, b: Path) -> None:
     """Atomically swap two folders (Linux renameat2 RENAME_EXCHANGE); elsewhere, two renames."""
     try:
@@ -257,8 +257,8 @@ def _exchange(a: Path, b: Path) -> None:
     except (OSError, AttributeError):
         renameat2 = None
     if renameat2 is not None:
-        at_fdcwd = -100
-        if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        at_fdcwd, rename_exchange = -100, 2
+        if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
             return
         code = ctypes.get_errno()
         if code not in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
@@ -289,7 +289,10 @@ def _in_place(out: Path, tree, changed: dict[str, bytes], metas, stale: list[str
     try:
         _write_files(stage / "new", changed, metas)
         _write_files(stage, {JOURNAL + ".tmp": json.dumps(journal).encode("utf-8")}, {})
-        os.rename(stage / (JOURNAL + ".tmp"), stage / JOURNAL)
+        try:
+            os.rename(stage / (JOURNAL + ".tmp"), stage / JOURNAL)
+        except OSError as exc:
+            raise WriteFailed("", exc) from exc
         _flush(stage)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
@@ -387,12 +390,10 @@ def _entries(folder: Path) -> list[os.DirEntry]:
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OverflowError):
-        return True
+    except (PermissionError, OverflowError):  # another user's process, or no process id at all
+        pass
     return True
