@@ -79,7 +79,6 @@ def commit(out: Path, tree, files: dict[str, bytes], stale: list[str]) -> None:
     metas, changed = _compare(out, tree, files)
     if not changed and not stale:
         return None  # already the new state
-    changed.setdefault(INDEX, files[INDEX])  # the commit point of the in-place write
     dirs = _dir_stats(out, tree)
     if _can_swap(out, dirs):
         try:
@@ -87,7 +86,7 @@ def commit(out: Path, tree, files: dict[str, bytes], stale: list[str]) -> None:
         except WriteFailed as failed:
             if failed.cause.errno not in _FALLBACK:
                 raise
-    return _in_place(out, tree, changed, metas, stale)
+    return _in_place(out, tree, {**changed, INDEX: files[INDEX]}, metas, stale)  # the index: the commit
 
 
 def _compare(out: Path, tree, files: dict[str, bytes]):
