@@ -268,14 +268,22 @@ def test_a_path_that_is_not_plain_and_printable_is_never_written(tmp_path, name)
 
 
 def test_an_overlay_named_like_the_index_is_an_error(tmp_path):
+    """Refused where the overlay is read or, as a backstop, by the writer: a path that
+    would be both the index and a folder."""
+    from mpigen.errors import InputError
+    from mpigen.output import write_folder
+
     blueprints(tmp_path / "bp", ["one"])
     (tmp_path / "overlays" / ".mpigen-index").mkdir(parents=True)
     (tmp_path / "overlays" / ".mpigen-index" / "overlay.yaml").write_text(OVERLAY)
     done = run_mpigen("render", "bp", "--overlay", "overlays/.mpigen-index", "-o", "out", cwd=tmp_path)
-    assert done.returncode == 2
-    assert error_lines(done.stderr) == ["error: out/.mpigen-index: refusing to write .mpigen-index: it would be "
-                                        "both a file and a folder; rename the overlay folder, namespace or name "
-                                        "it comes from"]
+    assert done.returncode == 2 and len(error_lines(done.stderr)) == 1
+    assert not (tmp_path / "out").exists()
+    with pytest.raises(InputError) as raised:
+        write_folder(tmp_path / "out", {".mpigen-index/kustomization.yaml": "---\n"})
+    assert [str(d) for d in raised.value.diagnostics] == [
+        f"error: {tmp_path.as_posix()}/out/.mpigen-index: refusing to write .mpigen-index: it would be both a file "
+        "and a folder; rename the overlay folder, namespace or name it comes from"]
     assert not (tmp_path / "out").exists()
 
 
