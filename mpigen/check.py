@@ -12,7 +12,8 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mpigen.output import INDEX
+from mpigen.output import INDEX, machine_error
+from mpigen.output_commit import WriteFailed
 
 
 @dataclass
@@ -34,7 +35,8 @@ class FolderReport:
 
 def compare_folder(out: Path, plan) -> FolderReport:
     """The unified diff that would turn the folder into the planned render (see
-    mpigen.output.plan_folder): a/ is the folder as committed, b/ the fresh render."""
+    mpigen.output.plan_folder): a/ is the folder as committed, b/ the fresh render.
+    Raises InputError when a file of the folder cannot be read."""
     report = FolderReport()
     chunks = []
     root = out.as_posix().rstrip("/")
@@ -42,20 +44,26 @@ def compare_folder(out: Path, plan) -> FolderReport:
     for path in sorted(p for p in plan.files if p != INDEX) + list(plan.stale) + [INDEX]:
         if path in plan.stale:
             report.extra.append(path)
-            chunks.append(_unified((out / path).read_bytes().decode("utf-8", "replace"), None, f"{root}/{path}"))
+            chunks.append(_unified(_read(out, path).decode("utf-8", "replace"), None, f"{root}/{path}"))
             continue
-        target = out / path
         new = plan.files[path].decode("utf-8")
-        if not target.is_file():
+        if not (out / path).is_file():
             report.missing.append(path)
             chunks.append(_unified(None, new, f"{root}/{path}"))
             continue
-        current = target.read_bytes()
+        current = _read(out, path)
         if current != plan.files[path]:
             report.changed.append(path)
             chunks.append(_unified(current.decode("utf-8", "replace"), new, f"{root}/{path}"))
     report.diff = "".join(chunks)
     return report
+
+
+def _read(out: Path, path: str) -> bytes:
+    try:
+        return (out / path).read_bytes()
+    except OSError as exc:
+        raise machine_error(out, WriteFailed(path, exc, "cannot read")) from None
 
 
 def _unified(old: str | None, new: str | None, path: str) -> str:

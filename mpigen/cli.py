@@ -330,9 +330,9 @@ def _render(args) -> int:
         for folder, _ in companions:
             _refuse_overlap(folder, inputs)
             _refuse_overlap(folder, [setup.output], "the output folder")
-        write_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
+        _print_warnings(write_folder(setup.output, folder_files(result.objects, result.envs), setup.scope))
         for folder, texts in companions:
-            write_folder(folder, texts)
+            _print_warnings(write_folder(folder, texts))
         envs = [e for e in result.envs if e]
         into = ", ".join(f"{setup.output.as_posix()}/{e}" for e in envs) if envs else setup.output.as_posix()
         print(f"mpigen: rendered {result.jobs} job{'s' if result.jobs != 1 else ''} "
@@ -353,10 +353,13 @@ def _check(args) -> int:
     if plan.problems:
         from mpigen.errors import InputError
 
-        raise InputError(plan.problems)
+        raise InputError(plan.problems + plan.warnings)
+    _print_warnings(plan.warnings)
     reports = [(setup.output, compare_folder(setup.output, plan))]
     for folder, texts in _companions(setup, result):
-        reports.append((folder, compare_folder(folder, plan_folder(folder, texts))))
+        companion = plan_folder(folder, texts)
+        _print_warnings(companion.warnings)
+        reports.append((folder, compare_folder(folder, companion)))
     stale = False
     for folder, report in reports:
         _write_stdout(report.diff)

@@ -109,8 +109,7 @@ def key(obj: dict) -> tuple:
 
 
 def index_paths(out: Path) -> set[str]:
-    return {line.split("  ", 1)[1] for line in (out / ".mpigen-index").read_text().splitlines()
-            if line and not line.startswith("#")}
+    return set(json.loads((out / ".mpigen-index").read_text())["files"])
 
 
 # --- 1. namespace, labels, annotations ----------------------------------------------------------
