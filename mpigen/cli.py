@@ -323,13 +323,19 @@ def _render(args) -> int:
     if args.stdout:
         _write_stdout(*(item.text for item in result.objects))
     else:
-        from mpigen.output import folder_files, write_folder
+        from mpigen.errors import InputError
+        from mpigen.output import folder_files, plan_folder, write_folder
 
         companions = _companions(setup, result)
         inputs = [*setup.paths, *_overlay_folders(setup.overlays)]
         for folder, _ in companions:
             _refuse_overlap(folder, inputs)
             _refuse_overlap(folder, [setup.output], "the output folder")
+        # A companion folder that cannot take its files stops the run before the output
+        # folder changes (each folder is then written in one step of its own).
+        refused = [d for folder, texts in companions for d in plan_folder(folder, texts).problems]
+        if refused:
+            raise InputError(refused)
         _print_warnings(write_folder(setup.output, folder_files(result.objects, result.envs), setup.scope))
         for folder, texts in companions:
             _print_warnings(write_folder(folder, texts))

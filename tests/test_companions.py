@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from tests.conftest import ROOT, example_blueprints, job_objects, run_mpigen
+from tests.conftest import ROOT, example_blueprints, job_objects, run_mpigen, write
 
 CONFIG = """apiVersion: mpigen.dev/v1alpha1
 kind: Config
@@ -138,3 +138,18 @@ def test_an_archived_job_loses_its_kustomizations(repo):
     names = {d["metadata"]["name"] for d in load(repo / "clusters" / "flux" / "kustomizations-dev.yaml")}
     assert len(names) == 2 * (len(example_blueprints()) - 1) and not any("mpich-pi" in n for n in names)
     assert not (repo / "deploy" / "dev" / "ml-dev" / "mpich-pi").exists()
+
+
+def test_a_companion_folder_that_refuses_its_files_leaves_the_output_folder_as_it_was(repo):
+    """The Applications' folder holds a file mpigen did not write where it would write one:
+    the run is refused before any folder changes, the output folder included."""
+    argocd = repo / "clusters" / "argocd"
+    shutil.rmtree(argocd)
+    write(argocd / "application-mpigen-prod.yaml", "# the platform team's own Application\n")
+    blueprint = repo / "blueprints" / "mpich-pi.yaml"
+    blueprint.write_text(blueprint.read_text().replace("workers: 3", "workers: 4"))
+    before = {p: p.read_bytes() for p in sorted((repo / "deploy").rglob("*")) if p.is_file()}
+    done = run_mpigen("render", cwd=repo)
+    assert done.returncode == 2, done.stderr
+    assert b"clusters/argocd/application-mpigen-prod.yaml" in done.stderr and b"refusing to overwrite" in done.stderr
+    assert {p: p.read_bytes() for p in sorted((repo / "deploy").rglob("*")) if p.is_file()} == before
