@@ -3,11 +3,14 @@ every error line shown has the documented form, and the Quick start targets exis
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
-from tests.conftest import ROOT, render_text
+from tests.conftest import ROOT, render_text, run_mpigen
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
@@ -74,3 +77,21 @@ def test_documented_error_lines_have_the_contract_form():
     assert lines
     for line in lines:
         assert re.match(r"^\S+:\d+:\d+: (error|warning): \S", line)
+
+
+def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
+    """The position-less error lines docs/cli.md shows, each from the run it describes:
+    a FIFO in a searched folder, an option that is no image reference, a full disk behind
+    standard output (/dev/full)."""
+    text = (ROOT / "docs" / "cli.md").read_text()
+    shown = [line for line in text.splitlines() if line.startswith("error: ")]
+    (tmp_path / "blueprints").mkdir()
+    os.mkfifo(tmp_path / "blueprints" / "pipe.yaml")
+    example = str(ROOT / "blueprints" / "mpich-pi.yaml")
+    runs = [run_mpigen("validate", "blueprints", cwd=tmp_path),
+            run_mpigen("render", example, "--stdout", "--kubectl-delivery-image", "kubectl delivery")]
+    with open("/dev/full", "wb") as full:
+        runs.append(subprocess.run([sys.executable, "-m", "mpigen", "render", example, "--stdout"], stdout=full,
+                                   stderr=subprocess.PIPE, timeout=60))
+    assert [done.stderr.decode().strip() for done in runs] == shown
+    assert [done.returncode for done in runs] == [2, 2, 2]
