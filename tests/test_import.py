@@ -122,7 +122,7 @@ spec:
       template:
         spec:
           containers:
-          - name: launcher
+          - name: mpi-launcher
             image: example.com/train:1
             command: [mpirun, -np, "2", python, train.py]
     Worker:
@@ -131,7 +131,7 @@ spec:
         spec:
           serviceAccountName: trainer
           containers:
-          - name: worker
+          - name: mpi-worker
             image: example.com/train:1
             securityContext: {runAsUser: 1000}
           - name: sidecar
@@ -181,7 +181,8 @@ def test_invalid_manifests(tmp_path, manifest, message):
     done = imported(tmp_path, manifest)
     assert done.returncode == 2 and done.stdout == b""
     line = done.stderr.decode().splitlines()[0]
-    assert line.startswith("mpijobs.yaml:") and ": error: " in line and message in line, line
+    assert (line.startswith("mpijobs.yaml:") and ": error: " in line
+            or line.startswith("error: mpijobs.yaml: ")) and message in line, line
 
 
 def test_output_folder_never_overwrites(tmp_path):
@@ -206,7 +207,7 @@ spec:
       template:
         spec:
           containers:
-          - name: launcher
+          - name: mpi-launcher
             image: img
             command: [mpirun, -np, "4", python, train.py]
     Worker:
@@ -214,7 +215,7 @@ spec:
       template:
         spec:
           containers:
-          - name: worker
+          - name: mpi-worker
             image: img
             resources: {limits: {nvidia.com/gpu: 2}}
             volumeMounts: [{name: scratch, mountPath: /scratch}{shm_mount}]

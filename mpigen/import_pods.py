@@ -1,0 +1,253 @@
+"""`mpigen import`, the pod templates: what each role's template says, read field by field.
+
+Each replica's template becomes a role: its MPI container (the first, which every operator
+generation edits) and what the blueprint keeps of the pod. A field the blueprint has no
+field for goes to the role's podTemplatePatch when the patch accepts it; what neither can
+carry, and what the operator itself overwrites, is decided here with the operator's rules
+(shared/reference/mpi-operator.md sections 2.5, 2.6, 3.6, 3.7, 4.6, 4.7).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from mpigen.blueprint import CONTAINER_FIELDS as PATCHABLE_CONTAINER
+from mpigen.blueprint import POD_FIELDS as PATCHABLE_POD
+from mpigen.blueprint import is_accelerator
+from mpigen.render.mpijob import SSHD_ROOT_CAPABILITIES
+
+V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"
+# Pod and container fields read into blueprint fields here (or in import_volumes).
+POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
+CONTAINER_READ = {"name", "image", "command", "args", "env", "resources", "volumeMounts"}
+# Template metadata the API server writes, which `kubectl get -o yaml` shows: not the user's.
+SERVER_TEMPLATE_METADATA = {"creationTimestamp"}
+# Label keys the v1alpha2 controller writes over the template's, and mpigen's own.
+OPERATOR_POD_LABELS = ("group_name", "mpi_job_name", "mpi_role_type")
+MANAGED_BY = "app.kubernetes.io/managed-by"
+# Label keys a blueprint refuses (validate._check_reserved_metadata): the operator's.
+RESERVED_LABELS = ("app", *OPERATOR_POD_LABELS)
+MPIGEN_PREFIX = "mpigen.dev/"
+
+
+def read_role(r, role: str) -> dict | None:
+    """The role's MPI container and pod, or None (reported) when the template has no
+    usable container."""
+    loc = ("spec", "mpiReplicaSpecs", role, "template")
+    r.mapping(loc)
+    meta = r.mapping(loc + ("metadata",))
+    for key in meta:
+        if key not in ("labels", "annotations") and key not in SERVER_TEMPLATE_METADATA:
+            r.lost(loc + ("metadata", key), f"the {role.lower()} template's metadata.{key}")
+    pod = r.mapping(loc + ("spec",))
+    containers = r.listing(loc + ("spec", "containers"))
+    if not containers:
+        r.refuse(loc + ("spec", "containers") if "containers" in pod else loc,
+                 f"the {role.lower()} pod has no container: the operator creates nothing for it (its event "
+                 f"'Resource \"{role}\" is missing in yaml'); add the MPI container")
+        return None
+    for extra in range(1, len(containers)):
+        r.lost(loc + ("spec", "containers", extra), f"an extra container in the {role.lower()} pod (a blueprint "
+                                                    "has one container per pod; the operator edits the first)")
+    cloc = loc + ("spec", "containers", 0)
+    container = r.mapping(cloc)
+    name, image = container.get("name"), container.get("image")
+    for key, value in (("name", name), ("image", image)):
+        if not isinstance(value, str) or not value:
+            r.refuse(cloc + (key,) if key in container else cloc,
+                     f"the {role.lower()} container needs a{'n' if key == 'image' else ''} {key} (the API server "
+                     "refuses the pod without one)")
+    part = {"role": role, "loc": loc, "cloc": cloc, "name": name, "image": image,
+            "labels": _strings(r, loc + ("metadata", "labels")),
+            "annotations": _strings(r, loc + ("metadata", "annotations")),
+            "command": _args(r, cloc + ("command",)), "args": _args(r, cloc + ("args",)),
+            "env": r.listing(cloc + ("env",)), "mounts": r.listing(cloc + ("volumeMounts",)),
+            "volumes": r.listing(loc + ("spec", "volumes")), "vloc": loc + ("spec", "volumes"),
+            "placement": {}, "patch": {"pod": {}, "container": {}}}
+    _pod_fields(r, part, pod)
+    _container_fields(r, part, container)
+    _resources(r, part, r.mapping(cloc + ("resources",)))
+    return part
+
+
+def _strings(r, loc) -> dict:
+    values = r.mapping(loc)
+    for key, value in values.items():
+        if not isinstance(value, str):
+            r.refuse(loc + (key,), f"{'label' if loc[-1] == 'labels' else 'annotation'} values are strings; "
+                                   "quote it")
+    return {k: v for k, v in values.items() if isinstance(v, str)}
+
+
+def _args(r, loc) -> list:
+    values = r.listing(loc)
+    if any(not isinstance(v, str) for v in values):
+        r.refuse(loc, "command and args are lists of strings; quote the numbers")
+        return [str(v) for v in values]
+    return list(values)
+
+
+def _pod_fields(r, part: dict, pod: dict) -> None:
+    role, loc = part["role"].lower(), part["loc"] + ("spec",)
+    for key, value in pod.items():
+        if key in POD_READ:
+            continue
+        if key == "restartPolicy":
+            continue  # every operator writes the replica's restartPolicy over it (read with the replica)
+        if key in ("hostname", "subdomain") and r.api == V2BETA1:
+            continue  # v2beta1 writes them (4.6, 4.7)
+        if key in ("serviceAccountName", "serviceAccount") and part["role"] == "Launcher":
+            if r.api != V1ALPHA2:  # v1alpha2 writes <job>-launcher over it (2.6)
+                r.lost(loc + (key,), f"the launcher's service account {value!r} (a blueprint's launcher runs as "
+                                     "<name>-launcher, which its Role is bound to)")
+            continue
+        if key in PATCHABLE_POD and key not in ("hostname", "subdomain"):
+            part["patch"]["pod"][key] = value
+        else:
+            r.lost(loc + (key,), f"the {role} pod's {key}")
+    for key in ("nodeSelector", "tolerations"):
+        if pod.get(key):
+            part["placement"][key] = pod[key]
+            r.came_from(("placement", role, key), loc + (key,))
+
+
+def _container_fields(r, part: dict, container: dict) -> None:
+    role, cloc = part["role"].lower(), part["cloc"]
+    patch = part["patch"]["container"]
+    for key, value in container.items():
+        if key in CONTAINER_READ:
+            continue
+        if key in PATCHABLE_CONTAINER:
+            patch[key] = value
+            r.came_from(("podTemplatePatch", role, "container", key), cloc + (key,))
+        else:
+            r.lost(cloc + (key,), f"the {role} container's {key}")
+    if isinstance(patch.get("securityContext"), dict):
+        context = _without_least_privilege(patch["securityContext"], sshd=r.api == V2BETA1 and role == "worker")
+        if context:
+            patch["securityContext"] = context
+        else:
+            del patch["securityContext"]
+
+
+def _without_least_privilege(context: dict, sshd: bool) -> dict:
+    """A container's securityContext less what mpigen writes anyway (compile.least_privilege,
+    and a v2beta1 worker's root sshd capabilities), so the blueprint keeps only what differs."""
+    from mpigen.compile import least_privilege
+
+    written = least_privilege([])
+    context = copy.deepcopy(context)
+    if context.get("allowPrivilegeEscalation") == written["allowPrivilegeEscalation"]:
+        del context["allowPrivilegeEscalation"]
+    capabilities = context.get("capabilities")
+    if isinstance(capabilities, dict):
+        if capabilities.get("drop") == written["capabilities"]["drop"]:
+            del capabilities["drop"]
+        if sshd and isinstance(capabilities.get("add"), list):
+            capabilities["add"] = [c for c in capabilities["add"] if c not in SSHD_ROOT_CAPABILITIES]
+        for key in [k for k, v in capabilities.items() if not v]:
+            del capabilities[key]
+        if not capabilities:
+            del context["capabilities"]
+    return context
+
+
+def _resources(r, part: dict, resources: dict) -> None:
+    """Limits, as the blueprint writes them (requests equal to the limits are what
+    Kubernetes sets from limits anyway); accelerators are the workers' gpusPerWorker."""
+    role, rloc = part["role"].lower(), part["cloc"] + ("resources",)
+    for key in resources:
+        if key not in ("limits", "requests"):
+            r.lost(rloc + (key,), f"the {role} container's resources.{key}")
+    limits = {k: _quantity(v) for k, v in r.mapping(rloc + ("limits",)).items()}
+    for name, value in r.mapping(rloc + ("requests",)).items():
+        if name not in limits:
+            r.lost(rloc + ("requests", name), "a request without a limit (a blueprint sets limits, and Kubernetes "
+                                              "sets each request to its limit)")
+        elif limits[name] != _quantity(value):
+            r.lost(rloc + ("requests", name), "a request different from its limit (a blueprint sets limits, and "
+                                              "Kubernetes sets each request to its limit)")
+    part["gpus"] = {}
+    for name in list(limits):
+        if is_accelerator(name):
+            if part["role"] == "Worker":
+                part["gpus"][name] = limits.pop(name)
+            else:
+                limits.pop(name)
+                r.lost(rloc + ("limits", name), f"the launcher's accelerator {name} (a blueprint's launcher only "
+                                                "runs mpirun and gets none)")
+        else:
+            r.came_from(("resources", role, name), rloc + ("limits", name))
+    part["limits"] = limits
+
+
+def _quantity(value) -> str:
+    from mpigen.blueprint import _number_to_string
+
+    value = _number_to_string(value)
+    return value if isinstance(value, str) else str(value)
+
+
+def read_env(r, part: dict) -> list[tuple[str, str, tuple]]:
+    """(name, value, where) of each plain env entry; what else an entry says is reported."""
+    out = []
+    for index, entry in enumerate(part["env"]):
+        loc = part["cloc"] + ("env", index)
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
+            r.refuse(loc, "an env entry needs a name")
+            continue
+        for key in entry:
+            if key not in ("name", "value"):
+                r.lost(loc + (key,), f"the env variable {entry['name']}'s {key} (a blueprint's env has plain "
+                                     "values; spec.podTemplatePatch.<role>.container.envFrom takes whole "
+                                     "ConfigMaps and Secrets)")
+        if "valueFrom" in entry:
+            continue
+        value = entry.get("value", "")
+        if not isinstance(value, str):
+            r.refuse(loc + ("value",), "env values are strings; quote it")
+            continue
+        out.append((entry["name"], value, loc))
+    return out
+
+
+def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
+    """The templates' labels and annotations into the blueprint's metadata, which rendering
+    puts on both pod templates (and, as the contract has it, on every object): a value on
+    both templates is carried exactly; one on a single template reaches the other role's
+    pods too (reported); a conflicting value is left out (reported)."""
+    for kind in ("labels", "annotations"):
+        blueprint = metadata.setdefault(kind, {})
+        keys = sorted({k for part in roles for k in part[kind]})
+        for key in keys:
+            if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY:
+                continue  # mpigen's own, from an earlier render
+            if kind == "labels" and key in OPERATOR_POD_LABELS and r.api == V1ALPHA2:
+                continue  # the controller writes its own value over the template's
+            holders = [part for part in roles if key in part[kind]]
+            if kind == "labels" and key in RESERVED_LABELS:
+                for part in holders:
+                    r.lost(part["loc"] + ("metadata", kind, key), f"the label {key} (a blueprint cannot take it: "
+                                                                  "the operator writes that key on its objects)")
+                continue
+            values = {part[kind][key] for part in holders}
+            if key in blueprint:
+                values.add(blueprint[key])
+            where = lambda part: part["loc"] + ("metadata", kind, key)  # noqa: E731
+            if len(values) > 1:
+                for part in holders:
+                    if part[kind][key] != blueprint.get(key):
+                        r.lost(where(part), f"the {part['role'].lower()} template's {kind[:-1]} {key} (it differs "
+                                            "from the other's, and a blueprint's go on both pod templates)")
+                continue
+            if key not in blueprint:
+                blueprint[key] = values.pop()
+                r.came_from(("metadata", kind, key), where(holders[0]))
+            if len(holders) < len(roles):
+                part = holders[0]
+                other = "worker" if part["role"] == "Launcher" else "launcher"
+                r.differs(where(part), f"a {kind[:-1]} of the {part['role'].lower()} template only; a blueprint "
+                                       f"cannot express that, so the imported blueprint puts it in "
+                                       f"metadata.{kind}, which the {other}'s pods get too")
+        if not blueprint:
+            del metadata[kind]
