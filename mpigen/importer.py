@@ -101,7 +101,10 @@ class Reader:
         self.problems.append(report(self.doc.key_mark(loc), f"{field_path(loc)}: {message}"))
 
     def refuse(self, loc: Loc, why: str) -> None:
-        self.problems.append(error(self.doc.value_mark(loc), f"{field_path(loc) or 'document'}: {why}"))
+        """An error at the value (at the key of a mapping or a list: where it starts)."""
+        whole = isinstance(self.get(loc), (dict, list)) and loc
+        mark = self.doc.key_mark(loc) if whole else self.doc.value_mark(loc)
+        self.problems.append(error(mark, f"{field_path(loc) or 'document'}: {why}"))
 
     def came_from(self, spec_loc: Loc, loc: Loc) -> None:
         self.origins[("spec", *spec_loc) if spec_loc[0] != "metadata" else spec_loc] = loc
