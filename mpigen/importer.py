@@ -73,6 +73,7 @@ class Reader:
 
     def __init__(self, doc: Document, strict: bool, api: str):
         self.doc, self.strict, self.api, self.problems = doc, strict, api, []
+        self.refused = False  # an error of the MPIJob itself (not a loss made an error by --strict)
         self.origins: dict[Loc, Loc] = {}  # a blueprint location -> where in the MPIJob it comes from
 
     def get(self, loc: Loc, default=None):
@@ -105,13 +106,11 @@ class Reader:
         whole = isinstance(self.get(loc), (dict, list)) and loc
         mark = self.doc.key_mark(loc) if whole else self.doc.value_mark(loc)
         self.problems.append(error(mark, f"{field_path(loc) or 'document'}: {why}"))
+        self.refused = True
 
     def came_from(self, spec_loc: Loc, loc: Loc) -> None:
         self.origins[("spec", *spec_loc) if spec_loc[0] != "metadata" else spec_loc] = loc
 
-    @property
-    def failed(self) -> bool:
-        return any(d.severity == "error" for d in self.problems)
 
 
 def import_document(doc: Document, strict: bool = False) -> Imported:
@@ -129,10 +128,10 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     for key in spec:
         if key not in SPEC_FIELDS[api]:
             r.lost(("spec", key), f"not a field of the {api} MPIJob spec (the API server drops it)")
-    if not _replicas(r) or r.failed:
+    if not _replicas(r) or r.refused:
         return Imported({}, r.problems)
     launcher, worker = read_role(r, "Launcher"), read_role(r, "Worker")
-    if launcher is None or worker is None or r.failed:
+    if launcher is None or worker is None or r.refused:
         return Imported({}, r.problems)
     queue = metadata.get("labels", {}).pop(KUEUE_QUEUE_LABEL, None)
     if queue is not None:
@@ -176,9 +175,10 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     _v2beta1_fields(r, spec, out, implementation)
     out.update(_launch(r, launcher, argv, implementation, out))
     blueprint = {"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint", "metadata": metadata, "spec": out}
-    if not r.failed:
+    if not r.refused:
         _check_blueprint(r, blueprint)
-    return Imported(blueprint if not r.failed else {}, r.problems)
+    failed = any(d.severity == "error" for d in r.problems)
+    return Imported({} if failed else blueprint, r.problems)
 
 
 def _metadata(r: Reader) -> dict:
@@ -414,14 +414,18 @@ def _run_policy(r: Reader, spec: dict, out: dict, queue) -> None:
 
 
 def _v2beta1_fields(r: Reader, spec: dict, out: dict, implementation: str) -> None:
+    if r.api != V2BETA1:
+        return  # the others have none of these (an API server drops them: reported as unknown)
     if spec.get("sshAuthMountPath") not in (None, "/root/.ssh"):
         out.setdefault("security", {})["sshAuthMountPath"] = spec["sshAuthMountPath"]
         r.came_from(("security",), ("spec", "sshAuthMountPath"))
-    if "launcherCreationPolicy" in spec:
-        # The blueprint's default waits for Hydra's workers (IntelMPI, MPICH) and not for Open MPI's.
-        waits = spec["launcherCreationPolicy"] != "AtStartup"  # the operator waits for any other value
+    if True:
+        # The blueprint's default waits for Hydra's workers (IntelMPI, MPICH) and not for Open MPI's;
+        # the operator's default is AtStartup, and it waits for any other value.
+        waits = spec.get("launcherCreationPolicy", "AtStartup") != "AtStartup"
         if waits != (implementation != "OpenMPI"):
             out["launcher"] = {"waitForWorkers": waits}
+            r.came_from(("launcher",), ("spec", "launcherCreationPolicy"))
     if spec.get("runLauncherAsWorker") not in (None, False):
         r.lost(("spec", "runLauncherAsWorker"), "runLauncherAsWorker (the launcher's template would have to "
                                                 "match the workers'; set spec.launcher.runAsWorker by hand)")

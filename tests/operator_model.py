@@ -121,17 +121,26 @@ def controller_objects(mpijob: dict, delivery_image: str = "mpioperator/kubectl-
 
 
 def defaulted(mpijob: dict) -> dict:
-    """A kubeflow.org/v1 or v2beta1 MPIJob with its operator's defaults written out (3.1,
-    4.1), and backoffLimit 6 (the Kubernetes Job's default, which v2beta1 passes on) and
+    """A kubeflow.org/v1 or v2beta1 MPIJob as a manifest (without what the API server and
+    kubectl apply write into metadata) with its operator's defaults written out (3.1,
+    4.1), a v1 worker's args dropped where the operator replaces them (3.6), and backoffLimit 6 (the Kubernetes Job's default, which v2beta1 passes on) and
     suspend false where unset, as mpigen's mpijob target writes every default."""
     job = copy.deepcopy(mpijob)
     spec, api = job["spec"], job["apiVersion"]
-    job["metadata"].setdefault("namespace", "default")
+    job.pop("status", None)
+    meta = job["metadata"]
+    for key in ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields"):
+        meta.pop(key, None)  # the API server's, which no manifest applies
+    meta.get("annotations", {}).pop("kubectl.kubernetes.io/last-applied-configuration", None)  # kubectl apply's
+    meta.setdefault("namespace", "default")
     spec.setdefault("slotsPerWorker", 1)
     policy = spec.setdefault("runPolicy", {})
     policy.setdefault("cleanPodPolicy", spec.pop("cleanPodPolicy", "None"))
     policy.setdefault("backoffLimit", 6)
-    policy.setdefault("suspend", False)
+    if "kueue.x-k8s.io/queue-name" in meta.get("labels", {}):
+        policy.pop("suspend", None)  # Kueue's to set (its webhook suspends, it admits), not Git's
+    else:
+        policy.setdefault("suspend", False)
     replicas = spec["mpiReplicaSpecs"]
     replicas["Launcher"].setdefault("replicas", 1)
     if api == "kubeflow.org/v2beta1":
@@ -143,6 +152,9 @@ def defaulted(mpijob: dict) -> dict:
     else:
         replicas["Launcher"].setdefault("restartPolicy", "Never")
         replicas["Worker"].setdefault("restartPolicy", "Never")
+        worker = replicas["Worker"]["template"]["spec"]["containers"][0]
+        if not worker.get("command"):  # 3.6: the operator writes sleep 365d over command and args
+            worker.pop("args", None)
     return job
 
 
@@ -155,6 +167,12 @@ def _quantity(value):
 
 
 def _container(container: dict, launcher_main: bool) -> None:
+    for key in ("command", "args", "env"):
+        if container.get(key) == []:  # Go's omitempty: an empty list is not written
+            del container[key]
+    for entry in container.get("env", []):
+        if entry.get("value") == "":  # reference 0.1: an empty value is not written
+            del entry["value"]
     resources = container.get("resources")
     if resources:
         for part in ("limits", "requests"):
@@ -246,10 +264,10 @@ def comparable(actual: dict, expected: dict, mpijob: dict) -> dict:
         for index, container in enumerate(pod.get("containers", [])):
             theirs = their_pod["containers"][index] if index < len(their_pod.get("containers", [])) else {}
             wanted = theirs.get("securityContext")
-            added = copy.deepcopy(LEAST_PRIVILEGE)
-            if api == "kubeflow.org/v2beta1" and role == "Worker":
-                added["capabilities"]["add"] = list(SSHD_ROOT_CAPABILITIES)
-            if container.get("securityContext") == merge_patch(added, wanted or {}):
+            allowed = [LEAST_PRIVILEGE]
+            if api == "kubeflow.org/v2beta1" and role == "Worker":  # what a root sshd needs (mpigen.render.mpijob)
+                allowed.append({**LEAST_PRIVILEGE, "capabilities": {"drop": ["ALL"], "add": SSHD_ROOT_CAPABILITIES}})
+            if any(container.get("securityContext") == merge_patch(added, wanted or {}) for added in allowed):
                 if wanted is None:
                     container.pop("securityContext")
                 else:
@@ -267,6 +285,9 @@ def _tidy(obj: dict) -> dict:
     templates = [r.get("template", {}) for r in obj["spec"]["mpiReplicaSpecs"].values()] \
         if obj["kind"] == "MPIJob" else [obj.get("spec", {}).get("template", {})]
     for template in templates:
+        meta = template.get("metadata", {})
+        if meta.get("creationTimestamp", 0) is None:  # how Go writes a zero time: none
+            del meta["creationTimestamp"]
         if template.get("metadata") == {}:
             del template["metadata"]
     return obj

@@ -370,3 +370,44 @@ def test_spec_fields_round_trip(api, spec):
     if "slotsPerWorker: 2" in spec:
         text = text.replace('"2", python', '"4", python')
     assert_round_trip(yaml.safe_load(text))
+
+
+# --- generated MPIJobs: the class, not the cases ------------------------------------------
+
+def node_position(text: str, loc: tuple) -> tuple[int, int]:
+    """(line, column) of loc's key in text (of the entry itself for a list index), read
+    with PyYAML's composer."""
+    node = yaml.compose(text)
+    start = None
+    for part in loc:
+        if isinstance(part, int):
+            node = node.value[part]
+            start = node.start_mark
+        else:
+            key, node = next((k, v) for k, v in node.value if k.value == part)
+            start = key.start_mark
+    return start.line + 1, start.column + 1
+
+
+@pytest.mark.parametrize("api", [V1ALPHA2, V1, V2BETA1])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_generated_mpijobs_render_what_the_operator_makes_of_them(api, data):
+    from tests.mpijob_strategy import mpijobs
+
+    mpijob, _ = data.draw(mpijobs(api))
+    assert_round_trip(mpijob)
+
+
+@pytest.mark.parametrize("api", [V1ALPHA2, V1, V2BETA1])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_what_generated_mpijobs_lose_is_reported_exactly_where_it_is_written(api, data):
+    from tests.mpijob_strategy import mpijobs
+
+    mpijob, losses = data.draw(mpijobs(api, lossy=True))
+    text = yaml.safe_dump(mpijob, sort_keys=False)
+    where = [node_position(text, loc) for loc in losses]
+    warned_at(text, *where)
+    if where:
+        warned_at(text, *where, strict=True)
