@@ -14,6 +14,8 @@ import copy
 from mpigen.blueprint import CONTAINER_FIELDS as PATCHABLE_CONTAINER
 from mpigen.blueprint import POD_FIELDS as PATCHABLE_POD
 from mpigen.blueprint import is_accelerator
+from mpigen.launch import RENDEZVOUS_ENV
+from mpigen.render.launcher import HOSTFILE_PATH, KUBEXEC_PATH
 from mpigen.render.mpijob import SSHD_ROOT_CAPABILITIES
 
 V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"
@@ -25,6 +27,9 @@ SERVER_TEMPLATE_METADATA = {"creationTimestamp"}
 # Label keys the v1alpha2 controller writes over the template's, and mpigen's own.
 OPERATOR_POD_LABELS = ("group_name", "mpi_job_name", "mpi_role_type")
 MANAGED_BY = "app.kubernetes.io/managed-by"
+DEFAULT_CONTAINERS = {"Launcher": "mpi-launcher", "Worker": "mpi-worker"}  # compile's, without mainContainer
+# What mpigen (its mpijob target) writes into the launcher's env itself: not the user's.
+ADDED_ENV = {"PRTE_MCA_plm_ssh_agent": KUBEXEC_PATH, "PRTE_MCA_prte_default_hostfile": HOSTFILE_PATH}
 # Label keys a blueprint refuses (validate._check_reserved_metadata): the operator's.
 RESERVED_LABELS = ("app", *OPERATOR_POD_LABELS)
 MPIGEN_PREFIX = "mpigen.dev/"
@@ -251,3 +256,111 @@ def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
                                        f"metadata.{kind}, which the {other}'s pods get too")
         if not blueprint:
             del metadata[kind]
+
+
+def gpus(r, worker: dict, out: dict) -> None:
+    gpus = worker["gpus"]
+    loc = worker["cloc"] + ("resources", "limits")
+    for extra in list(gpus)[1:]:
+        r.lost(loc + (extra,), f"a second accelerator, {extra} (a container gets one accelerator type)")
+    for name, count in list(gpus.items())[:1]:
+        if not count.isdigit():
+            r.refuse(loc + (name,), f"{name} is an extended resource: a whole number, not {count!r}")
+        elif int(count) == 0:
+            r.lost(loc + (name,), f"{name}: 0 (a blueprint without GPUs writes no accelerator limit)")
+        else:
+            out["gpusPerWorker"], out["gpuResource"] = int(count), name
+            r.came_from(("gpusPerWorker",), loc + (name,))
+            r.came_from(("gpuResource",), loc + (name,))
+
+
+def container_names(r, spec: dict, launcher: dict, worker: dict, out: dict) -> None:
+    """A blueprint names the MPI containers mpi-launcher and mpi-worker, or both
+    spec.mainContainer (which, before v2beta1, also makes kubexec.sh exec --container it)."""
+    main = spec.get("mainContainer") if r.api != V2BETA1 else None
+    names = {part["role"]: part["name"] for part in (launcher, worker)}
+    if main is None and names == DEFAULT_CONTAINERS:
+        return
+    if main is None and names["Launcher"] == names["Worker"]:
+        main = names["Launcher"]
+        if r.api != V2BETA1:
+            r.differs(launcher["cloc"] + ("name",),
+                      f"both MPI containers are named {main!r}; a blueprint keeps the names only as spec.mainContainer,"
+                      f" which the imported blueprint sets, so kubexec.sh also runs kubectl exec --container {main} "
+                      "(the same container)")
+    if main is not None:
+        out["mainContainer"] = main
+        r.came_from(("mainContainer",), ("spec", "mainContainer") if "mainContainer" in spec
+                    else launcher["cloc"] + ("name",))
+    for part in (launcher, worker):
+        wanted = main if main is not None else DEFAULT_CONTAINERS[part["role"]]
+        if part["name"] != wanted:
+            r.differs(part["cloc"] + ("name",), f"the {part['role'].lower()} container {part['name']!r} is renamed "
+                                                f"{wanted!r}: a blueprint names its MPI containers "
+                                                + ("spec.mainContainer" if main is not None else
+                                                   "mpi-launcher and mpi-worker (or both spec.mainContainer)"))
+
+
+def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
+    """The blueprint's env is set on both roles, in its order: the launcher's entries,
+    each one the workers have too, in the same order."""
+    entries = {}
+    for part in (launcher, worker):
+        kept = []
+        for name, value, loc in read_env(r, part):
+            if part is launcher and ADDED_ENV.get(name) == value:
+                continue  # mpigen's own (its mpijob target writes it)
+            if part is launcher and rank_env and name in RENDEZVOUS_ENV:
+                continue  # mpigen's PyTorch/DeepSpeed preset sets these on the launcher
+            kept.append((name, value, loc))
+        entries[part["role"]] = kept
+    env: dict[str, str] = {}
+    for name, value, loc in entries["Launcher"]:
+        if name in env:
+            r.differs(loc, f"{name} is set twice; the imported env keeps the last value, once")
+        env[name] = value
+        r.came_from(("env", name), loc)
+    ours = [(n, v) for n, v, _ in entries["Launcher"]]
+    theirs = [(n, v) for n, v, _ in entries["Worker"]]
+    if ours != theirs:
+        for name, value, loc in entries["Worker"]:
+            if env.get(name) != value:
+                r.lost(loc, f"the workers' {name}={value!r}, which the launcher does not set so (a blueprint's env "
+                            "is the same on both)")
+        missing = [loc for name, _, loc in entries["Launcher"] if (name, env[name]) not in theirs]
+        if missing or not any(env.get(n) != v for n, v in theirs):
+            r.differs(missing[0] if missing else worker["cloc"] + ("env",),
+                      "the workers' env is not the launcher's, in the same order; a blueprint's env is set on both, "
+                      "so the workers get the launcher's")
+    if env:
+        out["env"] = env
+
+
+def worker_command(r, worker: dict) -> None:
+    """The operator runs `sleep 365d` (v2beta1: sshd) in a worker whose command is empty
+    (v2beta1: command and args); a blueprint's workers always get that."""
+    cloc = worker["cloc"]
+    if worker["command"]:
+        idle = "/usr/sbin/sshd -De" if r.api == V2BETA1 else "sleep 365d"
+        r.lost(cloc + ("command",), f"the workers' command {worker['command']!r}, which the operator keeps as "
+                                    f"written (it runs {idle} only when there is none); a blueprint's workers run "
+                                    f"{idle}")
+    elif worker["args"] and r.api == V2BETA1:
+        r.lost(cloc + ("args",), "the workers' args, which the v2beta1 operator keeps (it runs /usr/sbin/sshd -De "
+                                 "only when command and args are both empty); a blueprint's workers run sshd")
+
+
+def networks(r, launcher: dict, worker: dict, out: dict) -> None:
+    """The workers' Multus annotation, which rendering writes from spec.network."""
+    import re
+
+    from mpigen.compile import MULTUS_NETWORKS
+
+    value = worker["annotations"].get(MULTUS_NETWORKS)
+    if value is None or MULTUS_NETWORKS in launcher["annotations"]:
+        return
+    names = value.split(",")
+    if all(re.fullmatch(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?", n) for n in names):
+        out["network"] = {"secondaryNetworks": names}
+        r.came_from(("network",), worker["loc"] + ("metadata", "annotations", MULTUS_NETWORKS))
+        del worker["annotations"][MULTUS_NETWORKS]

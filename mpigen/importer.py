@@ -20,46 +20,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.errors import Diagnostic, error, warning
-from mpigen.import_pods import V1, V1ALPHA2, V2BETA1, read_env, read_role, template_metadata
+from mpigen.import_pods import (V1, V1ALPHA2, V2BETA1, container_names, env, gpus, networks, read_role,
+                                template_metadata, worker_command)
+from mpigen.import_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
+                                v2beta1_fields)
 from mpigen.import_volumes import dangling_mounts, datasets, worker_only_volumes
-from mpigen.launch import RANK_ENV_SCRIPT, RENDEZVOUS_ENV
+from mpigen.launch import RANK_ENV_SCRIPT
 from mpigen.load import Document, Loc, field_path
-from mpigen.render.launcher import HOSTFILE_PATH, KUBEXEC_PATH
 from mpigen.render.mpijob import KUEUE_QUEUE_LABEL
 
 APIS = (V1ALPHA2, V1, V2BETA1)
-# The fields of each generation's spec and runPolicy (types.go of each; 2.1, 3.1, 4.1).
-SPEC_FIELDS = {
-    V1ALPHA2: ("slotsPerWorker", "backoffLimit", "activeDeadlineSeconds", "cleanPodPolicy", "mpiReplicaSpecs",
-               "mainContainer", "runPolicy", "mpiDistribution"),
-    V1: ("slotsPerWorker", "cleanPodPolicy", "mpiReplicaSpecs", "mainContainer", "runPolicy"),
-    V2BETA1: ("slotsPerWorker", "runLauncherAsWorker", "runPolicy", "sshAuthMountPath", "launcherCreationPolicy",
-              "mpiImplementation", "mpiReplicaSpecs"),
-}
-RUN_POLICY_FIELDS = {
-    V1ALPHA2: ("cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds", "backoffLimit",
-               "schedulingPolicy"),
-    V1: ("cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds", "backoffLimit", "schedulingPolicy",
-         "suspend", "managedBy"),
-}
-RUN_POLICY_FIELDS[V2BETA1] = RUN_POLICY_FIELDS[V1]
-IMPLEMENTATION_FIELD = {V1ALPHA2: "mpiDistribution", V2BETA1: "mpiImplementation"}
-IMPLEMENTATIONS = {V1ALPHA2: {"OpenMPI": "OpenMPI", "IntelMPI": "IntelMPI", "MPICH": "MPICH"},
-                   V2BETA1: {"OpenMPI": "OpenMPI", "Intel": "IntelMPI", "MPICH": "MPICH"}}
-# The restart policy each role's pods get from a blueprint (v1alpha2: the static target's
-# Job; v1 and v2beta1: the MPIJob the mpijob target writes), and what the MPIJob's own
-# says once defaulted (None: whatever it says is overwritten).
-RENDERED_RESTART = {V1ALPHA2: {"Launcher": "OnFailure", "Worker": None},
-                    V1: {"Launcher": "Never", "Worker": "Never"},
-                    V2BETA1: {"Launcher": "OnFailure", "Worker": "Never"}}
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
 SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
                    "deletionTimestamp", "deletionGracePeriodSeconds"}
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 MANAGED_BY, MPIGEN_PREFIX = "app.kubernetes.io/managed-by", "mpigen.dev/"
-DEFAULT_CONTAINERS = {"Launcher": "mpi-launcher", "Worker": "mpi-worker"}  # compile's, without mainContainer
-# What mpigen (its mpijob target) writes into the launcher's env itself: not the user's.
-ADDED_ENV = {"PRTE_MCA_plm_ssh_agent": KUBEXEC_PATH, "PRTE_MCA_prte_default_hostfile": HOSTFILE_PATH}
+RESERVED_LABELS = ("app", "group_name", "mpi_job_name", "mpi_role_type")  # validate: the operator's keys
 
 
 @dataclass
@@ -123,36 +99,58 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     for key in data:
         if key not in ("apiVersion", "kind", "metadata", "spec", "status"):
             r.lost((key,), f"{key!r} (not a field of an MPIJob)")
-    metadata, out = _metadata(r), {}
-    spec = r.mapping(("spec",))
+    metadata, spec = _metadata(r), r.mapping(("spec",))
     for key in spec:
         if key not in SPEC_FIELDS[api]:
             r.lost(("spec", key), f"not a field of the {api} MPIJob spec (the API server drops it)")
-    if not _replicas(r) or r.refused:
+    roles = read_replicas(r) and not r.refused and (read_role(r, "Launcher"), read_role(r, "Worker"))
+    if not roles or None in roles or r.refused:
         return Imported({}, r.problems)
-    launcher, worker = read_role(r, "Launcher"), read_role(r, "Worker")
-    if launcher is None or worker is None or r.refused:
-        return Imported({}, r.problems)
+    blueprint = {"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint", "metadata": metadata,
+                 "spec": _spec(r, spec, metadata, *roles)}
+    if not r.refused:
+        _check_blueprint(r, blueprint)
+    failed = any(d.severity == "error" for d in r.problems)
+    return Imported({} if failed else blueprint, r.problems)
+
+
+def _spec(r: Reader, spec: dict, metadata: dict, launcher: dict, worker: dict) -> dict:
+    out: dict[str, Any] = {}
     queue = metadata.get("labels", {}).pop(KUEUE_QUEUE_LABEL, None)
     if queue is not None:
         out["scheduling"] = {"queue": queue}
-    _networks(r, launcher, worker, out)
+    networks(r, launcher, worker, out)
     template_metadata(r, metadata, [launcher, worker])
     out["image"], out["workers"] = launcher["image"], spec["mpiReplicaSpecs"]["Worker"]["replicas"]
     r.came_from(("image",), launcher["cloc"] + ("image",))
     r.came_from(("workers",), ("spec", "mpiReplicaSpecs", "Worker", "replicas"))
     if worker["image"] != launcher["image"]:
         r.lost(worker["cloc"] + ("image",), "the workers' image, which differs from the launcher's")
-    implementation = _implementation(r, spec)
-    out["mpiImplementation"] = implementation
+    implementation = out["mpiImplementation"] = implementation_of(r, spec)
     out["slotsPerWorker"] = spec.get("slotsPerWorker", 1)  # never the blueprint's GPU-based default
     r.came_from(("slotsPerWorker",), ("spec", "slotsPerWorker"))
-    _gpus(r, worker, out)
-    _restart_policies(r)
-    _container_names(r, spec, launcher, worker, out)
+    gpus(r, worker, out)
+    restart_policies(r)
+    container_names(r, spec, launcher, worker, out)
     argv = launcher["command"] + launcher["args"]
-    _env(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
-    _worker_command(r, worker)
+    env(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
+    worker_command(r, worker)
+    _volumes(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
+    placement = {role: part["placement"] for role, part in (("launcher", launcher), ("worker", worker))
+                 if part["placement"]}
+    if placement:
+        out["placement"] = placement
+    run_policy(r, spec, out, queue)
+    _pod_fields(launcher, worker, out)
+    patch = {role: part["patch"] for role, part in (("launcher", launcher), ("worker", worker)) if part["patch"]}
+    if patch:
+        out["podTemplatePatch"] = patch
+    v2beta1_fields(r, spec, out, implementation)
+    out.update(_launch(r, launcher, argv, implementation, out))
+    return out
+
+
+def _volumes(r: Reader, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
     for role, part in (("launcher", launcher), ("worker", worker)):
         dangling_mounts(r, part)
         if part["limits"]:
@@ -160,25 +158,9 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     found = datasets(r, launcher, worker)
     if found:
         out["datasets"] = found
-    shm = worker_only_volumes(r, launcher, worker, RANK_ENV_SCRIPT in argv, bool(out.get("gpusPerWorker")))
+    shm = worker_only_volumes(r, launcher, worker, rank_env, bool(out.get("gpusPerWorker")))
     if shm is not None:
         out["sharedMemory"] = shm
-    placement = {role: part["placement"] for role, part in (("launcher", launcher), ("worker", worker))
-                 if part["placement"]}
-    if placement:
-        out["placement"] = placement
-    _run_policy(r, spec, out, queue)
-    _pod_fields(launcher, worker, out)
-    patch = {role: part["patch"] for role, part in (("launcher", launcher), ("worker", worker)) if part["patch"]}
-    if patch:
-        out["podTemplatePatch"] = patch
-    _v2beta1_fields(r, spec, out, implementation)
-    out.update(_launch(r, launcher, argv, implementation, out))
-    blueprint = {"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint", "metadata": metadata, "spec": out}
-    if not r.refused:
-        _check_blueprint(r, blueprint)
-    failed = any(d.severity == "error" for d in r.problems)
-    return Imported({} if failed else blueprint, r.problems)
 
 
 def _metadata(r: Reader) -> dict:
@@ -200,7 +182,7 @@ def _metadata(r: Reader) -> dict:
         for key, value in r.mapping(("metadata", kind)).items():
             if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or key == LAST_APPLIED:
                 continue  # mpigen's own from an earlier render, and kubectl apply's record
-            if kind == "labels" and key in ("app", "group_name", "mpi_job_name", "mpi_role_type"):
+            if kind == "labels" and key in RESERVED_LABELS:
                 r.lost(("metadata", kind, key), f"the label {key} (a blueprint cannot take it: the operator writes "
                                                 "that key on its objects)")
                 continue
@@ -209,226 +191,6 @@ def _metadata(r: Reader) -> dict:
         if values:
             out[kind] = values
     return out
-
-
-def _replicas(r: Reader) -> bool:
-    """The replica specs' shape, as the operator and its API validate it."""
-    loc = ("spec", "mpiReplicaSpecs")
-    replicas = r.mapping(loc)
-    if "Launcher" not in replicas:
-        r.refuse(loc if loc[1] in r.mapping(("spec",)) else ("spec",), "an MPIJob needs mpiReplicaSpecs with a "
-                                                                      "Launcher")
-        return False
-    for role, replica in replicas.items():
-        if role not in ("Launcher", "Worker"):
-            if r.api == V1ALPHA2:
-                r.lost(loc + (role,), f"the replica type {role!r} (the operator runs only Launcher and Worker)")
-            else:
-                r.refuse(loc + (role,), f"{role!r} is not a replica type; the operator accepts Launcher and Worker")
-            continue
-        for key in r.mapping(loc + (role,)):
-            if key not in ("replicas", "template", "restartPolicy"):
-                r.lost(loc + (role, key), f"not a field of a replica spec (the API server drops it)")
-    count = r.get(loc + ("Launcher", "replicas"), 1)
-    if count != 1 or isinstance(count, bool):
-        r.refuse(loc + ("Launcher", "replicas"), "an MPIJob has exactly one launcher: replicas must be 1")
-    workers = r.get(loc + ("Worker", "replicas"))
-    if "Worker" not in replicas or workers is None:
-        why = ("the v1alpha2 operator needs Worker.replicas (it fails on a job without it)" if r.api == V1ALPHA2
-               else "a blueprint needs at least one worker; a job without workers cannot be imported")
-        r.refuse(loc + ("Worker",) if "Worker" in replicas else loc, why)
-        return False
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        r.refuse(loc + ("Worker", "replicas"), "Worker.replicas must be a whole number of at least 1")
-        return False
-    return True
-
-
-def _restart_policies(r: Reader) -> None:
-    for role, rendered in RENDERED_RESTART[r.api].items():
-        loc = ("spec", "mpiReplicaSpecs", role, "restartPolicy")
-        value = r.get(loc)
-        if value is not None and not isinstance(value, str):
-            r.refuse(loc, "a restart policy is a string: Never, OnFailure, Always or ExitCode")
-            continue
-        if r.api == V2BETA1 and value not in (None, "Never", "OnFailure"):
-            r.refuse(loc, f"the v2beta1 operator accepts Never and OnFailure, not {value!r}")
-            continue
-        if r.api == V1ALPHA2 and role == "Launcher" and value != "Never":
-            continue  # the v1alpha2 default: OnFailure unless Never
-        if rendered is not None and value not in (None, rendered):
-            r.lost(loc, f"the {role.lower()}'s restart policy {value} (a blueprint's {role.lower()} pods restart "
-                        f"{rendered})")
-
-
-def _implementation(r: Reader, spec: dict) -> str:
-    key = IMPLEMENTATION_FIELD.get(r.api)
-    if key is None or spec.get(key) is None:
-        return "OpenMPI"
-    known = IMPLEMENTATIONS[r.api]
-    if spec[key] not in known:
-        r.refuse(("spec", key), f"unknown MPI implementation; the operator knows {', '.join(known)}")
-        return "OpenMPI"
-    r.came_from(("mpiImplementation",), ("spec", key))
-    return known[spec[key]]
-
-
-def _gpus(r: Reader, worker: dict, out: dict) -> None:
-    gpus = worker["gpus"]
-    loc = worker["cloc"] + ("resources", "limits")
-    for extra in list(gpus)[1:]:
-        r.lost(loc + (extra,), f"a second accelerator, {extra} (a container gets one accelerator type)")
-    for name, count in list(gpus.items())[:1]:
-        if not count.isdigit():
-            r.refuse(loc + (name,), f"{name} is an extended resource: a whole number, not {count!r}")
-        elif int(count) == 0:
-            r.lost(loc + (name,), f"{name}: 0 (a blueprint without GPUs writes no accelerator limit)")
-        else:
-            out["gpusPerWorker"], out["gpuResource"] = int(count), name
-            r.came_from(("gpusPerWorker",), loc + (name,))
-            r.came_from(("gpuResource",), loc + (name,))
-
-
-def _container_names(r: Reader, spec: dict, launcher: dict, worker: dict, out: dict) -> None:
-    """A blueprint names the MPI containers mpi-launcher and mpi-worker, or both
-    spec.mainContainer (which, before v2beta1, also makes kubexec.sh exec --container it)."""
-    main = spec.get("mainContainer") if r.api != V2BETA1 else None
-    names = {part["role"]: part["name"] for part in (launcher, worker)}
-    if main is None and names == DEFAULT_CONTAINERS:
-        return
-    if main is None and names["Launcher"] == names["Worker"]:
-        main = names["Launcher"]
-        if r.api != V2BETA1:
-            r.differs(launcher["cloc"] + ("name",),
-                      f"both MPI containers are named {main!r}; a blueprint keeps the names only as spec.mainContainer,"
-                      f" which the imported blueprint sets, so kubexec.sh also runs kubectl exec --container {main} "
-                      "(the same container)")
-    if main is not None:
-        out["mainContainer"] = main
-        r.came_from(("mainContainer",), ("spec", "mainContainer") if "mainContainer" in spec
-                    else launcher["cloc"] + ("name",))
-    for part in (launcher, worker):
-        wanted = main if main is not None else DEFAULT_CONTAINERS[part["role"]]
-        if part["name"] != wanted:
-            r.differs(part["cloc"] + ("name",), f"the {part['role'].lower()} container {part['name']!r} is renamed "
-                                                f"{wanted!r}: a blueprint names its MPI containers "
-                                                + ("spec.mainContainer" if main is not None else
-                                                   "mpi-launcher and mpi-worker (or both spec.mainContainer)"))
-
-
-def _env(r: Reader, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
-    """The blueprint's env is set on both roles, in its order: the launcher's entries,
-    each one the workers have too, in the same order."""
-    entries = {}
-    for part in (launcher, worker):
-        kept = []
-        for name, value, loc in read_env(r, part):
-            if part is launcher and ADDED_ENV.get(name) == value:
-                continue  # mpigen's own (its mpijob target writes it)
-            if part is launcher and rank_env and name in RENDEZVOUS_ENV:
-                continue  # mpigen's PyTorch/DeepSpeed preset sets these on the launcher
-            kept.append((name, value, loc))
-        entries[part["role"]] = kept
-    env: dict[str, str] = {}
-    for name, value, loc in entries["Launcher"]:
-        if name in env:
-            r.differs(loc, f"{name} is set twice; the imported env keeps the last value, once")
-        env[name] = value
-        r.came_from(("env", name), loc)
-    ours = [(n, v) for n, v, _ in entries["Launcher"]]
-    theirs = [(n, v) for n, v, _ in entries["Worker"]]
-    if ours != theirs:
-        for name, value, loc in entries["Worker"]:
-            if env.get(name) != value:
-                r.lost(loc, f"the workers' {name}={value!r}, which the launcher does not set so (a blueprint's env "
-                            "is the same on both)")
-        missing = [loc for name, _, loc in entries["Launcher"] if (name, env[name]) not in theirs]
-        if missing or not any(env.get(n) != v for n, v in theirs):
-            r.differs(missing[0] if missing else worker["cloc"] + ("env",),
-                      "the workers' env is not the launcher's, in the same order; a blueprint's env is set on both, "
-                      "so the workers get the launcher's")
-    if env:
-        out["env"] = env
-
-
-def _worker_command(r: Reader, worker: dict) -> None:
-    """The operator runs `sleep 365d` (v2beta1: sshd) in a worker whose command is empty
-    (v2beta1: command and args); a blueprint's workers always get that."""
-    cloc = worker["cloc"]
-    if worker["command"]:
-        idle = "/usr/sbin/sshd -De" if r.api == V2BETA1 else "sleep 365d"
-        r.lost(cloc + ("command",), f"the workers' command {worker['command']!r}, which the operator keeps as "
-                                    f"written (it runs {idle} only when there is none); a blueprint's workers run "
-                                    f"{idle}")
-    elif worker["args"] and r.api == V2BETA1:
-        r.lost(cloc + ("args",), "the workers' args, which the v2beta1 operator keeps (it runs /usr/sbin/sshd -De "
-                                 "only when command and args are both empty); a blueprint's workers run sshd")
-
-
-def _networks(r: Reader, launcher: dict, worker: dict, out: dict) -> None:
-    """The workers' Multus annotation, which rendering writes from spec.network."""
-    import re
-
-    from mpigen.compile import MULTUS_NETWORKS
-
-    value = worker["annotations"].get(MULTUS_NETWORKS)
-    if value is None or MULTUS_NETWORKS in launcher["annotations"]:
-        return
-    names = value.split(",")
-    if all(re.fullmatch(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?", n) for n in names):
-        out["network"] = {"secondaryNetworks": names}
-        r.came_from(("network",), worker["loc"] + ("metadata", "annotations", MULTUS_NETWORKS))
-        del worker["annotations"][MULTUS_NETWORKS]
-
-
-def _run_policy(r: Reader, spec: dict, out: dict, queue) -> None:
-    loc = ("spec", "runPolicy")
-    policy = r.mapping(loc)
-    for key in policy:
-        if key not in RUN_POLICY_FIELDS[r.api]:
-            r.lost(loc + (key,), f"not a field of the {r.api} runPolicy (the API server drops it)")
-    result: dict[str, Any] = {}
-    for key in ("backoffLimit", "activeDeadlineSeconds", "ttlSecondsAfterFinished", "cleanPodPolicy"):
-        top = key in spec and key in SPEC_FIELDS[r.api]
-        if key in policy and not (r.api == V1ALPHA2 and key in ("ttlSecondsAfterFinished", "cleanPodPolicy")):
-            result[key] = policy[key]
-            r.came_from(("runPolicy", key), loc + (key,))
-        elif top:
-            result[key] = spec[key]
-            r.came_from(("runPolicy", key), ("spec", key))
-    if r.api == V1ALPHA2:
-        if "ttlSecondsAfterFinished" in policy:
-            r.lost(loc + ("ttlSecondsAfterFinished",), "the v1alpha2 operator ignores runPolicy.ttlSecondsAfterFinished")
-        if "cleanPodPolicy" in policy and policy["cleanPodPolicy"] != result.get("cleanPodPolicy", "None"):
-            r.lost(loc + ("cleanPodPolicy",), "the v1alpha2 operator reads spec.cleanPodPolicy, not this one")
-    if "schedulingPolicy" in policy:
-        r.lost(loc + ("schedulingPolicy",), "gang scheduling (which scheduler is the operator's --gang-scheduling "
-                                            "flag; set spec.scheduling.gang by hand)")
-    if policy.get("managedBy") not in (None, "", "kubeflow.org/mpi-operator"):
-        r.lost(loc + ("managedBy",), f"runPolicy.managedBy {policy['managedBy']!r}")
-    if policy.get("suspend") is True and queue is None:  # with a Kueue queue, suspend is Kueue's
-        out["state"] = "completed"
-        r.came_from(("state",), loc + ("suspend",))
-    if result:
-        out["runPolicy"] = result
-
-
-def _v2beta1_fields(r: Reader, spec: dict, out: dict, implementation: str) -> None:
-    if r.api != V2BETA1:
-        return  # the others have none of these (an API server drops them: reported as unknown)
-    if spec.get("sshAuthMountPath") not in (None, "/root/.ssh"):
-        out.setdefault("security", {})["sshAuthMountPath"] = spec["sshAuthMountPath"]
-        r.came_from(("security",), ("spec", "sshAuthMountPath"))
-    if True:
-        # The blueprint's default waits for Hydra's workers (IntelMPI, MPICH) and not for Open MPI's;
-        # the operator's default is AtStartup, and it waits for any other value.
-        waits = spec.get("launcherCreationPolicy", "AtStartup") != "AtStartup"
-        if waits != (implementation != "OpenMPI"):
-            out["launcher"] = {"waitForWorkers": waits}
-            r.came_from(("launcher",), ("spec", "launcherCreationPolicy"))
-    if spec.get("runLauncherAsWorker") not in (None, False):
-        r.lost(("spec", "runLauncherAsWorker"), "runLauncherAsWorker (the launcher's template would have to "
-                                                "match the workers'; set spec.launcher.runAsWorker by hand)")
 
 
 def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
