@@ -232,8 +232,8 @@ def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
             holders = [part for part in roles if key in part[kind]]
             if kind == "labels" and key in RESERVED_LABELS:
                 for part in holders:
-                    r.lost(part["loc"] + ("metadata", kind, key), f"the label {key} (a blueprint cannot take it: "
-                                                                  "the operator writes that key on its objects)")
+                    r.lost(part["loc"] + ("metadata", kind, key), f"the label {key}, a key the operator writes on "
+                                                                  "its own objects")
                 continue
             values = {part[kind][key] for part in holders}
             if key in blueprint:
@@ -323,17 +323,29 @@ def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
     ours = [(n, v) for n, v, _ in entries["Launcher"]]
     theirs = [(n, v) for n, v, _ in entries["Worker"]]
     if ours != theirs:
-        for name, value, loc in entries["Worker"]:
-            if env.get(name) != value:
-                r.lost(loc, f"the workers' {name}={value!r}, which the launcher does not set so (a blueprint's env "
-                            "is the same on both)")
-        missing = [loc for name, _, loc in entries["Launcher"] if (name, env[name]) not in theirs]
-        if missing or not any(env.get(n) != v for n, v in theirs):
-            r.differs(missing[0] if missing else worker["cloc"] + ("env",),
-                      "the workers' env is not the launcher's, in the same order; a blueprint's env is set on both, "
-                      "so the workers get the launcher's")
+        _env_differences(r, entries, env, worker)
     if env:
         out["env"] = env
+
+
+def _env_differences(r, entries: dict, env: dict, worker: dict) -> None:
+    reported = False
+    for name, value, loc in entries["Worker"]:
+        if env.get(name) != value:
+            now = f"sets to {env[name]!r}" if name in env else "does not set"
+            r.lost(loc, f"the workers' {name}={value!r}, which the launcher {now} (a blueprint's env is the same "
+                        "on both)")
+            reported = True
+    names = {name for name, _, _ in entries["Worker"]}
+    for name, _, loc in entries["Launcher"]:
+        if name not in names:
+            r.differs(loc, f"{name} is set on the launcher only; a blueprint cannot express that: its env is set "
+                           "on both, so the imported workers get it too")
+            reported = True
+    if not reported:  # the same variables, in another order
+        r.differs(worker["cloc"] + ("env",), "the workers' env lists the launcher's variables in another order; "
+                                             "a blueprint cannot express that: its env is set on both in the "
+                                             "launcher's order")
 
 
 def worker_command(r, worker: dict) -> None:
@@ -342,12 +354,13 @@ def worker_command(r, worker: dict) -> None:
     cloc = worker["cloc"]
     if worker["command"]:
         idle = "/usr/sbin/sshd -De" if r.api == V2BETA1 else "sleep 365d"
-        r.lost(cloc + ("command",), f"the workers' command {worker['command']!r}, which the operator keeps as "
-                                    f"written (it runs {idle} only when there is none); a blueprint's workers run "
-                                    f"{idle}")
+        r.differs(cloc + ("command",), f"the operator runs the workers' command {worker['command']!r} as written "
+                                       f"(it runs {idle} only when there is none); a blueprint cannot express it: "
+                                       f"its workers run {idle}")
     elif worker["args"] and r.api == V2BETA1:
-        r.lost(cloc + ("args",), "the workers' args, which the v2beta1 operator keeps (it runs /usr/sbin/sshd -De "
-                                 "only when command and args are both empty); a blueprint's workers run sshd")
+        r.differs(cloc + ("args",), "the v2beta1 operator keeps the workers' args (it runs /usr/sbin/sshd -De only "
+                                    "when command and args are both empty); a blueprint cannot express them: its "
+                                    "workers run sshd")
 
 
 def networks(r, launcher: dict, worker: dict, out: dict) -> None:

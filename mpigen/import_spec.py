@@ -114,9 +114,12 @@ def run_policy(r, spec: dict, out: dict, queue) -> None:
             r.came_from(("runPolicy", key), ("spec", key))
     if r.api == V1ALPHA2:
         if "ttlSecondsAfterFinished" in policy:
-            r.lost(loc + ("ttlSecondsAfterFinished",), "the v1alpha2 operator ignores runPolicy.ttlSecondsAfterFinished")
+            r.differs(loc + ("ttlSecondsAfterFinished",), "the v1alpha2 operator ignores it, and so does the "
+                                                          "imported blueprint (its ttlSecondsAfterFinished would "
+                                                          "delete the launcher Job); add it by hand if you want that")
         if "cleanPodPolicy" in policy and policy["cleanPodPolicy"] != result.get("cleanPodPolicy", "None"):
-            r.lost(loc + ("cleanPodPolicy",), "the v1alpha2 operator reads spec.cleanPodPolicy, not this one")
+            r.differs(loc + ("cleanPodPolicy",), "the v1alpha2 operator reads spec.cleanPodPolicy, not this one, "
+                                                 "and so does the imported blueprint")
     if "schedulingPolicy" in policy:
         r.lost(loc + ("schedulingPolicy",), "gang scheduling (which scheduler is the operator's --gang-scheduling "
                                             "flag; set spec.scheduling.gang by hand)")

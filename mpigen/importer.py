@@ -183,8 +183,7 @@ def _metadata(r: Reader) -> dict:
             if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or key == LAST_APPLIED:
                 continue  # mpigen's own from an earlier render, and kubectl apply's record
             if kind == "labels" and key in RESERVED_LABELS:
-                r.lost(("metadata", kind, key), f"the label {key} (a blueprint cannot take it: the operator writes "
-                                                "that key on its objects)")
+                r.lost(("metadata", kind, key), f"the label {key}, a key the operator writes on its own objects")
                 continue
             values[key] = value
             r.came_from(("metadata", kind, key), ("metadata", kind, key))

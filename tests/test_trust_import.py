@@ -175,7 +175,7 @@ def test_default_restart_policies_round_trip(api):
 def test_a_worker_command_the_operator_keeps_is_reported(api, command):
     text = job(api, worker_container=f"            command: {command}\n")
     (message,) = warned_at(text, (f"command: {command}", "command"))
-    assert "keeps as written" in message
+    assert "as written" in message and "cannot express" in message
 
 
 @pytest.mark.parametrize("container", ["", "            command: []\n", "            args: [--verbose]\n"])
