@@ -30,6 +30,23 @@ MANAGED_BY = "app.kubernetes.io/managed-by"
 DEFAULT_CONTAINERS = {"Launcher": "mpi-launcher", "Worker": "mpi-worker"}  # compile's, without mainContainer
 # What mpigen (its mpijob target) writes into the launcher's env itself: not the user's.
 ADDED_ENV = {"PRTE_MCA_plm_ssh_agent": KUBEXEC_PATH, "PRTE_MCA_prte_default_hostfile": HOSTFILE_PATH}
+# The JSON type of each pod and container field that goes to podTemplatePatch (core/v1):
+# a value of another type is one the API server refuses, and mpigen's render cannot edit.
+_LIST, _MAP, _TEXT, _INT, _BOOL = list, dict, str, int, bool
+FIELD_TYPES = {
+    **dict.fromkeys(("initContainers", "imagePullSecrets", "hostAliases", "readinessGates", "resourceClaims",
+                     "topologySpreadConstraints", "schedulingGates", "ephemeralContainers", "ports", "envFrom",
+                     "volumeDevices", "resizePolicy"), _LIST),
+    **dict.fromkeys(("affinity", "securityContext", "dnsConfig", "os", "overhead", "lifecycle", "livenessProbe",
+                     "readinessProbe", "startupProbe"), _MAP),
+    **dict.fromkeys(("schedulerName", "priorityClassName", "dnsPolicy", "serviceAccountName", "serviceAccount",
+                     "nodeName", "runtimeClassName", "preemptionPolicy", "imagePullPolicy", "workingDir",
+                     "terminationMessagePath", "terminationMessagePolicy", "restartPolicy"), _TEXT),
+    **dict.fromkeys(("terminationGracePeriodSeconds", "activeDeadlineSeconds", "priority"), _INT),
+    **dict.fromkeys(("hostNetwork", "hostPID", "hostIPC", "shareProcessNamespace", "automountServiceAccountToken",
+                     "enableServiceLinks", "setHostnameAsFQDN", "hostUsers", "stdin", "stdinOnce", "tty"), _BOOL),
+}
+_WORDS = {_LIST: "a list", _MAP: "a mapping", _TEXT: "a string", _INT: "a whole number", _BOOL: "true or false"}
 # Label keys a blueprint refuses (validate._check_reserved_metadata): the operator's.
 RESERVED_LABELS = ("app", *OPERATOR_POD_LABELS)
 MPIGEN_PREFIX = "mpigen.dev/"
@@ -107,7 +124,10 @@ def _pod_fields(r, part: dict, pod: dict) -> None:
                                      "<name>-launcher, which its Role is bound to)")
             continue
         if key in PATCHABLE_POD and key not in ("hostname", "subdomain"):
+            if not _typed(r, loc + (key,), value):
+                continue
             part["patch"]["pod"][key] = value
+            r.came_from(("podTemplatePatch", role, "pod", key), loc + (key,))
         else:
             r.lost(loc + (key,), f"the {role} pod's {key}")
     for key in ("nodeSelector", "tolerations"):
@@ -123,6 +143,8 @@ def _container_fields(r, part: dict, container: dict) -> None:
         if key in CONTAINER_READ:
             continue
         if key in PATCHABLE_CONTAINER:
+            if not _typed(r, cloc + (key,), value):
+                continue
             patch[key] = value
             r.came_from(("podTemplatePatch", role, "container", key), cloc + (key,))
         else:
@@ -133,6 +155,21 @@ def _container_fields(r, part: dict, container: dict) -> None:
             patch["securityContext"] = context
         else:
             del patch["securityContext"]
+
+
+def _typed(r, loc, value) -> bool:
+    """Whether a field has its Kubernetes type (else refused: the API server would refuse it)."""
+    kind = FIELD_TYPES.get(loc[-1])
+    if kind is not None and not (isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
+        r.refuse(loc, f"expected {_WORDS[kind]}")
+        return False
+    if loc[-1] == "securityContext" and "capabilities" in value:
+        capabilities = value["capabilities"]
+        if not isinstance(capabilities, dict) or not all(isinstance(capabilities.get(k, []), list)
+                                                         for k in ("add", "drop")):
+            r.refuse(loc + ("capabilities",), "expected a mapping whose add and drop are lists")
+            return False
+    return True
 
 
 def _without_least_privilege(context: dict, sshd: bool) -> dict:

@@ -90,7 +90,7 @@ def implementation_of(r, spec: dict) -> str:
     if key is None or spec.get(key) is None:
         return "OpenMPI"
     known = IMPLEMENTATIONS[r.api]
-    if spec[key] not in known:
+    if not isinstance(spec[key], str) or spec[key] not in known:
         r.refuse(("spec", key), f"unknown MPI implementation; the operator knows {', '.join(known)}")
         return "OpenMPI"
     r.came_from(("mpiImplementation",), ("spec", key))

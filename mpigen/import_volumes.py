@@ -179,11 +179,15 @@ def _same_on_workers(r, worker: dict, volume: dict, mount: dict, name: str) -> N
                                              "both")
 
 
+def _names(volumes: list) -> set[str]:
+    return {v["name"] for v in volumes if isinstance(v, dict) and isinstance(v.get("name"), str)}
+
+
 def dangling_mounts(r, part: dict) -> None:
     """A mount of a volume the pod does not have: the API server refuses the pod."""
-    names = {v.get("name") for v in part["volumes"] if isinstance(v, dict)}
+    names = _names(part["volumes"])
     for index, mount in enumerate(part["mounts"]):
-        if not isinstance(mount, dict) or mount.get("name") not in names:
+        if not isinstance(mount, dict) or not isinstance(mount.get("name"), str) or mount["name"] not in names:
             r.refuse(part["cloc"] + ("volumeMounts", index),
                      "this mount names no volume of the pod (the API server refuses the pod); add the volume")
 
@@ -192,7 +196,7 @@ def worker_only_volumes(r, launcher: dict, worker: dict, rank_env: bool, gpus: b
     """What the workers mount and the launcher does not: /dev/shm as a memory-backed
     emptyDir is spec.sharedMemory (returned); mpigen's own rank-env.sh volume is the
     PyTorch preset's; the rest cannot be expressed (a dataset is mounted on both)."""
-    shared = {v.get("name") for v in launcher["volumes"] if isinstance(v, dict)}
+    shared = _names(launcher["volumes"])
     shm = None
     for index, volume in enumerate(worker["volumes"]):
         vloc = worker["vloc"] + (index,)

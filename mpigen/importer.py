@@ -87,6 +87,10 @@ class Reader:
     def came_from(self, spec_loc: Loc, loc: Loc) -> None:
         self.origins[("spec", *spec_loc) if spec_loc[0] != "metadata" else spec_loc] = loc
 
+    def origin(self, loc: Loc) -> Loc:
+        """Where in the MPIJob a location of the blueprint comes from (its nearest known part)."""
+        return next((self.origins[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in self.origins), ("spec",))
+
 
 
 def import_document(doc: Document, strict: bool = False) -> Imported:
@@ -180,6 +184,9 @@ def _metadata(r: Reader) -> dict:
     for kind in ("labels", "annotations"):
         values = {}
         for key, value in r.mapping(("metadata", kind)).items():
+            if not isinstance(value, str):
+                r.refuse(("metadata", kind, key), f"{kind[:-1]} values are strings; quote it")
+                continue
             if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or key == LAST_APPLIED:
                 continue  # mpigen's own from an earlier render, and kubectl apply's record
             if kind == "labels" and key in RESERVED_LABELS:
@@ -247,12 +254,23 @@ def _check_blueprint(r: Reader, blueprint: dict) -> None:
     from mpigen.load import parse
     from mpigen.validate import validate_document
 
+    fractions = list(_fractions(blueprint))
+    for loc in fractions:  # no Kubernetes field a blueprint carries takes one (quantities are strings)
+        r.refuse(r.origin(loc), "a number with a fraction, where Kubernetes takes a whole number (or a string)")
+    if fractions:
+        return
     doc = parse(dump_object(blueprint), "imported")[0]
     _, diagnostics = validate_document(doc)
     where = {(m.line, m.column): loc for marks in (doc.value_marks, doc.key_marks) for loc, m in marks.items()}
     for diagnostic in diagnostics:
-        if diagnostic.severity != "error":
-            continue
-        loc = where.get((diagnostic.mark.line, diagnostic.mark.column), ())
-        origin = next((r.origins[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in r.origins), ("spec",))
-        r.refuse(origin, f"mpigen cannot take what this says: {diagnostic.message}")
+        if diagnostic.severity == "error":
+            loc = where.get((diagnostic.mark.line, diagnostic.mark.column), ())
+            r.refuse(r.origin(loc), f"mpigen cannot take what this says: {diagnostic.message}")
+
+
+def _fractions(node, loc: Loc = ()):
+    if isinstance(node, float):
+        yield loc
+    elif isinstance(node, (dict, list)):
+        for key, value in node.items() if isinstance(node, dict) else enumerate(node):
+            yield from _fractions(value, loc + (key,))

@@ -11,6 +11,7 @@ the API server or mpigen would refuse is an error at its line.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -555,3 +556,43 @@ def test_a_full_disk_leaves_no_half_import(small_disk, tmp_path):
     assert (done.returncode, done.stdout) == (2, b"")
     assert done.stderr.decode() == "error: out/c/train.yaml: cannot write: No space left on device\n"
     assert snapshot(small_disk) == before
+
+
+def _paths(node, here=()):
+    yield here
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _paths(value, here + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _paths(value, here + (index,))
+
+
+ODD_VALUES = st.sampled_from([None, 0, -1, 1, 2**40, True, "", "x", "Never", "1.5", "-", [], [""], [1], {}, {"a": 1},
+                              {"name": "x"}, 0.5, float("inf"), "a\nb", "/etc/mpi", "/dev/shm", "mpi-job-config",
+                              "dshm", "nvidia.com/gpu", "Intel", {"claimName": "c", "readOnly": True},
+                              [{"name": "x", "mountPath": "/x"}], {"add": "X"}])
+
+
+@pytest.mark.parametrize("api", [V1ALPHA2, V1, V2BETA1])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_mpijob_imports_to_an_error_or_to_a_blueprint_that_renders(api, data):
+    """Whatever an MPIJob holds where: import never fails (exit 3), and a blueprint it
+    writes is one render and validate accept, under every target."""
+    from tests.mpijob_strategy import mpijobs
+
+    mpijob, _ = data.draw(mpijobs(api, lossy=data.draw(st.booleans())))
+    for _ in range(data.draw(st.integers(1, 3))):
+        paths = [p for p in _paths(mpijob) if len(p) > 1]
+        path = data.draw(st.sampled_from(paths))
+        parent = mpijob
+        for part in path[:-1]:
+            parent = parent[part]
+        parent[path[-1]] = json.loads(json.dumps(data.draw(ODD_VALUES)))  # a copy of its own
+    text = yaml.safe_dump(mpijob, sort_keys=False)
+    blueprint, diagnostics = imported(text)
+    assert all(d.mark.line > 0 for d in diagnostics), [str(d) for d in diagnostics]
+    if blueprint:
+        render_blueprint(blueprint)
+        render_blueprint(blueprint, target="mpijob", mpijob_api=V1 if api == V1 else V2BETA1)
