@@ -7,7 +7,8 @@ mpigen always writes them (Open MPI 5 rejects the single-dash forms; contract se
 from __future__ import annotations
 
 from mpigen.checks import MPIRUN_NP_FLAGS
-from mpigen.launch import RANK_ENV_SCRIPT
+from mpigen.blueprint import Spec
+from mpigen.launch import RANK_ENV_SCRIPT, launcher_command
 
 # Flags taking values, to tell mpirun's own arguments from the program's.
 FLAG_VALUES = {"-x": 1, "--mca": 2, "-mca": 2, "--bind-to": 1, "-bind-to": 1, "--map-by": 1, "-map-by": 1,
@@ -20,9 +21,6 @@ SPEC_KEYS = ("image", "workers", "slotsPerWorker", "env", "gpusPerWorker", "mpiI
 
 def launch_fields(argv: list[str], implementation: str, spec: dict) -> dict:
     """command, mpirunArgs and framework that render exactly argv; else launcherCommand."""
-    from mpigen.blueprint import Spec
-    from mpigen.launch import launcher_command
-
     if argv[:1] == ["mpirun"] and implementation == "OpenMPI":
         argv = [TWO_DASH.get(arg, arg) if i < _program_start(argv) else arg for i, arg in enumerate(argv)]
     if argv[:1] == ["mpirun"]:

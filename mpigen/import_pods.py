@@ -13,9 +13,8 @@ import copy
 
 from mpigen.blueprint import CONTAINER_FIELDS as PATCHABLE_CONTAINER
 from mpigen.blueprint import POD_FIELDS as PATCHABLE_POD
-from mpigen.blueprint import is_accelerator
-from mpigen.launch import RENDEZVOUS_ENV
-from mpigen.render.launcher import HOSTFILE_PATH, KUBEXEC_PATH
+from mpigen.blueprint import _number_to_string, is_accelerator
+from mpigen.compile import least_privilege
 from mpigen.render.mpijob import SSHD_ROOT_CAPABILITIES
 
 V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"
@@ -24,12 +23,6 @@ POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
 CONTAINER_READ = {"name", "image", "command", "args", "env", "resources", "volumeMounts"}
 # Template metadata the API server writes, which `kubectl get -o yaml` shows: not the user's.
 SERVER_TEMPLATE_METADATA = {"creationTimestamp"}
-# Label keys the v1alpha2 controller writes over the template's, and mpigen's own.
-OPERATOR_POD_LABELS = ("group_name", "mpi_job_name", "mpi_role_type")
-MANAGED_BY = "app.kubernetes.io/managed-by"
-DEFAULT_CONTAINERS = {"Launcher": "mpi-launcher", "Worker": "mpi-worker"}  # compile's, without mainContainer
-# What mpigen (its mpijob target) writes into the launcher's env itself: not the user's.
-ADDED_ENV = {"PRTE_MCA_plm_ssh_agent": KUBEXEC_PATH, "PRTE_MCA_prte_default_hostfile": HOSTFILE_PATH}
 # The JSON type of each pod and container field that goes to podTemplatePatch (core/v1):
 # a value of another type is one the API server refuses, and mpigen's render cannot edit.
 _LIST, _MAP, _TEXT, _INT, _BOOL = list, dict, str, int, bool
@@ -47,9 +40,6 @@ FIELD_TYPES = {
                      "enableServiceLinks", "setHostnameAsFQDN", "hostUsers", "stdin", "stdinOnce", "tty"), _BOOL),
 }
 _WORDS = {_LIST: "a list", _MAP: "a mapping", _TEXT: "a string", _INT: "a whole number", _BOOL: "true or false"}
-# Label keys a blueprint refuses (validate._check_reserved_metadata): the operator's.
-RESERVED_LABELS = ("app", *OPERATOR_POD_LABELS)
-MPIGEN_PREFIX = "mpigen.dev/"
 
 
 def read_role(r, role: str) -> dict | None:
@@ -175,8 +165,6 @@ def _typed(r, loc, value) -> bool:
 def _without_least_privilege(context: dict, sshd: bool) -> dict:
     """A container's securityContext less what mpigen writes anyway (compile.least_privilege,
     and a v2beta1 worker's root sshd capabilities), so the blueprint keeps only what differs."""
-    from mpigen.compile import least_privilege
-
     written = least_privilege([])
     context = copy.deepcopy(context)
     if context.get("allowPrivilegeEscalation") == written["allowPrivilegeEscalation"]:
@@ -224,75 +212,8 @@ def _resources(r, part: dict, resources: dict) -> None:
 
 
 def _quantity(value) -> str:
-    from mpigen.blueprint import _number_to_string
-
     value = _number_to_string(value)
     return value if isinstance(value, str) else str(value)
-
-
-def read_env(r, part: dict) -> list[tuple[str, str, tuple]]:
-    """(name, value, where) of each plain env entry; what else an entry says is reported."""
-    out = []
-    for index, entry in enumerate(part["env"]):
-        loc = part["cloc"] + ("env", index)
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"]:
-            r.refuse(loc, "an env entry needs a name")
-            continue
-        for key in entry:
-            if key not in ("name", "value"):
-                r.lost(loc + (key,), f"the env variable {entry['name']}'s {key} (a blueprint's env has plain "
-                                     "values; spec.podTemplatePatch.<role>.container.envFrom takes whole "
-                                     "ConfigMaps and Secrets)")
-        if "valueFrom" in entry:
-            continue
-        value = entry.get("value", "")
-        if not isinstance(value, str):
-            r.refuse(loc + ("value",), "env values are strings; quote it")
-            continue
-        out.append((entry["name"], value, loc))
-    return out
-
-
-def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
-    """The templates' labels and annotations into the blueprint's metadata, which rendering
-    puts on both pod templates (and, as the contract has it, on every object): a value on
-    both templates is carried exactly; one on a single template reaches the other role's
-    pods too (reported); a conflicting value is left out (reported)."""
-    for kind in ("labels", "annotations"):
-        blueprint = metadata.setdefault(kind, {})
-        keys = sorted({k for part in roles for k in part[kind]})
-        for key in keys:
-            if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY:
-                continue  # mpigen's own, from an earlier render
-            if kind == "labels" and key in OPERATOR_POD_LABELS and r.api == V1ALPHA2:
-                continue  # the controller writes its own value over the template's
-            holders = [part for part in roles if key in part[kind]]
-            if kind == "labels" and key in RESERVED_LABELS:
-                for part in holders:
-                    r.lost(part["loc"] + ("metadata", kind, key), f"the label {key}, a key the operator writes on "
-                                                                  "its own objects")
-                continue
-            values = {part[kind][key] for part in holders}
-            if key in blueprint:
-                values.add(blueprint[key])
-            where = lambda part: part["loc"] + ("metadata", kind, key)  # noqa: E731
-            if len(values) > 1:
-                for part in holders:
-                    if part[kind][key] != blueprint.get(key):
-                        r.lost(where(part), f"the {part['role'].lower()} template's {kind[:-1]} {key} (it differs "
-                                            "from the other's, and a blueprint's go on both pod templates)")
-                continue
-            if key not in blueprint:
-                blueprint[key] = values.pop()
-                r.came_from(("metadata", kind, key), where(holders[0]))
-            if len(holders) < len(roles):
-                part = holders[0]
-                other = "worker" if part["role"] == "Launcher" else "launcher"
-                r.differs(where(part), f"a {kind[:-1]} of the {part['role'].lower()} template only; a blueprint "
-                                       f"cannot express that, so the imported blueprint puts it in "
-                                       f"metadata.{kind}, which the {other}'s pods get too")
-        if not blueprint:
-            del metadata[kind]
 
 
 def gpus(r, worker: dict, out: dict) -> None:
@@ -311,80 +232,6 @@ def gpus(r, worker: dict, out: dict) -> None:
             r.came_from(("gpuResource",), loc + (name,))
 
 
-def container_names(r, spec: dict, launcher: dict, worker: dict, out: dict) -> None:
-    """A blueprint names the MPI containers mpi-launcher and mpi-worker, or both
-    spec.mainContainer (which, before v2beta1, also makes kubexec.sh exec --container it)."""
-    main = spec.get("mainContainer") if r.api != V2BETA1 else None
-    names = {part["role"]: part["name"] for part in (launcher, worker)}
-    if main is None and names == DEFAULT_CONTAINERS:
-        return
-    if main is None and names["Launcher"] == names["Worker"]:
-        main = names["Launcher"]
-        if r.api != V2BETA1:
-            r.differs(launcher["cloc"] + ("name",),
-                      f"both MPI containers are named {main!r}; a blueprint keeps the names only as spec.mainContainer,"
-                      f" which the imported blueprint sets, so kubexec.sh also runs kubectl exec --container {main} "
-                      "(the same container)")
-    if main is not None:
-        out["mainContainer"] = main
-        r.came_from(("mainContainer",), ("spec", "mainContainer") if "mainContainer" in spec
-                    else launcher["cloc"] + ("name",))
-    for part in (launcher, worker):
-        wanted = main if main is not None else DEFAULT_CONTAINERS[part["role"]]
-        if part["name"] != wanted:
-            r.differs(part["cloc"] + ("name",), f"the {part['role'].lower()} container {part['name']!r} is renamed "
-                                                f"{wanted!r}: a blueprint names its MPI containers "
-                                                + ("spec.mainContainer" if main is not None else
-                                                   "mpi-launcher and mpi-worker (or both spec.mainContainer)"))
-
-
-def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
-    """The blueprint's env is set on both roles, in its order: the launcher's entries,
-    each one the workers have too, in the same order."""
-    entries = {}
-    for part in (launcher, worker):
-        kept = []
-        for name, value, loc in read_env(r, part):
-            if part is launcher and ADDED_ENV.get(name) == value:
-                continue  # mpigen's own (its mpijob target writes it)
-            if part is launcher and rank_env and name in RENDEZVOUS_ENV:
-                continue  # mpigen's PyTorch/DeepSpeed preset sets these on the launcher
-            kept.append((name, value, loc))
-        entries[part["role"]] = kept
-    env: dict[str, str] = {}
-    for name, value, loc in entries["Launcher"]:
-        if name in env:
-            r.differs(loc, f"{name} is set twice; the imported env keeps the last value, once")
-        env[name] = value
-        r.came_from(("env", name), loc)
-    ours = [(n, v) for n, v, _ in entries["Launcher"]]
-    theirs = [(n, v) for n, v, _ in entries["Worker"]]
-    if ours != theirs:
-        _env_differences(r, entries, env, worker)
-    if env:
-        out["env"] = env
-
-
-def _env_differences(r, entries: dict, env: dict, worker: dict) -> None:
-    reported = False
-    for name, value, loc in entries["Worker"]:
-        if env.get(name) != value:
-            now = f"sets to {env[name]!r}" if name in env else "does not set"
-            r.lost(loc, f"the workers' {name}={value!r}, which the launcher {now} (a blueprint's env is the same "
-                        "on both)")
-            reported = True
-    names = {name for name, _, _ in entries["Worker"]}
-    for name, _, loc in entries["Launcher"]:
-        if name not in names:
-            r.differs(loc, f"{name} is set on the launcher only; a blueprint cannot express that: its env is set "
-                           "on both, so the imported workers get it too")
-            reported = True
-    if not reported:  # the same variables, in another order
-        r.differs(worker["cloc"] + ("env",), "the workers' env lists the launcher's variables in another order; "
-                                             "a blueprint cannot express that: its env is set on both in the "
-                                             "launcher's order")
-
-
 def worker_command(r, worker: dict) -> None:
     """The operator runs `sleep 365d` (v2beta1: sshd) in a worker whose command is empty
     (v2beta1: command and args); a blueprint's workers always get that."""
@@ -398,19 +245,3 @@ def worker_command(r, worker: dict) -> None:
         r.differs(cloc + ("args",), "the v2beta1 operator keeps the workers' args (it runs /usr/sbin/sshd -De only "
                                     "when command and args are both empty); a blueprint cannot express them: its "
                                     "workers run sshd")
-
-
-def networks(r, launcher: dict, worker: dict, out: dict) -> None:
-    """The workers' Multus annotation, which rendering writes from spec.network."""
-    import re
-
-    from mpigen.compile import MULTUS_NETWORKS
-
-    value = worker["annotations"].get(MULTUS_NETWORKS)
-    if value is None or MULTUS_NETWORKS in launcher["annotations"]:
-        return
-    names = value.split(",")
-    if all(re.fullmatch(r"([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?", n) for n in names):
-        out["network"] = {"secondaryNetworks": names}
-        r.came_from(("network",), worker["loc"] + ("metadata", "annotations", MULTUS_NETWORKS))
-        del worker["annotations"][MULTUS_NETWORKS]

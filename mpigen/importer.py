@@ -19,23 +19,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mpigen.compile import EXCLUSIVE_LABEL
+from mpigen.emit import dump_object
 from mpigen.errors import Diagnostic, error, warning
-from mpigen.import_pods import (V1, V1ALPHA2, V2BETA1, container_names, env, gpus, networks, read_role,
-                                template_metadata, worker_command)
+from mpigen.import_launch import launch_fields
+from mpigen.import_pods import V1, V1ALPHA2, V2BETA1, gpus, read_role, worker_command
+from mpigen.import_shared import RESERVED_LABELS, container_names, env, networks, template_metadata
 from mpigen.import_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
                                 v2beta1_fields)
 from mpigen.import_volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.launch import RANK_ENV_SCRIPT
-from mpigen.load import Document, Loc, field_path
+from mpigen.load import Document, Loc, field_path, parse
 from mpigen.render.mpijob import KUEUE_QUEUE_LABEL
+from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.validate import validate_document
 
 APIS = (V1ALPHA2, V1, V2BETA1)
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
 SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
                    "deletionTimestamp", "deletionGracePeriodSeconds"}
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-MANAGED_BY, MPIGEN_PREFIX = "app.kubernetes.io/managed-by", "mpigen.dev/"
-RESERVED_LABELS = ("app", "group_name", "mpi_job_name", "mpi_role_type")  # validate: the operator's keys
 
 
 @dataclass
@@ -202,8 +205,6 @@ def _metadata(r: Reader) -> dict:
 def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
     """Pod fields that blueprint fields express, out of the roles' patches: pull secrets
     both pods share, and the rank-host anti-affinity mpigen writes for onePodPerNode."""
-    from mpigen.compile import EXCLUSIVE_LABEL
-
     pods = [launcher["patch"]["pod"], worker["patch"]["pod"]]
     secrets = [pod.get("imagePullSecrets") for pod in pods]
     if isinstance(secrets[0], list) and secrets[0] and all(s == secrets[0] for s in secrets) \
@@ -231,8 +232,6 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
 
 
 def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spec: dict) -> dict:
-    from mpigen.import_launch import launch_fields
-
     cloc = launcher["cloc"]
     if not launcher["command"]:
         if not launcher["args"]:
@@ -250,10 +249,6 @@ def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spe
 
 def _check_blueprint(r: Reader, blueprint: dict) -> None:
     """What mpigen would refuse in the blueprint, reported where its value came from."""
-    from mpigen.emit import dump_object
-    from mpigen.load import parse
-    from mpigen.validate import validate_document
-
     fractions = list(_fractions(blueprint))
     for loc in fractions:  # no Kubernetes field a blueprint carries takes one (quantities are strings)
         r.refuse(r.origin(loc), "a number with a fraction, where Kubernetes takes a whole number (or a string)")
