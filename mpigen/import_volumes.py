@@ -13,15 +13,18 @@ from mpigen.render.additions import RANK_ENV_VOLUME
 
 MOUNT_KEYS = ("name", "mountPath", "readOnly")
 DEFAULT_MODE = 420  # what the API server sets on a configMap or secret volume without one (0644)
-# The operators' own volumes (2.5, 2.6, 4.6, 4.7): a template volume of that name collides.
-OPERATOR_VOLUMES = ("mpi-job-config", "mpi-job-kubectl", "ssh-auth")
+# The volumes each operator adds to each role's pods (2.5, 2.6, 3.6, 3.7, 4.6, 4.7): a
+# template volume of that name makes a pod with two, which the API server refuses.
+_KUBECTL = {"Launcher": ("mpi-job-config", "mpi-job-kubectl"), "Worker": ("mpi-job-config",)}
+OPERATOR_VOLUMES = {"kubeflow.org/v1alpha2": _KUBECTL, "kubeflow.org/v1": _KUBECTL,
+                    "kubeflow.org/v2beta1": {"Launcher": ("ssh-auth", "mpi-job-config"), "Worker": ("ssh-auth",)}}
 
 
 def datasets(r, launcher: dict, worker: dict) -> list[dict]:
     out = []
     for index, volume in enumerate(launcher["volumes"]):
         vloc = launcher["vloc"] + (index,)
-        name = _name(r, volume, vloc)
+        name = _name(r, volume, vloc, "Launcher")
         if name is None:
             continue
         mounts = _mounts(launcher, name)
@@ -60,14 +63,14 @@ def datasets(r, launcher: dict, worker: dict) -> list[dict]:
     return out
 
 
-def _name(r, volume, vloc) -> str | None:
+def _name(r, volume, vloc, role: str) -> str | None:
     if not isinstance(volume, dict) or not isinstance(volume.get("name"), str) or not volume["name"]:
         r.refuse(vloc, "a volume needs a name")
         return None
     name = volume["name"]
-    if name in OPERATOR_VOLUMES and not (name == "ssh-auth" and r.api != "kubeflow.org/v2beta1"):
+    if name in OPERATOR_VOLUMES[r.api][role]:
         r.refuse(vloc + ("name",), f"{name!r} is the name of a volume the operator adds to the pod, which would "
-                                   "then have two; rename it")
+                                   "then have two (the API server refuses it); rename it")
         return None
     return name
 
@@ -80,6 +83,12 @@ def _mount_keys(r, mount: dict, mloc) -> None:
     for key in mount:
         if key not in MOUNT_KEYS:
             r.lost(mloc + (key,), f"the mount's {key} (a dataset mounts the whole volume at mountPath)")
+    _boolean(r, mount, mloc)
+
+
+def _boolean(r, body: dict, loc) -> None:
+    if not isinstance(body.get("readOnly", False), bool):
+        r.refuse(loc + ("readOnly",), "readOnly is true or false")
 
 
 def _source(r, volume: dict, vloc) -> dict | None:
@@ -108,6 +117,7 @@ def _extra_keys(r, body: dict, here, allowed: tuple, what: str) -> None:
 
 
 def _read_only_flag(r, body: dict, here, what: str) -> bool:
+    _boolean(r, body, here)
     if body.get("readOnly") is True:
         r.differs(here + ("readOnly",), f"{what}.readOnly: true; a blueprint cannot express it, so the imported "
                                         "dataset is read-only through its mount (readOnly: true) only")
@@ -142,6 +152,7 @@ def _host_path(r, body, here):
 
 def _csi(r, body, here):
     _extra_keys(r, body, here, ("driver", "readOnly", "volumeAttributes", "nodePublishSecretRef"), "csi")
+    _boolean(r, body, here)
     csi = {"driver": body.get("driver")}
     if body.get("volumeAttributes"):
         csi["volumeAttributes"] = body["volumeAttributes"]
@@ -200,15 +211,8 @@ def worker_only_volumes(r, launcher: dict, worker: dict, rank_env: bool, gpus: b
     shm = None
     for index, volume in enumerate(worker["volumes"]):
         vloc = worker["vloc"] + (index,)
-        if not isinstance(volume, dict) or not isinstance(volume.get("name"), str):
-            r.refuse(vloc, "a volume needs a name")
-            continue
-        name = volume["name"]
-        if name in shared or (name == RANK_ENV_VOLUME and rank_env):
-            continue
-        if name in OPERATOR_VOLUMES[:1] and r.api != "kubeflow.org/v2beta1":
-            r.refuse(vloc + ("name",), f"{name!r} is the name of a volume the operator adds to the pod, which "
-                                       "would then have two; rename it")
+        name = _name(r, volume, vloc, "Worker")
+        if name is None or name in shared or (name == RANK_ENV_VOLUME and rank_env):
             continue
         mounts = _mounts(worker, name)
         size = _shared_memory(volume, mounts)

@@ -213,9 +213,11 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
         for pod in pods:
             del pod["imagePullSecrets"]
     pod = worker["patch"]["pod"]
-    anti = (pod.get("affinity") or {}).get("podAntiAffinity") or {}
-    terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") or []
-    kept = [t for t in terms if EXCLUSIVE_LABEL not in ((t.get("labelSelector") or {}).get("matchLabels") or {})]
+    anti = (pod.get("affinity") or {}).get("podAntiAffinity")
+    terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None
+    if not isinstance(terms, list):
+        terms = []
+    kept = [t for t in terms if not _repels_rank_hosts(t)]
     if len(kept) < len(terms):
         out.setdefault("placement", {}).setdefault("worker", {})["onePodPerNode"] = True
         if kept:
@@ -229,6 +231,13 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
     for role in (launcher, worker):
         for part in [k for k, v in role["patch"].items() if not v]:
             del role["patch"][part]
+
+
+def _repels_rank_hosts(term) -> bool:
+    """Whether an anti-affinity term is the one mpigen writes for onePodPerNode."""
+    selector = term.get("labelSelector") if isinstance(term, dict) else None
+    labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+    return isinstance(labels, dict) and EXCLUSIVE_LABEL in labels
 
 
 def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spec: dict) -> dict:
