@@ -596,3 +596,16 @@ def test_any_mpijob_imports_to_an_error_or_to_a_blueprint_that_renders(api, data
     if blueprint:
         render_blueprint(blueprint)
         render_blueprint(blueprint, target="mpijob", mpijob_api=V1 if api == V1 else V2BETA1)
+
+
+def test_strict_turns_each_loss_into_an_error_and_writes_nothing(tmp_path):
+    text = job(launcher="      restartPolicy: Never\n")
+    (tmp_path / "job.yaml").write_text(text)
+    line, column = pos(text, "restartPolicy: Never", "restartPolicy")
+    loose = run_mpigen("import", "job.yaml", "-o", "out", cwd=tmp_path)
+    assert loose.returncode == 0 and f"job.yaml:{line}:{column}: warning: " in loose.stderr.decode()
+    assert (tmp_path / "out" / "default" / "train.yaml").is_file()
+    strict = run_mpigen("import", "job.yaml", "-o", "strict", "--strict", cwd=tmp_path)
+    assert (strict.returncode, strict.stdout) == (2, b"")
+    assert strict.stderr.decode().startswith(f"job.yaml:{line}:{column}: error: ")
+    assert not (tmp_path / "strict").exists()
