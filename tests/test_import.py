@@ -181,8 +181,8 @@ def test_invalid_manifests(tmp_path, manifest, message):
     done = imported(tmp_path, manifest)
     assert done.returncode == 2 and done.stdout == b""
     line = done.stderr.decode().splitlines()[0]
-    assert (line.startswith("mpijobs.yaml:") and ": error: " in line
-            or line.startswith("error: mpijobs.yaml: ")) and message in line, line
+    assert (line.startswith("mpijobs.yaml:") and ": error: " in line or line.startswith("error: mpijobs.yaml: ")) \
+        and message in line, line
 
 
 def test_output_folder_never_overwrites(tmp_path):
