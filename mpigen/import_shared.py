@@ -71,10 +71,14 @@ def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
                 values.add(blueprint[key])
             where = lambda part: part["loc"] + ("metadata", kind, key)  # noqa: E731
             if len(values) > 1:
+                kept = f"the MPIJob's own value {blueprint[key]!r}" if key in blueprint else "neither"
                 for part in holders:
                     if part[kind][key] != blueprint.get(key):
-                        r.lost(where(part), f"the {part['role'].lower()} template's {kind[:-1]} {key} (it differs "
-                                            "from the other's, and a blueprint's go on both pod templates)")
+                        r.differs(where(part), f"the {part['role'].lower()} template's {kind[:-1]} {key}="
+                                               f"{part[kind][key]!r} is set otherwise elsewhere in the job; a "
+                                               f"blueprint cannot express that (its {kind} have one value for both "
+                                               f"pod templates and every object), so the imported blueprint keeps "
+                                               f"{kept}")
                 continue
             if key not in blueprint:
                 blueprint[key] = values.pop()
