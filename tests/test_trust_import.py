@@ -142,6 +142,17 @@ def test_a_label_of_one_template_only_is_reported_at_its_line():
     warned_at(text, ("tier: gold", "tier"), strict=True)
 
 
+def test_template_labels_that_conflict_are_reported_with_the_value_kept():
+    text = LABELLED.replace("  name: train\n", "  name: train\n  labels: {team: nlp}\n", 1)
+    text = text.replace("labels: {team: vision, tier: gold}", "labels: {team: vision, tier: silver}", 1)
+    messages = warned_at(text, launchers(text, "team: vision", "team"), launchers(text, "tier: silver", "tier"),
+                         ("team: vision, tier: gold", "team"), ("tier: gold", "tier"))
+    assert sum("keeps the MPIJob's own value 'nlp'" in m for m in messages) == 2
+    assert sum("keeps neither" in m for m in messages) == 2
+    blueprint, _ = imported(text)
+    assert blueprint["metadata"]["labels"] == {"team": "nlp"}
+
+
 @pytest.mark.parametrize("policy", ["OnFailure", "Always", "ExitCode"])
 def test_launcher_restart_policies_the_v1alpha2_controller_turns_into_on_failure_round_trip(policy):
     assert_round_trip(yaml.safe_load(job(launcher=f"      restartPolicy: {policy}\n")))
