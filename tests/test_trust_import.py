@@ -560,8 +560,8 @@ def test_a_full_disk_leaves_no_half_import(small_disk, tmp_path):
     (small_disk / "out").mkdir()
     (small_disk / "out" / "mine.txt").write_text("keep\n")
     filler = small_disk / "filler"
-    free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
-    filler.write_bytes(b"x" * (free - 2 * 4096))  # room for two blueprints, not three
+    disk = os.statvfs(small_disk)
+    filler.write_bytes(b"x" * ((disk.f_bavail - 2) * disk.f_frsize))  # room for two blueprints, not three
     before = snapshot(small_disk)
     done = run_mpigen("import", str(tmp_path / "jobs.yaml"), "-o", "out", cwd=small_disk)
     assert (done.returncode, done.stdout) == (2, b"")
