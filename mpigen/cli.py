@@ -107,10 +107,11 @@ def _parser() -> argparse.ArgumentParser:
                                                "write the equivalent blueprints. What a blueprint cannot express is "
                                                "reported with its position (a warning, an error with --strict).")
     importer.add_argument("files", nargs="+", metavar="FILE", help="MPIJob manifests")
-    into = importer.add_mutually_exclusive_group(required=True)
-    into.add_argument("--stdout", action="store_true", help="write the blueprints as one YAML stream")
+    into = importer.add_mutually_exclusive_group()
+    into.add_argument("--stdout", action="store_true",
+                      help="write the blueprints as one YAML stream on standard output (the default)")
     into.add_argument("-o", "--output", metavar="DIR", type=Path,
-                      help="write DIR/<namespace>/<name>.yaml (never over an existing file)")
+                      help="write DIR/<namespace>/<name>.yaml, all or nothing, never over an existing path")
     importer.add_argument("--strict", action="store_true",
                           help="what a blueprint cannot express is an error, not a warning")
 
@@ -544,9 +545,10 @@ def _import(args) -> int:
     from mpigen.emit import dump_object
     from mpigen.errors import InputError, Mark, error
     from mpigen.importer import import_document
+    from mpigen.import_write import write_new_files
     from mpigen.load import display_path, load_file
 
-    problems, texts = [], {}
+    problems, texts, defined = [], {}, {}
     for name in args.files:
         path = Path(name)
         try:
@@ -562,24 +564,24 @@ def _import(args) -> int:
             problems += doc.problems + imported.diagnostics
             if imported.blueprint:
                 meta = imported.blueprint["metadata"]
-                target = f"{meta.get('namespace', 'default')}/{meta['name']}.yaml"
-                texts[target] = dump_object(imported.blueprint, f"Imported by mpigen from {doc.path}")
+                job = (meta.get("namespace", "default"), meta["name"])
+                mark = doc.value_mark(("metadata", "name"))
+                if job in defined:
+                    first = defined[job]
+                    problems.append(error(mark, f"MPIJob {job[0]}/{job[1]} is already defined at {first.path}:"
+                                                f"{first.line}:{first.column}; each job becomes one blueprint, so "
+                                                "names must be unique per namespace"))
+                    continue
+                defined[job] = mark
+                texts[f"{job[0]}/{job[1]}.yaml"] = dump_object(imported.blueprint, f"Imported by mpigen from {doc.path}")
     errors = [d for d in problems if d.severity == "error"]
     if errors:
         raise InputError(errors)
     _print_warnings(sorted(problems))
-    if args.stdout:
+    if args.output is None:
         _write_stdout("".join(texts[k] for k in sorted(texts)))
         return 0
-    existing = [args.output / k for k in sorted(texts) if (args.output / k).exists()]
-    if existing:
-        raise InputError([error(Mark(p.as_posix()), "refusing to overwrite an existing file; move it away or "
-                                                    "choose another -o folder") for p in existing])
-    for relative, text in sorted(texts.items()):
-        target = args.output / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "x", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+    write_new_files(args.output, {k: texts[k].encode("utf-8") for k in sorted(texts)})
     print(f"mpigen: imported {len(texts)} blueprint{'s' if len(texts) != 1 else ''} into "
           f"{args.output.as_posix()}", file=sys.stderr)
     return 0

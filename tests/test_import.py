@@ -122,7 +122,7 @@ spec:
       template:
         spec:
           containers:
-          - name: launcher
+          - name: mpi-launcher
             image: example.com/train:1
             command: [mpirun, -np, "2", python, train.py]
     Worker:
@@ -131,7 +131,7 @@ spec:
         spec:
           serviceAccountName: trainer
           containers:
-          - name: worker
+          - name: mpi-worker
             image: example.com/train:1
             securityContext: {runAsUser: 1000}
           - name: sidecar
@@ -207,7 +207,7 @@ spec:
       template:
         spec:
           containers:
-          - name: launcher
+          - name: mpi-launcher
             image: img
             command: [mpirun, -np, "4", python, train.py]
     Worker:
@@ -215,7 +215,7 @@ spec:
       template:
         spec:
           containers:
-          - name: worker
+          - name: mpi-worker
             image: img
             resources: {limits: {nvidia.com/gpu: 2}}
             volumeMounts: [{name: scratch, mountPath: /scratch}{shm_mount}]

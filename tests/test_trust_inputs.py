@@ -324,12 +324,12 @@ spec:
       replicas: 1
       template:
         spec:
-          containers: [{name: launcher, image: example.com/train:1, command: [mpirun, python, train.py]}]
+          containers: [{name: mpi-launcher, image: example.com/train:1, command: [mpirun, python, train.py]}]
     Worker:
       replicas: 2
       template:
         spec:
-          containers: [{name: worker, image: example.com/train:1}]
+          containers: [{name: mpi-worker, image: example.com/train:1}]
 """
 
 
