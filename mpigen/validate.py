@@ -267,6 +267,26 @@ def _check_pod_patch(f: _Fields, out: list[Diagnostic]) -> None:
                     out.append(error(f.doc.key_mark(loc + (key,)),
                                      f"{where}: {key!r} cannot be patched: the launcher runs as <name>-launcher, "
                                      "the account the operator's Role is bound to"))
+                else:
+                    out += _fractions(f.doc, loc + (key,))
+
+
+def _fractions(doc: Document, loc: Loc) -> list[Diagnostic]:
+    """No pod or container field takes a number with a fraction (numbers are int32 or
+    int64, quantities int-or-string): each one under loc, at its line."""
+    found, pending = [], [loc]
+    while pending:
+        at = pending.pop()
+        value = doc.get(at)
+        if isinstance(value, float):
+            found.append(error(doc.value_mark(at), f"{field_path(at)}: {value!r} has a fraction, which no pod or "
+                                                   "container field takes; write a whole number, or a quantity as "
+                                                   f'a string ("{value}")'))
+        elif isinstance(value, dict):
+            pending += [at + (key,) for key in value]
+        elif isinstance(value, list):
+            pending += [at + (index,) for index in range(len(value))]
+    return found
 
 
 def _check_name_length(f: _Fields, out: list[Diagnostic]) -> None:

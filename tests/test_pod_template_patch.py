@@ -67,3 +67,23 @@ def test_fields_the_blueprint_owns_or_kubernetes_lacks_are_errors(tmp_path, patc
     assert done.returncode == 2
     assert done.stderr.decode().startswith(f"job.yaml:{line}:{column}: error: spec.podTemplatePatch."), done.stderr
     assert message in done.stderr.decode()
+
+
+@pytest.mark.parametrize("command", [("validate",), ("render", "--stdout")])
+def test_a_number_with_a_fraction_is_an_error_at_its_line(tmp_path, command):
+    """Kubernetes' pod spec and container have no fractional field (int32, int64, or a
+    quantity as int-or-string): 1.5 was an internal error (exit 3) when emitted."""
+    patch = {"worker": {"pod": {"terminationGracePeriodSeconds": 1.5},
+                        "container": {"livenessProbe": {"exec": {"command": ["true"]}, "periodSeconds": 0.5}}}}
+    text = blueprint_text("job", podTemplatePatch=patch)
+    (tmp_path / "job.yaml").write_text(text)
+    done = run_mpigen(*command, "job.yaml", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == b"", done.stderr
+    lines = done.stderr.decode().splitlines()
+    assert lines == [
+        f"job.yaml:{':'.join(map(str, pos(text, '1.5')))}: error: spec.podTemplatePatch.worker.pod."
+        "terminationGracePeriodSeconds: 1.5 has a fraction, which no pod or container field takes; write a whole "
+        'number, or a quantity as a string ("1.5")',
+        f"job.yaml:{':'.join(map(str, pos(text, '0.5')))}: error: spec.podTemplatePatch.worker.container."
+        "livenessProbe.periodSeconds: 0.5 has a fraction, which no pod or container field takes; write a whole number, "
+        'or a quantity as a string ("0.5")']
