@@ -418,38 +418,60 @@ class _Patched:
 
 class _PatchedDocument(Document):
     """A blueprint document after overlays: its marks are the blueprint's, except where an
-    overlay wrote a value, which is marked in the overlay file. The marks are only needed
-    to report a problem, so they are put together on first use."""
+    overlay wrote a value, which is marked in the overlay file.
+
+    The marks are only needed to report a problem, so each is looked up when asked for:
+    the mark at a location comes from the last write at or above it (from that overlay's
+    file), else from the blueprint. A lookup costs the depth of the location, whatever the
+    number of writes and marks (merging them up front cost writes x marks)."""
 
     def __init__(self, base: Document, data, writes):
-        reported = set(base.reported)
+        self._base = base
+        self._writes: dict[Loc, tuple[int, Loc, Document, Loc]] = {}  # location -> its last write
+        for order, (loc, source, source_loc) in enumerate(writes):
+            self._writes[tuple(loc)] = (order, tuple(loc), source, tuple(source_loc))
+        reported = {r for r in base.reported if self._last_write(r) is None}
         for loc, source, source_loc in writes:
-            if reported:
-                reported = {r for r in reported if r[:len(loc)] != loc}
             if source.reported:
                 m = len(source_loc)
                 reported |= {loc + r[m:] for r in source.reported if r[:m] == source_loc}
         super().__init__(base.path, data, base.start, {}, {}, list(base.problems), reported)
-        self._pending = (base, writes)
 
-    def _nearest(self, marks, loc):
-        if self._pending is not None:
-            self._merge()
-        return super()._nearest(marks, loc)
+    def key_mark(self, loc: Loc) -> Mark:
+        return self._nearest_mark(loc, "key_marks")
 
-    def _merge(self) -> None:
-        base, writes = self._pending
-        self._pending = None
-        self.key_marks.update(base.key_marks)
-        self.value_marks.update(base.value_marks)
-        for loc, source, source_loc in writes:
-            n, m = len(loc), len(source_loc)
-            for mine, theirs in ((self.key_marks, source.key_marks), (self.value_marks, source.value_marks)):
-                for stale in [k for k in mine if k[:n] == loc]:
-                    del mine[stale]
-                for k, mark in theirs.items():
-                    if k[:m] == source_loc:
-                        mine[loc + k[m:]] = mark
+    def value_mark(self, loc: Loc) -> Mark:
+        return self._nearest_mark(loc, "value_marks")
+
+    def _nearest_mark(self, loc: Loc, which: str) -> Mark:
+        for end in range(len(loc), 0, -1):
+            mark = self._mark_at(tuple(loc[:end]), which)
+            if mark is not None:
+                return mark
+        return self.start
+
+    def _mark_at(self, loc: Loc, which: str) -> Mark | None:
+        """The mark written exactly at loc, or None."""
+        write = self._last_write(loc)
+        if write is None:
+            return _mark_at(self._base, loc, which)
+        _, where, source, source_loc = write
+        return _mark_at(source, source_loc + loc[len(where):], which)
+
+    def _last_write(self, loc: Loc):
+        """The last write at loc or at a location above it, or None."""
+        found = None
+        for end in range(1, len(loc) + 1):
+            write = self._writes.get(loc[:end])
+            if write is not None and (found is None or write[0] > found[0]):
+                found = write
+        return found
+
+
+def _mark_at(doc: Document, loc: Loc, which: str) -> Mark | None:
+    if isinstance(doc, _PatchedDocument):
+        return doc._mark_at(loc, which)
+    return getattr(doc, which).get(loc)
 
 
 def _apply_one(overlay: Overlay, out: _Patched, usage: Usage) -> None:
