@@ -208,13 +208,16 @@ class _Fields:
 
     def __init__(self, doc: Document, bad: set[Loc]):
         self.doc, self.bad = doc, bad
+        # Every location at or above a bad one: a lookup costs the depth of a location,
+        # not the number of errors (checks call ok() once per list item).
+        self._above_bad = {tuple(b[:n]) for b in bad for n in range(len(b) + 1)}
 
     def ok(self, *locs: Loc) -> bool:
+        """No error at, above or below any of these locations."""
         for loc in locs:
-            for b in self.bad:
-                n = min(len(b), len(loc))
-                if b[:n] == loc[:n]:
-                    return False
+            loc = tuple(loc)
+            if loc in self._above_bad or any(loc[:n] in self.bad for n in range(len(loc))):
+                return False
         return True
 
     def get(self, loc: Loc, default=None):
