@@ -135,14 +135,23 @@ class Overlay:
         return None
 
     def chain(self) -> list["Overlay"]:
-        """Bases depth first, in order, then this overlay; each overlay once."""
-        seen: list[Overlay] = []
-        for base in self.bases:
-            for item in base.chain():
-                if all(item is not s for s in seen):
-                    seen.append(item)
-        seen.append(self)
-        return seen
+        """Bases depth first, in order, then this overlay; each overlay once. Each overlay
+        is visited once (bases shared by several bases are not walked again: diamonds
+        20 levels deep would be a million walks), without recursion."""
+        order: list[Overlay] = []
+        seen = {id(self)}
+        stack = [(self, iter(self.bases))]
+        while stack:
+            item, bases = stack[-1]
+            for base in bases:
+                if id(base) not in seen:
+                    seen.add(id(base))
+                    stack.append((base, iter(base.bases)))
+                    break
+            else:
+                stack.pop()
+                order.append(item)
+        return order
 
 
 # --- loading -------------------------------------------------------------------------------
