@@ -77,40 +77,63 @@ _WORK: dict = {}
 
 def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
-    under every environment."""
+    under every environment. One file at a time: only the results are kept, never the
+    loaded documents (with the marks of every key and value, they are the bulk)."""
     from mpigen.load import load_files
-    from mpigen.validate import attributed, profile_checks, target_checks, validate_document
 
-    overlays, env_options = _WORK["overlays"], _WORK["env_options"]
-    docs, problems = load_files(files)
-    used: set = set()
-    per_env = []
-    namespace = _WORK["default_namespace"]
+    envs = max(1, len(_WORK["overlays"]))
+    chunk = _Chunk([], [[] for _ in range(envs)], set())
+    for file in files:
+        docs, problems = load_files([file])
+        chunk.problems.extend(problems)
+        for doc in docs:
+            for results, result in zip(chunk.per_env, _environments(doc, chunk.used)):
+                results.append(result)
+    return chunk
+
+
+def _environments(doc, used: set) -> list[_DocResult]:
+    """What one blueprint document gives under each environment.
+
+    Every value the file states must be valid as written, even where an overlay replaces
+    it: when every overlay changed the blueprint, its own values are checked once more
+    as written (mpigen.validate.written_problems), reported once at the blueprint's
+    line. Otherwise one environment validates the file's values as they are."""
+    from mpigen.validate import written_problems
+
+    overlays, namespace = _WORK["overlays"], _WORK["default_namespace"]
     if namespace or overlays:  # the overlay module only when there is something to apply
         from mpigen.overlay import Usage, apply, with_namespace
 
-        usage = Usage(used)
         if namespace:
-            docs = [with_namespace(doc, namespace) for doc in docs]
-    for overlay, options in zip(overlays or [None], env_options):
-        results = []
-        for doc in docs:
-            patched = apply(overlay, doc, usage) if overlay is not None else doc
-            blueprint, diagnostics = validate_document(patched)
-            if blueprint is not None and options is not None:
-                diagnostics += profile_checks(patched, blueprint, options.gitops)
-                diagnostics += target_checks(patched, blueprint, options.target, options.mpijob_api)
-                if any(d.severity == "error" for d in diagnostics):
-                    blueprint = None
-            result = _DocResult([attributed(d, patched) for d in diagnostics])
-            if blueprint is not None:
-                result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
-                result.name_mark = patched.value_mark(("metadata", "name"))
-                if _WORK["render"]:
-                    result.objects = _render(blueprint, patched.path, overlay, options)
-            results.append(result)
-        per_env.append(results)
-    return _Chunk(problems, per_env, used)
+            doc = with_namespace(doc, namespace)
+    if overlays:
+        usage = Usage(used)
+        patched = [apply(overlay, doc, usage) for overlay in overlays]
+    else:
+        patched = [doc]
+    written = written_problems(doc) if all(p is not doc for p in patched) else []
+    return [_result(p, overlay, options, written)
+            for p, overlay, options in zip(patched, overlays or [None], _WORK["env_options"])]
+
+
+def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
+    from mpigen.validate import attributed, profile_checks, target_checks, validate_document
+
+    blueprint, diagnostics = validate_document(patched)
+    diagnostics = written + diagnostics
+    if blueprint is not None and options is not None:
+        diagnostics += profile_checks(patched, blueprint, options.gitops)
+        diagnostics += target_checks(patched, blueprint, options.target, options.mpijob_api)
+    if any(d.severity == "error" for d in diagnostics):
+        blueprint = None
+    result = _DocResult([attributed(d, patched) for d in diagnostics])
+    if blueprint is not None:
+        result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
+        result.name_mark = patched.value_mark(("metadata", "name"))
+        if _WORK["render"]:
+            result.objects = _render(blueprint, patched.path, overlay, options)
+    return result
 
 
 def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
@@ -222,6 +245,10 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         # Rendering counts jobs (a blueprint under two overlays is two jobs); validating
         # counts blueprints.
         result.jobs = result.jobs + len(seen) if render else max(result.jobs, len(seen))
+    if overlays:
+        from mpigen.overlay import written_patch_problems
+
+        diagnostics += _unreported(written_patch_problems(overlays), diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise InputError(errors)
@@ -232,6 +259,13 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         warnings += Usage(set().union(*(chunk.used for chunk in chunks))).unused(overlays)
     result.warnings = sorted(set(warnings))
     return result
+
+
+def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The problems of overlay patches as written that no blueprint they were applied to
+    reported already (as `MESSAGE (applied to BLUEPRINT)`, at the same place)."""
+    shown = {(d.mark, d.message.rsplit(" (applied to ", 1)[0]) for d in diagnostics}
+    return [d for d in problems if (d.mark, d.message) not in shown]
 
 
 def _crd_object(options, env: str) -> RenderedObject:
