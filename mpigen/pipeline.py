@@ -21,6 +21,7 @@ from mpigen.errors import Diagnostic, InputError, error
 
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
+MAX_SLICE = 200  # files a worker takes at a time
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class _DocResult:
     name_mark: object = None            # where metadata.name is written (for duplicates)
     job: tuple[str, str] | None = None  # (namespace, name) when valid
     objects: list[RenderedObject] = field(default_factory=list)
+    pending: tuple | None = None        # what _render takes, until the objects are rendered
 
 
 @dataclass
@@ -86,9 +88,13 @@ def _process(files: list) -> _Chunk:
     for file in files:
         docs, problems = load_files([file])
         chunk.problems.extend(problems)
-        for doc in docs:
-            for results, result in zip(chunk.per_env, _environments(doc, chunk.used)):
-                results.append(result)
+        validated = [_environments(doc, chunk.used) for doc in docs]
+        del docs  # rendering needs the blueprints, not the documents and their marks
+        for results in validated:
+            for env_results, result in zip(chunk.per_env, results):
+                if result.pending is not None:
+                    result.objects, result.pending = _render(*result.pending), None
+                env_results.append(result)
     return chunk
 
 
@@ -132,7 +138,7 @@ def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
         result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
         result.name_mark = patched.value_mark(("metadata", "name"))
         if _WORK["render"]:
-            result.objects = _render(blueprint, patched.path, overlay, options)
+            result.pending = (blueprint, patched.path, overlay, options)
     return result
 
 
@@ -157,20 +163,24 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     return rendered
 
 
-def _run(files, overlays, env_options, default_namespace=None, render=True) -> list[_Chunk]:
-    """The files in contiguous slices, one per process on large inputs; results in order."""
+def _run(files, overlays, env_options, default_namespace=None, render=True):
+    """What each slice of the files gives, in order, as it comes: the files in contiguous
+    slices, shared by one process per core on large inputs. A worker holds what a slice
+    gives until the slice is done, so slices are at most MAX_SLICE files, whatever the
+    size of the repository; the caller keeps what it needs of each and drops the rest."""
     workers = _workers(len(files) * max(1, len(overlays)))
-    size = max(1, -(-len(files) // (workers * 2 if workers > 1 else 1)))
+    size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)))) if workers > 1 else max(1, len(files))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
     _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render)
     try:
         if workers == 1:
-            return [_process(part) for part in slices]
+            yield from (_process(part) for part in slices)
+            return
         import multiprocessing
 
         _warm_up()
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            return pool.map(_process, slices, chunksize=1)
+            yield from pool.imap(_process, slices, chunksize=1)
     finally:
         _WORK.clear()
 
@@ -217,34 +227,27 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     overlays = list(overlays or [])
     if not env_options or options is None:
         env_options = [options] * max(1, len(overlays))
-    chunks = _run(files, overlays, env_options, default_namespace, render)
+    envs = [_Env() for _ in range(max(1, len(overlays)))]
     diagnostics: list[Diagnostic] = list(problems)
-    for chunk in chunks:
+    used: set = set()
+    for chunk in _run(files, overlays, env_options, default_namespace, render):
         diagnostics.extend(chunk.problems)
+        used |= chunk.used
+        for env, results in zip(envs, chunk.per_env):
+            env.add(results, diagnostics)
     result = Result()
-    for env_index in range(max(1, len(overlays))):
-        seen: dict[tuple[str, str], object] = {}
-        objects = []
-        for item in (r for chunk in chunks for r in chunk.per_env[env_index]):
-            diagnostics.extend(item.diagnostics)
-            if item.job is None:
-                continue
-            if item.job in seen:
-                diagnostics.append(_duplicate(item.name_mark, seen[item.job], item.job))
-                continue
-            seen[item.job] = item.name_mark
-            objects.extend(item.objects)
-        env = overlays[env_index].name if overlays else ""
+    for env_index, env in enumerate(envs):
+        name = overlays[env_index].name if overlays else ""
         options_here = env_options[env_index]
         if render and options_here is not None and options_here.with_crd:
-            objects.append(_crd_object(options_here, env))
-        objects.sort(key=lambda o: o.sort_key)
-        result.objects.extend(objects)
-        result.envs.append(env)
+            env.objects.append(_crd_object(options_here, name))
+        env.objects.sort(key=lambda o: o.sort_key)
+        result.objects.extend(env.objects)
+        result.envs.append(name)
         result.profiles.append(options_here.gitops if options_here is not None else "none")
         # Rendering counts jobs (a blueprint under two overlays is two jobs); validating
         # counts blueprints.
-        result.jobs = result.jobs + len(seen) if render else max(result.jobs, len(seen))
+        result.jobs = result.jobs + len(env.seen) if render else max(result.jobs, len(env.seen))
     if overlays:
         from mpigen.overlay import written_patch_problems
 
@@ -256,9 +259,29 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     if overlays:
         from mpigen.overlay import Usage
 
-        warnings += Usage(set().union(*(chunk.used for chunk in chunks))).unused(overlays)
+        warnings += Usage(used).unused(overlays)
     result.warnings = sorted(set(warnings))
     return result
+
+
+@dataclass
+class _Env:
+    """What one environment has gathered so far: its jobs (where each is named, for
+    duplicates) and its objects."""
+
+    seen: dict = field(default_factory=dict)
+    objects: list = field(default_factory=list)
+
+    def add(self, results: list[_DocResult], diagnostics: list[Diagnostic]) -> None:
+        for item in results:
+            diagnostics.extend(item.diagnostics)
+            if item.job is None:
+                continue
+            if item.job in self.seen:
+                diagnostics.append(_duplicate(item.name_mark, self.seen[item.job], item.job))
+                continue
+            self.seen[item.job] = item.name_mark
+            self.objects.extend(item.objects)
 
 
 def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> list[Diagnostic]:

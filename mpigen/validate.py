@@ -251,6 +251,8 @@ class _Fields:
 
     def ok(self, *locs: Loc) -> bool:
         """No error at, above or below any of these locations."""
+        if not self.bad:
+            return True
         for loc in locs:
             loc = tuple(loc)
             if loc in self._above_bad or any(loc[:n] in self.bad for n in range(len(loc))):
