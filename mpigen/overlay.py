@@ -26,6 +26,7 @@ makes a blueprint invalid is reported at the overlay line, naming the blueprint.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import re
 import stat
@@ -140,14 +141,23 @@ class Overlay:
         return None
 
     def chain(self) -> list["Overlay"]:
-        """Bases depth first, in order, then this overlay; each overlay once."""
-        seen: list[Overlay] = []
-        for base in self.bases:
-            for item in base.chain():
-                if all(item is not s for s in seen):
-                    seen.append(item)
-        seen.append(self)
-        return seen
+        """Bases depth first, in order, then this overlay; each overlay once. Each overlay
+        is visited once (bases shared by several bases are not walked again: diamonds
+        20 levels deep would be a million walks), without recursion."""
+        order: list[Overlay] = []
+        seen = {id(self)}
+        stack = [(self, iter(self.bases))]
+        while stack:
+            item, bases = stack[-1]
+            for base in bases:
+                if id(base) not in seen:
+                    seen.add(id(base))
+                    stack.append((base, iter(base.bases)))
+                    break
+            else:
+                stack.pop()
+                order.append(item)
+        return order
 
 
 # --- loading -------------------------------------------------------------------------------
@@ -489,38 +499,96 @@ class _Patched:
 
 class _PatchedDocument(Document):
     """A blueprint document after overlays: its marks are the blueprint's, except where an
-    overlay wrote a value, which is marked in the overlay file. The marks are only needed
-    to report a problem, so they are put together on first use."""
+    overlay wrote a value, which is marked in the overlay file.
+
+    The marks are only needed to report a problem, so each is looked up when asked for:
+    the mark at a location comes from the last write at or above it (from that overlay's
+    file), else from the blueprint. A lookup costs the depth of the location, whatever the
+    number of writes and marks (merging them up front cost writes x marks)."""
 
     def __init__(self, base: Document, data, writes):
-        reported = set(base.reported)
+        self._base = base
+        self._writes: dict[Loc, tuple[int, Loc, Document, Loc]] = {}  # location -> its last write
+        for order, (loc, source, source_loc) in enumerate(writes):
+            self._writes[tuple(loc)] = (order, tuple(loc), source, tuple(source_loc))
+        reported = {r for r in base.reported if self._last_write(r) is None}
         for loc, source, source_loc in writes:
-            if reported:
-                reported = {r for r in reported if r[:len(loc)] != loc}
             if source.reported:
                 m = len(source_loc)
                 reported |= {loc + r[m:] for r in source.reported if r[:m] == source_loc}
         super().__init__(base.path, data, base.start, {}, {}, list(base.problems), reported)
-        self._pending = (base, writes)
 
-    def _nearest(self, marks, loc):
-        if self._pending is not None:
-            self._merge()
-        return super()._nearest(marks, loc)
+    def key_mark(self, loc: Loc) -> Mark:
+        return self._nearest_mark(loc, "key_marks")
 
-    def _merge(self) -> None:
-        base, writes = self._pending
-        self._pending = None
-        self.key_marks.update(base.key_marks)
-        self.value_marks.update(base.value_marks)
-        for loc, source, source_loc in writes:
-            n, m = len(loc), len(source_loc)
-            for mine, theirs in ((self.key_marks, source.key_marks), (self.value_marks, source.value_marks)):
-                for stale in [k for k in mine if k[:n] == loc]:
-                    del mine[stale]
-                for k, mark in theirs.items():
-                    if k[:m] == source_loc:
-                        mine[loc + k[m:]] = mark
+    def value_mark(self, loc: Loc) -> Mark:
+        return self._nearest_mark(loc, "value_marks")
+
+    def _nearest_mark(self, loc: Loc, which: str) -> Mark:
+        for end in range(len(loc), 0, -1):
+            mark = self._mark_at(tuple(loc[:end]), which)
+            if mark is not None:
+                return mark
+        return self.start
+
+    def _mark_at(self, loc: Loc, which: str) -> Mark | None:
+        """The mark written exactly at loc, or None."""
+        write = self._last_write(loc)
+        if write is None:
+            return _mark_at(self._base, loc, which)
+        _, where, source, source_loc = write
+        return _mark_at(source, source_loc + loc[len(where):], which)
+
+    def _last_write(self, loc: Loc):
+        """The last write at loc or at a location above it, or None."""
+        found = None
+        for end in range(1, len(loc) + 1):
+            write = self._writes.get(loc[:end])
+            if write is not None and (found is None or write[0] > found[0]):
+                found = write
+        return found
+
+
+def _mark_at(doc: Document, loc: Loc, which: str) -> Mark | None:
+    if isinstance(doc, _PatchedDocument):
+        return doc._mark_at(loc, which)
+    return getattr(doc, which).get(loc)
+
+
+def written_patch_problems(overlays: list[Overlay]) -> list[Diagnostic]:
+    """The problems of the values the patches of these overlays (and of their bases)
+    state, as written (mpigen.validate.written_problems): a bad value is refused even when
+    its patch selects no blueprint or a later patch replaces it. At the overlay's line."""
+    from mpigen.validate import written_problems
+
+    out: list[Diagnostic] = []
+    seen: set[int] = set()
+    for overlay in overlays:
+        for item in overlay.chain():
+            if id(item) not in seen:
+                seen.add(id(item))
+                for index in range(len(item.model.patches)):
+                    out += written_problems(_PatchView(item.doc, ("patches", index, "patch")))
+    return out
+
+
+class _PatchView(Document):
+    """One patch of an overlay document, as a part of a blueprint: its values without the
+    nulls (which remove a value and state none), marked in the overlay file."""
+
+    def __init__(self, doc: Document, loc: Loc):
+        super().__init__(doc.path, _without_nulls(doc.get(loc)), doc.value_mark(loc))
+        self._doc, self._loc = doc, loc
+
+    def _nearest(self, marks, loc: Loc) -> Mark:
+        which = self._doc.key_marks if marks is self.key_marks else self._doc.value_marks
+        return self._doc._nearest(which, self._loc + tuple(loc))
+
+
+def _without_nulls(value):
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    return value
 
 
 def _apply_one(overlay: Overlay, out: _Patched, usage: Usage) -> None:
@@ -550,9 +618,15 @@ def _selected(target: Target, out: _Patched) -> bool:
         return False
     if target.labelSelector is not None:
         labels = out.get(("metadata", "labels"), {})
-        if not isinstance(labels, dict) or not selector_matches(parse_selector(target.labelSelector), labels):
+        if not isinstance(labels, dict) or not selector_matches(_terms(target.labelSelector), labels):
             return False
     return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _terms(selector: str) -> tuple:
+    """A selector parsed once, not once per blueprint (a 4,096-character one takes ~2 ms)."""
+    return tuple(parse_selector(selector))
 
 
 def _merge_patch(out: _Patched, loc: Loc, patch: dict, source: Document, source_loc: Loc) -> None:

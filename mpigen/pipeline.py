@@ -21,6 +21,7 @@ from mpigen.errors import Diagnostic, InputError, Mark, error
 
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
+MAX_SLICE = 200  # files a worker takes at a time
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class _DocResult:
     name_mark: object = None            # where metadata.name is written (for duplicates)
     job: tuple[str, str] | None = None  # (namespace, name) when valid
     objects: list[RenderedObject] = field(default_factory=list)
+    pending: tuple | None = None        # what _render takes, until the objects are rendered
 
 
 @dataclass
@@ -79,40 +81,67 @@ _WORK: dict = {}
 
 def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
-    under every environment."""
+    under every environment. One file at a time: only the results are kept, never the
+    loaded documents (with the marks of every key and value, they are the bulk)."""
     from mpigen.load import load_files
-    from mpigen.validate import attributed, profile_checks, target_checks, validate_document
 
-    overlays, env_options = _WORK["overlays"], _WORK["env_options"]
-    docs, problems = load_files(files)
-    used: set = set()
-    per_env = []
-    namespace = _WORK["default_namespace"]
+    envs = max(1, len(_WORK["overlays"]))
+    chunk = _Chunk([], [[] for _ in range(envs)], set())
+    for file in files:
+        docs, problems = load_files([file])
+        chunk.problems.extend(problems)
+        validated = [_environments(doc, chunk.used) for doc in docs]
+        del docs  # rendering needs the blueprints, not the documents and their marks
+        for results in validated:
+            for env_results, result in zip(chunk.per_env, results):
+                if result.pending is not None:
+                    result.objects, result.pending = _render(*result.pending), None
+                env_results.append(result)
+    return chunk
+
+
+def _environments(doc, used: set) -> list[_DocResult]:
+    """What one blueprint document gives under each environment.
+
+    Every value the file states must be valid as written, even where an overlay replaces
+    it: when every overlay changed the blueprint, its own values are checked once more
+    as written (mpigen.validate.written_problems), reported once at the blueprint's
+    line. Otherwise one environment validates the file's values as they are."""
+    from mpigen.validate import written_problems
+
+    overlays, namespace = _WORK["overlays"], _WORK["default_namespace"]
     if namespace or overlays:  # the overlay module only when there is something to apply
         from mpigen.overlay import Usage, apply, with_namespace
 
-        usage = Usage(used)
         if namespace:
-            docs = [with_namespace(doc, namespace) for doc in docs]
-    for overlay, options in zip(overlays or [None], env_options):
-        results = []
-        for doc in docs:
-            patched = apply(overlay, doc, usage) if overlay is not None else doc
-            blueprint, diagnostics = validate_document(patched)
-            if blueprint is not None and options is not None:
-                diagnostics += profile_checks(patched, blueprint, options.gitops)
-                diagnostics += target_checks(patched, blueprint, options.target, options.mpijob_api)
-                if any(d.severity == "error" for d in diagnostics):
-                    blueprint = None
-            result = _DocResult([attributed(d, patched) for d in diagnostics])
-            if blueprint is not None:
-                result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
-                result.name_mark = patched.value_mark(("metadata", "name"))
-                if _WORK["render"]:
-                    result.objects = _render(blueprint, patched.path, overlay, options)
-            results.append(result)
-        per_env.append(results)
-    return _Chunk(problems, per_env, used)
+            doc = with_namespace(doc, namespace)
+    if overlays:
+        usage = Usage(used)
+        patched = [apply(overlay, doc, usage) for overlay in overlays]
+    else:
+        patched = [doc]
+    written = written_problems(doc) if all(p is not doc for p in patched) else []
+    return [_result(p, overlay, options, written)
+            for p, overlay, options in zip(patched, overlays or [None], _WORK["env_options"])]
+
+
+def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
+    from mpigen.validate import attributed, profile_checks, target_checks, validate_document
+
+    blueprint, diagnostics = validate_document(patched)
+    diagnostics = written + diagnostics
+    if blueprint is not None and options is not None:
+        diagnostics += profile_checks(patched, blueprint, options.gitops)
+        diagnostics += target_checks(patched, blueprint, options.target, options.mpijob_api)
+    if any(d.severity == "error" for d in diagnostics):
+        blueprint = None
+    result = _DocResult([attributed(d, patched) for d in diagnostics])
+    if blueprint is not None:
+        result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
+        result.name_mark = patched.value_mark(("metadata", "name"))
+        if _WORK["render"]:
+            result.pending = (blueprint, patched.path, overlay, options)
+    return result
 
 
 def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
@@ -136,20 +165,24 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     return rendered
 
 
-def _run(files, overlays, env_options, default_namespace=None, render=True) -> list[_Chunk]:
-    """The files in contiguous slices, one per process on large inputs; results in order."""
+def _run(files, overlays, env_options, default_namespace=None, render=True):
+    """What each slice of the files gives, in order, as it comes: the files in contiguous
+    slices, shared by one process per core on large inputs. A worker holds what a slice
+    gives until the slice is done, so slices are at most MAX_SLICE files, whatever the
+    size of the repository; the caller keeps what it needs of each and drops the rest."""
     workers = _workers(len(files) * max(1, len(overlays)))
-    size = max(1, -(-len(files) // (workers * 2 if workers > 1 else 1)))
+    size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)))) if workers > 1 else max(1, len(files))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
     _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render)
     try:
         if workers == 1:
-            return [_process(part) for part in slices]
+            yield from (_process(part) for part in slices)
+            return
         import multiprocessing
 
         _warm_up()
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            return pool.map(_process, slices, chunksize=1)
+            yield from pool.imap(_process, slices, chunksize=1)
     finally:
         _WORK.clear()
 
@@ -196,42 +229,32 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     overlays = list(overlays or [])
     if not env_options or options is None:
         env_options = [options] * max(1, len(overlays))
-    chunks = _run(files, overlays, env_options, default_namespace, render)
+    envs = [_Env() for _ in range(max(1, len(overlays)))]
     diagnostics: list[Diagnostic] = list(problems)
-    for chunk in chunks:
+    used: set = set()
+    for chunk in _run(files, overlays, env_options, default_namespace, render):
         diagnostics.extend(chunk.problems)
+        used |= chunk.used
+        for env, results in zip(envs, chunk.per_env):
+            env.add(results, diagnostics)
     result = Result()
-    for env_index in range(max(1, len(overlays))):
-        env = overlays[env_index].name if overlays else ""
-        seen: dict[tuple[str, str], object] = {}
-        owners: dict[tuple, Mark] = {}  # kind, namespace, name -> the job that renders it
-        objects = []
-        for item in (r for chunk in chunks for r in chunk.per_env[env_index]):
-            diagnostics.extend(item.diagnostics)
-            if item.job is None:
-                continue
-            if item.job in seen:
-                diagnostics.append(_duplicate(item.name_mark, seen[item.job], item.job))
-                continue
-            seen[item.job] = item.name_mark
-            result.sources[(env, *item.job)] = item.name_mark
-            for obj in item.objects:
-                owner = owners.setdefault(obj.sort_key, item.name_mark)
-                if owner is not item.name_mark:
-                    diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders "
-                                                             f"{obj.path}, as the job at {_at(owner)} does; "
-                                                             "rename one of the jobs"))
-            objects.extend(item.objects)
+    for env_index, env in enumerate(envs):
+        name = overlays[env_index].name if overlays else ""
+        result.sources.update({(name, *job): mark for job, mark in env.seen.items()})
         options_here = env_options[env_index]
         if render and options_here is not None and options_here.with_crd:
-            objects.append(_crd_object(options_here, env))
-        objects.sort(key=lambda o: o.sort_key)
-        result.objects.extend(objects)
-        result.envs.append(env)
+            env.objects.append(_crd_object(options_here, name))
+        env.objects.sort(key=lambda o: o.sort_key)
+        result.objects.extend(env.objects)
+        result.envs.append(name)
         result.profiles.append(options_here.gitops if options_here is not None else "none")
         # Rendering counts jobs (a blueprint under two overlays is two jobs); validating
         # counts blueprints.
-        result.jobs = result.jobs + len(seen) if render else max(result.jobs, len(seen))
+        result.jobs = result.jobs + len(env.seen) if render else max(result.jobs, len(env.seen))
+    if overlays:
+        from mpigen.overlay import written_patch_problems
+
+        diagnostics += _unreported(written_patch_problems(overlays), diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise InputError(errors)
@@ -239,9 +262,42 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     if overlays:
         from mpigen.overlay import Usage
 
-        warnings += Usage(set().union(*(chunk.used for chunk in chunks))).unused(overlays)
+        warnings += Usage(used).unused(overlays)
     result.warnings = sorted(set(warnings))
     return result
+
+
+@dataclass
+class _Env:
+    """What one environment has gathered so far: its jobs (where each is named, for
+    duplicates), its objects, and the job that renders each object (for collisions)."""
+
+    seen: dict = field(default_factory=dict)
+    objects: list = field(default_factory=list)
+    owners: dict = field(default_factory=dict)  # sort key (kind, namespace, name) -> the job's name mark
+
+    def add(self, results: list[_DocResult], diagnostics: list[Diagnostic]) -> None:
+        for item in results:
+            diagnostics.extend(item.diagnostics)
+            if item.job is None:
+                continue
+            if item.job in self.seen:
+                diagnostics.append(_duplicate(item.name_mark, self.seen[item.job], item.job))
+                continue
+            self.seen[item.job] = item.name_mark
+            for obj in item.objects:
+                owner = self.owners.setdefault(obj.sort_key, item.name_mark)
+                if owner is not item.name_mark:
+                    diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, "
+                                                             f"as the job at {_at(owner)} does; rename one of the jobs"))
+            self.objects.extend(item.objects)
+
+
+def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The problems of overlay patches as written that no blueprint they were applied to
+    reported already (as `MESSAGE (applied to BLUEPRINT)`, at the same place)."""
+    shown = {(d.mark, d.message.rsplit(" (applied to ", 1)[0]) for d in diagnostics}
+    return [d for d in problems if (d.mark, d.message) not in shown]
 
 
 def _crd_object(options, env: str) -> RenderedObject:

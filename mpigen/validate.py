@@ -4,6 +4,12 @@ Two passes: the pydantic model checks each field; the checks below look across f
 (name length against the worker count, reserved names, clashing mounts). Every problem
 of a document is returned, so one run reports them all; mpigen.pipeline gathers them
 across documents and environments (and finds jobs defined twice).
+
+Under overlays, a blueprint is validated as each overlay patches it, and every value the
+file states must also be valid as written (written_problems), so that an overlay cannot
+hide a bad value by replacing it: the per-value rules (is_per_value, VALUE_CHECKS) run on
+the file itself, and the rules of the whole blueprint (required keys, rules across the
+keys of a mapping, sums and limits across fields) on what the overlays give.
 """
 
 from __future__ import annotations
@@ -49,10 +55,11 @@ def attributed(diagnostic: Diagnostic, doc: Document) -> Diagnostic:
     return Diagnostic(diagnostic.mark, f"{diagnostic.message} (applied to {doc.path})", diagnostic.severity)
 
 
-def validate_model(doc: Document, model):
+def validate_model(doc: Document, model, report=None):
     """The document's data as an instance of the pydantic model (None when invalid), the
     positioned diagnostics of its field errors (not those at places loading already
-    reported), and the locations that had errors."""
+    reported; only those `report(err)` accepts, when given), and the locations that had
+    errors."""
     from pydantic import ValidationError
 
     try:
@@ -62,9 +69,39 @@ def validate_model(doc: Document, model):
         for err in exc.errors(include_url=False):
             loc = tuple(p for p in err["loc"] if p != "[key]")
             bad.add(loc)
-            if not doc.covered(loc):
+            if not doc.covered(loc) and (report is None or report(err)):
                 diagnostics.append(field_diagnostic(doc, err, model))
         return None, diagnostics, bad
+
+
+def is_per_value(err: dict) -> bool:
+    """Whether a field error is about a value as written, which no overlay can mend: its
+    type, range, length, format, allowed values, an unknown key; and anything inside a
+    list, which a merge patch can only replace whole. Not per value: a required key
+    missing from a mapping (an overlay may supply it), and a rule across the keys of a
+    mapping (a model validator, whose input is that mapping), which an overlay may change
+    key by key: both hold for the blueprint the overlays give."""
+    if any(isinstance(part, int) for part in err["loc"]):
+        return True
+    if err["type"] == "missing":
+        return False
+    return not (err["type"] == "value_error" and isinstance(err.get("input"), dict))
+
+
+def written_problems(doc: Document) -> list[Diagnostic]:
+    """The problems of the values a file states, as written, whatever an overlay makes of
+    them: every per-value field error (see is_per_value) and the checks of one value
+    (VALUE_CHECKS). A blueprint whose every overlay replaces a bad value is still refused,
+    at its own line; the rules across fields hold for the blueprint an overlay gives.
+    Works on a part of a blueprint too (an overlay's patch): what it leaves out is not
+    reported."""
+    if not isinstance(doc.data, dict):
+        return []
+    _, diagnostics, bad = validate_model(doc, Blueprint, report=is_per_value)
+    fields = _Fields(doc, bad | doc.reported)
+    for check in VALUE_CHECKS:
+        check(fields, diagnostics)
+    return diagnostics
 
 
 def validate_document(doc: Document) -> tuple[Blueprint | None, list[Diagnostic]]:
@@ -211,13 +248,18 @@ class _Fields:
 
     def __init__(self, doc: Document, bad: set[Loc]):
         self.doc, self.bad = doc, bad
+        # Every location at or above a bad one: a lookup costs the depth of a location,
+        # not the number of errors (checks call ok() once per list item).
+        self._above_bad = {tuple(b[:n]) for b in bad for n in range(len(b) + 1)}
 
     def ok(self, *locs: Loc) -> bool:
+        """No error at, above or below any of these locations."""
+        if not self.bad:
+            return True
         for loc in locs:
-            for b in self.bad:
-                n = min(len(b), len(loc))
-                if b[:n] == loc[:n]:
-                    return False
+            loc = tuple(loc)
+            if loc in self._above_bad or any(loc[:n] in self.bad for n in range(len(loc))):
+                return False
         return True
 
     def get(self, loc: Loc, default=None):
@@ -439,6 +481,12 @@ def _check_datasets(f: _Fields, out: list[Diagnostic]) -> None:
             out.append(error(mark, f"{where}: {raw!r} is already used by spec.datasets[{paths[path]}]; "
                                    "mount paths must be unique"))
         paths.setdefault(path, index)
+
+
+# The checks above that judge one key, or a list (which a merge patch replaces whole), wrong
+# wherever it stands: they also run on the file as written (written_problems), so that an
+# overlay cannot hide what they find.
+VALUE_CHECKS = (_check_reserved_metadata, _check_pod_patch, _check_env, _check_datasets)
 
 
 # --- checks that depend on the GitOps profile -------------------------------------------
