@@ -95,3 +95,25 @@ def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
                                    stderr=subprocess.PIPE, timeout=60))
     assert [done.stderr.decode().strip() for done in runs] == shown
     assert [done.returncode for done in runs] == [2, 2, 2]
+
+
+def test_documented_import_commands_run(tmp_path):
+    """The `mpigen import` examples of docs/cli.md, run as shown in a copy of the repository's
+    MPIJob output: each succeeds, and the blueprints they give render."""
+    import shlex
+    import shutil
+
+    text = (ROOT / "docs" / "cli.md").read_text()
+    section = text[text.index("## mpigen import"):text.index("## mpigen validate")]
+    block, = re.findall(r"```sh\n(.*?)```", section, re.S)
+    shutil.copytree(ROOT / "golden" / "mpijob-v2beta1", tmp_path / "golden" / "mpijob-v2beta1")
+    for line in block.splitlines():
+        argv = [word for word in shlex.split(line.split("#")[0])]
+        expanded = [str(p.relative_to(tmp_path)) for word in argv[2:] if "*" in word
+                    for p in sorted(tmp_path.glob(word))]
+        argv = [w for w in argv[1:] if "*" not in w] + expanded
+        done = run_mpigen(*argv, cwd=tmp_path)
+        assert done.returncode == 0, (line, done.stderr)
+        assert done.stdout.startswith(b"---\n") if "-o" not in argv else done.stdout == b""
+    assert sorted(p.name for p in (tmp_path / "imported" / "hpc").iterdir()) == ["intel-pi.yaml", "mpich-pi.yaml"]
+    assert run_mpigen("render", "imported", "--stdout", cwd=tmp_path).returncode == 0
