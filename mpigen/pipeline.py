@@ -169,22 +169,41 @@ def _run(files, overlays, env_options, default_namespace=None, render=True):
     """What each slice of the files gives, in order, as it comes: the files in contiguous
     slices, shared by one process per core on large inputs. A worker holds what a slice
     gives until the slice is done, so slices are at most MAX_SLICE files, whatever the
-    size of the repository; the caller keeps what it needs of each and drops the rest."""
+    size of the repository; the caller keeps what it needs of each and drops the rest.
+
+    When processes cannot be had (no memory or threads left to start them) or one dies
+    (killed by the kernel's out-of-memory killer), the remaining slices are processed in
+    this process: the same results, never a hang or a lost slice."""
     workers = _workers(len(files) * max(1, len(overlays)))
     size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)))) if workers > 1 else max(1, len(files))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
     _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render)
+    done = 0
     try:
-        if workers == 1:
-            yield from (_process(part) for part in slices)
-            return
-        import multiprocessing
-
-        _warm_up()
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            yield from pool.imap(_process, slices, chunksize=1)
+        if workers > 1:
+            try:
+                for chunk in _parallel(slices, workers):
+                    yield chunk
+                    done += 1
+            except (OSError, RuntimeError):  # BrokenProcessPool is a RuntimeError
+                pass
+        for part in slices[done:]:
+            yield _process(part)
     finally:
         _WORK.clear()
+
+
+def _parallel(slices: list, workers: int):
+    """_process of each slice in forked worker processes, results in order."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _warm_up()
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
+    try:
+        yield from pool.map(_process, slices)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 _WORKER_MODULES = ("yaml", "mpigen.compile", "mpigen.emit", "mpigen.output", "mpigen.render.configmap",

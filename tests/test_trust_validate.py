@@ -249,3 +249,135 @@ def test_a_bad_patch_value_applied_to_blueprints_is_reported_for_each_as_before(
     message = "spec.workers: expected an integer, got string 'many'"
     assert refused_everywhere(cli) == [f"{where}: error: {message} (applied to blueprints/{name}.yaml)"
                                        for name in ("one", "two")]
+
+
+# --- defect 13: hostile but legal inputs scale --------------------------------------------
+
+def bounded(*args: str, memory_mib: int | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python -m mpigen ARGS` in the current folder, within HANG_GUARD seconds and, when
+    given, memory_mib MiB of address space per process (RLIMIT_AS, inherited by workers)."""
+    def limit():
+        if memory_mib is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_mib << 20, memory_mib << 20))
+
+    environ = {**os.environ, **(env or {})}
+    environ.pop("MPIGEN_DEBUG", None)
+    try:
+        return subprocess.run([sys.executable, "-m", "mpigen", *args], env=environ, capture_output=True,
+                              preexec_fn=limit, timeout=HANG_GUARD)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"mpigen {' '.join(args)} did not finish within {HANG_GUARD} s")
+
+
+def env_lines(count: int, indent: str, value=lambda i: f"value-{i}") -> str:
+    return "".join(f"{indent}VAR_{i}: {value(i)}\n" for i in range(count))
+
+
+def test_an_overlay_patching_100000_env_entries_is_applied_and_pointed_at_in_bounded_memory():
+    """Marks of a patched blueprint were merged write by write (writes x marks): hours for
+    this case. A wrong value at the last entry is reported at its line in the overlay."""
+    count = 100_000
+    write("blueprints/env.yaml", job_text(env="\n" + env_lines(count, "    ").rstrip("\n")))
+    head = "patches:\n  - patch:\n      spec:\n        env:\n"
+    bad = overlay("dev", head + env_lines(count, "          ", lambda i: "7" if i == count - 1 else f"o-{i}"))
+    done = bounded("validate", "blueprints", "--overlay", "dev", memory_mib=384)
+    where = at("overlays/dev/overlay.yaml", bad, f"VAR_{count - 1}: 7", "7")
+    assert done.returncode == 2 and done.stderr.decode().splitlines() == [
+        f"{where}: error: spec.env.VAR_{count - 1}: expected a string, got integer 7; YAML reads this unquoted "
+        "value as a non-string: put it in quotes (applied to blueprints/env.yaml)"]
+    overlay("dev", head + env_lines(count, "          ", lambda i: f"o-{i}"))
+    done = bounded("render", "blueprints", "--overlay", "dev", "-o", "out", memory_mib=384)
+    assert done.returncode == 0, done.stderr
+    worker = Path("out/dev/default/statefulset-job-worker.yaml").read_text()
+    assert f"value: o-{count - 1}\n" in worker and "value: value-" not in worker
+
+
+def test_many_errors_among_many_list_items_are_all_reported():
+    """The cross-field checks looked up every earlier error for every list item they read
+    (errors x items): 30,000 env values of the wrong type beside 30,000 datasets took many
+    minutes."""
+    count = 30_000
+    datasets = "".join(f"    - {{name: d{i}, mountPath: /d/{i}, pvc: c}}\n" for i in range(count))
+    text = write("blueprints/job.yaml", job_text(env="\n" + env_lines(count, "    ", str).rstrip("\n"),
+                                                 datasets="\n" + datasets.rstrip("\n")))
+    done = bounded("validate", "blueprints")
+    assert done.returncode == 2
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == count
+    last = count - 1
+    where = at("blueprints/job.yaml", text, f": {last}\n", str(last))
+    assert lines[-1] == (f"{where}: error: "
+                         f"spec.env.VAR_{last}: expected a string, got integer {last}; YAML reads this unquoted "
+                         "value as a non-string: put it in quotes")
+
+
+def test_overlay_bases_shared_by_many_paths_are_applied_once_each():
+    """30 levels of overlays, each with the two overlays of the next level as bases: 2^30
+    paths to the bottom, walked one by one before. docs/overlays.md: bases first, depth
+    first, in order; an overlay reached twice is applied once."""
+    levels = 30
+    for i in range(levels):
+        bases = f"[a{i + 1}, b{i + 1}]" if i + 1 < levels else "[]"
+        for side in "ab":
+            overlay(f"{side}{i}", f"bases: {bases}\nannotations: {{order: {side}{i}}}\nlabels: {{{side}{i}: x}}\n")
+    write("blueprints/job.yaml", job_text())
+    done = bounded("render", "blueprints", "--overlay", "a0", "--stdout")
+    assert done.returncode == 0, done.stderr
+    import yaml
+
+    job = next(o for o in yaml.safe_load_all(done.stdout) if o and o["kind"] == "Job")
+    labels = job["metadata"]["labels"]
+    assert {f"{side}{i}" for i in range(1, levels) for side in "ab"} | {"a0"} <= labels.keys()
+    assert "b0" not in labels
+    # a0 is applied last, so its annotation wins.
+    assert job["metadata"]["annotations"]["order"] == "a0"
+
+
+def test_validating_many_large_blueprints_keeps_one_file_at_a_time():
+    """Each worker held every loaded document of its slice of the repository (with the
+    marks of every key and value): 1,000 blueprints of 1,000 env entries needed about
+    205 MiB of address space per process, and more on fewer cores. Now a file at a
+    time: within 160 MiB."""
+    head = job_text(env="{}").replace("  env: {}\n", "  env:\n")
+    body = env_lines(1000, "    ")
+    for i in range(1000):
+        write(f"blueprints/job-{i:04d}.yaml", head.replace("name: job", f"name: job-{i:04d}") + body)
+    done = bounded("validate", "blueprints", memory_mib=160)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().strip() == "mpigen: 1000 blueprints valid"
+
+
+DYING_WORKERS = """\
+import os, signal, sys
+import mpigen.pipeline as pipeline
+parent, process = os.getpid(), pipeline._process
+def dying(files):
+    if os.getpid() != parent:  # in a worker process: killed, as the out-of-memory killer does
+        os.kill(os.getpid(), signal.SIGKILL)
+    return process(files)
+pipeline._process = dying
+from mpigen.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_killed_worker_neither_hangs_the_run_nor_loses_its_blueprints(tmp_path):
+    """multiprocessing.Pool waits forever for the result of a worker that was killed, and a
+    pool that cannot start (no memory left for its threads) left its workers behind,
+    holding stderr open. The run now finishes the slices itself."""
+    from mpigen.pipeline import PARALLEL_THRESHOLD
+
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: mpigen renders serially whatever the size")
+    for i in range(PARALLEL_THRESHOLD):
+        write(f"blueprints/job-{i:03d}.yaml", blueprint_text(f"job-{i:03d}"))
+    write(tmp_path / "dying.py", DYING_WORKERS)
+    serial = bounded("render", "blueprints", "--stdout", env={"MPIGEN_PROCESSES": "1"})
+    environ = {k: v for k, v in os.environ.items() if k not in ("MPIGEN_DEBUG", "MPIGEN_PROCESSES")}
+    try:
+        dying = subprocess.run([sys.executable, str(tmp_path / "dying.py"), "render", "blueprints", "--stdout"],
+                               env=environ, capture_output=True, timeout=HANG_GUARD)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the render with killed workers did not finish within {HANG_GUARD} s")
+    assert serial.returncode == dying.returncode == 0, dying.stderr
+    assert dying.stdout == serial.stdout and dying.stdout.count(b"\nkind: Job\n") == PARALLEL_THRESHOLD
