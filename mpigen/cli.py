@@ -160,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 0
+    except MemoryError:  # the machine's limit (ulimit -v, a container's memory), not a bug
+        print("error: mpigen ran out of memory; give it more (ulimit -v, the container's memory limit) or "
+              "render fewer blueprints at once", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug: say so, without a traceback unless asked
         if os.environ.get("MPIGEN_DEBUG"):
             raise

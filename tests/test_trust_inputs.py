@@ -443,3 +443,24 @@ def test_a_bare_overlay_name_never_means_a_folder_of_the_working_folder(repo):
         "kind Overlay"]
     done = run_mpigen("render", "blueprints", "--overlay", "./staging", "--stdout", cwd=repo)
     assert {o["metadata"]["namespace"] for o in _objects(done)} == {"staging"}  # a path still names it
+
+
+def test_running_out_of_memory_is_the_machine_s_limit_not_a_bug(tmp_path):
+    """Under a 130 MiB address-space limit (ulimit -v) a blueprint with 100,000 env entries
+    cannot be rendered: one error line, exit 2, no traceback, nothing on stdout."""
+    import json
+    import resource
+
+    env = {f"V{i}": "x" for i in range(100_000)}
+    text = blueprint_text("big", env=env)
+    assert json.loads(text)["spec"]["env"] == env
+    write(tmp_path / "big.yaml", text)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (130 << 20, 130 << 20))
+
+    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "big.yaml", "--stdout"], cwd=tmp_path,
+                          capture_output=True, preexec_fn=limit, timeout=120)
+    assert (done.returncode, done.stdout) == (2, b""), done.stderr
+    assert done.stderr.decode() == ("error: mpigen ran out of memory; give it more (ulimit -v, the container's "
+                                    "memory limit) or render fewer blueprints at once\n")
