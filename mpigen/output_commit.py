@@ -147,6 +147,7 @@ def _write_files(root: Path, files: dict[str, bytes], metas: dict) -> None:
     base = str(root)
     rel = ""
     try:
+        os.makedirs(base, exist_ok=True)  # the in-place write's stage/new, even when every file is at the top
         for rel, data in files.items():
             folder = rel.rpartition("/")[0]
             if folder and folder not in made:

@@ -536,6 +536,24 @@ def test_a_render_killed_in_its_write_phase_leaves_the_old_or_the_new_state(big)
     print("outcomes:", outcomes)
 
 
+def test_a_mount_point_whose_files_are_all_at_its_top(tmp_path):
+    """The in-place write stages files in a folder of its own inside DIR; with no file in a
+    sub-folder (mpigen.yaml's Argo CD Applications folder) nothing else creates it."""
+    names = ["job-a", "job-b"]
+    blueprints(tmp_path / "blueprints", names)
+    config = ("apiVersion: mpigen.dev/v1alpha1\nkind: Config\nblueprints: [blueprints]\noutput: out\n"
+              "gitops: argocd\nargocd: {{repoURL: 'https://git.example.com/ml.git', targetRevision: {rev}, "
+              "applications: apps}}\n")
+    with tmpfs(tmp_path / "apps", "1m") as apps:
+        for rev in ("main", "dev"):
+            (tmp_path / "mpigen.yaml").write_text(config.format(rev=rev))
+            done = run_mpigen("render", cwd=tmp_path)
+            assert done.returncode == 0, done.stderr
+            assert f"targetRevision: {rev}\n".encode() in (apps / "application-mpigen.yaml").read_bytes()
+            assert leftovers(apps) == []
+            assert_index_lists_exactly_its_files(apps)
+
+
 def test_a_render_killed_while_renaming_into_a_mount_point_is_rolled_back(big):
     """In place, a kill leaves a mix until the next run, whose first step (recover_abandoned)
     rolls the staged files back, or forward when the index was renamed in already."""
