@@ -28,6 +28,8 @@ import hashlib
 import json
 import re
 
+from mpigen.errors import shown
+
 # k8s.io/apimachinery/pkg/util/validation: IsDNS1123Label, IsValidLabelValue.
 DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
@@ -42,7 +44,7 @@ def unprintable(text: str) -> str | None:
     characters, line separators, undecodable bytes), written as an escape; else None."""
     for char in text:
         if not char.isprintable():
-            return repr(char)[1:-1]
+            return shown(char)
     return None
 
 

@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpigen.errors import shown
+
 INDEX = ".mpigen-index"
 VERSION = 1
 _ABOUT = ("Files written by `mpigen render`, with the sha256 of each: mpigen overwrites and removes "
@@ -63,16 +65,11 @@ def unsafe_name(path: str) -> str | None:
     plain relative path whose characters are all printable."""
     bad = _UNSAFE.search(path)
     if bad:
-        return f"its name holds the character {printable(bad.group())}"
+        return f"its name holds the character {shown(bad.group())}"
     padded = f"/{path}/"
     if "//" in padded or "/./" in padded or "/../" in padded or "\\" in path:
         return "it is not a plain relative path"
     return None
-
-
-def printable(text: str) -> str:
-    """`text` with every unsafe character escaped (\\n, \\x1b, \\udcff), for a one-line message."""
-    return _UNSAFE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 
 
 def read_index(out: Path) -> Index:
@@ -115,7 +112,7 @@ def _parse_legacy(text: str) -> Index:
             continue
         digest_part, sep, path = line.partition("  ")
         if not sep:
-            return Index(distrust=f"its line '{printable(line[:80])}' is not an entry")
+            return Index(distrust=f"its line '{line[:80]}' is not an entry")
         pairs.append((path, digest_part))
     return _checked(pairs)
 
@@ -126,7 +123,7 @@ def _checked(pairs) -> Index:
         if not isinstance(path, str) or not isinstance(value, str) or not _DIGEST.fullmatch(value):
             return Index(distrust="it has an entry with no sha256")
         if unsafe_name(path) or path == INDEX or path in entries:
-            return Index(distrust=f"it lists '{printable(path[:80])}', which mpigen never writes")
+            return Index(distrust=f"it lists '{path[:80]}', which mpigen never writes")
         entries[path] = value
     return Index(entries)
 
