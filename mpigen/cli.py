@@ -572,9 +572,8 @@ def _import(args) -> int:
                 mark = doc.value_mark(("metadata", "name"))
                 if job in defined:
                     first = defined[job]
-                    problems.append(error(mark, f"MPIJob {job[0]}/{job[1]} is already defined at {first.path}:"
-                                                f"{first.line}:{first.column}; each job becomes one blueprint, so "
-                                                "names must be unique per namespace"))
+                    problems.append(error(mark, f"MPIJob {job[0]}/{job[1]} is already defined at {first}; each job "
+                                                "becomes one blueprint, so names must be unique per namespace"))
                     continue
                 defined[job] = mark
                 texts[f"{job[0]}/{job[1]}.yaml"] = dump_object(imported.blueprint, f"Imported by mpigen from {doc.path}")

@@ -102,7 +102,7 @@ def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
             other = owners.setdefault(base, source)
             if other != source:
                 problems.append(error(source, f"the Flux Kustomizations of job {namespace}/{job} would be named "
-                                              f"{base}-*, as those of the job at {_at(other)}; rename one of the "
+                                              f"{base}-*, as those of the job at {other}; rename one of the "
                                               "jobs"))
             folder = output / env / job_root if env else output / job_root
             common = {"interval": flux.interval, "prune": True,
@@ -130,7 +130,3 @@ def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
 
 def _overlay_folder(overlay, env: str) -> str:
     return Path(overlay.doc.path).parent.as_posix() if overlay is not None else env or "."
-
-
-def _at(mark: Mark) -> str:
-    return f"{mark.path}:{mark.line}:{mark.column}" if mark.positioned else mark.path

@@ -209,9 +209,8 @@ def _read_render(files: dict[str, str], label: str, problems: list[Diagnostic]) 
                 continue
             first = objects.get(key)
             if first is not None:
-                m = first.mark
-                problems.append(error(doc.start, f"{key} is defined twice in {label} (first at "
-                                                 f"{m.path}:{m.line}:{m.column}); keep one"))
+                problems.append(error(doc.start, f"{key} is defined twice in {label} (first at {first.mark}); "
+                                                 "keep one"))
                 continue
             objects[key] = Manifest(key, doc.data, path, doc.start)
     return objects

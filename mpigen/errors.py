@@ -27,6 +27,11 @@ class Mark:
     def positioned(self) -> bool:
         return self.line > 0
 
+    def __str__(self) -> str:
+        """PATH:LINE:COLUMN, or PATH where there is no position: how a message names
+        another place ("already defined at ...")."""
+        return f"{self.path}:{self.line}:{self.column}" if self.positioned else self.path
+
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:

@@ -308,7 +308,7 @@ class _Env:
                 owner = self.owners.setdefault(obj.sort_key, item.name_mark)
                 if owner is not item.name_mark:
                     diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, "
-                                                             f"as the job at {_at(owner)} does; rename one of the jobs"))
+                                                             f"as the job at {owner} does; rename one of the jobs"))
             self.objects.extend(item.objects)
 
 
@@ -336,13 +336,9 @@ def _crd_object(options, env: str) -> RenderedObject:
     return RenderedObject(sort_key(crd), object_path(crd), dump_object(crd, comment), env)
 
 
-def _at(mark: Mark) -> str:
-    return f"{mark.path}:{mark.line}:{mark.column}" if mark.positioned else mark.path
-
-
 def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:
     return error(mark,
-                 f"job {job[0]}/{job[1]} is already defined at {first.path}:{first.line}:{first.column}; "
+                 f"job {job[0]}/{job[1]} is already defined at {first}; "
                  "job names must be unique per namespace")
 
 
