@@ -20,7 +20,7 @@ import errno
 import os
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from mpigen.emit import dump_stream
 from mpigen.errors import Diagnostic, InputError, Mark, error, warning
