@@ -12,17 +12,11 @@ from typing import Annotated, Any, Literal, Optional
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 from mpigen.image import HELP as IMAGE_HELP, IMAGE, image_problem
+from mpigen.naming import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN, LABEL_VALUE, QUALIFIED_NAME
 
 API_VERSION = "mpigen.dev/v1alpha1"
 KIND = "MPIJobBlueprint"
 
-# Kubernetes name syntaxes (k8s.io/apimachinery/pkg/util/validation).
-DNS1035_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
-DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-DNS1123_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-QUALIFIED_NAME = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-                  r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 # An environment variable name that every shell and `mpirun -x` accepts.
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 # resource.Quantity, non-negative (k8s.io/apimachinery/pkg/api/resource).

@@ -30,9 +30,15 @@ import re
 
 from mpigen.errors import shown
 
-# k8s.io/apimachinery/pkg/util/validation: IsDNS1123Label, IsValidLabelValue.
-DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+# Kubernetes name syntaxes (k8s.io/apimachinery/pkg/util/validation), as the patterns the
+# blueprint models check.
+DNS1035_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DNS1123_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+QUALIFIED_NAME = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                  r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
+_DNS1123_LABEL, _LABEL_VALUE = re.compile(DNS1123_LABEL), re.compile(LABEL_VALUE)
 MAX_NAME = 63  # a label value: Argo CD's tracking label and Flux's name label carry these names
 HASH_LENGTH = 10
 # Names the output folder itself uses (mpigen.output); an overlay's folder sits beside them.
@@ -72,7 +78,7 @@ def folder_name_problem(name: str) -> str | None:
     """Why an overlay's name (its folder name) cannot name an output folder, or None."""
     if name in RESERVED_FOLDER_NAMES:
         return f"{name!r} is a file of the output folder; rename the overlay folder"
-    if not name or len(name) > MAX_NAME or not LABEL_VALUE.fullmatch(name):
+    if not name or len(name) > MAX_NAME or not _LABEL_VALUE.fullmatch(name):
         return (f"an overlay's folder name names its output folder and the GitOps objects of its environment, so "
                 f"it must be 1 to {MAX_NAME} letters, digits, '-', '_' and '.', starting and ending with a letter "
                 f"or digit (a Kubernetes label value); got {name!r}; rename the folder")
@@ -86,7 +92,7 @@ def generated_name(prefix: str, parts: tuple[str, ...], room: int = 0) -> str:
     limit = MAX_NAME - room
     if not parts:
         return prefix
-    if all(DNS1123_LABEL.fullmatch(part) for part in parts):
+    if all(_DNS1123_LABEL.fullmatch(part) for part in parts):
         plain = "-".join([prefix, *(part.replace("-", "--") for part in parts[:-1]), parts[-1]])
         if len(plain) <= limit:
             return plain
