@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-from mpigen.compile import MULTUS_NETWORKS
+from mpigen.compile import LAUNCHER_CONTAINER, MULTUS_NETWORKS, WORKER_CONTAINER
 from mpigen.import_pods import V1ALPHA2, V2BETA1
 from mpigen.launch import RENDEZVOUS_ENV
-from mpigen.render.launcher import HOSTFILE_PATH, KUBEXEC_PATH
+from mpigen.render.launcher import OPENMPI5_ENV
 from mpigen.render.names import OPERATOR_LABEL_KEYS
 from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
 
@@ -19,9 +19,9 @@ from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
 # operator's keys a blueprint refuses (validate._check_reserved_metadata).
 OPERATOR_POD_LABELS = ("group_name", "mpi_job_name", "mpi_role_type")
 RESERVED_LABELS = OPERATOR_LABEL_KEYS
-DEFAULT_CONTAINERS = {"Launcher": "mpi-launcher", "Worker": "mpi-worker"}  # compile's, without mainContainer
+DEFAULT_CONTAINERS = {"Launcher": LAUNCHER_CONTAINER, "Worker": WORKER_CONTAINER}  # without mainContainer
 # What mpigen (its mpijob target) writes into the launcher's env itself: not the user's.
-ADDED_ENV = {"PRTE_MCA_plm_ssh_agent": KUBEXEC_PATH, "PRTE_MCA_prte_default_hostfile": HOSTFILE_PATH}
+ADDED_ENV = {entry["name"]: entry["value"] for entry in OPENMPI5_ENV}
 
 
 def read_env(r, part: dict) -> list[tuple[str, str, tuple]]:
