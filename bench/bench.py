@@ -79,7 +79,7 @@ OVERLAYS = {
 
 def yaml_text(data: dict) -> str:
     """Block-style YAML, as people write blueprints (mpigen's own emitter, minus `---`)."""
-    from mpigen.emit import dump_object
+    from mpigen.emit.yaml import dump_object
 
     return dump_object(data).removeprefix("---\n")
 

@@ -1,3 +1,3 @@
-from mpigen.cli import main
+from mpigen.cli.main import main
 
 raise SystemExit(main())

@@ -83,7 +83,7 @@ def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
     under every environment. One file at a time: only the results are kept, never the
     loaded documents (with the marks of every key and value, they are the bulk)."""
-    from mpigen.load import load_files
+    from mpigen.load.documents import load_files
 
     envs = max(1, len(_WORK["overlays"]))
     chunk = _Chunk([], [[] for _ in range(envs)], set())
@@ -105,13 +105,13 @@ def _environments(doc, used: set) -> list[_DocResult]:
 
     Every value the file states must be valid as written, even where an overlay replaces
     it: when every overlay changed the blueprint, its own values are checked once more
-    as written (mpigen.validate.written_problems), reported once at the blueprint's
+    as written (mpigen.validate.fields.written_problems), reported once at the blueprint's
     line. Otherwise one environment validates the file's values as they are."""
-    from mpigen.validate import written_problems
+    from mpigen.validate.fields import written_problems
 
     overlays, namespace = _WORK["overlays"], _WORK["default_namespace"]
     if namespace or overlays:  # the overlay module only when there is something to apply
-        from mpigen.overlay import Usage, apply, with_namespace
+        from mpigen.overlay.overlays import Usage, apply, with_namespace
 
         if namespace:
             doc = with_namespace(doc, namespace)
@@ -126,7 +126,7 @@ def _environments(doc, used: set) -> list[_DocResult]:
 
 
 def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
-    from mpigen.validate import attributed, profile_checks, target_checks, validate_document
+    from mpigen.validate.fields import attributed, profile_checks, target_checks, validate_document
 
     blueprint, diagnostics = validate_document(patched)
     diagnostics = written + diagnostics
@@ -145,10 +145,10 @@ def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
 
 
 def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
-    from mpigen.compile import compile_blueprint
-    from mpigen.emit import dump_object, sort_key
-    from mpigen.output import flux_root, object_path
-    from mpigen.render import Lifecycle, render_job
+    from mpigen.compile.blueprint import compile_blueprint
+    from mpigen.emit.yaml import dump_object, sort_key
+    from mpigen.output.folder import flux_root, object_path
+    from mpigen.render.targets import Lifecycle, render_job
 
     env = overlay.name if overlay is not None else ""
     comment = source_comment(source, overlay.doc.path if overlay is not None else "")
@@ -206,8 +206,8 @@ def _parallel(slices: list, workers: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-_WORKER_MODULES = ("yaml", "mpigen.compile", "mpigen.emit", "mpigen.output", "mpigen.render.configmap",
-                   "mpigen.render.launcher", "mpigen.render.rbac", "mpigen.render.workers", "mpigen.validate")
+_WORKER_MODULES = ("yaml", "mpigen.compile.blueprint", "mpigen.emit.yaml", "mpigen.output.folder", "mpigen.render.static.configmap",
+                   "mpigen.render.static.launcher", "mpigen.render.static.rbac", "mpigen.render.static.workers", "mpigen.validate.fields")
 
 
 def _warm_up() -> None:
@@ -215,7 +215,7 @@ def _warm_up() -> None:
     workers share it instead of each paying for it."""
     import importlib
 
-    from mpigen.templates import _template
+    from mpigen.render.templates import _template
 
     for module in _WORKER_MODULES:
         importlib.import_module(module)
@@ -242,7 +242,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     """Render (or only validate) every blueprint under paths for every overlay (with
     env_options[i] for overlay i when given). Raises InputError with every problem of
     every blueprint under every overlay."""
-    from mpigen.load import find_yaml_files
+    from mpigen.load.documents import find_yaml_files
 
     files, problems = find_yaml_files(paths)
     overlays = list(overlays or [])
@@ -271,7 +271,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         # counts blueprints.
         result.jobs = result.jobs + len(env.seen) if render else max(result.jobs, len(env.seen))
     if overlays:
-        from mpigen.overlay import written_patch_problems
+        from mpigen.overlay.overlays import written_patch_problems
 
         diagnostics += _unreported(written_patch_problems(overlays), diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
@@ -279,7 +279,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         raise InputError(errors)
     warnings = [d for d in diagnostics if d.severity != "error"]
     if overlays:
-        from mpigen.overlay import Usage
+        from mpigen.overlay.overlays import Usage
 
         warnings += Usage(used).unused(overlays)
     result.warnings = sorted(set(warnings))
@@ -320,11 +320,11 @@ def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> li
 
 
 def _crd_object(options, env: str) -> RenderedObject:
-    """The MPIJob CRD, once per environment (see mpigen.crd); under Argo CD applied first
+    """The MPIJob CRD, once per environment (see mpigen.render.mpijob.crd); under Argo CD applied first
     and server-side: it is larger than the 262,144 bytes client-side apply can annotate."""
-    from mpigen.crd import new_crd
-    from mpigen.emit import dump_object, sort_key
-    from mpigen.output import object_path
+    from mpigen.render.mpijob.crd import new_crd
+    from mpigen.emit.yaml import dump_object, sort_key
+    from mpigen.output.folder import object_path
     from mpigen.render.stamp import MANAGED_BY
 
     crd = new_crd(options.mpijob_api, options.kube_version)

@@ -100,11 +100,11 @@ def blueprint_text(name: str = "job", labels: dict | None = None, annotations: d
 
 def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
     """Objects rendered from a blueprint text, through load, validate, compile and render."""
-    from mpigen.compile import compile_blueprint
-    from mpigen.load import parse
+    from mpigen.compile.blueprint import compile_blueprint
+    from mpigen.load.documents import parse
     from mpigen.errors import InputError
-    from mpigen.render import Options, render_job
-    from mpigen.validate import validate_document
+    from mpigen.render.targets import Options, render_job
+    from mpigen.validate.fields import validate_document
 
     objects = []
     for doc in parse(text, path):
@@ -154,7 +154,7 @@ class InProcessRun:
 def mpigen_in_process(capsysbinary, monkeypatch):
     """mpigen_in_process(*ARGS) -> InProcessRun: the CLI in this process, in the current
     folder (faster than a subprocess where the process boundary is not the point)."""
-    from mpigen.cli import main
+    from mpigen.cli.main import main
 
     monkeypatch.delenv("MPIGEN_DEBUG", raising=False)
 

@@ -245,7 +245,7 @@ def blueprint_metadata(mpijob: dict) -> dict:
 
 def comparable(actual: dict, expected: dict, mpijob: dict) -> dict:
     """`actual` (rendered) less what the contract lets mpigen add to `expected`; both normal."""
-    from mpigen.compile import merge_patch
+    from mpigen.compile.blueprint import merge_patch
 
     actual, expected = normal(actual), normal(expected)
     ours = blueprint_metadata(mpijob)
@@ -265,7 +265,7 @@ def comparable(actual: dict, expected: dict, mpijob: dict) -> dict:
             theirs = their_pod["containers"][index] if index < len(their_pod.get("containers", [])) else {}
             wanted = theirs.get("securityContext")
             allowed = [LEAST_PRIVILEGE]
-            if api == "kubeflow.org/v2beta1" and role == "Worker":  # what a root sshd needs (mpigen.render.mpijob)
+            if api == "kubeflow.org/v2beta1" and role == "Worker":  # what a root sshd needs (mpigen.render.mpijob.resource)
                 allowed.append({**LEAST_PRIVILEGE, "capabilities": {"drop": ["ALL"], "add": SSHD_ROOT_CAPABILITIES}})
             if any(container.get("securityContext") == merge_patch(added, wanted or {}) for added in allowed):
                 if wanted is None:

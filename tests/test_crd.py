@@ -18,7 +18,7 @@ APIS = {"v2beta1": "kubeflow.org/v2beta1", "v1": "kubeflow.org/v1"}
 
 
 def crd(api: str, kube_version: str = "1.30") -> dict:
-    from mpigen.crd import new_crd
+    from mpigen.render.mpijob.crd import new_crd
 
     return new_crd(APIS[api], kube_version)
 
@@ -86,7 +86,7 @@ def test_the_operators_names_scope_status_and_defaults():
 
 def json_schema(node: dict) -> dict:
     """The CRD schema as plain JSON Schema, to validate objects with jsonschema."""
-    from mpigen.schemas import crd_json_schema
+    from mpigen.review.schemas import crd_json_schema
 
     return crd_json_schema(node)
 

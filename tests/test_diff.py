@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mpigen.diff import compare, hostfile_slots
+from mpigen.review.diff import compare, hostfile_slots
 from mpigen.errors import InputError
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "static"

@@ -34,8 +34,8 @@ def test_documented_blueprints_render(block):
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: Overlay" in b.values[0]])
 def test_documented_overlays_are_valid(block):
-    from mpigen.load import parse
-    from mpigen.overlay import _validate
+    from mpigen.load.documents import parse
+    from mpigen.overlay.overlays import _validate
 
     problems = []
     assert _validate(parse(block, "overlay.yaml")[0], problems) is not None and problems == []
@@ -43,7 +43,7 @@ def test_documented_overlays_are_valid(block):
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: Config" in b.values[0]])
 def test_documented_config_is_valid(block, tmp_path):
-    from mpigen.config import load_config
+    from mpigen.formats.config import load_config
 
     (tmp_path / "mpigen.yaml").write_text(block)
     assert load_config(tmp_path) is not None
@@ -51,7 +51,7 @@ def test_documented_config_is_valid(block, tmp_path):
 
 def test_documented_commands_exist():
     """Every `mpigen <command>` line in a shell block of the docs names a real command."""
-    from mpigen.cli import _parser
+    from mpigen.cli.main import _parser
 
     commands = set(_parser()._subparsers._group_actions[0].choices)
     for doc in DOCS:

@@ -244,7 +244,7 @@ def built_objects(kubectl: str, folder: Path) -> list[dict]:
 
 
 def schema_failures(objects: list[dict]) -> list[str]:
-    from mpigen.schemas import validate_object
+    from mpigen.review.schemas import validate_object
 
     failures = []
     for obj in objects:

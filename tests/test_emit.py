@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from mpigen.emit import INSTALL_ORDER, dump_object, dump_stream, sort_objects
+from mpigen.emit.yaml import INSTALL_ORDER, dump_object, dump_stream, sort_objects
 
 
 def read_11(text: str):

@@ -9,7 +9,7 @@ line under a profile must be exactly the one `--gitops none` renders for the sam
 blueprint, so that one is taken from the `none` render.
 
 Rendering goes in-process through the real pipeline (`render_paths`: load, validate,
-profile checks, compile, render, emit) or the real command line (`mpigen.cli.main`); only
+profile checks, compile, render, emit) or the real command line (`mpigen.cli.main.main`); only
 the completion script is run in a real `sh`, with a fake mpirun and a fake kubectl.
 """
 
@@ -75,7 +75,7 @@ def render(tmp_path):
     """render(text, gitops) -> Rendered: the blueprint text in a file of its own, through
     the real pipeline (the emitted YAML read back)."""
     from mpigen.pipeline import render_paths
-    from mpigen.render import Options
+    from mpigen.render.targets import Options
 
     counter = itertools.count()
 
@@ -225,7 +225,7 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
 
 def test_none_profile_still_renders_golden_static(monkeypatch):
     from mpigen.pipeline import render_paths
-    from mpigen.render import Options
+    from mpigen.render.targets import Options
 
     monkeypatch.chdir(ROOT)  # source comments name blueprints/<file> relative to the repository
     result = render_paths([Path("blueprints")], Options(gitops="none"))

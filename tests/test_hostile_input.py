@@ -105,7 +105,7 @@ def test_mpigen_templates_run_sandboxed_and_strict():
     import jinja2
     from jinja2.sandbox import SecurityError
 
-    from mpigen.templates import _template
+    from mpigen.render.templates import _template
 
     template = _template("hostfile.j2")
     assert template.environment.sandboxed

@@ -223,7 +223,7 @@ def with_server_fields(obj: dict) -> dict:
 def test_diff_live_ignores_what_the_server_adds(server, tmp_path):
     repo(tmp_path)
     for obj in rendered_objects(tmp_path).values():
-        from mpigen.live import resource_path
+        from mpigen.review.live import resource_path
 
         server.objects[resource_path(obj)] = with_server_fields(obj)
     config = kubeconfig(tmp_path / "kubeconfig", server.url)
@@ -233,7 +233,7 @@ def test_diff_live_ignores_what_the_server_adds(server, tmp_path):
 
 
 def test_diff_live_reports_changed_and_missing_objects(server, tmp_path):
-    from mpigen.live import resource_path
+    from mpigen.review.live import resource_path
 
     repo(tmp_path)
     objects = rendered_objects(tmp_path)

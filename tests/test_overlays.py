@@ -2,7 +2,7 @@
 whole repository is rendered into one folder per overlay.
 
 Every test builds a small repository in its own tmp folder (the working folder of the
-test) and runs either the pipeline or the real command line in-process (`mpigen.cli.main`,
+test) and runs either the pipeline or the real command line in-process (`mpigen.cli.main.main`,
 which is what `python -m mpigen` runs); a few tests run the CLI in a subprocess where the
 process boundary is the point. Expected values are derived by hand from the input
 written here; expected positions are computed from the YAML text (`pos`), never typed in.
@@ -66,9 +66,9 @@ def cli(mpigen_in_process):
 
 def rendered(*overlays: str, paths=("blueprints",), **options):
     """Result of rendering `paths` under these overlays, through the real pipeline."""
-    from mpigen.overlay import resolve
+    from mpigen.overlay.overlays import resolve
     from mpigen.pipeline import render_paths
-    from mpigen.render import Options
+    from mpigen.render.targets import Options
 
     found = resolve(list(overlays), Path(".")) if overlays else []
     return render_paths([Path(p) for p in paths], Options(**options), found)
@@ -176,8 +176,8 @@ def test_overlay_cannot_set_an_operator_label(cli):
 
 def merge(original: dict, patch: dict) -> dict:
     from mpigen.errors import Mark
-    from mpigen.load import Document
-    from mpigen.overlay import _merge_patch, _Patched
+    from mpigen.load.documents import Document
+    from mpigen.overlay.overlays import _merge_patch, _Patched
 
     target = Document("target.yaml", original, Mark("target.yaml"))
     source = Document("overlay.yaml", {"patch": patch}, Mark("overlay.yaml"))
@@ -373,7 +373,7 @@ def test_a_bad_selector_is_reported_with_the_overlays_other_errors(cli):
     ("localhost:5000/x:1", {"name": "localhost", "newTag": "2"}, None),
 ])
 def test_image_rewrite_matches_the_repository_without_tag(image, rewrite, expected):
-    from mpigen.overlay import ImageRewrite, rewrite_image
+    from mpigen.overlay.overlays import ImageRewrite, rewrite_image
 
     assert rewrite_image(image, ImageRewrite(**rewrite)) == expected
 
@@ -498,7 +498,7 @@ def test_diamond_applies_a_shared_base_once_in_order():
         labels: {right: "yes"}
         """)
     overlay("top", "bases: [left, right]\n")
-    from mpigen.overlay import resolve
+    from mpigen.overlay.overlays import resolve
 
     (top,) = resolve(["top"], Path("."))
     assert [o.name for o in top.chain()] == ["base", "left", "right", "top"]
@@ -807,11 +807,11 @@ def test_command_line_options_win_over_mpigen_yaml_defaults(cli):
 def test_target_and_gitops_flags_win_over_mpigen_yaml(monkeypatch):
     """Only one target and one GitOps profile exist today, so precedence is checked on
     what _setup picks, with a second value allowed for the test."""
-    import mpigen.render
-    from mpigen.cli import _parser, _setup
+    import mpigen.render.targets
+    from mpigen.cli.main import _parser, _setup
 
-    monkeypatch.setattr(mpigen.render, "TARGETS", ("static", "other"))
-    monkeypatch.setattr(mpigen.render, "GITOPS_PROFILES", ("none", "argocd"))
+    monkeypatch.setattr(mpigen.render.targets, "TARGETS", ("static", "other"))
+    monkeypatch.setattr(mpigen.render.targets, "GITOPS_PROFILES", ("none", "argocd"))
     _repository(extra="target: other\ngitops: argocd\n")
     options = _setup(_parser().parse_args(["render", "--stdout"])).options
     assert (options.target, options.gitops) == ("other", "argocd")

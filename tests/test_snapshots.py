@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mpigen.emit import dump_stream, sort_objects
+from mpigen.emit.yaml import dump_stream, sort_objects
 from tests.conftest import blueprint_text, render_text
 
 CASES = {

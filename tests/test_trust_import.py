@@ -28,8 +28,8 @@ V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.or
 
 
 def imported(text: str, strict: bool = False):
-    from mpigen.importer import import_document
-    from mpigen.load import parse
+    from mpigen.review.importer.document import import_document
+    from mpigen.load.documents import parse
 
     (doc,) = parse(text, "mpijob.yaml")
     result = import_document(doc, strict)
@@ -38,11 +38,11 @@ def imported(text: str, strict: bool = False):
 
 def render_blueprint(blueprint: dict, **options) -> dict:
     """{kind: object} of the blueprint as `mpigen render` renders it (its lifecycle included)."""
-    from mpigen.compile import compile_blueprint
-    from mpigen.emit import dump_object
-    from mpigen.load import parse
-    from mpigen.render import Lifecycle, Options, render_job
-    from mpigen.validate import validate_document
+    from mpigen.compile.blueprint import compile_blueprint
+    from mpigen.emit.yaml import dump_object
+    from mpigen.load.documents import parse
+    from mpigen.render.targets import Lifecycle, Options, render_job
+    from mpigen.validate.fields import validate_document
 
     (doc,) = parse(dump_object(blueprint), "imported.yaml")
     model, diagnostics = validate_document(doc)

@@ -241,7 +241,7 @@ _PARTS = st.tuples(_ENV, _LABEL, _LABEL)
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PARTS, min_size=2, max_size=6, unique=True), st.sampled_from([0, len("-launcher")]))
 def test_generated_names_are_valid_and_never_meet(parts, room):
-    from mpigen.naming import generated_name
+    from mpigen.kube.names import generated_name
 
     names = [generated_name("mpigen", p, room=room) for p in parts]
     assert all(len(n) + room <= 63 and DNS1123_LABEL.fullmatch(n) for n in names), names
@@ -309,13 +309,13 @@ def test_every_name_of_the_examples_is_a_kubernetes_name_per_target(target):
 def test_two_jobs_whose_companions_still_meet_are_named_both(tmp_path, monkeypatch, mpigen_in_process):
     """The render checks names even where they are built not to meet: with every name made
     one (as a hash collision would), both jobs are reported at their metadata.name."""
-    import mpigen.companions
+    import mpigen.emit.companions
 
     monkeypatch.chdir(tmp_path)
     first = write(tmp_path / "blueprints" / "a.yaml", blueprint("one", "ns"))
     second = write(tmp_path / "blueprints" / "b.yaml", blueprint("two", "ns"))
     write(tmp_path / "mpigen.yaml", CONFIG.format(overlays="[]", gitops="flux"))
-    monkeypatch.setattr(mpigen.companions, "generated_name", lambda prefix, parts, room=0: "mpigen-same")
+    monkeypatch.setattr(mpigen.emit.companions, "generated_name", lambda prefix, parts, room=0: "mpigen-same")
     done = mpigen_in_process("render")
     assert done.returncode == 2, done.stderr
     errors = done.lines("error")
@@ -328,12 +328,12 @@ def test_two_jobs_whose_companions_still_meet_are_named_both(tmp_path, monkeypat
 
 
 def test_two_jobs_whose_objects_still_meet_are_named_both(tmp_path, monkeypatch, mpigen_in_process):
-    import mpigen.render.workers
+    import mpigen.render.static.workers
 
     monkeypatch.chdir(tmp_path)
     first = write(tmp_path / "bp" / "a.yaml", blueprint("one", "ns"))
     second = write(tmp_path / "bp" / "b.yaml", blueprint("two", "ns"))
-    monkeypatch.setattr(mpigen.render.workers, "worker_name", lambda job: "same")
+    monkeypatch.setattr(mpigen.render.static.workers, "worker_name", lambda job: "same")
     done = mpigen_in_process("render", "bp", "-o", "out")
     assert done.returncode == 2, done.stderr
     one, two = pos(first, '"one"'), pos(second, '"two"')
@@ -416,9 +416,9 @@ def test_no_quantity_string_escapes_a_positioned_answer(value):
     whole number of nanos, at most 2^63-1."""
     from fractions import Fraction
 
-    from mpigen.load import parse
-    from mpigen.quantity import parse as quantity
-    from mpigen.validate import validate_document
+    from mpigen.load.documents import parse
+    from mpigen.kube.quantity import parse as quantity
+    from mpigen.validate.fields import validate_document
 
     try:  # the parser itself: a value, or ValueError (never another exception)
         quantity(value)
@@ -463,14 +463,14 @@ INVALID_IMAGES = [
 
 @pytest.mark.parametrize("image", VALID_IMAGES)
 def test_image_references_distribution_parses_are_accepted(image):
-    from mpigen.image import image_problem
+    from mpigen.kube.image import image_problem
 
     assert image_problem(image) is None
 
 
 @pytest.mark.parametrize("image", INVALID_IMAGES)
 def test_image_references_distribution_refuses_are_refused(image):
-    from mpigen.image import image_problem
+    from mpigen.kube.image import image_problem
 
     assert image_problem(image)
 

@@ -356,7 +356,7 @@ def dying(files):
         os.kill(os.getpid(), signal.SIGKILL)
     return process(files)
 pipeline._process = dying
-from mpigen.cli import main
+from mpigen.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -46,7 +46,7 @@ def test_mpijobs_are_checked_against_the_generated_crd():
     report = json.loads(done.stdout)
     assert {r["kind"] for r in report["resources"] if r["status"] == "valid"} >= {"MPIJob"}
 
-    from mpigen.schemas import validate_object
+    from mpigen.review.schemas import validate_object
 
     job = next(r for r in report["resources"] if r["kind"] == "MPIJob")
     bad = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": job["name"]},

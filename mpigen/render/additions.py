@@ -10,8 +10,8 @@ name (a GitOps profile renames it per run), for every target:
 
 from __future__ import annotations
 
-from mpigen.launch import MASTER_PORT, RANK_ENV_DIR, RANK_ENV_KEY
-from mpigen.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.compile.launch import MASTER_PORT, RANK_ENV_DIR, RANK_ENV_KEY
+from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.render.names import copy_data, launcher_name, object_meta, worker_name
 
 RANK_ENV_SUFFIX = "-mpigen"
@@ -67,7 +67,7 @@ def with_additions(job: MPIJob, launcher_service_account: bool = True) -> MPIJob
 
 
 def addition_objects(job: MPIJob) -> list[dict]:
-    from mpigen import templates
+    from mpigen.render import templates
 
     objects = []
     if job.extensions.rankEnv:

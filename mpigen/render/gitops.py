@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from mpigen.mpijob import MPIJob
+from mpigen.compile.mpijob import MPIJob
 from mpigen.render.names import KUBECTL_MOUNT, worker_name
 
 WAVE = "argocd.argoproj.io/sync-wave"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mpigen.mpijob import MPIJob
+from mpigen.compile.mpijob import MPIJob
 
 CONFIG_SUFFIX = "-config"
 LAUNCHER_SUFFIX = "-launcher"

@@ -7,7 +7,7 @@ app.kubernetes.io/instance, so mpigen does not use that key).
 
 from __future__ import annotations
 
-from mpigen.mpijob import MPIJob
+from mpigen.compile.mpijob import MPIJob
 
 MANAGED_BY = "app.kubernetes.io/managed-by"
 MPIGEN_PREFIX = "mpigen.dev/"  # label and annotation keys reserved for mpigen

@@ -1,0 +1,93 @@
+"""The launcher's command line: `mpirun -np <workers*slots> <framework flags> <env forwarding>
+<mpirunArgs> <program>`.
+
+Long options are always spelled with two dashes: Open MPI 4 accepts both spellings,
+Open MPI 5 rejects `-bind-to`/`-map-by`/`-mca` (shared/reference/openmpi5-notes.md).
+
+Intel MPI and MPICH both launch through Hydra: `-np` is accepted there as a synonym of
+`-n`, Hydra passes the whole environment to the ranks by default, and `-genvlist`
+names the blueprint's variables explicitly. Open MPI's binding and transport flags have
+no Hydra equivalent, so Hydra jobs get no framework flags.
+"""
+
+from __future__ import annotations
+
+from mpigen.formats.blueprint import Spec
+
+# The canonical Horovod flag set of the operator's examples, in two-dash spelling.
+_HOROVOD_OPENMPI = (
+    "--allow-run-as-root", "--bind-to", "none", "--map-by", "slot",
+    "-x", "LD_LIBRARY_PATH", "-x", "PATH",
+    "--mca", "pml", "ob1", "--mca", "btl", "^openib",
+)
+# PyTorch and DeepSpeed bring their own GPU transport (NCCL); keep placement and the
+# library path, leave Open MPI's point-to-point transport to its defaults.
+_TORCH_OPENMPI = (
+    "--allow-run-as-root", "--bind-to", "none", "--map-by", "slot",
+    "-x", "LD_LIBRARY_PATH", "-x", "PATH",
+)
+
+FRAMEWORK_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
+    "OpenMPI": {
+        "horovod": _HOROVOD_OPENMPI,
+        "tensorflow": _HOROVOD_OPENMPI,   # the operator's TensorFlow examples run under Horovod
+        "mxnet": _HOROVOD_OPENMPI,        # likewise the MXNet example
+        "pytorch": _TORCH_OPENMPI,
+        "deepspeed": _TORCH_OPENMPI,
+        "custom": (),
+    },
+    "IntelMPI": {},
+    "MPICH": {},
+}
+
+
+# PyTorch (torch.distributed's env:// rendezvous) and DeepSpeed read RANK, WORLD_SIZE,
+# LOCAL_RANK, MASTER_ADDR and MASTER_PORT, which mpirun does not set: each rank runs the
+# program through rank-env.sh (shipped in the ConfigMap <job>-mpigen), which derives the
+# first three from the MPI implementation's own variables; the launcher sets the address of
+# the first rank host and the port, and forwards them.
+RANK_ENV_FRAMEWORKS = ("pytorch", "deepspeed")
+RANK_ENV_DIR = "/etc/mpigen"
+RANK_ENV_KEY = "rank-env.sh"
+RANK_ENV_SCRIPT = f"{RANK_ENV_DIR}/{RANK_ENV_KEY}"
+MASTER_PORT = "29500"  # torch.distributed's default
+RENDEZVOUS_ENV = ("MASTER_ADDR", "MASTER_PORT")
+
+
+def total_slots(spec: Spec) -> int:
+    """mpirun's -np: every slot of every rank host (the launcher too when it is a worker)."""
+    return spec.rank_hosts * spec.slots
+
+
+def uses_rank_env(spec: Spec) -> bool:
+    return spec.framework in RANK_ENV_FRAMEWORKS and spec.launcherCommand is None
+
+
+def launcher_command(spec: Spec) -> list[str]:
+    if spec.launcherCommand is not None:
+        return list(spec.launcherCommand)
+    flags = FRAMEWORK_FLAGS[spec.mpiImplementation].get(spec.framework, ())
+    command = ["mpirun", "-np", str(total_slots(spec)), *flags]
+    names = list(spec.env)
+    if uses_rank_env(spec):
+        names += [name for name in RENDEZVOUS_ENV if name not in spec.env]
+    command += forward_env(spec.mpiImplementation, names, already=_forwarded(flags))
+    command += list(spec.mpirunArgs)
+    if uses_rank_env(spec):
+        command.append(RANK_ENV_SCRIPT)
+    command += list(spec.command or ())
+    return command
+
+
+def forward_env(implementation: str, names: list[str], already: set[str] = frozenset()) -> list[str]:
+    """Flags that pass the named variables on to every rank."""
+    names = [n for n in names if n not in already]
+    if not names:
+        return []
+    if implementation == "OpenMPI":
+        return [arg for name in names for arg in ("-x", name)]
+    return ["-genvlist", ",".join(names)]
+
+
+def _forwarded(flags: tuple[str, ...]) -> set[str]:
+    return {flags[i + 1] for i in range(len(flags) - 1) if flags[i] == "-x"}

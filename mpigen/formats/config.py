@@ -1,0 +1,135 @@
+"""The repository file mpigen.yaml: what `mpigen render` and `mpigen check` do with no paths.
+
+    apiVersion: mpigen.dev/v1alpha1
+    kind: Config
+    blueprints: [blueprints]        # files or folders (default: blueprints)
+    overlays: [dev, staging, prod]  # rendered into <output>/<overlay>/ (default: none)
+    output: rendered                # the output folder (default: rendered)
+    target: static                  # default options; command-line flags win
+    gitops: none
+    kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
+
+mpigen reads it from the working folder only (CI, pre-commit and Argo CD all run in a
+known folder), and every path in it is relative to that folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal, Optional
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from mpigen.formats.blueprint import DNS1123_LABEL, DNS1123_SUBDOMAIN, ImageReference
+from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.load.documents import WORKING_FOLDER, Document, display_path, input_exists, load_file
+from mpigen.kube.names import printable
+
+CONFIG_FILE = "mpigen.yaml"
+# Every string of mpigen.yaml ends up in the output (paths, names, URLs): nothing unprintable.
+Text = Annotated[str, AfterValidator(printable)]
+CONFIG_KIND = "Config"
+
+
+class ArgoCDConfig(BaseModel):
+    """Where the Argo CD Applications for the argocd profile come from and go to."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    repoURL: Text = Field(min_length=1, pattern=r"^\S+$", description="This repository's URL, as Argo CD knows it.",
+                          examples=["https://git.example.com/ml/training.git"])
+    targetRevision: Text = Field("HEAD", min_length=1, description="Branch, tag or commit Argo CD follows.")
+    project: str = Field("default", pattern=DNS1123_SUBDOMAIN, max_length=253,
+                         description="Argo CD project (AppProject) of the Applications.")
+    namespace: str = Field("argocd", pattern=DNS1123_LABEL, max_length=63, description="Namespace Argo CD runs in.")
+    destination: Text = Field("https://kubernetes.default.svc", min_length=1, pattern=r"^\S+$",
+                              description="Cluster (API server URL or Argo CD cluster name) unless an overlay "
+                                          "names its own with `cluster`.")
+    applications: Text = Field("argocd", min_length=1,
+                               description="Folder for the generated Applications, outside the synced folders.")
+
+
+class FluxConfig(BaseModel):
+    """Where the Flux Kustomizations for the flux profile come from and go to."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    sourceRef: str = Field("flux-system", pattern=DNS1123_SUBDOMAIN, max_length=253,
+                           description="The GitRepository (in the Kustomizations' namespace) holding this repository.")
+    namespace: str = Field("flux-system", pattern=DNS1123_LABEL, max_length=63,
+                           description="Namespace of the Kustomizations.")
+    interval: str = Field("10m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$", description="Reconcile interval.")
+    timeout: str = Field("30m", pattern=r"^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$",
+                         description="How long a job's workers may take to become ready.")
+    kustomizations: Text = Field("flux", min_length=1,
+                                 description="Folder for the generated Kustomizations, outside the synced folders.")
+
+
+class ConfigModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    apiVersion: Literal["mpigen.dev/v1alpha1"]
+    kind: Literal["Config"]
+    blueprints: list[Text] = Field(default_factory=lambda: ["blueprints"], min_length=1,
+                                   description="Blueprint files or folders.")
+    overlays: list[Text] = Field(default_factory=list,
+                                 description="Overlays to render, each into <output>/<overlay>/.")
+    output: Text = Field("rendered", min_length=1, description="The output folder.")
+    target: Optional[str] = Field(None, description="Default --target.")
+    gitops: Optional[str] = Field(None, description="Default --gitops.")
+    kubectlDeliveryImage: Optional[ImageReference] = Field(None, description="Default --kubectl-delivery-image.")
+    mpijobApi: Optional[Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]] = Field(
+        None, description="Default --mpijob-api (with target mpijob).")
+    withCRD: Optional[bool] = Field(None, description="Default --with-crd (with target mpijob).")
+    kubeVersion: Optional[str] = Field(None, pattern=r"^1\.[0-9]+$",
+                                       description="Default --kube-version: the Kubernetes version the output is "
+                                                   "for (the MPIJob CRD's pod template schema).", examples=["1.30"])
+    argocd: Optional[ArgoCDConfig] = Field(
+        None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
+    flux: Optional[FluxConfig] = Field(
+        None, description="Generate the Flux Kustomizations of every job rendered with the flux profile.")
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str
+    model: ConfigModel
+    doc: Document
+
+
+def load_config(folder: Path = Path(".")) -> Config | None:
+    """mpigen.yaml of the folder, or None when there is none; raises InputError when it is
+    invalid or cannot be read (never ignored: without it, a run would render something else)."""
+    from mpigen.render.targets import GITOPS_PROFILES, TARGETS
+    from mpigen.validate.fields import validate_model
+
+    path = folder / CONFIG_FILE
+    shown = display_path(path)
+    if not input_exists(path, shown, WORKING_FOLDER):
+        return None
+    docs = load_file(path, WORKING_FOLDER)
+    if len(docs) != 1 or not isinstance(docs[0].data, dict) or docs[0].data.get("kind") != CONFIG_KIND:
+        where = docs[0].start if docs else Mark(shown)
+        raise InputError([error(where, f"{CONFIG_FILE} holds one document with apiVersion: mpigen.dev/v1alpha1 "
+                                       f"and kind: {CONFIG_KIND}")])
+    doc = docs[0]
+    model, diagnostics, _ = validate_model(doc, ConfigModel)
+    problems: list[Diagnostic] = doc.problems + diagnostics
+    if model is None:
+        raise InputError(problems)
+    for key, allowed in (("target", TARGETS), ("gitops", GITOPS_PROFILES)):
+        value = getattr(model, key)
+        if value is not None and value not in allowed:
+            problems.append(error(doc.value_mark((key,)), f"{key}: {value!r} is not one of {', '.join(allowed)}"))
+    if model.argocd is not None and model.flux is not None:
+        applications, kustomizations = model.argocd.applications, model.flux.kustomizations
+        one, other = (folder / applications).resolve(), (folder / kustomizations).resolve()
+        if one == other or one in other.parents or other in one.parents:
+            problems.append(error(doc.value_mark(("flux", "kustomizations")),
+                                  f"flux.kustomizations: {kustomizations!r} overlaps argocd.applications "
+                                  f"{applications!r}; each writes its own kustomization.yaml and index into its "
+                                  "folder, so give them folders of their own"))
+    if problems:
+        raise InputError(problems)
+    return Config(shown, model, doc)

@@ -1,0 +1,102 @@
+"""Names that reach the output: the rule for the names mpigen takes from its inputs, and
+how it builds the names it generates from them.
+
+Taken from the inputs:
+- every path or name written into the output (blueprint and overlay paths in `# Source:`
+  comments, overlay folder names, the strings of mpigen.yaml) is printable: no control
+  character (a line break would end a comment or an index line and start another), no
+  format character (bidirectional overrides), no undecodable byte;
+- an overlay's name, its folder name, names a folder of the output and appears in the
+  names of the GitOps objects: it is a Kubernetes label value (1 to 63 letters, digits,
+  '-', '_' and '.', starting and ending with a letter or digit), so never '.', '..', a
+  dotfile such as .mpigen-index, nor anything with '/' or '\\'; and not a name the
+  output folder itself uses (kustomization.yaml).
+
+Generated (`generated_name`): the names of the GitOps controllers' objects, built from
+several inputs (overlay, namespace, job). Joining them with '-' alone is ambiguous (job
+`c` in namespace `a-b` and job `b-c` in namespace `a`), so the '-' inside every part but
+the last is doubled: `mpigen-a--b-c` and `mpigen-a-b-c`. Parts without '-' give the
+plain join, as before. Where a part is not a DNS-1123 label (an overlay named Prod_EU)
+or the name would be too long, the name is `<prefix>--<readable>-<hash>`: a lowercase
+summary and a hash of the exact inputs. A plain name never has '--' right after its
+prefix (a DNS label starts with a letter or digit), so the two forms cannot meet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from mpigen.errors import shown
+
+# Kubernetes name syntaxes (k8s.io/apimachinery/pkg/util/validation), as the patterns the
+# blueprint models check.
+DNS1035_LABEL = r"^[a-z]([-a-z0-9]*[a-z0-9])?$"
+DNS1123_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+DNS1123_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+QUALIFIED_NAME = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                  r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
+_DNS1123_LABEL, _LABEL_VALUE = re.compile(DNS1123_LABEL), re.compile(LABEL_VALUE)
+MAX_NAME = 63  # a label value: Argo CD's tracking label and Flux's name label carry these names
+HASH_LENGTH = 10
+# Names the output folder itself uses (mpigen.output.folder); an overlay's folder sits beside them.
+RESERVED_FOLDER_NAMES = ("kustomization.yaml", ".mpigen-index")
+
+
+def unprintable(text: str) -> str | None:
+    """The first character of text that cannot be shown as it is (control and format
+    characters, line separators, undecodable bytes), written as an escape; else None."""
+    for char in text:
+        if not char.isprintable():
+            return shown(char)
+    return None
+
+
+def path_problem(path: str) -> str | None:
+    """Why a path cannot be written into the output, or None."""
+    char = unprintable(path)
+    if char is None:
+        return None
+    return (f"the path contains the character {char}, which cannot be written into the output (a line break "
+            "would end the `# Source:` comment and forge what follows); rename it")
+
+
+def printable(value: str) -> str:
+    """A pydantic validator: the string, when it holds nothing unprintable (reported at
+    the value, as a pattern mismatch is)."""
+    from pydantic_core import PydanticCustomError
+
+    char = unprintable(value)
+    if char is not None:
+        raise PydanticCustomError("unprintable", f"the character {char} cannot be written into the output; remove it")
+    return value
+
+
+def folder_name_problem(name: str) -> str | None:
+    """Why an overlay's name (its folder name) cannot name an output folder, or None."""
+    if name in RESERVED_FOLDER_NAMES:
+        return f"{name!r} is a file of the output folder; rename the overlay folder"
+    if not name or len(name) > MAX_NAME or not _LABEL_VALUE.fullmatch(name):
+        return (f"an overlay's folder name names its output folder and the GitOps objects of its environment, so "
+                f"it must be 1 to {MAX_NAME} letters, digits, '-', '_' and '.', starting and ending with a letter "
+                f"or digit (a Kubernetes label value); got {name!r}; rename the folder")
+    return None
+
+
+def generated_name(prefix: str, parts: tuple[str, ...], room: int = 0) -> str:
+    """A DNS-1123 label of at most MAX_NAME - room characters (room: what the caller
+    appends, such as '-workers'), different for every different `parts` of one length
+    (see the module docstring)."""
+    limit = MAX_NAME - room
+    if not parts:
+        return prefix
+    if all(_DNS1123_LABEL.fullmatch(part) for part in parts):
+        plain = "-".join([prefix, *(part.replace("-", "--") for part in parts[:-1]), parts[-1]])
+        if len(plain) <= limit:
+            return plain
+    digest = hashlib.sha256(json.dumps([prefix, *parts]).encode("utf-8")).hexdigest()[:HASH_LENGTH]
+    readable = re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
+    readable = readable[:max(0, limit - len(prefix) - 3 - HASH_LENGTH)].strip("-")
+    return f"{prefix}--{readable}-{digest}" if readable else f"{prefix}--{digest}"

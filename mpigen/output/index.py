@@ -1,0 +1,129 @@
+"""The index of an output folder, DIR/.mpigen-index: the files mpigen wrote there, each
+with the sha256 of the bytes it wrote. mpigen overwrites or removes only files listed
+in it (see mpigen.output.folder).
+
+Format (version 1): one JSON object, keys sorted, two-space indent, LF, a final newline:
+
+    {
+      "about": "...",
+      "files": {"default/job-pi-launcher.yaml": "<sha256 hex>", ...},
+      "mpigenIndex": 1
+    }
+
+JSON quotes every path, so no name can add an entry of its own (the text lines of earlier
+versions could be forged with a newline in an overlay folder's name). The file is a
+dotfile with no .yaml or .json ending, so that no GitOps tool mistakes it for a manifest.
+
+Reading is defensive: an index mpigen cannot trust (a newer version, a foreign or damaged
+file, one unsafe entry) owns nothing, so nothing is removed or overwritten on its say.
+The text lines of earlier versions (`<sha256>  <path>`) are still read, when every line
+is a well-formed entry of a safe path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mpigen.errors import shown
+
+INDEX = ".mpigen-index"
+VERSION = 1
+_ABOUT = ("Files written by `mpigen render`, with the sha256 of each: mpigen overwrites and removes "
+          "only these. Do not edit.")
+_LEGACY_HEADER = "# Files written by `mpigen render`"
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+# Characters no file name of the output may hold: control characters (a newline
+# would split a line of a listing, a terminal would obey an escape), line and paragraph
+# separators, and lone surrogates (bytes of a name that are not UTF-8).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+@dataclass
+class Index:
+    """Path -> sha256 of the files mpigen wrote; `distrust` says why an existing index
+    file was set aside (it then owns nothing)."""
+
+    entries: dict[str, str] = field(default_factory=dict)
+    distrust: str | None = None
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def index_bytes(entries: dict[str, str]) -> bytes:
+    document = {"about": _ABOUT, "files": dict(sorted(entries.items())), "mpigenIndex": VERSION}
+    return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def unsafe_name(path: str) -> str | None:
+    """Why `path` may not be a file of the output folder (None when it may): it must be a
+    plain relative path whose characters are all printable."""
+    bad = _UNSAFE.search(path)
+    if bad:
+        return f"its name holds the character {shown(bad.group())}"
+    padded = f"/{path}/"
+    if "//" in padded or "/./" in padded or "/../" in padded or "\\" in path:
+        return "it is not a plain relative path"
+    return None
+
+
+def read_index(out: Path) -> Index:
+    """The index of `out`; empty when there is none. Raises OSError when it cannot be read."""
+    try:
+        data = (out / INDEX).read_bytes()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return Index()
+    return parse_index(data)
+
+
+def parse_index(data: bytes) -> Index:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Index(distrust="it is not UTF-8 text")
+    if text.startswith(_LEGACY_HEADER):
+        return _parse_legacy(text)
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return Index(distrust="it is not an index mpigen wrote")
+    if not isinstance(document, dict) or "mpigenIndex" not in document:
+        return Index(distrust="it is not an index mpigen wrote")
+    version = document["mpigenIndex"]
+    if version != VERSION or isinstance(version, bool):
+        return Index(distrust=f"it has index version {json.dumps(version)}, which this mpigen does not know "
+                              "(a newer mpigen wrote it?)")
+    files = document.get("files")
+    if not isinstance(files, dict):
+        return Index(distrust="its files are not a mapping")
+    return _checked(files.items())
+
+
+def _parse_legacy(text: str) -> Index:
+    """`<sha256>  <path>` lines of mpigen versions before index version 1."""
+    pairs = []
+    for line in text.split("\n")[:-1] if text.endswith("\n") else text.split("\n"):
+        if line.startswith("#"):
+            continue
+        digest_part, sep, path = line.partition("  ")
+        if not sep:
+            return Index(distrust=f"its line '{line[:80]}' is not an entry")
+        pairs.append((path, digest_part))
+    return _checked(pairs)
+
+
+def _checked(pairs) -> Index:
+    entries = {}
+    for path, value in pairs:
+        if not isinstance(path, str) or not isinstance(value, str) or not _DIGEST.fullmatch(value):
+            return Index(distrust="it has an entry with no sha256")
+        if unsafe_name(path) or path == INDEX or path in entries:
+            return Index(distrust=f"it lists '{path[:80]}', which mpigen never writes")
+        entries[path] = value
+    return Index(entries)
+

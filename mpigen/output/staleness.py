@@ -1,0 +1,77 @@
+"""`mpigen check`: is the committed output folder what a render gives now?
+
+CI runs it on every pull request, so that the manifests Argo CD or Flux apply are never
+out of date with the blueprints. The comparison is byte for byte, file by file, over
+exactly the files a render would write or remove (the index included); files mpigen
+does not own are not its business.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mpigen.output.folder import INDEX, machine_error
+from mpigen.output.commit import WriteFailed
+
+
+@dataclass
+class FolderReport:
+    changed: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    extra: list[str] = field(default_factory=list)
+    diff: str = ""
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.changed or self.missing or self.extra)
+
+    def summary(self) -> str:
+        parts = [f"{len(items)} {what}" for what, items in
+                 (("changed", self.changed), ("missing", self.missing), ("extra", self.extra)) if items]
+        return ", ".join(parts) + " file" + ("s" if sum(map(len, (self.changed, self.missing, self.extra))) != 1 else "")
+
+
+def compare_folder(out: Path, plan) -> FolderReport:
+    """The unified diff that would turn the folder into the planned render (see
+    mpigen.output.folder.plan_folder): a/ is the folder as committed, b/ the fresh render.
+    Raises InputError when a file of the folder cannot be read."""
+    report = FolderReport()
+    chunks = []
+    root = out.as_posix().rstrip("/")
+    # The index last: its diff only repeats, as digests, the changes shown above it.
+    for path in sorted(p for p in plan.files if p != INDEX) + list(plan.stale) + [INDEX]:
+        if path in plan.stale:
+            report.extra.append(path)
+            chunks.append(_unified(_read(out, path).decode("utf-8", "replace"), None, f"{root}/{path}"))
+            continue
+        new = plan.files[path].decode("utf-8")
+        if not (out / path).is_file():
+            report.missing.append(path)
+            chunks.append(_unified(None, new, f"{root}/{path}"))
+            continue
+        current = _read(out, path)
+        if current != plan.files[path]:
+            report.changed.append(path)
+            chunks.append(_unified(current.decode("utf-8", "replace"), new, f"{root}/{path}"))
+    report.diff = "".join(chunks)
+    return report
+
+
+def _read(out: Path, path: str) -> bytes:
+    try:
+        return (out / path).read_bytes()
+    except OSError as exc:
+        raise machine_error(out, WriteFailed(path, exc, "cannot read")) from None
+
+
+def _unified(old: str | None, new: str | None, path: str) -> str:
+    lines = difflib.unified_diff(
+        (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True),
+        fromfile="/dev/null" if old is None else f"a/{path}",
+        tofile="/dev/null" if new is None else f"b/{path}")
+    text = ""
+    for line in lines:
+        text += line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+    return text

@@ -1,0 +1,116 @@
+"""Target `mpijob`: the MPIJob custom resource itself, for clusters that run an operator.
+
+kubeflow.org/v2beta1 is the MPI Operator since v0.4 (shared/reference/mpi-operator.md,
+section 4); kubeflow.org/v1 is the Kubeflow training-operator's MPIJob (section 3). The
+blueprint's pod templates (compiled as for the static target) go into mpiReplicaSpecs,
+and every field the operator would default is written out, so that what is committed is
+what runs, whatever the operator version defaults:
+- v2beta1: slotsPerWorker, runLauncherAsWorker false, launcherCreationPolicy AtStartup,
+  mpiImplementation, sshAuthMountPath /root/.ssh, runPolicy (cleanPodPolicy above all:
+  the operator's real default is None although its docs say Running; suspend false),
+  restartPolicy OnFailure for the launcher and Never for the workers;
+- v1: slotsPerWorker, runPolicy, mainContainer, restartPolicy Never for both.
+
+For Open MPI the launcher also gets PRTE_MCA_prte_default_hostfile (v2beta1, which
+launches over ssh) or both PRTE variables (v1, over kubectl exec): Open MPI 5 ignores the
+OMPI_MCA_* names the operators set and would start every rank on the launcher.
+
+v2beta1 workers run the image's sshd: as root it needs a few of the capabilities that every
+mpigen container drops (SSHD_ROOT_CAPABILITIES).
+"""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.render.static.launcher import HOSTFILE_PATH, KUBEXEC_PATH
+from mpigen.render.names import copy_data
+
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+V2BETA1 = "kubeflow.org/v2beta1"
+V1 = "kubeflow.org/v1"
+MPIJOB_APIS = (V2BETA1, V1)
+# The blueprint's names for MPI implementations, as each API spells them.
+IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}
+SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default
+# What the v2beta1 workers' sshd needs when it runs as root (the operator's images' default
+# user), found by running OpenSSH's sshd with only these in its bounding set and dropping
+# each in turn: SYS_CHROOT (privilege separation), SETUID and SETGID (becoming the user),
+# NET_BIND_SERVICE (port 22). AUDIT_WRITE because sshd built with Linux audit (the Red Hat
+# family) refuses logins it cannot record. Non-root sshd (sshAuthMountPath) needs none.
+SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT")
+# The operators' default restart policies (v2beta1 default.go; training-operator mpi_defaults.go).
+RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
+
+
+def openmpi5_env(api: str) -> list[dict]:
+    env = [{"name": "PRTE_MCA_prte_default_hostfile", "value": HOSTFILE_PATH}]
+    if api == V1:  # kubectl exec through kubexec.sh, as v1alpha2
+        env.insert(0, {"name": "PRTE_MCA_plm_ssh_agent", "value": KUBEXEC_PATH})
+    return env
+
+
+def scheduling_policy(job: MPIJob) -> dict:
+    """runPolicy.schedulingPolicy: what the operator passes to the PodGroup it creates when it
+    runs with --gang-scheduling (which scheduler is the operator's flag, not the job's).
+    minAvailable is written out when the launcher waits for the workers: the operator's
+    default (workers + 1) would then never be reached (mpi-op#608)."""
+    gang = job.extensions.gang
+    policy: dict = {}
+    if gang.minAvailable is not None:
+        policy["minAvailable"] = gang.minAvailable
+    elif job.extensions.waitForWorkers:
+        policy["minAvailable"] = job.workers
+    if gang.queue:
+        policy["queue"] = gang.queue
+    if gang.scheduleTimeoutSeconds is not None:
+        policy["scheduleTimeoutSeconds"] = gang.scheduleTimeoutSeconds
+    return policy
+
+
+def allow_root_sshd(pod: dict) -> None:
+    """Add what a root sshd needs to a v2beta1 worker container that drops every capability."""
+    context = pod["containers"][0].get("securityContext", {})
+    user = context.get("runAsUser", pod.get("securityContext", {}).get("runAsUser", 0))
+    if user != 0 or context.get("privileged") or "ALL" not in context.get("capabilities", {}).get("drop", []):
+        return
+    added = context["capabilities"].get("add", [])
+    context["capabilities"]["add"] = added + [c for c in SSHD_ROOT_CAPABILITIES if c not in added]
+
+
+def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = None) -> dict:
+    spec, ext = job.spec, job.extensions
+    policy = {"cleanPodPolicy": spec.cleanPodPolicy or "None", "backoffLimit": job.effective_backoff_limit()}
+    if job.effective_active_deadline() is not None:
+        policy["activeDeadlineSeconds"] = job.effective_active_deadline()
+    if ttl_seconds_after_finished is not None:
+        policy["ttlSecondsAfterFinished"] = ttl_seconds_after_finished
+    if ext.gang is not None:
+        policy["schedulingPolicy"] = scheduling_policy(job)
+    if ext.queue is None:
+        # With a Kueue queue, Kueue's webhook suspends the job and Kueue resumes it: a
+        # value in Git would fight it (a GitOps controller would resume it unadmitted).
+        policy["suspend"] = False
+    replicas = {}
+    for role, count in ((LAUNCHER, 1), (WORKER, job.workers)):
+        template = copy_data(spec.mpiReplicaSpecs[role].template)
+        if role == LAUNCHER and job.distribution == "OpenMPI":
+            container = template["spec"]["containers"][0]
+            container["env"] = container.get("env", []) + openmpi5_env(api)
+        if role == WORKER and api == V2BETA1:
+            allow_root_sshd(template["spec"])
+        replicas[role] = {"replicas": count, "restartPolicy": RESTART_POLICIES[api][role], "template": template}
+    body: dict = {"slotsPerWorker": job.slots}
+    if api == V2BETA1:
+        body.update({"runLauncherAsWorker": ext.runLauncherAsWorker,
+                     "launcherCreationPolicy": "WaitForWorkersReady" if ext.waitForWorkers else "AtStartup",
+                     "mpiImplementation": IMPLEMENTATIONS[job.distribution],
+                     "sshAuthMountPath": ext.sshAuthMountPath or SSH_AUTH_MOUNT_PATH})
+    elif spec.mainContainer:
+        body["mainContainer"] = spec.mainContainer
+    body["runPolicy"] = policy
+    body["mpiReplicaSpecs"] = replicas
+    metadata: dict = {"name": job.metadata.name, "namespace": job.metadata.namespace}
+    if ext.queue is not None:
+        metadata["labels"] = {KUEUE_QUEUE_LABEL: ext.queue}
+    return {"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": body}

@@ -1,0 +1,106 @@
+"""Job <job>-launcher (newLauncher, reference section 2.6).
+
+The launcher runs mpirun. Its init container copies kubectl into /opt/kube, waits for
+every worker in the hostfile to be Ready and writes /opt/kube/hosts, which kubexec.sh
+copies into each worker before it execs the rank daemon there.
+"""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import LAUNCHER, MPIJob
+from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, HOSTFILE_KEY, HOSTFILE_MODE, KUBECTL_MOUNT,
+                                 KUBECTL_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name, launcher_name,
+                                 object_meta, pod_template, role_labels)
+
+DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
+
+KUBEXEC_PATH = f"{CONFIG_MOUNT}/{KUBEXEC_KEY}"
+HOSTFILE_PATH = f"{CONFIG_MOUNT}/{HOSTFILE_KEY}"
+
+# (rsh agent variable, hostfile variable) per mpiDistribution.
+OPERATOR_ENV_NAMES = {
+    "OpenMPI": ("OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile"),
+    "IntelMPI": ("I_MPI_HYDRA_BOOTSTRAP_EXEC", "I_MPI_HYDRA_HOST_FILE"),
+    "MPICH": ("HYDRA_LAUNCHER_EXEC", "HYDRA_HOST_FILE"),
+}
+# Open MPI 5 (PRRTE) ignores the OMPI_MCA_ names above and would start every rank on
+# the launcher; these are the names it reads (shared/reference/openmpi5-notes.md).
+OPENMPI5_ENV = (
+    {"name": "PRTE_MCA_plm_ssh_agent", "value": KUBEXEC_PATH},
+    {"name": "PRTE_MCA_prte_default_hostfile", "value": HOSTFILE_PATH},
+)
+# Set empty (serialized without `value`, omitempty), so the launcher sees no GPUs.
+NVIDIA_ENV = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
+# The init container's resources: cpu/memory since a4940bf, ephemeral-storage since b45d548.
+_DELIVERY_RESOURCES = {"cpu": "100m", "memory": "512Mi", "ephemeral-storage": "5Gi"}
+
+
+def kubectl_delivery(job: MPIJob, image: str) -> dict:
+    return {
+        "name": "kubectl-delivery",
+        "image": image,
+        "imagePullPolicy": "IfNotPresent",
+        "env": [
+            {"name": "TARGET_DIR", "value": KUBECTL_MOUNT},
+            {"name": "NAMESPACE", "value": job.metadata.namespace},
+        ],
+        "volumeMounts": [
+            {"name": KUBECTL_VOLUME, "mountPath": KUBECTL_MOUNT},
+            {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT},
+        ],
+        "resources": {"limits": dict(_DELIVERY_RESOURCES), "requests": dict(_DELIVERY_RESOURCES)},
+    }
+
+
+def launcher_env(job: MPIJob) -> list[dict]:
+    """What is appended after the user's env: Open MPI 5's names (mpigen), then the operator's.
+    A launcher that runs ranks keeps its GPUs visible (as v2beta1 does, PR mpi-op#628)."""
+    rsh_agent, hostfile = OPERATOR_ENV_NAMES[job.distribution]
+    env = [dict(e) for e in OPENMPI5_ENV] if job.distribution == "OpenMPI" else []
+    env += [
+        {"name": rsh_agent, "value": KUBEXEC_PATH},
+        {"name": hostfile, "value": HOSTFILE_PATH},
+    ]
+    if job.extensions.runLauncherAsWorker:
+        return env
+    return env + [{"name": name} for name in NVIDIA_ENV]
+
+
+def new_launcher(job: MPIJob, kubectl_delivery_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE) -> dict:
+    replica = job.spec.mpiReplicaSpecs[LAUNCHER]
+    labels = role_labels(job, "launcher")
+    template, pod = pod_template(replica.template, labels)
+    pod["serviceAccountName"] = launcher_name(job)
+    if job.extensions.runLauncherAsWorker:
+        pod["hostname"] = launcher_name(job)  # the hostfile's name for it: mpirun starts its ranks locally
+    pod.setdefault("initContainers", []).append(kubectl_delivery(job, kubectl_delivery_image))
+    main = pod["containers"][0]
+    main["env"] = main.get("env", []) + launcher_env(job)
+    main.setdefault("volumeMounts", []).extend([
+        {"name": KUBECTL_VOLUME, "mountPath": KUBECTL_MOUNT},
+        {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT},
+    ])
+    pod["restartPolicy"] = replica.restartPolicy
+    pod.setdefault("volumes", []).extend([
+        {"name": KUBECTL_VOLUME, "emptyDir": {}},
+        {
+            "name": CONFIG_VOLUME,
+            "configMap": {
+                "name": config_name(job),
+                "items": [
+                    {"key": KUBEXEC_KEY, "path": KUBEXEC_KEY, "mode": KUBEXEC_MODE},
+                    {"key": HOSTFILE_KEY, "path": HOSTFILE_KEY, "mode": HOSTFILE_MODE},
+                ],
+            },
+        },
+    ])
+    spec: dict = {"backoffLimit": job.effective_backoff_limit(), "template": template}
+    deadline = job.effective_active_deadline()
+    if deadline is not None:
+        spec["activeDeadlineSeconds"] = deadline
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": object_meta(job, launcher_name(job), labels),
+        "spec": spec,
+    }
