@@ -102,7 +102,7 @@ def load_config(folder: Path = Path(".")) -> Config | None:
     """mpigen.yaml of the folder, or None when there is none; raises InputError when it is
     invalid or cannot be read (never ignored: without it, a run would render something else)."""
     from mpigen.render.targets import GITOPS_PROFILES, TARGETS
-    from mpigen.validate.fields import validate_model
+    from mpigen.load.model import validate_model
 
     path = folder / CONFIG_FILE
     shown = display_path(path)

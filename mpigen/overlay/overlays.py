@@ -334,7 +334,7 @@ def _validate(doc: Document, problems: list[Diagnostic]) -> OverlayModel | None:
     """The overlay's model, or None; every problem goes to `problems`. The patches are
     read from the raw data, so that their problems are reported even when another field
     of the overlay is wrong (one run reports every problem)."""
-    from mpigen.validate.fields import validate_model
+    from mpigen.load.model import validate_model
 
     model, diagnostics, _ = validate_model(doc, OverlayModel)
     problems.extend(doc.problems + diagnostics)

@@ -1,0 +1,144 @@
+"""A YAML document read into a pydantic model of one of the formats, with every field error
+as a positioned diagnostic a user can act on (the overlay, config and blueprint files
+all go through it)."""
+
+from __future__ import annotations
+
+import difflib
+from typing import get_args
+
+from pydantic import BaseModel, ValidationError
+
+from mpigen.errors import Diagnostic, error
+from mpigen.formats.blueprint import PATTERN_HELP, Blueprint
+from mpigen.load.documents import Document, Loc, field_path
+
+
+def validate_model(doc: Document, model, report=None):
+    """The document's data as an instance of the pydantic model (None when invalid), the
+    positioned diagnostics of its field errors (not those at places loading already
+    reported; only those `report(err)` accepts, when given), and the locations that had
+    errors."""
+    try:
+        return model.model_validate(doc.data), [], set()
+    except ValidationError as exc:
+        diagnostics, bad = [], set()
+        for err in exc.errors(include_url=False):
+            loc = tuple(p for p in err["loc"] if p != "[key]")
+            bad.add(loc)
+            if not doc.covered(loc) and (report is None or report(err)):
+                diagnostics.append(field_diagnostic(doc, err, model))
+        return None, diagnostics, bad
+
+
+def _field(loc: Loc) -> str:
+    return field_path(loc) or "document"
+
+
+def _describe(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"integer {value}"
+    if isinstance(value, float):
+        return f"number {value}"
+    if isinstance(value, str):
+        return f"string {_short(value)!r}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _short(value: str) -> str:
+    return value if len(value) <= 80 else value[:77] + "..."
+
+
+_EXPECTED = {
+    "int_type": "an integer", "string_type": "a string", "bool_type": "true or false",
+    "list_type": "a list", "dict_type": "a mapping", "model_type": "a mapping",
+    "model_attributes_type": "a mapping", "float_type": "a number",
+}
+
+
+def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
+    """A pydantic error as a positioned message a user can act on; `model` (default
+    Blueprint) is the model that was validated, for 'did you mean'."""
+    kind = err["type"]
+    loc = tuple(err["loc"])
+    value = err.get("input")
+    ctx = err.get("ctx") or {}
+    if loc and loc[-1] == "[key]":  # a bad mapping key (label key, env name, resource name)
+        loc = loc[:-1]
+        field = _field(loc[:-1])
+        mark = doc.key_mark(loc)
+        pattern = ctx.get("pattern")
+        if kind == "string_pattern_mismatch" and pattern in PATTERN_HELP:
+            return error(mark, f"{field}: key {_short(str(loc[-1]))!r} is not {PATTERN_HELP[pattern]}")
+        return error(mark, f"{field}: key {_short(str(loc[-1]))!r}: {err['msg']}")
+    field = _field(loc)
+    if kind == "missing":
+        parent = loc[:-1]
+        # At the parent's key, unless an overlay removed the key: then at the overlay's null.
+        mark = doc.key_mark(loc) if loc else doc.start
+        return error(mark, f"{_field(parent)}: required key {loc[-1]!r} is missing")
+    if kind == "extra_forbidden":
+        parent_loc = loc[:-1]
+        allowed = _allowed_keys(parent_loc, model or Blueprint)
+        hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        also = f"; did you mean {hint[0]!r}?" if hint else (f"; allowed keys: {', '.join(allowed)}" if allowed else "")
+        return error(doc.key_mark(loc), f"{_field(parent_loc)}: unknown key {loc[-1]!r}{also}")
+    mark = doc.value_mark(loc)
+    if kind in _EXPECTED:
+        hint = ""
+        if kind == "string_type" and isinstance(value, (bool, int, float)):
+            hint = "; YAML reads this unquoted value as a non-string: put it in quotes"
+        elif kind in ("int_type", "float_type") and isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            hint = "; remove the quotes"
+        elif kind == "list_type" and isinstance(value, str):
+            hint = "; write it as a YAML list, e.g. [python, train.py]"
+        return error(mark, f"{field}: expected {_EXPECTED[kind]}, got {_describe(value)}{hint}")
+    if kind == "literal_error":
+        return error(mark, f"{field}: {_describe(value)} is not one of {ctx.get('expected', '')}")
+    if kind == "string_pattern_mismatch":
+        pattern = ctx.get("pattern")
+        what = PATTERN_HELP.get(pattern, f"matching {pattern}")
+        return error(mark, f"{field}: {_describe(value)} is not {what}")
+    if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        sign = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
+        bound = next(iter(ctx.values()), "")
+        return error(mark, f"{field}: must be {sign} {bound}, got {value}")
+    if kind in ("string_too_short", "too_short"):
+        return error(mark, f"{field}: must not be empty")
+    if kind in ("string_too_long", "too_long"):
+        limit = ctx.get("max_length")
+        return error(mark, f"{field}: longer than the {limit} allowed")
+    if kind == "value_error":
+        message = str(ctx.get("error", err["msg"]))
+        return error(doc.key_mark(loc) if loc else doc.start, f"{field}: {message}")
+    return error(mark, f"{field}: {err['msg']}")
+
+
+def _allowed_keys(loc: Loc, model) -> list[str]:
+    """The keys the model accepts at loc (for 'did you mean')."""
+    for part in loc:
+        if model is None or isinstance(part, int):
+            continue
+        info = model.model_fields.get(part)
+        if info is None:
+            return []
+        model = _model_in(info.annotation)
+    return list(model.model_fields) if model is not None else []
+
+
+def _model_in(annotation):
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
