@@ -63,3 +63,8 @@ def error(mark: Mark, message: str) -> Diagnostic:
 
 def warning(mark: Mark, message: str) -> Diagnostic:
     return Diagnostic(mark, message, "warning")
+
+
+class UsageError(Exception):
+    """A command asked for what cannot be done as asked (no output folder to write to, two
+    ways of naming the old render at once): printed as `mpigen: error: MESSAGE`. Exit code 2."""

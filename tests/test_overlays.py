@@ -806,16 +806,16 @@ def test_command_line_options_win_over_mpigen_yaml_defaults(cli):
 
 def test_target_and_gitops_flags_win_over_mpigen_yaml(monkeypatch):
     """Only one target and one GitOps profile exist today, so precedence is checked on
-    what _setup picks, with a second value allowed for the test."""
+    what the options resolution picks, with a second value allowed for the test."""
     import mpigen.render.targets
-    from mpigen.cli.main import _parser, _setup
+    from mpigen.project.options import Flags, resolve
 
     monkeypatch.setattr(mpigen.render.targets, "TARGETS", ("static", "other"))
     monkeypatch.setattr(mpigen.render.targets, "GITOPS_PROFILES", ("none", "argocd"))
     _repository(extra="target: other\ngitops: argocd\n")
-    options = _setup(_parser().parse_args(["render", "--stdout"])).options
+    options = resolve(Flags()).options
     assert (options.target, options.gitops) == ("other", "argocd")
-    options = _setup(_parser().parse_args(["render", "--stdout", "--target", "static", "--gitops", "none"])).options
+    options = resolve(Flags(target="static", gitops="none")).options
     assert (options.target, options.gitops) == ("static", "none")
 
 

@@ -1,0 +1,1 @@
+"""The command line: argument parsing, the lazy command table, named exit codes and printing."""

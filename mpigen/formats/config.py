@@ -9,21 +9,17 @@
     gitops: none
     kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
 
-mpigen reads it from the working folder only (CI, pre-commit and Argo CD all run in a
-known folder), and every path in it is relative to that folder.
+mpigen.project.config reads it from the working folder; every path in it is relative to
+that folder.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from mpigen.formats.blueprint import DNS1123_LABEL, DNS1123_SUBDOMAIN, ImageReference
-from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.load.documents import WORKING_FOLDER, Document, display_path, input_exists, load_file
 from mpigen.kube.names import printable
 
 CONFIG_FILE = "mpigen.yaml"
@@ -89,47 +85,3 @@ class ConfigModel(BaseModel):
         None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
     flux: Optional[FluxConfig] = Field(
         None, description="Generate the Flux Kustomizations of every job rendered with the flux profile.")
-
-
-@dataclass(frozen=True)
-class Config:
-    path: str
-    model: ConfigModel
-    doc: Document
-
-
-def load_config(folder: Path = Path(".")) -> Config | None:
-    """mpigen.yaml of the folder, or None when there is none; raises InputError when it is
-    invalid or cannot be read (never ignored: without it, a run would render something else)."""
-    from mpigen.render.targets import GITOPS_PROFILES, TARGETS
-    from mpigen.load.model import validate_model
-
-    path = folder / CONFIG_FILE
-    shown = display_path(path)
-    if not input_exists(path, shown, WORKING_FOLDER):
-        return None
-    docs = load_file(path, WORKING_FOLDER)
-    if len(docs) != 1 or not isinstance(docs[0].data, dict) or docs[0].data.get("kind") != CONFIG_KIND:
-        where = docs[0].start if docs else Mark(shown)
-        raise InputError([error(where, f"{CONFIG_FILE} holds one document with apiVersion: mpigen.dev/v1alpha1 "
-                                       f"and kind: {CONFIG_KIND}")])
-    doc = docs[0]
-    model, diagnostics, _ = validate_model(doc, ConfigModel)
-    problems: list[Diagnostic] = doc.problems + diagnostics
-    if model is None:
-        raise InputError(problems)
-    for key, allowed in (("target", TARGETS), ("gitops", GITOPS_PROFILES)):
-        value = getattr(model, key)
-        if value is not None and value not in allowed:
-            problems.append(error(doc.value_mark((key,)), f"{key}: {value!r} is not one of {', '.join(allowed)}"))
-    if model.argocd is not None and model.flux is not None:
-        applications, kustomizations = model.argocd.applications, model.flux.kustomizations
-        one, other = (folder / applications).resolve(), (folder / kustomizations).resolve()
-        if one == other or one in other.parents or other in one.parents:
-            problems.append(error(doc.value_mark(("flux", "kustomizations")),
-                                  f"flux.kustomizations: {kustomizations!r} overlaps argocd.applications "
-                                  f"{applications!r}; each writes its own kustomization.yaml and index into its "
-                                  "folder, so give them folders of their own"))
-    if problems:
-        raise InputError(problems)
-    return Config(shown, model, doc)

@@ -1,0 +1,61 @@
+"""The argument groups several commands share (the inputs of a render, the cluster to talk to),
+and the options they give the facade."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mpigen.project.cluster import ClusterFlags
+from mpigen.project.options import Flags
+from mpigen.render.mpijob.resource import MPIJOB_APIS
+from mpigen.render.targets import DEFAULT_KUBE_VERSION, GITOPS_PROFILES, TARGETS
+
+
+def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
+    """PATH, --overlay and the render options."""
+    if paths:
+        command.add_argument("paths", nargs="*", metavar="PATH",
+                             help="blueprint files or folders (default: mpigen.yaml's blueprints, or blueprints/)")
+    else:
+        command.set_defaults(paths=[])
+    command.add_argument("--overlay", action="append", metavar="NAME_OR_PATH", default=None,
+                         help="render for this overlay (a folder under overlays/, or a path); repeatable, "
+                              "each overlay into its own folder (default: mpigen.yaml's overlays when no "
+                              "PATH is given)")
+    command.add_argument("--target", choices=TARGETS, default=None,
+                         help="static: the objects the MPI Operator (v1alpha2) would create (default); "
+                              "mpijob: the MPIJob resource, for clusters that run an operator")
+    command.add_argument("--with-crd", action="store_true", default=None,
+                         help="with --target mpijob: also emit the MPIJob CustomResourceDefinition")
+    command.add_argument("--kube-version", metavar="1.N", default=None,
+                         help=f"Kubernetes version of the CRD's pod template schema (default {DEFAULT_KUBE_VERSION})")
+    command.add_argument("--mpijob-api", choices=MPIJOB_APIS, default=None,
+                         help="with --target mpijob: kubeflow.org/v2beta1 (the MPI Operator v0.4+, "
+                              "default) or kubeflow.org/v1 (the Kubeflow training-operator)")
+    command.add_argument("--gitops", choices=GITOPS_PROFILES, default=None,
+                         help="GitOps profile; none keeps the operator's names (default)")
+    command.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
+                         help="image of the launcher's kubectl-delivery init container "
+                              "(default: mpioperator/kubectl-delivery:latest, as the operator's deployment)")
+
+
+def cluster_options(command: argparse.ArgumentParser) -> None:
+    """--kubeconfig and --context."""
+    command.add_argument("--kubeconfig", metavar="FILE", default=None,
+                         help="with --server/--live: the kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
+    command.add_argument("--context", metavar="NAME", default=None,
+                         help="with --server/--live: the kubeconfig context (default: its current context)")
+
+
+def flags(args: argparse.Namespace, output: Path | None) -> Flags:
+    """The options `inputs` parsed, with the command's output folder (None: not given)."""
+    return Flags(paths=tuple(args.paths), overlays=None if args.overlay is None else tuple(args.overlay),
+                 output=output, target=args.target, gitops=args.gitops,
+                 kubectl_delivery_image=args.kubectl_delivery_image, mpijob_api=args.mpijob_api,
+                 with_crd=args.with_crd, kube_version=args.kube_version)
+
+
+def cluster(args: argparse.Namespace) -> ClusterFlags:
+    """The options `cluster_options` parsed."""
+    return ClusterFlags(args.kubeconfig, args.context)

@@ -1,0 +1,40 @@
+"""mpigen diff: two renders compared object by object, as text, markdown or json."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mpigen.cli.arguments import cluster, cluster_options, flags, inputs
+from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
+from mpigen.cli.streams import print_warnings, write_stdout
+from mpigen.project.diff import diff
+
+DESCRIPTION = ("Compare two renders object by object: the committed output at a git revision against a fresh "
+               "render of the working tree (--base), or two output folders (OLD_DIR NEW_DIR). Exit 0 when the "
+               "same, 1 when not.")
+
+
+def arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("dirs", nargs="*", metavar="DIR", help="OLD_DIR NEW_DIR: two rendered output folders")
+    command.add_argument("--base", metavar="REV", default=None,
+                         help="git revision of the old render (default: the merge base with the default branch)")
+    command.add_argument("--format", choices=("text", "markdown", "json"), default="text",
+                         help="text (default), markdown for a pull-request comment, or json")
+    command.add_argument("--fail-on", choices=("any", "immutable"), default="any",
+                         help="exit 1 on any difference (default), or only on changes Kubernetes refuses to apply")
+    # The new side of --base is the repository's render (mpigen.yaml, or blueprints/ with -o):
+    # positional arguments are the two folders of the other form.
+    inputs(command, paths=False)
+    command.add_argument("-o", "--output", metavar="DIR", type=Path,
+                         help="the output folder in the repository (default: mpigen.yaml's output)")
+    command.add_argument("--live", action="store_true",
+                         help="compare the render with the objects in the cluster (needs mpigen[cluster])")
+    cluster_options(command)
+
+
+def run(args: argparse.Namespace) -> int:
+    report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_warnings)
+    write_stdout(report.format(args.format))
+    differs = report.immutable() if args.fail_on == "immutable" else report.differs()
+    return DIFFERENCES_FOUND if differs else SUCCESS

@@ -1,0 +1,35 @@
+"""mpigen render: the blueprints rendered to standard output or into the output folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from mpigen.cli.arguments import flags, inputs
+from mpigen.cli.exit_codes import SUCCESS
+from mpigen.cli.streams import plural, print_warnings, say, write_stdout
+from mpigen.project.render import render
+
+DESCRIPTION = ("Render every blueprint found in PATH (files, or folders searched recursively for *.yaml/*.yml "
+               "with kind MPIJobBlueprint).")
+
+
+def arguments(command: argparse.ArgumentParser) -> None:
+    inputs(command)
+    where = command.add_mutually_exclusive_group()
+    where.add_argument("--stdout", action="store_true", help="write one YAML stream to standard output")
+    where.add_argument("-o", "--output", metavar="DIR", type=Path,
+                       help="write one file per object under DIR, plus kustomization.yaml "
+                            "(default with mpigen.yaml and no PATH: its output folder)")
+
+
+def run(args: argparse.Namespace) -> int:
+    done = render(flags(args, args.output), args.stdout, print_warnings)
+    result = done.result
+    if done.output is None:
+        write_stdout(*(item.text for item in result.objects))
+        return SUCCESS
+    envs = [e for e in result.envs if e]
+    into = ", ".join(f"{done.output.as_posix()}/{e}" for e in envs) if envs else done.output.as_posix()
+    say(f"rendered {plural(result.jobs, 'job')} ({len(result.objects)} objects) into {into}")
+    return SUCCESS

@@ -1,0 +1,66 @@
+"""Standard output and standard error: what every command prints goes through here."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from collections.abc import Iterable
+
+from mpigen.errors import Diagnostic, InputError, Mark, error
+
+
+def write_stdout(*texts: str) -> None:
+    """Write the texts to standard output, as UTF-8 bytes with LF endings whatever the locale or
+    platform, and flush it. Every command writes its standard output through here.
+
+    A reader that stops reading (`| head -1`) is not an error: the rest of the output is
+    dropped quietly and the command's exit code still says what it found (as for
+    `mpigen check | head`, 1 on drift). A standard output that cannot take the output
+    (closed, a full disk, /dev/full) is an error of the machine: exit 2."""
+    if not any(texts):
+        return
+    try:
+        if sys.stdout is None:  # started with standard output closed (`>&-`)
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        sys.stdout.flush()
+        out = sys.stdout.buffer
+        for text in texts:
+            out.write(text.encode("utf-8"))
+        out.flush()
+    except BrokenPipeError:
+        silence_stdout()
+    except OSError as exc:
+        silence_stdout()  # so that the flush at exit does not fail again
+        hint = {errno.EBADF: "it is closed: run the command with an open standard output",
+                errno.ENOSPC: "free some space, or send the output elsewhere"}.get(
+            exc.errno, "send the output to a file or a program that reads it")
+        raise InputError([error(Mark(""), f"cannot write to standard output: {exc.strerror or exc}; {hint}")])
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so that what is still buffered goes nowhere."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, 1 if sys.stdout is None else sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    except OSError:
+        pass
+
+
+def print_warnings(warnings: Iterable[Diagnostic]) -> None:
+    """Diagnostics on standard error, one line each (PATH:LINE:COLUMN: severity: MESSAGE)."""
+    for diagnostic in warnings:
+        print(diagnostic, file=sys.stderr)
+
+
+def say(message: str) -> None:
+    """A line of mpigen's own on standard error: `mpigen: MESSAGE`."""
+    print(f"mpigen: {message}", file=sys.stderr)
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 job`, `2 jobs`."""
+    return f"{count} {noun}{'s' if count != 1 else ''}"

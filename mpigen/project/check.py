@@ -1,0 +1,41 @@
+"""check: the project rendered in memory and compared with its output folder, file by file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpigen.errors import InputError, UsageError
+from mpigen.output.folder import folder_files, plan_folder
+from mpigen.output.staleness import FolderReport, compare_folder
+from mpigen.project.options import Flags, resolve
+from mpigen.project.render import Warn, companion_files, rendered
+
+
+@dataclass(frozen=True)
+class Checked:
+    """Each folder compared (the output folder first, then the companion folders) and how
+    many jobs were rendered."""
+
+    reports: list[tuple[Path, FolderReport]]
+    jobs: int
+
+
+def check(flags: Flags, warn: Warn) -> Checked:
+    """Compare the output folder (and the companion folders of the whole repository) with a
+    fresh render. Raises InputError and UsageError."""
+    setup = resolve(flags)
+    if setup.output is None:
+        raise UsageError("say which output folder to check: -o DIR (or run in a folder whose mpigen.yaml "
+                         "names it, with no PATH)")
+    result = rendered(setup, warn)
+    plan = plan_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
+    if plan.problems:
+        raise InputError(plan.problems + plan.warnings)
+    warn(plan.warnings)
+    reports = [(setup.output, compare_folder(setup.output, plan))]
+    for folder, texts in companion_files(setup, result):
+        companion = plan_folder(folder, texts)
+        warn(companion.warnings)
+        reports.append((folder, compare_folder(folder, companion)))
+    return Checked(reports, result.jobs)

@@ -1,0 +1,26 @@
+"""The live cluster a command talks to: a kubeconfig and a context (needs mpigen[cluster])."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.util import find_spec
+
+from mpigen.errors import InputError, Mark, error
+from mpigen.review.live import Cluster
+
+
+@dataclass(frozen=True)
+class ClusterFlags:
+    """--kubeconfig and --context (None: KUBECONFIG or ~/.kube/config, and its current context)."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+
+
+def connect(flags: ClusterFlags, flag: str) -> Cluster:
+    """The cluster for the command's `flag` (--server, --live); InputError without the
+    kubernetes client."""
+    if find_spec("kubernetes") is None:
+        raise InputError([error(Mark(flag), "the live-cluster commands need the kubernetes client: pip install "
+                                            "'mpigen[cluster]'")])
+    return Cluster(flags.kubeconfig, flags.context)

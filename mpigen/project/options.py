@@ -1,0 +1,159 @@
+"""The options of a run, resolved in one place for every command that renders or validates.
+
+Each option takes the first value given by, in order:
+
+1. the command-line flag (--target, --gitops, --overlay, -o, ...) and the PATH arguments;
+2. Argo CD's Config Management Plugin settings, ARGOCD_ENV_MPIGEN_OVERLAY, ARGOCD_ENV_MPIGEN_GITOPS
+   and ARGOCD_ENV_MPIGEN_TARGET (spec.source.plugin.env of the Application);
+3. the overlay's own `gitops:` (or its nearest base's), for the GitOps profile of that overlay's folder;
+4. mpigen.yaml in the working folder: its target, gitops, kubectlDeliveryImage, mpijobApi, withCRD
+   and kubeVersion always; its blueprints, overlays and output folder only when no PATH is given;
+5. the defaults: blueprints/, no overlay, no output folder, and mpigen.render.targets.Options.
+
+ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names none.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from mpigen.errors import InputError, Mark, error
+from mpigen.kube.image import image_problem
+from mpigen.overlay.overlays import Overlay, resolve as resolve_overlays
+from mpigen.project.config import Config, load_config
+from mpigen.render import targets
+from mpigen.render.targets import DEFAULT_KUBE_VERSION, Options
+
+DEFAULT_PATHS = ("blueprints",)
+ARGOCD_ENV = {"overlays": "ARGOCD_ENV_MPIGEN_OVERLAY", "gitops": "ARGOCD_ENV_MPIGEN_GITOPS",
+              "target": "ARGOCD_ENV_MPIGEN_TARGET"}
+
+
+@dataclass(frozen=True)
+class Flags:
+    """What the command line says (None: the flag was not given)."""
+
+    paths: tuple[str, ...] = ()
+    overlays: tuple[str, ...] | None = None
+    output: Path | None = None
+    target: str | None = None
+    gitops: str | None = None
+    kubectl_delivery_image: str | None = None
+    mpijob_api: str | None = None
+    with_crd: bool | None = None
+    kube_version: str | None = None
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a command works on: the resolved options of one run."""
+
+    paths: list[Path]
+    overlays: list[Overlay]
+    options: Options
+    output: Path | None
+    scope: tuple[str, ...]  # the prefixes of the output folder this run owns
+    env_options: list[Options] | None = None  # per overlay, when they differ (an overlay's gitops)
+    default_namespace: str | None = None  # for blueprints that name none (else "default")
+    config: Config | None = None  # mpigen.yaml, when there is one
+    whole_repo: bool = False  # no PATH and no overlay asked for: the repository as mpigen.yaml describes it
+
+    @property
+    def inputs(self) -> list[Path]:
+        """What the run reads: the blueprint paths, the folders of the overlays and of their bases."""
+        folders: dict[str, Path] = {}
+        pending = list(self.overlays)
+        while pending:
+            overlay = pending.pop()
+            folders.setdefault(str(Path(overlay.doc.path).parent), Path(overlay.doc.path).parent)
+            pending += overlay.bases
+        return [*self.paths, *sorted(folders.values())]
+
+
+def resolve(flags: Flags) -> Setup:
+    """The options of a run, from the flags, ARGOCD_ENV_*, the overlays, mpigen.yaml and the
+    defaults, in the order of this module's docstring. Raises InputError."""
+    flags = _with_argocd_env(flags)
+    config = load_config()
+    whole_repo = not flags.paths and config is not None
+    paths = [Path(p) for p in (flags.paths or (config.model.blueprints if config else DEFAULT_PATHS))]
+    overlay_specs = flags.overlays if flags.overlays else (config.model.overlays if whole_repo else [])
+    overlays = resolve_overlays(list(overlay_specs), Path(".")) if overlay_specs else []
+    output = flags.output
+    if output is None and whole_repo:
+        output = Path(config.model.output)
+    # A run owns the whole output folder when it renders the whole repository (so an overlay
+    # dropped from mpigen.yaml disappears), else only the folders of the overlays it renders.
+    scope = tuple(f"{o.name}/" for o in overlays) if overlays and flags.overlays else ("",)
+    options = _options(flags, config)
+    env_options = None
+    if overlays and flags.gitops is None:  # an overlay's profile wins over mpigen.yaml's
+        env_options = [replace(options, gitops=o.gitops) if o.gitops else options for o in overlays]
+    # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
+    default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
+    return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
+                 whole_repo and not flags.overlays)
+
+
+def _with_argocd_env(flags: Flags) -> Flags:
+    """The flags, with the ARGOCD_ENV_* settings of those not given on the command line."""
+    for key, name in ARGOCD_ENV.items():
+        value = os.environ.get(name, "").strip()
+        if not value or getattr(flags, key) is not None:
+            continue
+        if key == "overlays":
+            flags = replace(flags, overlays=tuple(v.strip() for v in value.split(",") if v.strip()))
+            continue
+        allowed = targets.GITOPS_PROFILES if key == "gitops" else targets.TARGETS
+        if value not in allowed:
+            raise InputError([error(Mark(name), f"{name}={value!r} is not one of {', '.join(allowed)}")])
+        flags = replace(flags, **{key: value})
+    return flags
+
+
+def _options(flags: Flags, config: Config | None) -> Options:
+    """How to render: each flag, else mpigen.yaml's value, else the default."""
+    def pick(flag: str, key: str):
+        value = getattr(flags, flag)
+        return value if value is not None else getattr(config.model, key) if config else None
+
+    chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
+              "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage"),
+              "mpijob_api": pick("mpijob_api", "mpijobApi"), "with_crd": pick("with_crd", "withCRD"),
+              "kube_version": pick("kube_version", "kubeVersion")}
+    _check_image_flag(flags.kubectl_delivery_image)
+    options = Options(**{k: v for k, v in chosen.items() if v is not None})
+    _check_crd_options(options)
+    return options
+
+
+def _check_image_flag(image: str | None) -> None:
+    """--kubectl-delivery-image is written into every launcher: an image reference (mpigen.yaml's
+    value is checked as the file is read)."""
+    if image is None:
+        return
+    problem = image_problem(image)
+    if problem:
+        raise InputError([error(Mark("--kubectl-delivery-image"), f"{image!r} is not an image reference: {problem}")])
+
+
+def _check_crd_options(options: Options) -> None:
+    """--with-crd belongs to the mpijob target, and the CRD's pod schema must exist for the
+    Kubernetes version asked for."""
+    if options.with_crd and options.target != "mpijob":
+        raise InputError([error(Mark("--with-crd"), "--with-crd adds the MPIJob CRD, which only the mpijob target "
+                                                    "uses; add --target mpijob")])
+    if options.with_crd or options.kube_version != DEFAULT_KUBE_VERSION:
+        # The versions are those of the schemas the optional kubernetes-validate package ships.
+        from mpigen.render.mpijob.crd import available_kube_versions
+
+        try:
+            versions = available_kube_versions()
+        except ModuleNotFoundError:
+            raise InputError([error(Mark("--with-crd"), "the MPIJob CRD takes the pod schema from the "
+                                                        "kubernetes-validate package: pip install 'mpigen[crd]'")])
+        if options.kube_version not in versions:
+            raise InputError([error(Mark("--kube-version"), f"Kubernetes {options.kube_version} is not one of the "
+                                                            f"known versions {', '.join(versions)}")])

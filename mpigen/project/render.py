@@ -1,0 +1,88 @@
+"""render: the project rendered in memory, then written to its output folder (or returned for stdout).
+
+Also what every command that renders shares: the render of a Setup, and the GitOps
+controllers' companion folders of the whole repository.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpigen.emit.companions import argocd_applications, flux_kustomizations
+from mpigen.errors import Diagnostic, InputError, Mark, UsageError, error
+from mpigen.output.folder import folder_files, plan_folder, write_folder
+from mpigen.output.safety import refuse_overlap
+from mpigen.pipeline import Result, render_paths
+from mpigen.project.options import Flags, Setup, resolve
+
+Warn = Callable[[Iterable[Diagnostic]], None]  # where warnings go, as they are found
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What `render` made, and the output folder it wrote it into (None: nothing written)."""
+
+    result: Result
+    output: Path | None
+
+
+def render(flags: Flags, stdout: bool, warn: Warn) -> Rendered:
+    """Render the project; unless `stdout`, write its output folder and the companion folders
+    in place of what they held. Raises InputError (nothing written) and UsageError."""
+    setup = resolve(flags)
+    if not stdout and setup.output is None:
+        raise UsageError("say where the output goes: --stdout or -o DIR (or run in a folder whose "
+                         "mpigen.yaml names the output folder, with no PATH)")
+    if setup.output is not None and not stdout:
+        refuse_overlap(setup.output, setup.inputs)
+    result = rendered(setup, warn)
+    if stdout:
+        return Rendered(result, None)
+    companions = companion_files(setup, result)
+    for folder, _ in companions:
+        refuse_overlap(folder, setup.inputs)
+        refuse_overlap(folder, [setup.output], "the output folder")
+    # A companion folder that cannot take its files stops the run before the output
+    # folder changes (each folder is then written in one step of its own).
+    refused = [d for folder, texts in companions for d in plan_folder(folder, texts).problems]
+    if refused:
+        raise InputError(refused)
+    warn(write_folder(setup.output, folder_files(result.objects, result.envs), setup.scope))
+    for folder, texts in companions:
+        warn(write_folder(folder, texts))
+    return Rendered(result, setup.output)
+
+
+def rendered(setup: Setup, warn: Warn) -> Result:
+    """The render of the setup's blueprints, its warnings given to `warn`; InputError when
+    there is no blueprint at all."""
+    result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
+    require_jobs(result.jobs, setup.paths)
+    warn(result.warnings)
+    return result
+
+
+def require_jobs(jobs: int, paths: list[Path]) -> None:
+    if jobs == 0:
+        shown = ", ".join(p.as_posix() for p in paths)
+        raise InputError([error(Mark(paths[0].as_posix()),
+                                f"no blueprint found in {shown}; a blueprint is a YAML document with "
+                                "apiVersion: mpigen.dev/v1alpha1 and kind: MPIJobBlueprint")])
+
+
+def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, str]]]:
+    """[(folder, files)] of the GitOps controllers' objects mpigen.yaml asks for, when the
+    whole repository is rendered into its output folder (see mpigen.emit.companions)."""
+    config = setup.config
+    if config is None or not setup.whole_repo or setup.output is None:
+        return []
+    out = []
+    if config.model.argocd is not None:
+        argocd = config.model.argocd
+        out.append((Path(argocd.applications), argocd_applications(argocd, setup.output, result, setup.overlays)))
+    if config.model.flux is not None:
+        flux = config.model.flux
+        out.append((Path(flux.kustomizations), flux_kustomizations(flux, setup.output, result)))
+    return out

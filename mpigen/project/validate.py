@@ -1,0 +1,72 @@
+"""validate: the blueprints checked without writing anything; with --output or --server, every
+rendered object checked too (against the Kubernetes schemas, or by the API server as a dry run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mpigen.errors import InputError, Mark, error
+from mpigen.pipeline import validate_paths
+from mpigen.project.cluster import ClusterFlags, connect
+from mpigen.project.options import Flags, Setup, resolve
+from mpigen.project.render import Warn, rendered, require_jobs
+from mpigen.render.mpijob.crd import available_kube_versions
+from mpigen.review.live import validate_on_server
+from mpigen.review.schemas import ObjectReport, validate_rendered
+
+
+@dataclass(frozen=True)
+class Validated:
+    """Every blueprint is valid: how many, under how many overlays."""
+
+    blueprints: int
+    overlays: int
+
+
+@dataclass(frozen=True)
+class ObjectsChecked:
+    """A report per rendered object, and what they were checked against."""
+
+    reports: list[ObjectReport]
+    against: str         # "Kubernetes 1.30", "the API server URL (dry run)"
+    jobs: int
+    server: str | None   # the API server's URL, with --server
+
+
+def validate(flags: Flags, output: bool, server: bool, cluster: ClusterFlags,
+             warn: Warn) -> Validated | ObjectsChecked:
+    """Check the blueprints (and overlays); with `server`, send every rendered object to the
+    cluster as a server-side dry-run apply; with `output`, check every rendered object against
+    the Kubernetes schemas. Raises InputError."""
+    setup = resolve(flags)
+    if server:
+        return _on_server(setup, cluster, warn)
+    if output:
+        return _against_schemas(setup, warn)
+    result = validate_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
+    require_jobs(result.jobs, setup.paths)
+    warn(result.warnings)
+    return Validated(result.jobs, len(setup.overlays))
+
+
+def _on_server(setup: Setup, cluster: ClusterFlags, warn: Warn) -> ObjectsChecked:
+    """Every rendered object as a server-side dry-run apply with strict field validation."""
+    live = connect(cluster, "--server")
+    result = rendered(setup, warn)
+    reports = validate_on_server(live, result.objects)
+    return ObjectsChecked(reports, f"the API server {live.server} (dry run)", result.jobs, live.server)
+
+
+def _against_schemas(setup: Setup, warn: Warn) -> ObjectsChecked:
+    """Every rendered object against the schemas of the Kubernetes version (kubernetes-validate)."""
+    version = setup.options.kube_version
+    try:
+        versions = available_kube_versions()
+    except ModuleNotFoundError:
+        raise InputError([error(Mark("--output"), "validating the output needs the Kubernetes schemas of the "
+                                                  "kubernetes-validate package: pip install 'mpigen[crd]'")])
+    if version not in versions:
+        raise InputError([error(Mark("--kube-version"), f"Kubernetes {version} is not one of the known versions "
+                                                        f"{', '.join(versions)}")])
+    result = rendered(setup, warn)
+    return ObjectsChecked(validate_rendered(result.objects, version), f"Kubernetes {version}", result.jobs, None)
