@@ -6,8 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mpigen.project.cluster import ClusterFlags
-from mpigen.project.options import Flags
+from mpigen.project.options import ClusterFlags, Flags
 from mpigen.render.mpijob.resource import MPIJOB_APIS
 from mpigen.render.targets import DEFAULT_KUBE_VERSION, GITOPS_PROFILES, TARGETS
 

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib.util import find_spec
 
 from mpigen.errors import InputError, Mark, error
+from mpigen.project.options import ClusterFlags
 from mpigen.review.live import Cluster
-
-
-@dataclass(frozen=True)
-class ClusterFlags:
-    """--kubeconfig and --context (None: KUBECONFIG or ~/.kube/config, and its current context)."""
-
-    kubeconfig: str | None = None
-    context: str | None = None
 
 
 def connect(flags: ClusterFlags, flag: str) -> Cluster:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mpigen.errors import UsageError
-from mpigen.project.cluster import ClusterFlags, connect
-from mpigen.project.options import Flags, resolve
+from mpigen.project.cluster import connect
+from mpigen.project.options import ClusterFlags, Flags, resolve
 from mpigen.project.render import Warn, rendered
 from mpigen.review.diff import Report, compare
 from mpigen.review.live import live_texts

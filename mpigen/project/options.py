@@ -47,6 +47,14 @@ class Flags:
 
 
 @dataclass(frozen=True)
+class ClusterFlags:
+    """--kubeconfig and --context (None: KUBECONFIG or ~/.kube/config, and its current context)."""
+
+    kubeconfig: str | None = None
+    context: str | None = None
+
+
+@dataclass(frozen=True)
 class Setup:
     """What a command works on: the resolved options of one run."""
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from mpigen.errors import InputError, Mark, error
 from mpigen.pipeline import validate_paths
-from mpigen.project.cluster import ClusterFlags, connect
-from mpigen.project.options import Flags, Setup, resolve
+from mpigen.project.cluster import connect
+from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
 from mpigen.project.render import Warn, rendered, require_jobs
 from mpigen.render.mpijob.crd import available_kube_versions
 from mpigen.review.live import validate_on_server
