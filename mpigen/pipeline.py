@@ -12,12 +12,25 @@ so the output is the same bytes as a serial run.
 
 from __future__ import annotations
 
+import importlib
 import json
+import multiprocessing
 import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpigen.compile.blueprint import compile_blueprint
+from mpigen.emit.yaml import dump_object, sort_key
 from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.load.documents import find_yaml_files, load_files
+from mpigen.output.folder import flux_root, object_path
+from mpigen.overlay.overlays import Usage, apply, with_namespace, written_patch_problems
+from mpigen.render.stamp import MANAGED_BY
+from mpigen.render.targets import Lifecycle, render_job
+from mpigen.render.templates import _template
+from mpigen.validate.fields import (attributed, profile_checks, target_checks, validate_document,
+                                    written_problems)
 
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
@@ -83,8 +96,6 @@ def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
     under every environment. One file at a time: only the results are kept, never the
     loaded documents (with the marks of every key and value, they are the bulk)."""
-    from mpigen.load.documents import load_files
-
     envs = max(1, len(_WORK["overlays"]))
     chunk = _Chunk([], [[] for _ in range(envs)], set())
     for file in files:
@@ -107,14 +118,9 @@ def _environments(doc, used: set) -> list[_DocResult]:
     it: when every overlay changed the blueprint, its own values are checked once more
     as written (mpigen.validate.fields.written_problems), reported once at the blueprint's
     line. Otherwise one environment validates the file's values as they are."""
-    from mpigen.validate.fields import written_problems
-
     overlays, namespace = _WORK["overlays"], _WORK["default_namespace"]
-    if namespace or overlays:  # the overlay module only when there is something to apply
-        from mpigen.overlay.overlays import Usage, apply, with_namespace
-
-        if namespace:
-            doc = with_namespace(doc, namespace)
+    if namespace:
+        doc = with_namespace(doc, namespace)
     if overlays:
         usage = Usage(used)
         patched = [apply(overlay, doc, usage) for overlay in overlays]
@@ -126,8 +132,6 @@ def _environments(doc, used: set) -> list[_DocResult]:
 
 
 def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
-    from mpigen.validate.fields import attributed, profile_checks, target_checks, validate_document
-
     blueprint, diagnostics = validate_document(patched)
     diagnostics = written + diagnostics
     if blueprint is not None and options is not None:
@@ -145,11 +149,6 @@ def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
 
 
 def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
-    from mpigen.compile.blueprint import compile_blueprint
-    from mpigen.emit.yaml import dump_object, sort_key
-    from mpigen.output.folder import flux_root, object_path
-    from mpigen.render.targets import Lifecycle, render_job
-
     env = overlay.name if overlay is not None else ""
     comment = source_comment(source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
@@ -195,9 +194,6 @@ def _run(files, overlays, env_options, default_namespace=None, render=True):
 
 def _parallel(slices: list, workers: int):
     """_process of each slice in forked worker processes, results in order."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     _warm_up()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     try:
@@ -213,10 +209,6 @@ _WORKER_MODULES = ("yaml", "mpigen.compile.blueprint", "mpigen.emit.yaml", "mpig
 def _warm_up() -> None:
     """Import and compile what every worker needs once, before forking, so that the
     workers share it instead of each paying for it."""
-    import importlib
-
-    from mpigen.render.templates import _template
-
     for module in _WORKER_MODULES:
         importlib.import_module(module)
     for name in ("hostfile.j2", "kubexec.sh.j2"):
@@ -226,8 +218,6 @@ def _warm_up() -> None:
 def _workers(renders: int) -> int:
     if renders < PARALLEL_THRESHOLD or os.environ.get("MPIGEN_PROCESSES") == "1":
         return 1
-    import multiprocessing
-
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     try:
@@ -242,8 +232,6 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     """Render (or only validate) every blueprint under paths for every overlay (with
     env_options[i] for overlay i when given). Raises InputError with every problem of
     every blueprint under every overlay."""
-    from mpigen.load.documents import find_yaml_files
-
     files, problems = find_yaml_files(paths)
     overlays = list(overlays or [])
     if not env_options or options is None:
@@ -271,16 +259,12 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         # counts blueprints.
         result.jobs = result.jobs + len(env.seen) if render else max(result.jobs, len(env.seen))
     if overlays:
-        from mpigen.overlay.overlays import written_patch_problems
-
         diagnostics += _unreported(written_patch_problems(overlays), diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise InputError(errors)
     warnings = [d for d in diagnostics if d.severity != "error"]
     if overlays:
-        from mpigen.overlay.overlays import Usage
-
         warnings += Usage(used).unused(overlays)
     result.warnings = sorted(set(warnings))
     return result
@@ -322,10 +306,8 @@ def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> li
 def _crd_object(options, env: str) -> RenderedObject:
     """The MPIJob CRD, once per environment (see mpigen.render.mpijob.crd); under Argo CD applied first
     and server-side: it is larger than the 262,144 bytes client-side apply can annotate."""
+    # Only --with-crd renders it, from the pod schema of the optional kubernetes-validate package.
     from mpigen.render.mpijob.crd import new_crd
-    from mpigen.emit.yaml import dump_object, sort_key
-    from mpigen.output.folder import object_path
-    from mpigen.render.stamp import MANAGED_BY
 
     crd = new_crd(options.mpijob_api, options.kube_version)
     crd["metadata"]["labels"] = {MANAGED_BY: "mpigen"}
