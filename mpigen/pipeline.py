@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import importlib
 import json
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -194,6 +192,11 @@ def _run(files, overlays, env_options, default_namespace=None, render=True):
 
 def _parallel(slices: list, workers: int):
     """_process of each slice in forked worker processes, results in order."""
+    # multiprocessing and its pool (with logging, pickle, subprocess: about 8 ms of every
+    # start) only for inputs large enough to be rendered in parallel.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     _warm_up()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     try:
@@ -218,6 +221,8 @@ def _warm_up() -> None:
 def _workers(renders: int) -> int:
     if renders < PARALLEL_THRESHOLD or os.environ.get("MPIGEN_PROCESSES") == "1":
         return 1
+    import multiprocessing
+
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
     try:
