@@ -9,7 +9,8 @@ from mpigen.errors import InputError, UsageError
 from mpigen.output.folder import folder_files, plan_folder
 from mpigen.output.staleness import FolderReport, compare_folder
 from mpigen.project.options import Flags, resolve
-from mpigen.project.render import Warn, companion_files, rendered
+from mpigen.project.render import companion_files
+from mpigen.project.rendered import Warn, rendered
 
 
 @dataclass(frozen=True)

@@ -154,14 +154,20 @@ def _check_crd_options(options: Options) -> None:
         raise InputError([error(Mark("--with-crd"), "--with-crd adds the MPIJob CRD, which only the mpijob target "
                                                     "uses; add --target mpijob")])
     if options.with_crd or options.kube_version != DEFAULT_KUBE_VERSION:
-        # The versions are those of the schemas the optional kubernetes-validate package ships.
-        from mpigen.render.mpijob.crd import available_kube_versions
+        require_kube_version(options.kube_version, "--with-crd", "the MPIJob CRD takes the pod schema from the "
+                                                                 "kubernetes-validate package: pip install 'mpigen[crd]'")
 
-        try:
-            versions = available_kube_versions()
-        except ModuleNotFoundError:
-            raise InputError([error(Mark("--with-crd"), "the MPIJob CRD takes the pod schema from the "
-                                                        "kubernetes-validate package: pip install 'mpigen[crd]'")])
-        if options.kube_version not in versions:
-            raise InputError([error(Mark("--kube-version"), f"Kubernetes {options.kube_version} is not one of the "
-                                                            f"known versions {', '.join(versions)}")])
+
+def require_kube_version(version: str, flag: str, needs: str) -> None:
+    """InputError unless the optional kubernetes-validate package is installed (else message
+    `needs`, at `flag`) and ships the schemas of Kubernetes `version`."""
+    # Only the options that need kubernetes-validate's schemas read them.
+    from mpigen.render.mpijob.crd import available_kube_versions
+
+    try:
+        versions = available_kube_versions()
+    except ModuleNotFoundError:
+        raise InputError([error(Mark(flag), needs)])
+    if version not in versions:
+        raise InputError([error(Mark("--kube-version"), f"Kubernetes {version} is not one of the known versions "
+                                                        f"{', '.join(versions)}")])

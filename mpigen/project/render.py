@@ -1,23 +1,18 @@
-"""render: the project rendered in memory, then written to its output folder (or returned for stdout).
-
-Also what every command that renders shares: the render of a Setup, and the GitOps
-controllers' companion folders of the whole repository.
-"""
+"""render: the project rendered in memory, then written to its output folder (or returned for stdout),
+with the GitOps controllers' companion folders of the whole repository (check compares them too)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from mpigen.emit.companions import argocd_applications, flux_kustomizations
-from mpigen.errors import Diagnostic, InputError, Mark, UsageError, error
+from mpigen.errors import InputError, UsageError
 from mpigen.output.folder import folder_files, plan_folder, write_folder
 from mpigen.output.safety import refuse_overlap
-from mpigen.pipeline import Result, render_paths
+from mpigen.pipeline import Result
 from mpigen.project.options import Flags, Setup, resolve
-
-Warn = Callable[[Iterable[Diagnostic]], None]  # where warnings go, as they are found
+from mpigen.project.rendered import Warn, rendered
 
 
 @dataclass(frozen=True)
@@ -53,23 +48,6 @@ def render(flags: Flags, stdout: bool, warn: Warn) -> Rendered:
     for folder, texts in companions:
         warn(write_folder(folder, texts))
     return Rendered(result, setup.output)
-
-
-def rendered(setup: Setup, warn: Warn) -> Result:
-    """The render of the setup's blueprints, its warnings given to `warn`; InputError when
-    there is no blueprint at all."""
-    result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
-    require_jobs(result.jobs, setup.paths)
-    warn(result.warnings)
-    return result
-
-
-def require_jobs(jobs: int, paths: list[Path]) -> None:
-    if jobs == 0:
-        shown = ", ".join(p.as_posix() for p in paths)
-        raise InputError([error(Mark(paths[0].as_posix()),
-                                f"no blueprint found in {shown}; a blueprint is a YAML document with "
-                                "apiVersion: mpigen.dev/v1alpha1 and kind: MPIJobBlueprint")])
 
 
 def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, str]]]:

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mpigen.errors import InputError, Mark, error
 from mpigen.pipeline import validate_paths
 from mpigen.project.cluster import connect
-from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
-from mpigen.project.render import Warn, rendered, require_jobs
-from mpigen.render.mpijob.crd import available_kube_versions
+from mpigen.project.options import ClusterFlags, Flags, Setup, require_kube_version, resolve
+from mpigen.project.rendered import Warn, rendered, require_jobs
 from mpigen.review.live import validate_on_server
 from mpigen.review.schemas import ObjectReport, validate_rendered
 
@@ -60,13 +58,7 @@ def _on_server(setup: Setup, cluster: ClusterFlags, warn: Warn) -> ObjectsChecke
 def _against_schemas(setup: Setup, warn: Warn) -> ObjectsChecked:
     """Every rendered object against the schemas of the Kubernetes version (kubernetes-validate)."""
     version = setup.options.kube_version
-    try:
-        versions = available_kube_versions()
-    except ModuleNotFoundError:
-        raise InputError([error(Mark("--output"), "validating the output needs the Kubernetes schemas of the "
-                                                  "kubernetes-validate package: pip install 'mpigen[crd]'")])
-    if version not in versions:
-        raise InputError([error(Mark("--kube-version"), f"Kubernetes {version} is not one of the known versions "
-                                                        f"{', '.join(versions)}")])
+    require_kube_version(version, "--output", "validating the output needs the Kubernetes schemas of the "
+                                              "kubernetes-validate package: pip install 'mpigen[crd]'")
     result = rendered(setup, warn)
     return ObjectsChecked(validate_rendered(result.objects, version), f"Kubernetes {version}", result.jobs, None)
