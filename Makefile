@@ -21,6 +21,7 @@ render: $(STAMP)
 	$(BIN)/mpigen render
 
 test: $(STAMP)
+	$(BIN)/lint-imports --no-logo
 	$(BIN)/python -m pytest
 
 # Regenerate the committed expected output after a reviewed change.
