@@ -407,7 +407,7 @@ def _companions(setup: _Setup, result) -> list:
 
 
 def _diff(args) -> int:
-    from mpigen.review.diff import compare
+    from mpigen.review.diff.compare import compare
     from mpigen.review.revision import folder_texts, render_texts, revision_texts
 
     if args.dirs and args.base is not None:
