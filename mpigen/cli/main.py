@@ -329,7 +329,9 @@ def _render(args) -> int:
         _write_stdout(*(item.text for item in result.objects))
     else:
         from mpigen.errors import InputError
-        from mpigen.output.folder import folder_files, plan_folder, write_folder
+        from mpigen.emit.layout import folder_files
+        from mpigen.output.plan import plan_folder
+        from mpigen.output.write import write_folder
 
         companions = _companions(setup, result)
         inputs = [*setup.paths, *_overlay_folders(setup.overlays)]
@@ -353,7 +355,8 @@ def _render(args) -> int:
 
 def _check(args) -> int:
     from mpigen.output.staleness import compare_folder
-    from mpigen.output.folder import folder_files, plan_folder
+    from mpigen.emit.layout import folder_files
+    from mpigen.output.plan import plan_folder
 
     setup = _setup(args)
     if setup.output is None:
