@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from xml.sax.saxutils import escape, quoteattr
+
+from mpigen.load.documents import parse
+from mpigen.render.mpijob.crd import new_crd
 
 STATUSES = ("valid", "invalid", "skipped")
 
@@ -47,8 +51,6 @@ def crd_json_schema(node: dict) -> dict:
 
 def _mpijob_validator(api: str, kube_version: str):
     import jsonschema
-
-    from mpigen.render.mpijob.crd import new_crd
 
     definition = new_crd(api, kube_version)
     schema = crd_json_schema(definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"])
@@ -88,8 +90,6 @@ def _describe(error) -> str:
 def check_rendered(rendered, check) -> list[ObjectReport]:
     """A report per rendered object (pipeline.RenderedObject), each read back from the exact
     text mpigen writes; `check(object) -> (status, errors)`."""
-    from mpigen.load.documents import parse
-
     reports = []
     for item in rendered:
         file = f"{item.env}/{item.path}" if item.env else item.path
@@ -132,8 +132,6 @@ def format_json(reports: list[ObjectReport], against: str) -> str:
 
 def format_junit(reports: list[ObjectReport], against: str) -> str:
     """One test suite per blueprint, one test case per object (JUnit XML, as CI systems read it)."""
-    from xml.sax.saxutils import quoteattr, escape
-
     suites: dict[str, list[ObjectReport]] = {}
     for r in reports:
         suites.setdefault(r.source or r.file, []).append(r)
