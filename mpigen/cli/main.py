@@ -551,8 +551,8 @@ def _validate_output(setup: _Setup, report_format: str) -> int:
 def _import(args) -> int:
     from mpigen.emit.yaml import dump_object
     from mpigen.errors import InputError, Mark, error
-    from mpigen.review.importer.document import import_document
-    from mpigen.review.importer.write import write_new_files
+    from mpigen.review.importer.manifest import import_document
+    from mpigen.review.importer.new_files import write_new_files
     from mpigen.load.documents import display_path, load_file
 
     problems, texts, defined = [], {}, {}
