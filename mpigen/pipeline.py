@@ -146,7 +146,8 @@ def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
 
 def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     from mpigen.compile.blueprint import compile_blueprint
-    from mpigen.emit.yaml import dump_object, sort_key
+    from mpigen.emit.install_order import sort_key
+    from mpigen.emit.yaml import dump_object
     from mpigen.emit.layout import flux_root, object_path
     from mpigen.render.targets import Lifecycle, render_job
 
@@ -323,7 +324,8 @@ def _crd_object(options, env: str) -> RenderedObject:
     """The MPIJob CRD, once per environment (see mpigen.render.mpijob.crd); under Argo CD applied first
     and server-side: it is larger than the 262,144 bytes client-side apply can annotate."""
     from mpigen.render.mpijob.crd import new_crd
-    from mpigen.emit.yaml import dump_object, sort_key
+    from mpigen.emit.install_order import sort_key
+    from mpigen.emit.yaml import dump_object
     from mpigen.emit.layout import object_path
     from mpigen.render.stamp import MANAGED_BY
 
