@@ -509,7 +509,7 @@ def _validate_server(setup: _Setup, args) -> int:
     """Every rendered object as a server-side dry-run apply; the report on stdout, exit 2
     when the API server refuses any."""
     from mpigen.review.live import validate_on_server
-    from mpigen.review.schemas import FORMATS, summary
+    from mpigen.review.object_reports import FORMATS, summary
 
     cluster = _cluster(args)
     result = _rendered(setup)
@@ -536,7 +536,8 @@ def _validate_output(setup: _Setup, report_format: str) -> int:
     if version not in versions:
         raise InputError([error(Mark("--kube-version"), f"Kubernetes {version} is not one of the known versions "
                                                         f"{', '.join(versions)}")])
-    from mpigen.review.schemas import FORMATS, summary, validate_rendered
+    from mpigen.review.object_reports import FORMATS, summary
+    from mpigen.review.schemas import validate_rendered
 
     result = _rendered(setup)
     reports = validate_rendered(result.objects, version)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import InputError, Mark, error
 from mpigen.load.documents import parse
-from mpigen.review.schemas import check_rendered
+from mpigen.review.object_reports import check_rendered
 
 PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Role": "roles",
            "RoleBinding": "rolebindings", "StatefulSet": "statefulsets", "Job": "jobs", "PodGroup": "podgroups",
@@ -118,7 +118,7 @@ def explain(obj: dict, answer: Answer) -> str:
 
 
 def validate_on_server(cluster: Cluster, rendered) -> list:
-    """Reports (mpigen.review.schemas.ObjectReport) of a server-side dry-run apply of each object."""
+    """Reports (mpigen.review.object_reports.ObjectReport) of a server-side dry-run apply of each object."""
     def check(obj: dict) -> tuple[str, list[str]]:
         answer = cluster.dry_run_apply(obj)
         return ("valid", []) if 200 <= answer.status < 300 else ("invalid", [explain(obj, answer)])
