@@ -22,6 +22,7 @@ from mpigen.output.tree import Tree
 
 
 def in_scope(path: str, scope: tuple[str, ...]) -> bool:
+    """Whether `path` lies under one of the prefixes of `scope` (the overlays this run renders)."""
     return any(path.startswith(prefix) for prefix in scope)
 
 
