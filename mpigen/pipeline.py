@@ -146,8 +146,9 @@ def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
 
 def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     from mpigen.compile.blueprint import compile_blueprint
-    from mpigen.emit.yaml import dump_object, sort_key
-    from mpigen.output.folder import flux_root, object_path
+    from mpigen.emit.install_order import sort_key
+    from mpigen.emit.yaml import dump_object
+    from mpigen.emit.layout import flux_root, object_path
     from mpigen.render.targets import Lifecycle, render_job
 
     env = overlay.name if overlay is not None else ""
@@ -206,7 +207,7 @@ def _parallel(slices: list, workers: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-_WORKER_MODULES = ("yaml", "mpigen.compile.blueprint", "mpigen.emit.yaml", "mpigen.output.folder", "mpigen.render.static.configmap",
+_WORKER_MODULES = ("yaml", "mpigen.compile.blueprint", "mpigen.emit.yaml", "mpigen.emit.layout", "mpigen.render.static.configmap",
                    "mpigen.render.static.launcher", "mpigen.render.static.rbac", "mpigen.render.static.workers", "mpigen.validate.fields")
 
 
@@ -323,8 +324,9 @@ def _crd_object(options, env: str) -> RenderedObject:
     """The MPIJob CRD, once per environment (see mpigen.render.mpijob.crd); under Argo CD applied first
     and server-side: it is larger than the 262,144 bytes client-side apply can annotate."""
     from mpigen.render.mpijob.crd import new_crd
-    from mpigen.emit.yaml import dump_object, sort_key
-    from mpigen.output.folder import object_path
+    from mpigen.emit.install_order import sort_key
+    from mpigen.emit.yaml import dump_object
+    from mpigen.emit.layout import object_path
     from mpigen.render.stamp import MANAGED_BY
 
     crd = new_crd(options.mpijob_api, options.kube_version)

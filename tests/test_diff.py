@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mpigen.review.diff import compare, hostfile_slots
+from mpigen.review.diff.capacity import hostfile_slots
+from mpigen.review.diff.compare import compare
 from mpigen.errors import InputError
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "static"

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from mpigen.emit.yaml import INSTALL_ORDER, dump_object, dump_stream, sort_objects
+from mpigen.emit.install_order import INSTALL_ORDER, sort_objects
+from mpigen.emit.yaml import dump_object, dump_stream
 
 
 def read_11(text: str):

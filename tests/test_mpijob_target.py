@@ -177,7 +177,7 @@ def test_gitops_profiles_name_the_mpijob_per_run(tmp_path):
 
 
 def test_diff_counts_gpus_and_slots_of_mpijobs_and_sees_runs():
-    from mpigen.review.diff import compare
+    from mpigen.review.diff.compare import compare
 
     root = GOLDEN / "mpijob-v2beta1"
     old = {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*.yaml")}

@@ -257,7 +257,7 @@ def test_a_changed_file_that_is_no_longer_produced_is_left_in_place(tmp_path):
 def test_a_path_that_is_not_plain_and_printable_is_never_written(tmp_path, name):
     """The backstop behind the checks at the source: whatever reaches the writer."""
     from mpigen.errors import InputError
-    from mpigen.output.folder import write_folder
+    from mpigen.output.write import write_folder
 
     out = tmp_path / "out"
     with pytest.raises(InputError) as raised:
@@ -271,7 +271,7 @@ def test_an_overlay_named_like_the_index_is_an_error(tmp_path):
     """Refused where the overlay is read or, as a backstop, by the writer: a path that
     would be both the index and a folder."""
     from mpigen.errors import InputError
-    from mpigen.output.folder import write_folder
+    from mpigen.output.write import write_folder
 
     blueprints(tmp_path / "bp", ["one"])
     (tmp_path / "overlays" / ".mpigen-index").mkdir(parents=True)
@@ -557,7 +557,7 @@ def test_a_mount_point_whose_files_are_all_at_its_top(tmp_path):
 def test_a_render_killed_while_renaming_into_a_mount_point_is_rolled_back(big):
     """In place, a kill leaves a mix until the next run, whose first step (recover_abandoned)
     rolls the staged files back, or forward when the index was renamed in already."""
-    from mpigen.output.commit import recover_abandoned
+    from mpigen.output.recovery import recover_abandoned
 
     root, states = big
     with tmpfs(root / "mounted", "256m") as out:

@@ -90,7 +90,7 @@ def test_a_render_killed_at_any_moment_leaves_the_old_or_the_new_state(repositor
 
 
 def test_folders_of_a_killed_run_are_cleaned_up_and_those_of_a_live_one_kept(tmp_path):
-    from mpigen.output.folder import recover_abandoned
+    from mpigen.output.recovery import recover_abandoned
 
     dead = _dead_pid()
     (tmp_path / "out").mkdir()
@@ -106,7 +106,7 @@ def test_folders_of_a_killed_run_are_cleaned_up_and_those_of_a_live_one_kept(tmp
 def test_a_backup_without_its_folder_is_put_back(tmp_path):
     """Killed between the fallback swap's two renames: DIR is gone and its backup holds the
     old state, which the next run restores before it plans anything."""
-    from mpigen.output.folder import recover_abandoned
+    from mpigen.output.recovery import recover_abandoned
 
     backup = tmp_path / f".out.mpigen-old-{_dead_pid()}-q1"
     backup.mkdir()

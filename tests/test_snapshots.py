@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from mpigen.emit.yaml import dump_stream, sort_objects
+from mpigen.emit.install_order import sort_objects
+from mpigen.emit.yaml import dump_stream
 from tests.conftest import blueprint_text, render_text
 
 CASES = {

@@ -28,7 +28,7 @@ V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.or
 
 
 def imported(text: str, strict: bool = False):
-    from mpigen.review.importer.document import import_document
+    from mpigen.review.importer.manifest import import_document
     from mpigen.load.documents import parse
 
     (doc,) = parse(text, "mpijob.yaml")

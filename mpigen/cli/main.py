@@ -329,7 +329,9 @@ def _render(args) -> int:
         _write_stdout(*(item.text for item in result.objects))
     else:
         from mpigen.errors import InputError
-        from mpigen.output.folder import folder_files, plan_folder, write_folder
+        from mpigen.emit.layout import folder_files
+        from mpigen.output.plan import plan_folder
+        from mpigen.output.write import write_folder
 
         companions = _companions(setup, result)
         inputs = [*setup.paths, *_overlay_folders(setup.overlays)]
@@ -353,7 +355,8 @@ def _render(args) -> int:
 
 def _check(args) -> int:
     from mpigen.output.staleness import compare_folder
-    from mpigen.output.folder import folder_files, plan_folder
+    from mpigen.emit.layout import folder_files
+    from mpigen.output.plan import plan_folder
 
     setup = _setup(args)
     if setup.output is None:
@@ -407,7 +410,7 @@ def _companions(setup: _Setup, result) -> list:
 
 
 def _diff(args) -> int:
-    from mpigen.review.diff import compare
+    from mpigen.review.diff.compare import compare
     from mpigen.review.revision import folder_texts, render_texts, revision_texts
 
     if args.dirs and args.base is not None:
@@ -506,7 +509,7 @@ def _validate_server(setup: _Setup, args) -> int:
     """Every rendered object as a server-side dry-run apply; the report on stdout, exit 2
     when the API server refuses any."""
     from mpigen.review.live import validate_on_server
-    from mpigen.review.schemas import FORMATS, summary
+    from mpigen.review.object_reports import FORMATS, summary
 
     cluster = _cluster(args)
     result = _rendered(setup)
@@ -533,7 +536,8 @@ def _validate_output(setup: _Setup, report_format: str) -> int:
     if version not in versions:
         raise InputError([error(Mark("--kube-version"), f"Kubernetes {version} is not one of the known versions "
                                                         f"{', '.join(versions)}")])
-    from mpigen.review.schemas import FORMATS, summary, validate_rendered
+    from mpigen.review.object_reports import FORMATS, summary
+    from mpigen.review.schemas import validate_rendered
 
     result = _rendered(setup)
     reports = validate_rendered(result.objects, version)
@@ -548,8 +552,8 @@ def _validate_output(setup: _Setup, report_format: str) -> int:
 def _import(args) -> int:
     from mpigen.emit.yaml import dump_object
     from mpigen.errors import InputError, Mark, error
-    from mpigen.review.importer.document import import_document
-    from mpigen.review.importer.write import write_new_files
+    from mpigen.review.importer.manifest import import_document
+    from mpigen.review.importer.new_files import write_new_files
     from mpigen.load.documents import display_path, load_file
 
     problems, texts, defined = [], {}, {}

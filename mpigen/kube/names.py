@@ -41,7 +41,7 @@ LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 _DNS1123_LABEL, _LABEL_VALUE = re.compile(DNS1123_LABEL), re.compile(LABEL_VALUE)
 MAX_NAME = 63  # a label value: Argo CD's tracking label and Flux's name label carry these names
 HASH_LENGTH = 10
-# Names the output folder itself uses (mpigen.output.folder); an overlay's folder sits beside them.
+# Names the output folder itself uses (mpigen.emit.layout, mpigen.output.index); an overlay's folder sits beside them.
 RESERVED_FOLDER_NAMES = ("kustomization.yaml", ".mpigen-index")
 
 

@@ -20,21 +20,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.compile.blueprint import EXCLUSIVE_LABEL
-from mpigen.emit.yaml import dump_object
-from mpigen.errors import Diagnostic, error, warning
-from mpigen.review.importer.launch import launch_fields
-from mpigen.review.importer.pods import V1, V1ALPHA2, V2BETA1, gpus, read_role, worker_command
-from mpigen.review.importer.shared import RESERVED_LABELS, container_names, env, networks, template_metadata
-from mpigen.review.importer.spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
-                                v2beta1_fields)
-from mpigen.review.importer.volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.compile.launch import RANK_ENV_SCRIPT
-from mpigen.load.documents import Document, Loc, field_path, parse
+from mpigen.emit.yaml import dump_object
+from mpigen.errors import Diagnostic
+from mpigen.load.documents import Document, Loc, parse
 from mpigen.render.mpijob.resource import KUEUE_QUEUE_LABEL
 from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.review.importer.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
+from mpigen.review.importer.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies,
+                                             run_policy, v2beta1_fields)
+from mpigen.review.importer.launch_line import launch_fields
+from mpigen.review.importer.pod_templates import gpus, read_role, worker_command
+from mpigen.review.importer.reader import APIS, Reader
+from mpigen.review.importer.volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.validate.fields import validate_document
 
-APIS = (V1ALPHA2, V1, V2BETA1)
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
 SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
                    "deletionTimestamp", "deletionGracePeriodSeconds"}
@@ -43,57 +43,10 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 @dataclass
 class Imported:
+    """The blueprint of one MPIJob (empty when it cannot be imported) and what was reported."""
+
     blueprint: dict
     diagnostics: list[Diagnostic] = field(default_factory=list)
-
-
-class Reader:
-    """Reads one MPIJob document: its values, and what cannot be carried over, at its place."""
-
-    def __init__(self, doc: Document, strict: bool, api: str):
-        self.doc, self.strict, self.api, self.problems = doc, strict, api, []
-        self.refused = False  # an error of the MPIJob itself (not a loss made an error by --strict)
-        self.origins: dict[Loc, Loc] = {}  # a blueprint location -> where in the MPIJob it comes from
-
-    def get(self, loc: Loc, default=None):
-        return self.doc.get(loc, default)
-
-    def mapping(self, loc: Loc) -> dict:
-        return self._typed(loc, dict, "a mapping")
-
-    def listing(self, loc: Loc) -> list:
-        return self._typed(loc, list, "a list")
-
-    def _typed(self, loc: Loc, kind: type, words: str):
-        value = self.get(loc)
-        if value is None:
-            return kind()
-        if not isinstance(value, kind):
-            self.refuse(loc, f"expected {words}")
-            return kind()
-        return value
-
-    def lost(self, loc: Loc, what: str) -> None:
-        self.differs(loc, f"{what}; a blueprint cannot express it, so the imported blueprint leaves it out")
-
-    def differs(self, loc: Loc, message: str) -> None:
-        report = error if self.strict else warning
-        self.problems.append(report(self.doc.key_mark(loc), f"{field_path(loc)}: {message}"))
-
-    def refuse(self, loc: Loc, why: str) -> None:
-        """An error at the value (at the key of a mapping or a list: where it starts)."""
-        whole = isinstance(self.get(loc), (dict, list)) and loc
-        mark = self.doc.key_mark(loc) if whole else self.doc.value_mark(loc)
-        self.problems.append(error(mark, f"{field_path(loc) or 'document'}: {why}"))
-        self.refused = True
-
-    def came_from(self, spec_loc: Loc, loc: Loc) -> None:
-        self.origins[("spec", *spec_loc) if spec_loc[0] != "metadata" else spec_loc] = loc
-
-    def origin(self, loc: Loc) -> Loc:
-        """Where in the MPIJob a location of the blueprint comes from (its nearest known part)."""
-        return next((self.origins[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in self.origins), ("spec",))
-
 
 
 def import_document(doc: Document, strict: bool = False) -> Imported:

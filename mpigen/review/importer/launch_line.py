@@ -6,9 +6,9 @@ mpigen always writes them (Open MPI 5 rejects the single-dash forms; contract se
 
 from __future__ import annotations
 
-from mpigen.validate.production import MPIRUN_NP_FLAGS
-from mpigen.formats.blueprint import Spec
 from mpigen.compile.launch import RANK_ENV_SCRIPT, launcher_command
+from mpigen.formats.blueprint import Spec
+from mpigen.validate.production import MPIRUN_NP_FLAGS
 
 # Flags taking values, to tell mpirun's own arguments from the program's.
 FLAG_VALUES = {"-x": 1, "--mca": 2, "-mca": 2, "--bind-to": 1, "-bind-to": 1, "--map-by": 1, "-map-by": 1,
