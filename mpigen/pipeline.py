@@ -271,7 +271,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         # counts blueprints.
         result.jobs = result.jobs + len(env.seen) if render else max(result.jobs, len(env.seen))
     if overlays:
-        from mpigen.overlay.overlays import written_patch_problems
+        from mpigen.validate.written_patches import written_patch_problems
 
         diagnostics += _unreported(written_patch_problems(overlays), diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
