@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.load.documents import Document, parse, value_at
+from mpigen.load.document import Document, value_at
+from mpigen.load.parser import parse
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 JOB_LABELS = ("mpigen.dev/job", "mpi_job_name", "app")
@@ -404,7 +405,7 @@ def _gpus(manifest: Manifest) -> int:
 
 
 def _pod_gpus(pod_spec: dict) -> int:
-    from mpigen.formats.blueprint import is_accelerator
+    from mpigen.kube.accelerators import is_accelerator
 
     total = 0
     containers = pod_spec.get("containers")

@@ -129,7 +129,7 @@ def live_texts(cluster: Cluster, new_texts: dict[str, str]) -> dict[str, str]:
     """The cluster's copy of every rendered object that exists there, reduced to the fields
     the rendered object has, laid out at the same paths (for mpigen.review.diff.compare)."""
     from mpigen.emit.yaml import dump_object
-    from mpigen.load.documents import parse
+    from mpigen.load.parser import parse
 
     out = {}
     for path, text in new_texts.items():

@@ -88,7 +88,7 @@ def _describe(error) -> str:
 def check_rendered(rendered, check) -> list[ObjectReport]:
     """A report per rendered object (pipeline.RenderedObject), each read back from the exact
     text mpigen writes; `check(object) -> (status, errors)`."""
-    from mpigen.load.documents import parse
+    from mpigen.load.parser import parse
 
     reports = []
     for item in rendered:

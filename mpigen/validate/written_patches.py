@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mpigen.errors import Diagnostic, Mark
-from mpigen.load.documents import Document, Loc
-from mpigen.overlay.overlays import Overlay
+from mpigen.load.document import Document, Loc
+from mpigen.overlay.resolve import Overlay
 from mpigen.validate.fields import written_problems
 
 

@@ -29,7 +29,8 @@ from mpigen.review.importer.spec import (SPEC_FIELDS, implementation_of, read_re
                                 v2beta1_fields)
 from mpigen.review.importer.volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.compile.launch import RANK_ENV_SCRIPT
-from mpigen.load.documents import Document, Loc, field_path, parse
+from mpigen.load.document import Document, Loc, field_path
+from mpigen.load.parser import parse
 from mpigen.render.mpijob.resource import KUEUE_QUEUE_LABEL
 from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
 from mpigen.validate.fields import validate_document
