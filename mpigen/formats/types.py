@@ -8,7 +8,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from mpigen.formats.patterns import ABSOLUTE_PATH, ENV_NAME, QUANTITY
-from mpigen.kube.image import IMAGE, image_problem
+from mpigen.kube.image import IMAGE, MAX_LENGTH, image_problem
 from mpigen.kube.names import LABEL_VALUE, QUALIFIED_NAME
 from mpigen.kube.quantity import range_problem
 
@@ -42,7 +42,7 @@ def _image_reference(value: str) -> str:
     return value
 
 
-ImageReference = Annotated[str, Field(pattern=IMAGE, min_length=1, max_length=1024), AfterValidator(_image_reference)]
+ImageReference = Annotated[str, Field(pattern=IMAGE, min_length=1, max_length=MAX_LENGTH), AfterValidator(_image_reference)]
 Quantity = Annotated[
     str,
     BeforeValidator(number_to_string),
