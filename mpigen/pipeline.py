@@ -83,7 +83,7 @@ def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
     under every environment. One file at a time: only the results are kept, never the
     loaded documents (with the marks of every key and value, they are the bulk)."""
-    from mpigen.load.documents import load_files
+    from mpigen.load.blueprints import load_files
 
     envs = max(1, len(_WORK["overlays"]))
     chunk = _Chunk([], [[] for _ in range(envs)], set())
@@ -111,7 +111,7 @@ def _environments(doc, used: set) -> list[_DocResult]:
 
     overlays, namespace = _WORK["overlays"], _WORK["default_namespace"]
     if namespace or overlays:  # the overlay module only when there is something to apply
-        from mpigen.overlay.overlays import Usage, apply, with_namespace
+        from mpigen.overlay.apply import Usage, apply, with_namespace
 
         if namespace:
             doc = with_namespace(doc, namespace)
@@ -243,7 +243,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     """Render (or only validate) every blueprint under paths for every overlay (with
     env_options[i] for overlay i when given). Raises InputError with every problem of
     every blueprint under every overlay."""
-    from mpigen.load.documents import find_yaml_files
+    from mpigen.load.files import find_yaml_files
 
     files, problems = find_yaml_files(paths)
     overlays = list(overlays or [])
@@ -272,7 +272,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         # counts blueprints.
         result.jobs = result.jobs + len(env.seen) if render else max(result.jobs, len(env.seen))
     if overlays:
-        from mpigen.overlay.overlays import written_patch_problems
+        from mpigen.validate.written_patches import written_patch_problems
 
         diagnostics += _unreported(written_patch_problems(overlays), diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
@@ -280,7 +280,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         raise InputError(errors)
     warnings = [d for d in diagnostics if d.severity != "error"]
     if overlays:
-        from mpigen.overlay.overlays import Usage
+        from mpigen.overlay.apply import Usage
 
         warnings += Usage(used).unused(overlays)
     result.warnings = sorted(set(warnings))

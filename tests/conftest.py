@@ -101,7 +101,7 @@ def blueprint_text(name: str = "job", labels: dict | None = None, annotations: d
 def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
     """Objects rendered from a blueprint text, through load, validate, compile and render."""
     from mpigen.compile.blueprint import compile_blueprint
-    from mpigen.load.documents import parse
+    from mpigen.load.parser import parse
     from mpigen.errors import InputError
     from mpigen.render.targets import Options, render_job
     from mpigen.validate.fields import validate_document

@@ -34,8 +34,8 @@ def test_documented_blueprints_render(block):
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: Overlay" in b.values[0]])
 def test_documented_overlays_are_valid(block):
-    from mpigen.load.documents import parse
-    from mpigen.overlay.overlays import _validate
+    from mpigen.load.parser import parse
+    from mpigen.overlay.file import _validate
 
     problems = []
     assert _validate(parse(block, "overlay.yaml")[0], problems) is not None and problems == []

@@ -41,7 +41,7 @@ def test_repository_output_is_up_to_date():
 def test_every_blueprint_is_rendered_for_every_overlay():
     from tests.conftest import BLUEPRINTS
 
-    from mpigen.load.documents import load_file
+    from mpigen.load.parser import load_file
 
     config = load_file(ROOT / "mpigen.yaml")[0].data
     jobs = {load_file(p)[0].data["metadata"]["name"] for p in BLUEPRINTS.glob("*.yaml")}

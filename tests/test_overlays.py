@@ -66,7 +66,7 @@ def cli(mpigen_in_process):
 
 def rendered(*overlays: str, paths=("blueprints",), **options):
     """Result of rendering `paths` under these overlays, through the real pipeline."""
-    from mpigen.overlay.overlays import resolve
+    from mpigen.overlay.resolve import resolve
     from mpigen.pipeline import render_paths
     from mpigen.render.targets import Options
 
@@ -176,13 +176,13 @@ def test_overlay_cannot_set_an_operator_label(cli):
 
 def merge(original: dict, patch: dict) -> dict:
     from mpigen.errors import Mark
-    from mpigen.load.documents import Document
-    from mpigen.overlay.overlays import _merge_patch, _Patched
+    from mpigen.load.document import Document
+    from mpigen.overlay.patched import Patched
 
     target = Document("target.yaml", original, Mark("target.yaml"))
     source = Document("overlay.yaml", {"patch": patch}, Mark("overlay.yaml"))
-    out = _Patched(target)
-    _merge_patch(out, (), patch, source, ("patch",))
+    out = Patched(target)
+    out.merge(patch, source, ("patch",))
     return out.data
 
 
@@ -373,7 +373,8 @@ def test_a_bad_selector_is_reported_with_the_overlays_other_errors(cli):
     ("localhost:5000/x:1", {"name": "localhost", "newTag": "2"}, None),
 ])
 def test_image_rewrite_matches_the_repository_without_tag(image, rewrite, expected):
-    from mpigen.overlay.overlays import ImageRewrite, rewrite_image
+    from mpigen.formats.overlay import ImageRewrite
+    from mpigen.overlay.apply import rewrite_image
 
     assert rewrite_image(image, ImageRewrite(**rewrite)) == expected
 
@@ -498,7 +499,7 @@ def test_diamond_applies_a_shared_base_once_in_order():
         labels: {right: "yes"}
         """)
     overlay("top", "bases: [left, right]\n")
-    from mpigen.overlay.overlays import resolve
+    from mpigen.overlay.resolve import resolve
 
     (top,) = resolve(["top"], Path("."))
     assert [o.name for o in top.chain()] == ["base", "left", "right", "top"]

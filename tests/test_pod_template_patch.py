@@ -14,7 +14,7 @@ from tests.test_kubernetes_schema import validate
 def test_the_patchable_fields_are_kubernetes_1_30_fields():
     from importlib.resources import files
 
-    from mpigen.formats.blueprint import CONTAINER_FIELDS, POD_FIELDS
+    from mpigen.formats.pod_template_patch import CONTAINER_FIELDS, POD_FIELDS
 
     folder = files("kubernetes_validate") / "kubernetes-json-schema" / "v1.30.0-local"
     definitions = json.loads((folder / "_definitions.json").read_text())["$defs"]

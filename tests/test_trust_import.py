@@ -29,7 +29,7 @@ V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.or
 
 def imported(text: str, strict: bool = False):
     from mpigen.review.importer.manifest import import_document
-    from mpigen.load.documents import parse
+    from mpigen.load.parser import parse
 
     (doc,) = parse(text, "mpijob.yaml")
     result = import_document(doc, strict)
@@ -40,7 +40,7 @@ def render_blueprint(blueprint: dict, **options) -> dict:
     """{kind: object} of the blueprint as `mpigen render` renders it (its lifecycle included)."""
     from mpigen.compile.blueprint import compile_blueprint
     from mpigen.emit.yaml import dump_object
-    from mpigen.load.documents import parse
+    from mpigen.load.parser import parse
     from mpigen.render.targets import Lifecycle, Options, render_job
     from mpigen.validate.fields import validate_document
 

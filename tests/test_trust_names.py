@@ -416,7 +416,7 @@ def test_no_quantity_string_escapes_a_positioned_answer(value):
     whole number of nanos, at most 2^63-1."""
     from fractions import Fraction
 
-    from mpigen.load.documents import parse
+    from mpigen.load.parser import parse
     from mpigen.kube.quantity import parse as quantity
     from mpigen.validate.fields import validate_document
 

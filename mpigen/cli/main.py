@@ -244,7 +244,7 @@ def _check_image_flag(image: str | None) -> None:
 
 
 def _setup(args) -> _Setup:
-    from mpigen.load.documents import WORKING_FOLDER, input_exists
+    from mpigen.load.files import WORKING_FOLDER, input_exists
     from mpigen.render.targets import Options
 
     _argocd_env(args)
@@ -259,7 +259,7 @@ def _setup(args) -> _Setup:
     overlay_specs = args.overlay if args.overlay else (config.model.overlays if whole_repo else [])
     overlays = []
     if overlay_specs:
-        from mpigen.overlay.overlays import resolve
+        from mpigen.overlay.resolve import resolve
 
         overlays = resolve(list(overlay_specs), Path("."))
     output = getattr(args, "output", None)
@@ -554,7 +554,8 @@ def _import(args) -> int:
     from mpigen.errors import InputError, Mark, error
     from mpigen.review.importer.manifest import import_document
     from mpigen.review.importer.new_files import write_new_files
-    from mpigen.load.documents import display_path, load_file
+    from mpigen.load.files import display_path
+    from mpigen.load.parser import load_file
 
     problems, texts, defined = [], {}, {}
     for name in args.files:
@@ -597,9 +598,10 @@ def _import(args) -> int:
 def _schema(args) -> int:
     import json
 
-    from mpigen.formats.blueprint import Blueprint, json_schema
+    from mpigen.formats.blueprint import Blueprint
+    from mpigen.formats.schema import json_schema
     from mpigen.formats.config import ConfigModel
-    from mpigen.overlay.overlays import OverlayModel
+    from mpigen.formats.overlay import OverlayModel
 
     model = {"MPIJobBlueprint": Blueprint, "Overlay": OverlayModel, "Config": ConfigModel}[args.kind]
     _write_stdout(json.dumps(json_schema(model), indent=2, ensure_ascii=False) + "\n")

@@ -15,7 +15,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from mpigen.formats.blueprint import Blueprint, Dataset, RolePlacement, Spec
+from mpigen.formats.blueprint import Blueprint, Spec
+from mpigen.formats.datasets import Dataset
+from mpigen.formats.placement import RolePlacement
 from mpigen.compile.launch import launcher_command, uses_rank_env
 from mpigen.compile.mpijob import (LAUNCHER, WORKER, Extensions, GangScheduling, MPIJob, MPIJobSpec, ObjectMeta,
                            ReplicaSpec)

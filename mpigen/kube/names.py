@@ -28,6 +28,8 @@ import hashlib
 import json
 import re
 
+from pydantic_core import PydanticCustomError
+
 from mpigen.errors import shown
 
 # Kubernetes name syntaxes (k8s.io/apimachinery/pkg/util/validation), as the patterns the
@@ -66,8 +68,6 @@ def path_problem(path: str) -> str | None:
 def printable(value: str) -> str:
     """A pydantic validator: the string, when it holds nothing unprintable (reported at
     the value, as a pattern mismatch is)."""
-    from pydantic_core import PydanticCustomError
-
     char = unprintable(value)
     if char is not None:
         raise PydanticCustomError("unprintable", f"the character {char} cannot be written into the output; remove it")

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from mpigen.compile.launch import MASTER_PORT, RANK_ENV_DIR, RANK_ENV_KEY
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
-from mpigen.render.names import copy_data, launcher_name, object_meta, worker_name
+from mpigen.kube.data import copy_data
+from mpigen.render.names import launcher_name, object_meta, worker_name
 
 RANK_ENV_SUFFIX = "-mpigen"
 RANK_ENV_VOLUME = "mpigen-rank-env"

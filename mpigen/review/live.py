@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import InputError, Mark, error
-from mpigen.load.documents import parse
+from mpigen.load.parser import parse
 from mpigen.review.object_reports import check_rendered
 
 PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Role": "roles",

@@ -10,7 +10,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
-from mpigen.load.documents import parse
+from mpigen.load.parser import parse
 
 STATUSES = ("valid", "invalid", "skipped")
 

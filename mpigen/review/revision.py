@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mpigen.emit.layout import folder_files
 from mpigen.errors import InputError, Mark, error
-from mpigen.load.documents import YAML_SUFFIXES, display_path, read_text
+from mpigen.load.files import YAML_SUFFIXES, display_path, read_text
 
 
 def folder_texts(root: Path) -> dict[str, str]:

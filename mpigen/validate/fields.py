@@ -19,7 +19,7 @@ import posixpath
 
 from mpigen.formats.blueprint import Blueprint
 from mpigen.errors import Diagnostic, Mark, error, warning
-from mpigen.load.documents import Document, Loc, field_path
+from mpigen.load.document import Document, Loc, field_path
 from mpigen.load.model import validate_model
 from mpigen.compile.blueprint import SHM_MOUNT, SHM_VOLUME
 from mpigen.compile.launch import RANK_ENV_DIR
@@ -151,7 +151,7 @@ def cross_field_checks(doc: Document, bad: set[Loc]) -> list[Diagnostic]:
 
 def _check_pod_patch(f: _Fields, out: list[Diagnostic]) -> None:
     """podTemplatePatch may only set Kubernetes fields the blueprint has no field for."""
-    from mpigen.formats.blueprint import CONTAINER_FIELDS, CONTAINER_OWNED, POD_FIELDS, POD_OWNED
+    from mpigen.formats.pod_template_patch import CONTAINER_FIELDS, CONTAINER_OWNED, POD_FIELDS, POD_OWNED
 
     for role in ("launcher", "worker"):
         for part, fields, owned in (("pod", POD_FIELDS, POD_OWNED), ("container", CONTAINER_FIELDS, CONTAINER_OWNED)):

@@ -9,7 +9,7 @@ fields it reads are themselves valid), and reports at the line of the field to c
 
 from __future__ import annotations
 
-from mpigen.formats.blueprint import is_accelerator
+from mpigen.kube.accelerators import is_accelerator
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.kube.quantity import MAX as MAX_QUANTITY, parse
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.render.static.launcher import HOSTFILE_PATH, KUBEXEC_PATH
-from mpigen.render.names import copy_data
+from mpigen.kube.data import copy_data
 
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 

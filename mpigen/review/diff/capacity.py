@@ -4,7 +4,7 @@ worker). A suspended MPIJob runs nothing."""
 
 from __future__ import annotations
 
-from mpigen.formats.blueprint import is_accelerator
+from mpigen.kube.accelerators import is_accelerator
 from mpigen.review.diff.manifests import job_of
 from mpigen.review.diff.model import Manifest, ObjectKey
 from mpigen.review.diff.values import get, mapping, whole_number

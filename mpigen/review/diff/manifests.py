@@ -7,7 +7,8 @@ from __future__ import annotations
 import posixpath
 
 from mpigen.errors import Diagnostic, InputError, error
-from mpigen.load.documents import Document, parse
+from mpigen.load.document import Document
+from mpigen.load.parser import parse
 from mpigen.review.diff.model import Manifest, ObjectKey
 from mpigen.review.diff.values import get
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mpigen.load.documents import value_at
+from mpigen.load.document import value_at
 
 
 class _Absent:

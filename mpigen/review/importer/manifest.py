@@ -23,7 +23,8 @@ from mpigen.compile.blueprint import EXCLUSIVE_LABEL
 from mpigen.compile.launch import RANK_ENV_SCRIPT
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic
-from mpigen.load.documents import Document, Loc, parse
+from mpigen.load.document import Document, Loc
+from mpigen.load.parser import parse
 from mpigen.render.mpijob.resource import KUEUE_QUEUE_LABEL
 from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
 from mpigen.review.importer.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata

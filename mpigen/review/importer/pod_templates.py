@@ -12,9 +12,10 @@ from __future__ import annotations
 import copy
 
 from mpigen.compile.blueprint import least_privilege
-from mpigen.formats.blueprint import CONTAINER_FIELDS as PATCHABLE_CONTAINER
-from mpigen.formats.blueprint import POD_FIELDS as PATCHABLE_POD
-from mpigen.formats.blueprint import _number_to_string, is_accelerator
+from mpigen.formats.pod_template_patch import CONTAINER_FIELDS as PATCHABLE_CONTAINER
+from mpigen.formats.pod_template_patch import POD_FIELDS as PATCHABLE_POD
+from mpigen.formats.types import number_to_string
+from mpigen.kube.accelerators import is_accelerator
 from mpigen.render.mpijob.resource import SSHD_ROOT_CAPABILITIES
 from mpigen.review.importer.reader import V1ALPHA2, V2BETA1
 
@@ -212,7 +213,7 @@ def _resources(r, part: dict, resources: dict) -> None:
 
 
 def _quantity(value) -> str:
-    value = _number_to_string(value)
+    value = number_to_string(value)
     return value if isinstance(value, str) else str(value)
 
 

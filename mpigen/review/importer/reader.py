@@ -6,7 +6,7 @@ three MPIJob API versions it reads."""
 from __future__ import annotations
 
 from mpigen.errors import error, warning
-from mpigen.load.documents import Document, Loc, field_path
+from mpigen.load.document import Document, Loc, field_path
 
 V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"
 APIS = (V1ALPHA2, V1, V2BETA1)
