@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from mpigen.formats.base import Model
 
 API_VERSION = "kubeflow.org/v1alpha2"
 LAUNCHER = "Launcher"
@@ -21,24 +23,20 @@ RestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
 MPIDistribution = Literal["OpenMPI", "IntelMPI", "MPICH"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ObjectMeta(_Model):
+class ObjectMeta(Model):
     name: str
     namespace: str = "default"
     labels: dict[str, str] = Field(default_factory=dict)
     annotations: dict[str, str] = Field(default_factory=dict)
 
 
-class ReplicaSpec(_Model):
+class ReplicaSpec(Model):
     replicas: Optional[int] = None
     template: dict[str, Any] = Field(default_factory=dict)  # core/v1 PodTemplateSpec
     restartPolicy: Optional[RestartPolicy] = None
 
 
-class RunPolicy(_Model):
+class RunPolicy(Model):
     """kubeflow/common RunPolicy (v0.3 era): when set, its non-nil fields win."""
 
     cleanPodPolicy: Optional[CleanPodPolicy] = None
@@ -47,7 +45,7 @@ class RunPolicy(_Model):
     backoffLimit: Optional[int] = None
 
 
-class MPIJobSpec(_Model):
+class MPIJobSpec(Model):
     slotsPerWorker: Optional[int] = None
     backoffLimit: Optional[int] = None
     activeDeadlineSeconds: Optional[int] = None
@@ -58,7 +56,7 @@ class MPIJobSpec(_Model):
     mpiDistribution: Optional[MPIDistribution] = None
 
 
-class GangScheduling(_Model):
+class GangScheduling(Model):
     """The operator's --gang-scheduling flag (which scheduler) and RunPolicy.schedulingPolicy
     (kubeflow/common, as v2beta1 passes it to the PodGroup)."""
 
@@ -69,7 +67,7 @@ class GangScheduling(_Model):
     scheduleTimeoutSeconds: Optional[int] = None
 
 
-class Extensions(_Model):
+class Extensions(Model):
     """What the blueprint says beyond the v1alpha2 API: the fields later operator APIs added
     (runLauncherAsWorker, launcherCreationPolicy, sshAuthMountPath, schedulingPolicy), the
     cluster's gang scheduler and Kueue queue, and mpigen's own additions that name the job's
@@ -84,7 +82,7 @@ class Extensions(_Model):
     workerServiceAccountAnnotations: dict[str, str] = Field(default_factory=dict)  # creates <job>-worker
 
 
-class MPIJob(_Model):
+class MPIJob(Model):
     apiVersion: Literal["kubeflow.org/v1alpha2"] = API_VERSION
     kind: Literal["MPIJob"] = "MPIJob"
     metadata: ObjectMeta

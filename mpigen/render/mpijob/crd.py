@@ -15,8 +15,9 @@ import json
 from functools import lru_cache
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from mpigen.formats.base import Model
 from mpigen.render.targets import DEFAULT_KUBE_VERSION
 from mpigen.render.mpijob.resource import V1, V2BETA1
 
@@ -36,11 +37,7 @@ INT_OR_STRING = ("io.k8s.apimachinery.pkg.util.intstr.IntOrString", "io.k8s.apim
 
 # --- the typed model of each API's spec ------------------------------------------------------
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ReplicaSpec(_Model):
+class ReplicaSpec(Model):
     replicas: Optional[int] = Field(None, json_schema_extra={"format": "int32"},
                                     description="Number of replicas (Launcher: 1).")
     restartPolicy: Optional[Literal["Always", "OnFailure", "Never", "ExitCode"]] = Field(
@@ -49,7 +46,7 @@ class ReplicaSpec(_Model):
                            description="The pods of the replica.")
 
 
-class SchedulingPolicy(_Model):
+class SchedulingPolicy(Model):
     minAvailable: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
     queue: Optional[str] = None
     minResources: Optional[dict[str, Any]] = Field(None, json_schema_extra={"x-mpigen-quantities": True})
@@ -57,7 +54,7 @@ class SchedulingPolicy(_Model):
     scheduleTimeoutSeconds: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
 
 
-class RunPolicy(_Model):
+class RunPolicy(Model):
     cleanPodPolicy: Optional[Literal["None", "Running", "All"]] = Field(
         None, description="What the operator deletes when the job ends.")
     ttlSecondsAfterFinished: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
@@ -72,7 +69,7 @@ class V2beta1RunPolicy(RunPolicy):
     suspend: bool = Field(False, description="Suspend the job (its pods are deleted).")
 
 
-class V2beta1Spec(_Model):
+class V2beta1Spec(Model):
     slotsPerWorker: int = Field(1, json_schema_extra={"format": "int32"}, description="MPI slots per worker.")
     runLauncherAsWorker: bool = Field(False, description="Also run ranks on the launcher.")
     runPolicy: Optional[V2beta1RunPolicy] = None
@@ -85,7 +82,7 @@ class V2beta1Spec(_Model):
         "OpenMPI", description="The MPI implementation: the hostfile format and environment.")
 
 
-class V1Spec(_Model):
+class V1Spec(Model):
     slotsPerWorker: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
     cleanPodPolicy: Optional[Literal["None", "Running", "All"]] = Field(
         None, description="Deprecated: use runPolicy.cleanPodPolicy.")
