@@ -325,13 +325,12 @@ def _crd_object(options, env: str) -> RenderedObject:
     from mpigen.render.mpijob.crd import new_crd
     from mpigen.emit.yaml import dump_object, sort_key
     from mpigen.output.folder import object_path
-    from mpigen.render.stamp import MANAGED_BY
+    from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 
     crd = new_crd(options.mpijob_api, options.kube_version)
     crd["metadata"]["labels"] = {MANAGED_BY: "mpigen"}
     if options.gitops == "argocd":
-        crd["metadata"]["annotations"] = {"argocd.argoproj.io/sync-options": "ServerSideApply=true",
-                                          "argocd.argoproj.io/sync-wave": "-2"}
+        crd["metadata"]["annotations"] = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_SYNC_WAVE: "-2"}
     comment = f"Source: mpigen --with-crd ({options.mpijob_api}, Kubernetes {options.kube_version})"
     return RenderedObject(sort_key(crd), object_path(crd), dump_object(crd, comment), env)
 

@@ -19,6 +19,7 @@ from mpigen.formats.blueprint import Blueprint, Dataset, RolePlacement, Spec
 from mpigen.compile.launch import launcher_command, uses_rank_env
 from mpigen.compile.mpijob import (LAUNCHER, WORKER, Extensions, GangScheduling, MPIJob, MPIJobSpec, ObjectMeta,
                            ReplicaSpec)
+from mpigen.kube.labels import EXCLUSIVE_LABEL, HOSTNAME_TOPOLOGY, JOB_LABEL, MULTUS_NETWORKS
 from mpigen.kube.quantity import format_quantity, parse
 
 # Container names of the operator's examples; spec.mainContainer replaces both, because
@@ -29,12 +30,7 @@ WORKER_CONTAINER = "mpi-worker"
 SHM_VOLUME = "dshm"
 SHM_MOUNT = "/dev/shm"
 SHM_PER_GPU = Fraction(2**30)  # 1Gi per GPU by default (NCCL's shared-memory transport, DataLoader workers)
-MULTUS_NETWORKS = "k8s.v1.cni.cncf.io/networks"
 DOWNLOAD_PREFIX = "download-"
-HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
-# Labels on rank pods that must not share a node (onePodPerNode), and the selector that finds them.
-JOB_LABEL = "mpigen.dev/job"
-EXCLUSIVE_LABEL = "mpigen.dev/rank-host"
 
 
 def compile_blueprint(bp: Blueprint) -> MPIJob:

@@ -24,10 +24,9 @@ import hashlib
 import json
 
 from mpigen.compile.mpijob import MPIJob
+from mpigen.kube.labels import ARGOCD_SYNC_WAVE, FLUX_SSA
 from mpigen.render.names import KUBECTL_MOUNT, worker_name
 
-WAVE = "argocd.argoproj.io/sync-wave"
-FLUX_SSA = "kustomize.toolkit.fluxcd.io/ssa"
 # Argo CD's sync waves for the operator's objects; the launcher last (see above).
 WAVES = {"ServiceAccount": "-1", "ConfigMap": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
          "StatefulSet": "0", "Job": "1"}
@@ -100,7 +99,7 @@ def _wrapper(workers: str, namespace: str) -> str:
 def annotate(objects: list[dict], profile: str, running: bool) -> None:
     for obj in objects:
         if profile == "argocd" and obj["kind"] in WAVES:
-            obj["metadata"].setdefault("annotations", {})[WAVE] = WAVES[obj["kind"]]
+            obj["metadata"].setdefault("annotations", {})[ARGOCD_SYNC_WAVE] = WAVES[obj["kind"]]
         if profile == "flux" and obj["kind"] == "StatefulSet" and running:
             obj["metadata"].setdefault("annotations", {})[FLUX_SSA] = "IfNotPresent"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.render.static.launcher import DEFAULT_KUBECTL_DELIVERY_IMAGE
 
 TARGETS = ("static", "mpijob")
 GITOPS_PROFILES = ("none", "argocd", "flux")
@@ -23,7 +24,7 @@ class Options:
 
     target: str = "static"
     gitops: str = "none"
-    kubectl_delivery_image: str = "mpioperator/kubectl-delivery:latest"
+    kubectl_delivery_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE
     mpijob_api: str = "kubeflow.org/v2beta1"  # target mpijob: kubeflow.org/v2beta1 or kubeflow.org/v1
     with_crd: bool = False  # target mpijob: add the MPIJob CustomResourceDefinition
     kube_version: str = DEFAULT_KUBE_VERSION
@@ -50,7 +51,7 @@ def static_objects(job: MPIJob, options: Options, job_name: str | None = None, r
     from mpigen.render.stamp import stamp
     from mpigen.render.static.workers import new_worker
 
-    from mpigen.render.mpijob.resource import KUEUE_QUEUE_LABEL
+    from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 
     job = with_defaults(with_additions(job))
     ext = job.extensions

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.kube.labels import JOB_LABEL
 from mpigen.load.documents import Document, parse, value_at
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-JOB_LABELS = ("mpigen.dev/job", "mpi_job_name", "app")
+JOB_LABELS = (JOB_LABEL, "mpi_job_name", "app")
 REPLICA_FIELDS = {"StatefulSet": "replicas", "Deployment": "replicas", "ReplicaSet": "replicas",
                   "Job": "parallelism"}
 # Fields the API server refuses to update (ValidateJobUpdate, ValidateStatefulSetUpdate, ...).

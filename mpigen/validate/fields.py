@@ -28,7 +28,7 @@ from mpigen.render.additions import RANK_ENV_VOLUME
 from mpigen.render.static.launcher import NVIDIA_ENV, OPENMPI5_ENV, OPERATOR_ENV_NAMES
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME,
                                  OPERATOR_LABEL_KEYS)
-from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
 
 # What the backends write themselves, taken from them so that the checks cannot drift:
 # the operator's and mpigen's label keys (above),

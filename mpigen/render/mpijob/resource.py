@@ -22,10 +22,10 @@ mpigen container drops (SSHD_ROOT_CAPABILITIES).
 from __future__ import annotations
 
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from mpigen.render.static.launcher import HOSTFILE_PATH, KUBEXEC_PATH
 from mpigen.render.names import copy_data
 
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 V2BETA1 = "kubeflow.org/v2beta1"
 V1 = "kubeflow.org/v1"

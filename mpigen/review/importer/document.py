@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mpigen.compile.blueprint import EXCLUSIVE_LABEL
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.review.importer.launch import launch_fields
@@ -30,15 +29,13 @@ from mpigen.review.importer.spec import (SPEC_FIELDS, implementation_of, read_re
 from mpigen.review.importer.volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.compile.launch import RANK_ENV_SCRIPT
 from mpigen.load.documents import Document, Loc, field_path, parse
-from mpigen.render.mpijob.resource import KUEUE_QUEUE_LABEL
-from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, MANAGED_BY, MPIGEN_PREFIX
 from mpigen.validate.fields import validate_document
 
 APIS = (V1ALPHA2, V1, V2BETA1)
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
 SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
                    "deletionTimestamp", "deletionGracePeriodSeconds"}
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
 @dataclass
