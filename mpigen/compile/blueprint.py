@@ -16,7 +16,8 @@ from fractions import Fraction
 from typing import Any
 
 from mpigen.formats.blueprint import Blueprint, Dataset, RolePlacement, Spec
-from mpigen.compile.launch import launcher_command, uses_rank_env
+from mpigen.compile.environment import env_list, uses_rank_env
+from mpigen.compile.launch import launcher_command
 from mpigen.compile.mpijob import (LAUNCHER, WORKER, Extensions, GangScheduling, MPIJob, MPIJobSpec, ObjectMeta,
                            ReplicaSpec)
 from mpigen.kube.labels import EXCLUSIVE_LABEL, HOSTNAME_TOPOLOGY, JOB_LABEL, MULTUS_NETWORKS
@@ -143,7 +144,7 @@ def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, 
     if role == LAUNCHER:
         container["command"] = launcher_command(spec)
     if spec.env:
-        container["env"] = [{"name": key, "value": value} for key, value in spec.env.items()]
+        container["env"] = env_list(spec.env)
     limits = dict(spec.resources.launcher if role == LAUNCHER else spec.resources.worker)
     if rank:
         if spec.gpusPerWorker > 0:
@@ -190,7 +191,7 @@ def _download(spec: Spec, dataset: Dataset) -> dict[str, Any]:
     container: dict[str, Any] = {"name": DOWNLOAD_PREFIX + dataset.name, "image": step.image or spec.image,
                                  "command": list(step.command)}
     if step.env:
-        container["env"] = [{"name": key, "value": value} for key, value in step.env.items()]
+        container["env"] = env_list(step.env)
     container["volumeMounts"] = [{"name": dataset.name, "mountPath": dataset.mountPath}]
     container["securityContext"] = least_privilege([])
     return container

@@ -22,11 +22,10 @@ from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.load.documents import Document, Loc, field_path
 from mpigen.load.model import validate_model
 from mpigen.compile.blueprint import SHM_MOUNT, SHM_VOLUME
-from mpigen.compile.launch import RANK_ENV_DIR
+from mpigen.compile.environment import CONFIG_MOUNT, LAUNCHER_ENV_NAMES, RANK_ENV_DIR
 from mpigen.kube.names import path_problem
 from mpigen.render.additions import RANK_ENV_VOLUME
-from mpigen.render.static.launcher import NVIDIA_ENV, OPENMPI5_ENV, OPERATOR_ENV_NAMES
-from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME,
+from mpigen.render.names import (CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME,
                                  OPERATOR_LABEL_KEYS)
 from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
 
@@ -37,11 +36,7 @@ from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
 RESERVED_VOLUMES = (CONFIG_VOLUME, KUBECTL_VOLUME, SHM_VOLUME, RANK_ENV_VOLUME)
 RESERVED_MOUNTS = (CONFIG_MOUNT, KUBECTL_MOUNT, SHM_MOUNT, RANK_ENV_DIR)
 # and the launcher variables (a user value would be overridden).
-RESERVED_ENV = (
-    *(e["name"] for e in OPENMPI5_ENV),
-    *(name for names in OPERATOR_ENV_NAMES.values() for name in names),
-    *NVIDIA_ENV,
-)
+RESERVED_ENV = LAUNCHER_ENV_NAMES
 # A StatefulSet's pods carry controller-revision-hash=<name>-<10 chars>, a label value
 # (at most 63 characters), so longer StatefulSet names leave the pods uncreatable
 # (kubernetes/kubernetes#64023).

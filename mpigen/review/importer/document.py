@@ -27,7 +27,7 @@ from mpigen.review.importer.shared import RESERVED_LABELS, container_names, env,
 from mpigen.review.importer.spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
                                 v2beta1_fields)
 from mpigen.review.importer.volumes import dangling_mounts, datasets, worker_only_volumes
-from mpigen.compile.launch import RANK_ENV_SCRIPT
+from mpigen.compile.environment import RANK_ENV_SCRIPT
 from mpigen.load.documents import Document, Loc, field_path, parse
 from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, MANAGED_BY, MPIGEN_PREFIX
 from mpigen.validate.fields import validate_document

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from mpigen.validate.production import MPIRUN_NP_FLAGS
 from mpigen.formats.blueprint import Spec
-from mpigen.compile.launch import RANK_ENV_SCRIPT, launcher_command
+from mpigen.compile.environment import RANK_ENV_SCRIPT
+from mpigen.compile.launch import launcher_command
 
 # Flags taking values, to tell mpirun's own arguments from the program's.
 FLAG_VALUES = {"-x": 1, "--mca": 2, "-mca": 2, "--bind-to": 1, "-bind-to": 1, "--map-by": 1, "-map-by": 1,
