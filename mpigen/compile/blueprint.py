@@ -1,9 +1,10 @@
 """Compile: Blueprint -> MPIJob (kubeflow.org/v1alpha2), the form a user would have written by hand.
 
 Everything the blueprint says goes into the MPIJob's pod templates here; everything the
-operator adds (RBAC, hostfile, init container, env, volumes) is the backends' job, and so
-is what names the job's own objects (mpigen.render.additions), because a GitOps profile
-renames the job after compilation.
+operator adds (RBAC, hostfile, init container, volumes, and the launcher variables that
+mpigen.compile.environment lists) is the targets' job, and so is what names the job's own
+objects (mpigen.render.additions), because a GitOps profile renames the job after
+compilation.
 
 Rank pods are the pods that run MPI ranks: the workers, and the launcher when it is a
 worker too (spec.launcher.runAsWorker). Only they get accelerators, shared memory, RDMA

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from importlib.resources import files
 from typing import Any, Literal, Optional
 
 from pydantic import Field
 
+from mpigen.compile.mpijob import CleanPodPolicy
 from mpigen.formats.base import Model
-from mpigen.render.targets import DEFAULT_KUBE_VERSION
+from mpigen.render.target import DEFAULT_KUBE_VERSION
 from mpigen.render.mpijob.resource import V1, V2BETA1
 
 GROUP = "kubeflow.org"
@@ -55,7 +57,7 @@ class SchedulingPolicy(Model):
 
 
 class RunPolicy(Model):
-    cleanPodPolicy: Optional[Literal["None", "Running", "All"]] = Field(
+    cleanPodPolicy: Optional[CleanPodPolicy] = Field(
         None, description="What the operator deletes when the job ends.")
     ttlSecondsAfterFinished: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
     activeDeadlineSeconds: Optional[int] = Field(None, json_schema_extra={"format": "int64"})
@@ -84,7 +86,7 @@ class V2beta1Spec(Model):
 
 class V1Spec(Model):
     slotsPerWorker: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
-    cleanPodPolicy: Optional[Literal["None", "Running", "All"]] = Field(
+    cleanPodPolicy: Optional[CleanPodPolicy] = Field(
         None, description="Deprecated: use runPolicy.cleanPodPolicy.")
     runPolicy: Optional[RunPolicy] = None
     mpiReplicaSpecs: dict[Literal["Launcher", "Worker"], ReplicaSpec] = Field(
@@ -106,8 +108,6 @@ def available_kube_versions() -> list[str]:
 
 
 def _schema_root():
-    from importlib.resources import files
-
     return files("kubernetes_validate") / "kubernetes-json-schema"
 
 

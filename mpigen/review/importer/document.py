@@ -30,7 +30,8 @@ from mpigen.review.importer.volumes import dangling_mounts, datasets, worker_onl
 from mpigen.compile.environment import RANK_ENV_SCRIPT
 from mpigen.load.documents import Document, Loc, field_path, parse
 from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, MANAGED_BY, MPIGEN_PREFIX
-from mpigen.validate.fields import validate_document
+from mpigen.render.targets import RESERVED
+from mpigen.validate.document import validate_document
 
 APIS = (V1ALPHA2, V1, V2BETA1)
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
@@ -261,7 +262,7 @@ def _check_blueprint(r: Reader, blueprint: dict) -> None:
     if fractions:
         return
     doc = parse(dump_object(blueprint), "imported")[0]
-    _, diagnostics = validate_document(doc)
+    _, diagnostics = validate_document(doc, RESERVED)
     where = {(m.line, m.column): loc for marks in (doc.value_marks, doc.key_marks) for loc, m in marks.items()}
     for diagnostic in diagnostics:
         if diagnostic.severity == "error":
