@@ -217,12 +217,12 @@ def _warm_up() -> None:
     workers share it instead of each paying for it."""
     import importlib
 
-    from mpigen.render.templates import _template
+    from mpigen.render.scripts import template
 
     for module in _WORKER_MODULES:
         importlib.import_module(module)
     for name in ("hostfile.j2", "kubexec.sh.j2"):
-        _template(name)
+        template(name)
 
 
 def _workers(renders: int) -> int:

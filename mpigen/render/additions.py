@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from mpigen.compile.environment import RANK_ENV_DIR, RANK_ENV_KEY, rendezvous_env
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.render import scripts
 from mpigen.render.names import copy_data, launcher_name, object_meta, worker_name
 
 RANK_ENV_SUFFIX = "-mpigen"
@@ -63,15 +64,13 @@ def with_additions(job: MPIJob, launcher_service_account: bool = True) -> MPIJob
 
 
 def addition_objects(job: MPIJob) -> list[dict]:
-    from mpigen.render import templates
-
     objects = []
     if job.extensions.rankEnv:
         objects.append({
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": object_meta(job, rank_env_config_name(job), {}),
-            "data": {RANK_ENV_KEY: templates.text(RANK_ENV_KEY)},
+            "data": {RANK_ENV_KEY: scripts.text(RANK_ENV_KEY)},
         })
     if job.extensions.workerServiceAccountAnnotations:
         meta = object_meta(job, identity_name(job), {})
