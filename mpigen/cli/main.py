@@ -23,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     from mpigen import __version__
     from mpigen.render.target import DEFAULT_KUBE_VERSION
     from mpigen.render.targets import GITOPS_PROFILES, TARGETS
-    from mpigen.render.mpijob.resource import MPIJOB_APIS
+    from mpigen.compile.mpijob import MPIJOB_APIS
 
     parser = argparse.ArgumentParser(
         prog="mpigen",

@@ -14,7 +14,12 @@ from pydantic import Field
 
 from mpigen.formats.base import Model
 
-API_VERSION = "kubeflow.org/v1alpha2"
+V1ALPHA2 = "kubeflow.org/v1alpha2"  # this model's API
+# The MPIJob APIs operators run today, which the mpijob target writes (--mpijob-api): the MPI
+# Operator's since v0.4, and the Kubeflow training-operator's.
+V2BETA1 = "kubeflow.org/v2beta1"
+V1 = "kubeflow.org/v1"
+MPIJOB_APIS = (V2BETA1, V1)
 LAUNCHER = "Launcher"
 WORKER = "Worker"
 
@@ -83,7 +88,7 @@ class Extensions(Model):
 
 
 class MPIJob(Model):
-    apiVersion: Literal["kubeflow.org/v1alpha2"] = API_VERSION
+    apiVersion: Literal["kubeflow.org/v1alpha2"] = V1ALPHA2
     kind: Literal["MPIJob"] = "MPIJob"
     metadata: ObjectMeta
     spec: MPIJobSpec

@@ -12,15 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from mpigen.compile.mpijob import MPIJob
+from mpigen.compile.mpijob import V2BETA1, MPIJob
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.documents import Document
-from mpigen.render.mpijob.resource import V2BETA1
-from mpigen.render.static.launcher import DEFAULT_KUBECTL_DELIVERY_IMAGE
 from mpigen.validate.reserved import Reserved
 
 DEFAULT_KUBE_VERSION = "1.30"  # of --kube-version: the MPIJob CRD's pod template schema
+# of --kubectl-delivery-image: the static launcher's init container, as the operator's deployment has it
+DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
 
 
 @dataclass(frozen=True)

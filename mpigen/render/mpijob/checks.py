@@ -10,10 +10,10 @@ the workers run when it waits for them.
 from __future__ import annotations
 
 from mpigen.compile.environment import CONFIG_MOUNT
+from mpigen.compile.mpijob import V1, V2BETA1
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.documents import Document
-from mpigen.render.mpijob.resource import V1, V2BETA1
 from mpigen.render.names import CONFIG_VOLUME
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved

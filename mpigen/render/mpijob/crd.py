@@ -18,10 +18,9 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from mpigen.compile.mpijob import CleanPodPolicy
+from mpigen.compile.mpijob import V1, V2BETA1, CleanPodPolicy
 from mpigen.formats.base import Model
 from mpigen.render.target import DEFAULT_KUBE_VERSION
-from mpigen.render.mpijob.resource import V1, V2BETA1
 
 GROUP = "kubeflow.org"
 POD_TEMPLATE = "x-mpigen-pod-template"  # marks where the Kubernetes schema goes

@@ -22,14 +22,11 @@ mpigen container drops (SSHD_ROOT_CAPABILITIES).
 from __future__ import annotations
 
 from mpigen.compile.environment import openmpi5_env
-from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from mpigen.render.names import copy_data
 
 
-V2BETA1 = "kubeflow.org/v2beta1"
-V1 = "kubeflow.org/v1"
-MPIJOB_APIS = (V2BETA1, V1)
 # The blueprint's names for MPI implementations, as each API spells them.
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}
 SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default

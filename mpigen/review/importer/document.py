@@ -22,7 +22,8 @@ from typing import Any
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.review.importer.launch import launch_fields
-from mpigen.review.importer.pods import V1, V1ALPHA2, V2BETA1, gpus, read_role, worker_command
+from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
+from mpigen.review.importer.pods import gpus, read_role, worker_command
 from mpigen.review.importer.shared import RESERVED_LABELS, container_names, env, networks, template_metadata
 from mpigen.review.importer.spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
                                 v2beta1_fields)

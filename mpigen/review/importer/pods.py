@@ -15,9 +15,9 @@ from mpigen.formats.blueprint import CONTAINER_FIELDS as PATCHABLE_CONTAINER
 from mpigen.formats.blueprint import POD_FIELDS as PATCHABLE_POD
 from mpigen.formats.blueprint import _number_to_string, is_accelerator
 from mpigen.compile.blueprint import least_privilege
+from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
 from mpigen.render.mpijob.resource import SSHD_ROOT_CAPABILITIES
 
-V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"
 # Pod and container fields read into blueprint fields here (or in import_volumes).
 POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
 CONTAINER_READ = {"name", "image", "command", "args", "env", "resources", "volumeMounts"}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from mpigen.compile.blueprint import LAUNCHER_CONTAINER, WORKER_CONTAINER
-from mpigen.review.importer.pods import V1ALPHA2, V2BETA1
+from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
 from mpigen.compile.environment import OPENMPI5_ENV, RENDEZVOUS_ENV
 from mpigen.render.names import OPERATOR_LABEL_KEYS
 from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX, MULTUS_NETWORKS
