@@ -105,9 +105,10 @@ def _environments(doc, used: set) -> list[_DocResult]:
 
     Every value the file states must be valid as written, even where an overlay replaces
     it: when every overlay changed the blueprint, its own values are checked once more
-    as written (mpigen.validate.fields.written_problems), reported once at the blueprint's
+    as written (mpigen.validate.document.written_problems), reported once at the blueprint's
     line. Otherwise one environment validates the file's values as they are."""
-    from mpigen.validate.fields import written_problems
+    from mpigen.render.targets import RESERVED
+    from mpigen.validate.document import written_problems
 
     overlays, namespace = _WORK["overlays"], _WORK["default_namespace"]
     if namespace or overlays:  # the overlay module only when there is something to apply
@@ -120,19 +121,19 @@ def _environments(doc, used: set) -> list[_DocResult]:
         patched = [apply(overlay, doc, usage) for overlay in overlays]
     else:
         patched = [doc]
-    written = written_problems(doc) if all(p is not doc for p in patched) else []
+    written = written_problems(doc, RESERVED) if all(p is not doc for p in patched) else []
     return [_result(p, overlay, options, written)
             for p, overlay, options in zip(patched, overlays or [None], _WORK["env_options"])]
 
 
 def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
-    from mpigen.validate.fields import attributed, profile_checks, target_checks, validate_document
+    from mpigen.render.targets import RESERVED, target_checks
+    from mpigen.validate.document import attributed, validate_document
 
-    blueprint, diagnostics = validate_document(patched)
+    blueprint, diagnostics = validate_document(patched, RESERVED)
     diagnostics = written + diagnostics
     if blueprint is not None and options is not None:
-        diagnostics += profile_checks(patched, blueprint, options.gitops)
-        diagnostics += target_checks(patched, blueprint, options.target, options.mpijob_api)
+        diagnostics += target_checks(patched, blueprint, options)
     if any(d.severity == "error" for d in diagnostics):
         blueprint = None
     result = _DocResult([attributed(d, patched) for d in diagnostics])
@@ -149,7 +150,8 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     from mpigen.emit.install_order import sort_key
     from mpigen.emit.yaml import dump_object
     from mpigen.emit.layout import flux_root, object_path
-    from mpigen.render.targets import Lifecycle, render_job
+    from mpigen.render.target import Lifecycle
+    from mpigen.render.targets import TARGETS, render_job
 
     env = overlay.name if overlay is not None else ""
     comment = source_comment(source, overlay.doc.path if overlay is not None else "")
@@ -158,7 +160,7 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     rendered = []
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
         path, root = object_path(obj), ""
-        if options.gitops == "flux" and options.target == "static":
+        if options.gitops == "flux" and TARGETS[options.target].staged:
             root = flux_root(obj, blueprint.metadata.name)
             path = f"{root}/{path.rsplit('/', 1)[1]}"
         running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
@@ -208,7 +210,7 @@ def _parallel(slices: list, workers: int):
 
 
 _WORKER_MODULES = ("yaml", "mpigen.compile.blueprint", "mpigen.emit.yaml", "mpigen.emit.layout", "mpigen.render.static.configmap",
-                   "mpigen.render.static.launcher", "mpigen.render.static.rbac", "mpigen.render.static.workers", "mpigen.validate.fields")
+                   "mpigen.render.static.launcher", "mpigen.render.static.rbac", "mpigen.render.static.workers", "mpigen.validate.document")
 
 
 def _warm_up() -> None:
@@ -216,12 +218,12 @@ def _warm_up() -> None:
     workers share it instead of each paying for it."""
     import importlib
 
-    from mpigen.render.templates import _template
+    from mpigen.render.scripts import template
 
     for module in _WORKER_MODULES:
         importlib.import_module(module)
     for name in ("hostfile.j2", "kubexec.sh.j2"):
-        _template(name)
+        template(name)
 
 
 def _workers(renders: int) -> int:
@@ -273,8 +275,9 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         result.jobs = result.jobs + len(env.seen) if render else max(result.jobs, len(env.seen))
     if overlays:
         from mpigen.validate.written_patches import written_patch_problems
+        from mpigen.render.targets import RESERVED
 
-        diagnostics += _unreported(written_patch_problems(overlays), diagnostics)
+        diagnostics += _unreported(written_patch_problems(overlays, RESERVED), diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise InputError(errors)
@@ -327,13 +330,12 @@ def _crd_object(options, env: str) -> RenderedObject:
     from mpigen.emit.install_order import sort_key
     from mpigen.emit.yaml import dump_object
     from mpigen.emit.layout import object_path
-    from mpigen.render.stamp import MANAGED_BY
+    from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 
     crd = new_crd(options.mpijob_api, options.kube_version)
     crd["metadata"]["labels"] = {MANAGED_BY: "mpigen"}
     if options.gitops == "argocd":
-        crd["metadata"]["annotations"] = {"argocd.argoproj.io/sync-options": "ServerSideApply=true",
-                                          "argocd.argoproj.io/sync-wave": "-2"}
+        crd["metadata"]["annotations"] = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_SYNC_WAVE: "-2"}
     comment = f"Source: mpigen --with-crd ({options.mpijob_api}, Kubernetes {options.kube_version})"
     return RenderedObject(sort_key(crd), object_path(crd), dump_object(crd, comment), env)
 

@@ -103,12 +103,13 @@ def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
     from mpigen.compile.blueprint import compile_blueprint
     from mpigen.load.parser import parse
     from mpigen.errors import InputError
-    from mpigen.render.targets import Options, render_job
-    from mpigen.validate.fields import validate_document
+    from mpigen.render.target import Options
+    from mpigen.render.targets import RESERVED, render_job
+    from mpigen.validate.document import validate_document
 
     objects = []
     for doc in parse(text, path):
-        blueprint, diagnostics = validate_document(doc)
+        blueprint, diagnostics = validate_document(doc, RESERVED)
         if blueprint is None:
             raise InputError([d for d in diagnostics if d.severity == "error"])
         objects += render_job(compile_blueprint(blueprint), Options(**options))

@@ -245,7 +245,7 @@ def blueprint_metadata(mpijob: dict) -> dict:
 
 def comparable(actual: dict, expected: dict, mpijob: dict) -> dict:
     """`actual` (rendered) less what the contract lets mpigen add to `expected`; both normal."""
-    from mpigen.compile.blueprint import merge_patch
+    from mpigen.kube.merge_patch import merge_patch
 
     actual, expected = normal(actual), normal(expected)
     ours = blueprint_metadata(mpijob)

@@ -75,7 +75,7 @@ def render(tmp_path):
     """render(text, gitops) -> Rendered: the blueprint text in a file of its own, through
     the real pipeline (the emitted YAML read back)."""
     from mpigen.pipeline import render_paths
-    from mpigen.render.targets import Options
+    from mpigen.render.target import Options
 
     counter = itertools.count()
 
@@ -225,7 +225,7 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
 
 def test_none_profile_still_renders_golden_static(monkeypatch):
     from mpigen.pipeline import render_paths
-    from mpigen.render.targets import Options
+    from mpigen.render.target import Options
 
     monkeypatch.chdir(ROOT)  # source comments name blueprints/<file> relative to the repository
     result = render_paths([Path("blueprints")], Options(gitops="none"))

@@ -105,9 +105,9 @@ def test_mpigen_templates_run_sandboxed_and_strict():
     import jinja2
     from jinja2.sandbox import SecurityError
 
-    from mpigen.render.templates import _template
+    from mpigen.render.scripts import template as shipped
 
-    template = _template("hostfile.j2")
+    template = shipped("hostfile.j2")
     assert template.environment.sandboxed
     with pytest.raises(jinja2.UndefinedError):
         template.render()

@@ -68,7 +68,7 @@ def rendered(*overlays: str, paths=("blueprints",), **options):
     """Result of rendering `paths` under these overlays, through the real pipeline."""
     from mpigen.overlay.resolve import resolve
     from mpigen.pipeline import render_paths
-    from mpigen.render.targets import Options
+    from mpigen.render.target import Options
 
     found = resolve(list(overlays), Path(".")) if overlays else []
     return render_paths([Path(p) for p in paths], Options(**options), found)

@@ -41,11 +41,12 @@ def render_blueprint(blueprint: dict, **options) -> dict:
     from mpigen.compile.blueprint import compile_blueprint
     from mpigen.emit.yaml import dump_object
     from mpigen.load.parser import parse
-    from mpigen.render.targets import Lifecycle, Options, render_job
-    from mpigen.validate.fields import validate_document
+    from mpigen.render.target import Lifecycle, Options
+    from mpigen.render.targets import RESERVED, render_job
+    from mpigen.validate.document import validate_document
 
     (doc,) = parse(dump_object(blueprint), "imported.yaml")
-    model, diagnostics = validate_document(doc)
+    model, diagnostics = validate_document(doc, RESERVED)
     assert model is not None, [str(d) for d in diagnostics]
     spec = model.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)

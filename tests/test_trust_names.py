@@ -418,7 +418,8 @@ def test_no_quantity_string_escapes_a_positioned_answer(value):
 
     from mpigen.load.parser import parse
     from mpigen.kube.quantity import parse as quantity
-    from mpigen.validate.fields import validate_document
+    from mpigen.render.targets import RESERVED
+    from mpigen.validate.document import validate_document
 
     try:  # the parser itself: a value, or ValueError (never another exception)
         quantity(value)
@@ -426,7 +427,7 @@ def test_no_quantity_string_escapes_a_positioned_answer(value):
         pass
     text = _resources_blueprint("memory", value)
     doc, = parse(text, "job.yaml")
-    result, diagnostics = validate_document(doc)
+    result, diagnostics = validate_document(doc, RESERVED)
     errors = [d for d in diagnostics if d.severity == "error"]
     if result is not None:
         held = quantity(result.spec.resources.worker["memory"])

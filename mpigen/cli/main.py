@@ -21,8 +21,9 @@ CONFIG_FILE = "mpigen.yaml"  # as mpigen.formats.config.CONFIG_FILE, without imp
 
 def _parser() -> argparse.ArgumentParser:
     from mpigen import __version__
-    from mpigen.render.targets import DEFAULT_KUBE_VERSION, GITOPS_PROFILES, TARGETS
-    from mpigen.render.mpijob.resource import MPIJOB_APIS
+    from mpigen.render.target import DEFAULT_KUBE_VERSION
+    from mpigen.render.targets import GITOPS_PROFILES, TARGETS
+    from mpigen.compile.mpijob import MPIJOB_APIS
 
     parser = argparse.ArgumentParser(
         prog="mpigen",
@@ -213,7 +214,7 @@ def _argocd_env(args) -> None:
 
 def _check_crd_options(options) -> None:
     from mpigen.errors import InputError, Mark, error
-    from mpigen.render.targets import DEFAULT_KUBE_VERSION
+    from mpigen.render.target import DEFAULT_KUBE_VERSION
 
     if options.with_crd and options.target != "mpijob":
         raise InputError([error(Mark("--with-crd"), "--with-crd adds the MPIJob CRD, which only the mpijob target "
@@ -245,7 +246,7 @@ def _check_image_flag(image: str | None) -> None:
 
 def _setup(args) -> _Setup:
     from mpigen.load.files import WORKING_FOLDER, input_exists
-    from mpigen.render.targets import Options
+    from mpigen.render.target import Options
 
     _argocd_env(args)
     config = None

@@ -10,11 +10,8 @@ LAUNCHER_SUFFIX = "-launcher"
 WORKER_SUFFIX = "-worker"
 
 CONFIG_VOLUME = "mpi-job-config"
-CONFIG_MOUNT = "/etc/mpi"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT = "/opt/kube"
-KUBEXEC_KEY = "kubexec.sh"
-HOSTFILE_KEY = "hostfile"
 KUBEXEC_MODE = 0o555  # serialized as 365
 HOSTFILE_MODE = 0o444  # serialized as 292
 

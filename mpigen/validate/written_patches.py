@@ -5,12 +5,12 @@ from __future__ import annotations
 from mpigen.errors import Diagnostic, Mark
 from mpigen.load.document import Document, Loc
 from mpigen.overlay.resolve import Overlay
-from mpigen.validate.fields import written_problems
+from mpigen.validate.document import written_problems
 
 
-def written_patch_problems(overlays: list[Overlay]) -> list[Diagnostic]:
+def written_patch_problems(overlays: list[Overlay], reserved) -> list[Diagnostic]:
     """The problems of the values the patches of these overlays (and of their bases)
-    state, as written (mpigen.validate.fields.written_problems): a bad value is refused even when
+    state, as written (mpigen.validate.document.written_problems): a bad value is refused even when
     its patch selects no blueprint or a later patch replaces it. At the overlay's line."""
     out: list[Diagnostic] = []
     seen: set[int] = set()
@@ -19,7 +19,7 @@ def written_patch_problems(overlays: list[Overlay]) -> list[Diagnostic]:
             if id(item) not in seen:
                 seen.add(id(item))
                 for index in range(len(item.model.patches)):
-                    out += written_problems(_PatchView(item.doc, ("patches", index, "patch")))
+                    out += written_problems(_PatchView(item.doc, ("patches", index, "patch")), reserved)
     return out
 
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 import posixpath
 
 from mpigen.errors import Diagnostic, InputError, error
+from mpigen.kube.labels import JOB_LABEL
 from mpigen.load.document import Document
 from mpigen.load.parser import parse
 from mpigen.review.diff.model import Manifest, ObjectKey
 from mpigen.review.diff.values import get
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-JOB_LABELS = ("mpigen.dev/job", "mpi_job_name", "app")
+JOB_LABELS = (JOB_LABEL, "mpi_job_name", "app")
 
 
 def read_render(files: dict[str, str], label: str, problems: list[Diagnostic]) -> dict[ObjectKey, Manifest]:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import re
 
-from mpigen.compile.blueprint import LAUNCHER_CONTAINER, MULTUS_NETWORKS, WORKER_CONTAINER
-from mpigen.compile.launch import RENDEZVOUS_ENV
+from mpigen.compile.blueprint import LAUNCHER_CONTAINER, WORKER_CONTAINER
+from mpigen.compile.environment import OPENMPI5_ENV, RENDEZVOUS_ENV
+from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
+from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX, MULTUS_NETWORKS
 from mpigen.render.names import OPERATOR_LABEL_KEYS
-from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
-from mpigen.render.static.launcher import OPENMPI5_ENV
-from mpigen.review.importer.reader import V1ALPHA2, V2BETA1
 
 # Label keys the v1alpha2 controller writes over the template's (role_labels), and the
 # operator's keys a blueprint refuses (validate._check_reserved_metadata).

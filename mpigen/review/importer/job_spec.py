@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mpigen.review.importer.reader import V1, V1ALPHA2, V2BETA1
+from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
 
 # The fields of each generation's spec and runPolicy (types.go of each; 2.1, 3.1, 4.1).
 SPEC_FIELDS = {

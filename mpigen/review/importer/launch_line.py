@@ -6,7 +6,8 @@ mpigen always writes them (Open MPI 5 rejects the single-dash forms; contract se
 
 from __future__ import annotations
 
-from mpigen.compile.launch import RANK_ENV_SCRIPT, launcher_command
+from mpigen.compile.environment import RANK_ENV_SCRIPT
+from mpigen.compile.launch import launcher_command
 from mpigen.formats.blueprint import Spec
 from mpigen.validate.production import MPIRUN_NP_FLAGS
 

@@ -19,14 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mpigen.compile.blueprint import EXCLUSIVE_LABEL
-from mpigen.compile.launch import RANK_ENV_SCRIPT
+from mpigen.compile.environment import RANK_ENV_SCRIPT
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic
+from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, MANAGED_BY, MPIGEN_PREFIX
 from mpigen.load.document import Document, Loc
 from mpigen.load.parser import parse
-from mpigen.render.mpijob.resource import KUEUE_QUEUE_LABEL
-from mpigen.render.stamp import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.render.targets import RESERVED
 from mpigen.review.importer.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
 from mpigen.review.importer.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies,
                                              run_policy, v2beta1_fields)
@@ -34,12 +33,11 @@ from mpigen.review.importer.launch_line import launch_fields
 from mpigen.review.importer.pod_templates import gpus, read_role, worker_command
 from mpigen.review.importer.reader import APIS, Reader
 from mpigen.review.importer.volumes import dangling_mounts, datasets, worker_only_volumes
-from mpigen.validate.fields import validate_document
+from mpigen.validate.document import validate_document
 
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
 SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
                    "deletionTimestamp", "deletionGracePeriodSeconds"}
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
 @dataclass
@@ -218,7 +216,7 @@ def _check_blueprint(r: Reader, blueprint: dict) -> None:
     if fractions:
         return
     doc = parse(dump_object(blueprint), "imported")[0]
-    _, diagnostics = validate_document(doc)
+    _, diagnostics = validate_document(doc, RESERVED)
     where = {(m.line, m.column): loc for marks in (doc.value_marks, doc.key_marks) for loc, m in marks.items()}
     for diagnostic in diagnostics:
         if diagnostic.severity == "error":

@@ -17,7 +17,7 @@ from mpigen.formats.pod_template_patch import POD_FIELDS as PATCHABLE_POD
 from mpigen.formats.types import number_to_string
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.render.mpijob.resource import SSHD_ROOT_CAPABILITIES
-from mpigen.review.importer.reader import V1ALPHA2, V2BETA1
+from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
 
 # Pod and container fields read into blueprint fields here (or in mpigen.review.importer.volumes).
 POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}

@@ -1,4 +1,5 @@
-"""The operator's scripts and hostfile, as Jinja templates shipped in the package.
+"""The operator's scripts and hostfile, as Jinja templates shipped in the package
+(mpigen/render/templates/), and mpigen's own rank-env.sh, shipped as it is.
 
 Rendered in Jinja's sandbox with StrictUndefined (a missing variable is an error, never an
 empty string): the blueprint's values reach the templates only as variables, and should
@@ -13,14 +14,17 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+
+FOLDER = Path(__file__).parent / "templates"
+
 
 @lru_cache(maxsize=None)
-def _template(name: str):
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import SandboxedEnvironment
-
+def template(name: str):
+    """The compiled template of a shipped file."""
     env = SandboxedEnvironment(autoescape=False, undefined=StrictUndefined, keep_trailing_newline=False)
-    source = (Path(__file__).parent / name).read_text(encoding="utf-8")
+    source = (FOLDER / name).read_text(encoding="utf-8")
     return env.from_string(source)
 
 
@@ -28,10 +32,10 @@ def _template(name: str):
 def render(name: str, **context) -> str:
     """The rendered text; the context holds only strings, numbers and None, so the same
     call always gives the same text and is remembered (kubexec.sh has two variants)."""
-    return _template(name).render(**context)
+    return template(name).render(**context)
 
 
 @lru_cache(maxsize=None)
 def text(name: str) -> str:
     """A shipped file as it is (no template variables)."""
-    return (Path(__file__).parent / name).read_text(encoding="utf-8")
+    return (FOLDER / name).read_text(encoding="utf-8")
