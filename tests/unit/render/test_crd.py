@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tests.conftest import GOLDEN, ROOT, run_mpigen
-from tests.test_kubernetes_schema import validate
+from tests.support.kubernetes_schema import validate
 
 APIS = {"v2beta1": "kubeflow.org/v2beta1", "v1": "kubeflow.org/v1"}
 

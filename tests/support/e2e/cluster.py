@@ -13,7 +13,7 @@ Commands run "in a container" enter those namespaces and take the container's re
 `allowPrivilegeEscalation: false`, and a capability bounding set of the container runtime's
 default set, minus `drop`, plus `add` (all of them when privileged).
 
-The API server is a Unix socket served by a thread: the kubectl shim (tests/e2e/kubectl.py)
+The API server is a Unix socket served by a thread: the kubectl shim (tests/support/e2e/kubectl.py)
 sends it `cp` and `exec` requests, which are authorized against the rendered Role and
 RoleBinding for the calling pod's ServiceAccount, as kubectl's GET pods and POST pods/exec
 are, and run in the target pod's first container. Anything the cluster cannot model

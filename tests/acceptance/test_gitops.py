@@ -1062,7 +1062,7 @@ SCHEMA_CASES = [(case, obj) for case, obj in ALL_CASES if obj["kind"] != "PodGro
 
 @pytest.mark.parametrize("obj", [obj for _, obj in SCHEMA_CASES], ids=[case for case, _ in SCHEMA_CASES])
 def test_golden_profile_objects_validate_strictly(obj):
-    from tests.test_kubernetes_schema import validate
+    from tests.support.kubernetes_schema import validate
 
     validate(obj)
 
@@ -1076,7 +1076,7 @@ def test_golden_profile_cases_cover_every_example():
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_profile_variants_validate_strictly(render, profile):
-    from tests.test_kubernetes_schema import validate
+    from tests.support.kubernetes_schema import validate
 
     for text in (blueprint("a", runPolicy={"cleanPodPolicy": "All"}, state="completed", run=7,
                            labels={"team": "x"}, annotations={"owner": "y"}),

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import BLUEPRINTS, ROOT, pos, run_mpigen
 
-FIXTURE = ROOT / "tests" / "fixtures" / "tensorflow-mnist-v1alpha2.yaml"
+FIXTURE = ROOT / "tests" / "support" / "fixtures" / "tensorflow-mnist-v1alpha2.yaml"
 
 
 def without_source(text: bytes) -> bytes:
@@ -62,7 +62,7 @@ ROUND_TRIP_EXAMPLES = [p for p in sorted(BLUEPRINTS.glob("*.yaml"))
 
 
 def test_the_operators_examples_are_round_tripped():
-    operator = {p.name.removesuffix("-operator.yaml") for p in (ROOT / "tests" / "fixtures").glob("*-operator.yaml")}
+    operator = {p.name.removesuffix("-operator.yaml") for p in (ROOT / "tests" / "support" / "fixtures").glob("*-operator.yaml")}
     assert operator and operator <= {p.stem for p in ROUND_TRIP_EXAMPLES}
     # and most production examples too: everything but the three things above
     assert len(ROUND_TRIP_EXAMPLES) >= len(list(BLUEPRINTS.glob("*.yaml"))) - 2

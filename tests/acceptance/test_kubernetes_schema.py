@@ -11,17 +11,11 @@ import pytest
 import yaml
 
 from tests.conftest import BLUEPRINTS, GOLDEN, blueprint_text, example_blueprints, render_text
+from tests.support.kubernetes_schema import validate
 
-KUBERNETES_VERSION = "1.30.0"
 # Custom resources: not in the Kubernetes OpenAPI schema (kubernetes-validate has no schema
 # for them); the PodGroups are checked by test_golden_pod_groups_are_the_operators.
 CUSTOM_KINDS = ("PodGroup",)
-
-
-def validate(obj: dict) -> None:
-    import kubernetes_validate
-
-    kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
 
 
 def golden_objects():

@@ -1,7 +1,7 @@
 """`mpigen import` is lossless or says what it loses (issue 15, defects 8, 9 and 10).
 
 The proof is a round trip against the operator, modelled from shared/reference/
-mpi-operator.md in tests/operator_model.py: a kubeflow.org/v1alpha2 MPIJob imported and
+mpi-operator.md in tests/support/operator_model.py: a kubeflow.org/v1alpha2 MPIJob imported and
 rendered (static target) gives the objects the v1alpha2 controller creates for it; a v1
 or v2beta1 MPIJob imported and rendered as an MPIJob of its own API gives it back with
 its operator's defaults; both outside the contract's exceptions. Whatever a blueprint
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import by_kind, pos, run_mpigen
-from tests.operator_model import comparable, controller_objects, defaulted, normal
+from tests.support.operator_model import comparable, controller_objects, defaulted, normal
 
 V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"
 
@@ -404,7 +404,7 @@ def node_position(text: str, loc: tuple) -> tuple[int, int]:
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_mpijobs_render_what_the_operator_makes_of_them(api, data):
-    from tests.mpijob_strategy import mpijobs
+    from tests.support.mpijob_strategy import mpijobs
 
     mpijob, _ = data.draw(mpijobs(api))
     assert_round_trip(mpijob)
@@ -414,7 +414,7 @@ def test_generated_mpijobs_render_what_the_operator_makes_of_them(api, data):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_what_generated_mpijobs_lose_is_reported_exactly_where_it_is_written(api, data):
-    from tests.mpijob_strategy import mpijobs
+    from tests.support.mpijob_strategy import mpijobs
 
     mpijob, losses = data.draw(mpijobs(api, lossy=True))
     text = yaml.safe_dump(mpijob, sort_keys=False)
@@ -591,7 +591,7 @@ ODD_VALUES = st.sampled_from([None, 0, -1, 1, 2**40, True, "", "x", "Never", "1.
 def test_any_mpijob_imports_to_an_error_or_to_a_blueprint_that_renders(api, data):
     """Whatever an MPIJob holds where: import never fails (exit 3), and a blueprint it
     writes is one render and validate accept, under every target."""
-    from tests.mpijob_strategy import mpijobs
+    from tests.support.mpijob_strategy import mpijobs
 
     mpijob, _ = data.draw(mpijobs(api, lossy=data.draw(st.booleans())))
     for _ in range(data.draw(st.integers(1, 3))):

@@ -9,7 +9,7 @@ import sys
 import pytest
 import yaml
 
-from tests.golden import (CASES, GOLDEN, OVERLAY_CASES, ROOT, folder_bytes, render_folder, render_overlays,
+from tests.support.golden import (CASES, GOLDEN, OVERLAY_CASES, ROOT, folder_bytes, render_folder, render_overlays,
                           render_stream)
 
 

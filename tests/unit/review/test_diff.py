@@ -16,7 +16,7 @@ import pytest
 from mpigen.review.diff import compare, hostfile_slots
 from mpigen.errors import InputError
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "static"
+GOLDEN = Path(__file__).resolve().parents[3] / "golden" / "static"
 RESNET = "ml-team/"
 STS = RESNET + "statefulset-resnet50-imagenet-worker.yaml"
 JOB = RESNET + "job-resnet50-imagenet-launcher.yaml"

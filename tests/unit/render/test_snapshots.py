@@ -1,6 +1,6 @@
 """Whole renders of blueprints that are not among the examples, as syrupy snapshots
-(tests/__snapshots__/). On an intended change: review the diff, then
-`pytest tests/test_snapshots.py --snapshot-update`."""
+(tests/unit/render/__snapshots__/). On an intended change: review the diff, then
+`pytest tests/unit/render/test_snapshots.py --snapshot-update`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Each example reproduces, object for object, what the v1alpha2 controller creates for the
-equivalent MPIJob (tests/fixtures/<example>-operator.yaml, written by hand from
+equivalent MPIJob (tests/support/fixtures/<example>-operator.yaml, written by hand from
 shared/reference/mpi-operator.md section 2), with no difference outside the contract's
 exceptions: mpigen's own labels, and Open MPI 5's PRTE_ variables on the launcher. One
 difference is the equivalent MPIJob's, not the controller's: mpigen writes least privilege
@@ -15,7 +15,7 @@ import yaml
 
 from tests.conftest import BLUEPRINTS, production_features, render_text
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[2] / "support" / "fixtures"
 MPIGEN_LABELS = ("app.kubernetes.io/managed-by", "mpigen.dev/job")
 PRTE = [{"name": "PRTE_MCA_plm_ssh_agent", "value": "/etc/mpi/kubexec.sh"},
         {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}]

@@ -1,8 +1,8 @@
 """Proof that the rendered output runs: real Open MPI through the rendered hostfile, kubexec.sh
-and launcher environment, across pretend pods (tests/e2e/cluster.py).
+and launcher environment, across pretend pods (tests/support/e2e/cluster.py).
 
 The launcher container's rendered command runs unchanged except for the program (an mpi4py
-allreduce, tests/e2e/allreduce.py); mpirun finds the workers only through what mpigen
+allreduce, tests/support/e2e/allreduce.py); mpirun finds the workers only through what mpigen
 rendered: the PRTE_/OMPI_MCA_ variables, /etc/mpi/hostfile, /etc/mpi/kubexec.sh on both
 sides, the kubectl-delivery hosts file, and a Role that lets the launcher exec into exactly
 its workers. Needs root, iproute2 and util-linux's nsenter/unshare/setpriv: skipped with the
@@ -24,7 +24,7 @@ import yaml
 
 from tests.conftest import BLUEPRINTS, GOLDEN, run_mpigen
 
-E2E = Path(__file__).with_name("e2e")
+E2E = Path(__file__).resolve().parents[1] / "support" / "e2e"
 PROGRAM = E2E / "allreduce.py"
 VENV_BIN = Path(sys.executable).parent
 # `make install` puts MPICH (PyPI's `mpich`) in a prefix of its own: its mpirun would
@@ -110,7 +110,7 @@ def image_env(mpi: str) -> dict[str, str]:
 
 @pytest.fixture
 def cluster_for(tmp_path, machine):
-    from tests.e2e.cluster import PretendCluster
+    from tests.support.e2e.cluster import PretendCluster
 
     made = []
 
@@ -170,7 +170,7 @@ def test_a_hostfile_naming_a_missing_pod_never_starts_the_launcher(tmp_path, clu
     blueprint, objects, _ = render(tmp_path, 2, 1)
     _set_hostfile(objects, ("-worker-1 ", "-worker-7 "))
     cluster = cluster_for(objects)
-    from tests.e2e.cluster import CommandFailed
+    from tests.support.e2e.cluster import CommandFailed
 
     with pytest.raises(CommandFailed, match="worker-7 of the hostfile does not exist"):
         cluster.deliver_kubectl()

@@ -5,7 +5,7 @@
 - golden/overlays/<overlay>/: every blueprint for every overlay of mpigen.yaml, as
   `mpigen render` writes this repository (and `mpigen check` verifies it).
 
-    python -m tests.golden --update     # or: make golden
+    python -m tests.support.golden --update     # or: make golden
 
 regenerates all of them after a reviewed change; read the diff before committing it.
 """
@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
 CASES = {
     "static": ["blueprints", "--target", "static", "--gitops", "none"],
@@ -78,5 +78,5 @@ def update() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--update"]:
-        sys.exit("usage: python -m tests.golden --update")
+        sys.exit("usage: python -m tests.support.golden --update")
     update()

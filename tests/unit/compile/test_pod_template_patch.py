@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.conftest import blueprint_text, by_kind, pos, render_text, run_mpigen
-from tests.test_kubernetes_schema import validate
+from tests.support.kubernetes_schema import validate
 
 
 def test_the_patchable_fields_are_kubernetes_1_30_fields():

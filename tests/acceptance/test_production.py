@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.conftest import blueprint_text, by_kind, render_text, run_mpigen
-from tests.test_kubernetes_schema import validate
+from tests.support.kubernetes_schema import validate
 
 # --- helpers -------------------------------------------------------------------------------
 

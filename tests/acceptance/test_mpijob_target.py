@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import GOLDEN, blueprint_text, example_blueprints, extra_objects, run_mpigen
-from tests.test_kubernetes_schema import validate
+from tests.support.kubernetes_schema import validate
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"

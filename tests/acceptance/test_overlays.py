@@ -1022,7 +1022,7 @@ def test_toleration_rules_are_checked_with_positions(cli, toleration, message):
 
 
 def test_rendered_objects_with_placement_validate_against_kubernetes():
-    from tests.test_kubernetes_schema import validate
+    from tests.support.kubernetes_schema import validate
 
     add_blueprint("job", placement=PLACEMENT, gpusPerWorker=8)
     overlay("x", """\
