@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_mpigen
 
 ENVIRONMENTS = [
     {"PYTHONHASHSEED": "1", "TZ": "UTC", "LC_ALL": "C.UTF-8"},
@@ -18,8 +16,7 @@ ENVIRONMENTS = [
 def render(extra_env: dict, *args: str) -> bytes:
     env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LANG", "TZ", "PYTHONHASHSEED")}
     env.update(extra_env)
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "blueprints", *args], cwd=ROOT, env=env,
-                          capture_output=True, check=True)
+    done = run_mpigen("render", "blueprints", *args, cwd=ROOT, env=env, check=True)
     return done.stdout
 
 
@@ -42,6 +39,5 @@ def test_output_does_not_depend_on_where_the_repository_is(tmp_path):
 
     copy = tmp_path / "elsewhere"
     shutil.copytree(ROOT / "blueprints", copy / "blueprints")
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "blueprints", "--stdout"], cwd=copy,
-                          capture_output=True, check=True)
+    done = run_mpigen("render", "blueprints", "--stdout", cwd=copy, check=True)
     assert done.stdout == render(ENVIRONMENTS[0], "--stdout")

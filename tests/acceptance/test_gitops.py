@@ -89,13 +89,6 @@ def render(tmp_path):
     return run
 
 
-@pytest.fixture
-def cli(mpigen_in_process, monkeypatch, tmp_path):
-    """`mpigen ARGS` in-process, in the test's own folder."""
-    monkeypatch.chdir(tmp_path)
-    return mpigen_in_process
-
-
 
 
 

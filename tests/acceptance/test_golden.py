@@ -3,12 +3,10 @@ On a difference: review it, then `make golden`."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import yaml
 
+from tests.conftest import run_mpigen
 from tests.support.golden import (CASES, GOLDEN, OVERLAY_CASES, ROOT, folder_bytes, render_folder, render_overlays,
                           render_stream)
 
@@ -34,7 +32,7 @@ def test_every_example_is_in_the_golden_output():
 
 def test_repository_output_is_up_to_date():
     """`mpigen check` over this repository, as a user's CI runs it."""
-    done = subprocess.run([sys.executable, "-m", "mpigen", "check"], cwd=ROOT, capture_output=True)
+    done = run_mpigen("check", cwd=ROOT, timeout=None)
     assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
 
 

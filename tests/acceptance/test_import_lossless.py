@@ -505,9 +505,7 @@ def shared_tmp():
 
 
 def as_nobody(folder, *args):
-    import sys
-
-    return subprocess.run([*NOBODY, sys.executable, "-m", "mpigen", *args], cwd=folder, capture_output=True)
+    return run_mpigen(*args, cwd=folder, prefix=NOBODY, timeout=None)
 
 
 def test_a_failed_import_removes_what_it_wrote_and_nothing_else(shared_tmp):

@@ -17,6 +17,7 @@ error of the machine; and a bare overlay name means the same overlay from any fo
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -29,7 +30,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import blueprint_text, run_mpigen, write
+from tests.conftest import MPIGEN, blueprint_text, run_mpigen, write
 
 NOBODY = 65534
 OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"
@@ -99,11 +100,7 @@ def unprivileged():
     _need(None if probe.returncode == 0 else f"the user nobody cannot run this mpigen installation: "
                                               f"{probe.stderr.decode().strip()[-200:]}")
 
-    def run(*args: str, cwd: Path):
-        return subprocess.run([*prefix, sys.executable, "-m", "mpigen", *args], cwd=cwd, capture_output=True,
-                              timeout=60)
-
-    return run
+    return functools.partial(run_mpigen, prefix=prefix)
 
 
 def snapshot(root: Path) -> dict[str, tuple]:
@@ -262,7 +259,7 @@ def test_a_device_is_an_error(tmp_path, device, command):
 
 def test_dev_stdin_that_is_a_pipe_is_an_error_not_a_hang(tmp_path):
     """/dev/stdin is whatever standard input is: here a pipe nobody ever writes to."""
-    with subprocess.Popen([sys.executable, "-m", "mpigen", "render", "/dev/stdin", "--stdout"], cwd=tmp_path,
+    with subprocess.Popen([*MPIGEN, "render", "/dev/stdin", "--stdout"], cwd=tmp_path,
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
         try:
             out, err = proc.communicate(timeout=60)  # stdin stays open until then: a read would wait
@@ -310,6 +307,8 @@ def _drift(repo: Path) -> None:
     write(repo / "blueprints/one.yaml", blueprint_text("one", workers=3))
 
 
+# A shell that starts mpigen with its standard output closed (as `>&-`).
+CLOSED_STDOUT = ("sh", "-c", 'exec "$0" "$@" >&-')
 # Every command that writes standard output, with what it writes there.
 WRITERS = {"render": ("render", "--stdout"), "schema": ("schema",), "check": ("check",),
            "diff": ("diff", "out/dev", "out/prod"), "import": ("import", "import.yaml", "--stdout")}
@@ -342,8 +341,7 @@ def writers_repo(repo):
 
 @pytest.mark.parametrize("command", WRITERS)
 def test_a_closed_standard_output_is_an_error_of_the_machine(writers_repo, command):
-    done = subprocess.run(["sh", "-c", 'exec "$0" "$@" >&-', sys.executable, "-m", "mpigen", *WRITERS[command]],
-                          cwd=writers_repo, capture_output=True, timeout=60)
+    done = run_mpigen(*WRITERS[command], cwd=writers_repo, prefix=CLOSED_STDOUT)
     assert refused(done, command) == ["error: cannot write to standard output: Bad file descriptor; it is closed: "
                                       "run the command with an open standard output"]
 
@@ -352,8 +350,7 @@ def test_a_closed_standard_output_is_an_error_of_the_machine(writers_repo, comma
 def test_a_full_standard_output_is_an_error_of_the_machine(writers_repo, command):
     _need(None if os.path.exists("/dev/full") else "/dev/full does not exist here")
     with open("/dev/full", "wb") as full:
-        done = subprocess.run([sys.executable, "-m", "mpigen", *WRITERS[command]], cwd=writers_repo,
-                              stdout=full, stderr=subprocess.PIPE, timeout=60)
+        done = run_mpigen(*WRITERS[command], cwd=writers_repo, stdout=full, stderr=subprocess.PIPE)
     assert refused(done, command) == ["error: cannot write to standard output: No space left on device; free some "
                                       "space, or send the output elsewhere"]
 
@@ -367,8 +364,7 @@ def test_a_reader_that_stops_reading_ends_the_output_quietly(writers_repo, comma
     read, write_end = os.pipe()
     os.close(read)  # before mpigen starts: its first write meets a pipe nobody reads (EPIPE)
     try:
-        done = subprocess.run([sys.executable, "-m", "mpigen", *WRITERS[command]], cwd=writers_repo,
-                              stdout=write_end, stderr=subprocess.PIPE, timeout=60)
+        done = run_mpigen(*WRITERS[command], cwd=writers_repo, stdout=write_end, stderr=subprocess.PIPE)
     finally:
         os.close(write_end)
     stderr = done.stderr.decode()
@@ -379,8 +375,7 @@ def test_a_reader_that_stops_reading_ends_the_output_quietly(writers_repo, comma
 def test_nothing_to_write_is_no_error_even_with_a_closed_standard_output(repo):
     """As `cat /dev/null >&-`: an up-to-date check writes nothing, so a closed standard
     output does not matter."""
-    done = subprocess.run(["sh", "-c", 'exec "$0" "$@" >&-', sys.executable, "-m", "mpigen", "check"],
-                          cwd=repo, capture_output=True, timeout=60)
+    done = run_mpigen("check", cwd=repo, prefix=CLOSED_STDOUT)
     assert done.returncode == 0, done.stderr.decode()
 
 
@@ -459,8 +454,7 @@ def test_running_out_of_memory_is_the_machine_s_limit_not_a_bug(tmp_path):
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (130 << 20, 130 << 20))
 
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "big.yaml", "--stdout"], cwd=tmp_path,
-                          capture_output=True, preexec_fn=limit, timeout=120)
+    done = run_mpigen("render", "big.yaml", "--stdout", cwd=tmp_path, preexec_fn=limit, timeout=120)
     assert (done.returncode, done.stdout) == (2, b""), done.stderr
     assert done.stderr.decode() == ("error: mpigen ran out of memory; give it more (ulimit -v, the container's "
                                     "memory limit) or render fewer blueprints at once\n")

@@ -25,14 +25,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import pos
+from tests.conftest import MPIGEN, pos, run_mpigen
 
 REPO = Path(__file__).resolve().parents[2]
 MNIST = REPO / "blueprints" / "tensorflow-mnist.yaml"
@@ -77,7 +76,7 @@ def bounded_memory() -> None:
 def run_modes(cwd: Path, paths, modes=tuple(MODES), timeout: float = RUN_TIMEOUT) -> list[Outcome]:
     """Run `python -m mpigen` once per mode, concurrently, in cwd, in bounded memory."""
     procs = [
-        (mode, subprocess.Popen([sys.executable, "-m", "mpigen", *MODES[mode](list(paths))], cwd=cwd, env=env(),
+        (mode, subprocess.Popen([*MPIGEN, *MODES[mode](list(paths))], cwd=cwd, env=env(),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 preexec_fn=bounded_memory))
         for mode in modes
@@ -380,8 +379,7 @@ def previous_render(tmp_path_factory) -> Path:
     out = root / "out"
     out.mkdir()
     (out / "README.md").write_text("# Rendered manifests\nDo not edit by hand.\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", str(MNIST), "-o", "out"], cwd=root, env=env(),
-                          capture_output=True, timeout=RUN_TIMEOUT)
+    done = run_mpigen("render", str(MNIST), "-o", "out", cwd=root, env=env(), timeout=RUN_TIMEOUT)
     assert done.returncode == 0, done.stderr.decode()
     assert (out / ".mpigen-index").is_file() and (out / "kustomization.yaml").is_file()
     return out

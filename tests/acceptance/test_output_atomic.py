@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, blueprint_text, run_mpigen
+from tests.conftest import MPIGEN, ROOT, blueprint_text, run_mpigen
 
 NOBODY = 65534
 OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\nnamespace: dev\n"
@@ -66,8 +66,8 @@ def as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     need_root()
     if shutil.which("setpriv") is None:
         unavailable("setpriv (util-linux) is not installed")
-    return subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                           sys.executable, "-m", "mpigen", *args], cwd=cwd, capture_output=True, timeout=120)
+    return run_mpigen(*args, cwd=cwd, timeout=120,
+                      prefix=("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"))
 
 
 @pytest.fixture
@@ -478,7 +478,7 @@ def use(root: Path, version: str) -> None:
 
 
 def start(root: Path, out: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "mpigen", "render", "blueprints", "--overlay", "dev", "-o", out],
+    return subprocess.Popen([*MPIGEN, "render", "blueprints", "--overlay", "dev", "-o", out],
                             cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
@@ -575,7 +575,7 @@ def test_two_renders_into_one_folder_end_in_one_complete_state(tmp_path):
         assert run_mpigen("render", f"bp-{name}", "-o", f"ref-{name}", cwd=tmp_path).returncode == 0
     references = [files_of(tmp_path / "ref-a"), files_of(tmp_path / "ref-b")]
     for attempt in range(3):
-        runs = [subprocess.Popen([sys.executable, "-m", "mpigen", "render", f"bp-{name}", "-o", "out"], cwd=tmp_path,
+        runs = [subprocess.Popen([*MPIGEN, "render", f"bp-{name}", "-o", "out"], cwd=tmp_path,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for name in ("a", "b")]
         for run in runs:
             assert run.wait() == 0, run.stderr.read()
@@ -600,8 +600,7 @@ def test_a_run_as_root_keeps_the_owner_and_mode_of_what_exists(tmp_path, mounted
         blueprints(tmp_path / "bp", ["one"], image="example.com/train:2")
         blueprints(tmp_path / "bp", ["two"], namespace="other")
         before = snapshot(out)
-        done = subprocess.run([sys.executable, "-m", "mpigen", "render", "bp", "-o", "out"], cwd=tmp_path,
-                              capture_output=True, preexec_fn=lambda: os.umask(0o022))
+        done = run_mpigen("render", "bp", "-o", "out", cwd=tmp_path, preexec_fn=lambda: os.umask(0o022))
         assert done.returncode == 0, done.stderr
         after = snapshot(out)
         for rel in ("", "team", "notes", "team/job-one-launcher.yaml", "kustomization.yaml", ".mpigen-index"):

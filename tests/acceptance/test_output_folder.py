@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import blueprint_text, run_mpigen
+from tests.conftest import blueprint_text, run_mpigen, write
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -14,11 +14,8 @@ def tree(root: Path) -> dict[str, bytes]:
             for p in sorted(root.rglob("*")) if p.is_file() or p.is_symlink()}
 
 
-def write(tmp_path: Path, name: str, **spec) -> Path:
-    path = tmp_path / "bp" / f"{name}.yaml"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(blueprint_text(name, **spec))
-    return path
+def add_blueprint(tmp_path: Path, name: str, **spec) -> None:
+    write(tmp_path / "bp" / f"{name}.yaml", blueprint_text(name, **spec))
 
 
 def render(tmp_path: Path, *paths: str):
@@ -26,7 +23,7 @@ def render(tmp_path: Path, *paths: str):
 
 
 def test_layout_kustomization_and_index(tmp_path):
-    write(tmp_path, "one", namespace="team")
+    add_blueprint(tmp_path, "one", namespace="team")
     assert render(tmp_path, "bp").returncode == 0
     files = tree(tmp_path / "out")
     assert sorted(files) == [
@@ -45,8 +42,8 @@ def test_layout_kustomization_and_index(tmp_path):
 
 
 def test_stale_files_are_removed_and_foreign_files_kept(tmp_path):
-    write(tmp_path, "one")
-    write(tmp_path, "two", namespace="other")
+    add_blueprint(tmp_path, "one")
+    add_blueprint(tmp_path, "two", namespace="other")
     assert render(tmp_path, "bp").returncode == 0
     assert (tmp_path / "out" / "other" / "job-two-launcher.yaml").is_file()
     (tmp_path / "out" / "README.md").write_text("mine\n")
@@ -61,7 +58,7 @@ def test_stale_files_are_removed_and_foreign_files_kept(tmp_path):
 
 
 def test_a_file_mpigen_did_not_write_is_never_overwritten(tmp_path):
-    write(tmp_path, "one")
+    add_blueprint(tmp_path, "one")
     out = tmp_path / "out" / "default"
     out.mkdir(parents=True)
     (out / "job-one-launcher.yaml").write_text("# hand-written\n")
@@ -73,7 +70,7 @@ def test_a_file_mpigen_did_not_write_is_never_overwritten(tmp_path):
 
 
 def test_identical_foreign_file_is_adopted(tmp_path):
-    write(tmp_path, "one")
+    add_blueprint(tmp_path, "one")
     assert render(tmp_path, "bp").returncode == 0
     (tmp_path / "out" / ".mpigen-index").unlink()
     assert render(tmp_path, "bp").returncode == 0
@@ -81,7 +78,7 @@ def test_identical_foreign_file_is_adopted(tmp_path):
 
 
 def test_symlink_on_the_way_is_refused(tmp_path):
-    write(tmp_path, "one")
+    add_blueprint(tmp_path, "one")
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "default").symlink_to(tmp_path / "elsewhere")
@@ -91,7 +88,7 @@ def test_symlink_on_the_way_is_refused(tmp_path):
 
 
 def test_output_path_that_is_a_file(tmp_path):
-    write(tmp_path, "one")
+    add_blueprint(tmp_path, "one")
     (tmp_path / "out").write_text("x")
     done = render(tmp_path, "bp")
     assert done.returncode == 2 and b"not a folder" in done.stderr
@@ -99,7 +96,7 @@ def test_output_path_that_is_a_file(tmp_path):
 
 
 def test_rerender_is_a_no_op_and_keeps_folder_mode(tmp_path):
-    write(tmp_path, "one")
+    add_blueprint(tmp_path, "one")
     assert render(tmp_path, "bp").returncode == 0
     os.chmod(tmp_path / "out", 0o750)
     before = tree(tmp_path / "out")
@@ -110,7 +107,7 @@ def test_rerender_is_a_no_op_and_keeps_folder_mode(tmp_path):
 
 
 def test_output_folder_must_not_overlap_the_input(tmp_path):
-    write(tmp_path, "one")
+    add_blueprint(tmp_path, "one")
     for out in ("bp", "bp/out", "."):
         done = run_mpigen("render", "bp", "-o", out, cwd=tmp_path)
         assert done.returncode == 2 and b"overlaps the input" in done.stderr, out

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_mpigen
+from tests.conftest import MPIGEN, ROOT, run_mpigen
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -48,7 +48,7 @@ def repository(tmp_path_factory) -> Path:
 
 
 def render(root: Path, out: str, **popen) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "mpigen", "render", "blueprints", "--overlay", "dev", "-o", out],
+    return subprocess.Popen([*MPIGEN, "render", "blueprints", "--overlay", "dev", "-o", out],
                             cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                             **popen)
 

@@ -58,12 +58,6 @@ def add_blueprint(name: str, **kwargs) -> str:
     return write(f"blueprints/{name}.yaml", blueprint(name, **kwargs))
 
 
-@pytest.fixture
-def cli(mpigen_in_process):
-    """`mpigen ARGS` in-process, in the test's folder."""
-    return mpigen_in_process
-
-
 def rendered(*overlays: str, paths=("blueprints",), **options):
     """Result of rendering `paths` under these overlays, through the real pipeline."""
     from mpigen.overlay.overlays import resolve

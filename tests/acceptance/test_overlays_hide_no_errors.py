@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, pos, write
+from tests.conftest import blueprint_text, pos, run_mpigen, write
 
 OVERLAY_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"
 CONFIG = "apiVersion: mpigen.dev/v1alpha1\nkind: Config\nblueprints: [blueprints]\noverlays: [dev, prod]\noutput: out\n"
@@ -41,11 +41,6 @@ def in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MPIGEN_DEBUG", raising=False)
     return tmp_path
-
-
-@pytest.fixture
-def cli(mpigen_in_process):
-    return mpigen_in_process
 
 
 def job_text(**spec: str) -> str:
@@ -263,8 +258,7 @@ def bounded(*args: str, memory_mib: int | None = None, env: dict | None = None) 
     environ = {**os.environ, **(env or {})}
     environ.pop("MPIGEN_DEBUG", None)
     try:
-        return subprocess.run([sys.executable, "-m", "mpigen", *args], env=environ, capture_output=True,
-                              preexec_fn=limit, timeout=HANG_GUARD)
+        return run_mpigen(*args, env=environ, preexec_fn=limit, timeout=HANG_GUARD)
     except subprocess.TimeoutExpired:
         pytest.fail(f"mpigen {' '.join(args)} did not finish within {HANG_GUARD} s")
 

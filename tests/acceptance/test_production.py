@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import blueprint_text, by_kind, render_text, run_mpigen
+from tests.conftest import blueprint_text, by_kind, render_text, run_mpigen, write
 from tests.support.kubernetes_schema import validate
 
 # --- helpers -------------------------------------------------------------------------------
@@ -62,13 +62,11 @@ def diagnostics(done) -> list[tuple[int, int, str, str]]:
 
 
 @pytest.fixture
-def cli(mpigen_in_process, monkeypatch, tmp_path):
-    """cli(yaml_text, *args): `mpigen ARGS job.yaml` in-process, with job.yaml holding the text."""
-    monkeypatch.chdir(tmp_path)
-
+def cli_job(cli):
+    """cli_job(yaml_text, *args): `mpigen ARGS job.yaml` in-process, with job.yaml holding the text."""
     def run(text: str, *args: str):
-        (tmp_path / "job.yaml").write_text(text, encoding="utf-8")
-        return mpigen_in_process(*args, "job.yaml")
+        write("job.yaml", text)
+        return cli(*args, "job.yaml")
 
     return run
 
@@ -508,11 +506,11 @@ CHECKS = [
 
 
 @pytest.mark.parametrize("case", CHECKS)
-def test_check_triggers_at_the_offending_key_or_value(cli, case):
+def test_check_triggers_at_the_offending_key_or_value(cli_job, case):
     """The check reports exactly one diagnostic, of its severity, naming the field, at the
     line and column of what to change; errors exit 2 with nothing on stdout, warnings exit 0."""
     bad, line, column, _ = case.texts()
-    done = cli(bad, *case.args)
+    done = cli_job(bad, *case.args)
     found = diagnostics(done)
     assert [(f[0], f[1], f[2]) for f in found] == [(line, column, case.severity)], done.stderr
     assert found[0][3].startswith(case.field), found[0][3]
@@ -524,10 +522,10 @@ def test_check_triggers_at_the_offending_key_or_value(cli, case):
 
 
 @pytest.mark.parametrize("case", CHECKS)
-def test_check_stays_quiet_on_a_near_identical_blueprint(cli, case):
+def test_check_stays_quiet_on_a_near_identical_blueprint(cli_job, case):
     """The same blueprint with the one change the message asks for has no diagnostic at all."""
     _, _, _, good = case.texts()
-    done = cli(good, *case.args)
+    done = cli_job(good, *case.args)
     assert diagnostics(done) == [] and done.returncode == 0, done.stderr
 
 
@@ -567,15 +565,15 @@ FALSE_ALARMS = [
 
 
 @pytest.mark.parametrize("spec", FALSE_ALARMS)
-def test_patch_overlap_only_for_fields_the_blueprint_writes_on_that_role(cli, spec):
+def test_patch_overlap_only_for_fields_the_blueprint_writes_on_that_role(cli_job, spec):
     """The launcher gets no affinity from onePodPerNode and no capabilities (it is no rank
     host), and workers get no init containers from download steps (the launcher runs
     them): patching those is allowed."""
-    done = cli(blueprint_yaml(spec), *VALIDATE)
+    done = cli_job(blueprint_yaml(spec), *VALIDATE)
     assert diagnostics(done) == [] and done.returncode == 0, done.stderr
 
 
-def test_shared_memory_is_checked_against_a_rank_launcher_memory_limit(cli):
+def test_shared_memory_is_checked_against_a_rank_launcher_memory_limit(cli_job):
     """A launcher that runs ranks gets the workers' /dev/shm: 8Gi of it in a 4Gi launcher
     leaves its ranks nothing (user-needs 9: sharedMemory + app memory <= memory limit)."""
     text, line, column = marked(blueprint_yaml("""
@@ -587,7 +585,7 @@ def test_shared_memory_is_checked_against_a_rank_launcher_memory_limit(cli):
           worker: {memory: 64Gi}
           launcher: {memory: 4Gi}
         """))
-    done = cli(text, *VALIDATE)
+    done = cli_job(text, *VALIDATE)
     assert [(f[0], f[1], f[2]) for f in diagnostics(done)] == [(line, column, "error")], done.stderr
 
 

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import ROOT, run_mpigen
+from tests.conftest import ROOT, run_mpigen, write
 
 BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
 kind: MPIJobBlueprint
@@ -22,9 +22,8 @@ spec:
 """
 
 
-def write(tmp_path, patch: str = "") -> str:
-    text = BLUEPRINT + patch
-    (tmp_path / "job.yaml").write_text(text)
+def job_file(tmp_path, patch: str = "") -> str:
+    job_file(tmp_path / "job.yaml", BLUEPRINT + patch)
     return "job.yaml"
 
 
@@ -60,7 +59,7 @@ def test_mpijobs_are_checked_against_the_generated_crd():
 def test_an_object_a_cluster_would_refuse_fails_with_a_report_per_object(tmp_path):
     """A patch value of the wrong type passes the blueprint (patches are Kubernetes data)
     but not the pod schema: the report names the object, the field and why."""
-    path = write(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {terminationGracePeriodSeconds: soon}\n")
+    path = job_file(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {terminationGracePeriodSeconds: soon}\n")
     done = run_mpigen("validate", "--output", path, cwd=tmp_path)
     assert done.returncode == 2
     lines = done.stdout.decode().splitlines()
@@ -73,14 +72,14 @@ def test_an_object_a_cluster_would_refuse_fails_with_a_report_per_object(tmp_pat
 
 def test_the_kubernetes_version_decides_which_fields_exist(tmp_path):
     """schedulingGates came with Kubernetes 1.26: strict validation refuses it for 1.25."""
-    path = write(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {schedulingGates: [{name: quota}]}\n")
+    path = job_file(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {schedulingGates: [{name: quota}]}\n")
     assert run_mpigen("validate", "--output", "--kube-version", "1.30", path, cwd=tmp_path).returncode == 0
     old = run_mpigen("validate", "--output", "--kube-version", "1.25", path, cwd=tmp_path)
     assert old.returncode == 2 and b"schedulingGates" in old.stdout
 
 
 def test_junit_report(tmp_path):
-    path = write(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {terminationGracePeriodSeconds: soon}\n")
+    path = job_file(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {terminationGracePeriodSeconds: soon}\n")
     done = run_mpigen("validate", "--output", "--format", "junit", path, cwd=tmp_path)
     assert done.returncode == 2
     root = ET.fromstring(done.stdout)
@@ -93,11 +92,11 @@ def test_junit_report(tmp_path):
 
 
 def test_unknown_kubernetes_version(tmp_path):
-    done = run_mpigen("validate", "--output", "--kube-version", "1.12", write(tmp_path), cwd=tmp_path)
+    done = run_mpigen("validate", "--output", "--kube-version", "1.12", job_file(tmp_path), cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.startswith(b"error: --kube-version: Kubernetes 1.12 is not one of the known versions 1.25")
 
 
 def test_without_output_nothing_is_rendered_or_validated(tmp_path):
-    done = run_mpigen("validate", write(tmp_path), cwd=tmp_path)
+    done = run_mpigen("validate", job_file(tmp_path), cwd=tmp_path)
     assert done.returncode == 0 and done.stdout == b""

@@ -16,7 +16,7 @@ import yaml
 
 from mpigen.errors import InputError
 from mpigen.load.documents import MAX_DEPTH, MAX_FILE_BYTES, parse
-from tests.conftest import BLUEPRINTS, ROOT
+from tests.conftest import BLUEPRINTS, ROOT, run_mpigen
 
 DEEP = f"nesting is deeper than {MAX_DEPTH} levels"
 
@@ -106,8 +106,7 @@ def test_a_4_mib_file_of_open_brackets_is_an_error_not_a_crash(tmp_path, pure):
 
 def test_a_4_mib_file_of_open_brackets_through_the_cli(tmp_path):
     (tmp_path / "big.yaml").write_bytes(b"[" * MAX_FILE_BYTES)
-    done = subprocess.run([sys.executable, "-m", "mpigen", "validate", "big.yaml"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=60)
+    done = run_mpigen("validate", "big.yaml", cwd=tmp_path, text=True)
     assert done.returncode == 2
     assert done.stderr.startswith(f"big.yaml:1:65: error: {DEEP}\n")
     assert "Traceback" not in done.stderr
