@@ -23,7 +23,7 @@ spec:
 
 
 def job_file(tmp_path, patch: str = "") -> str:
-    job_file(tmp_path / "job.yaml", BLUEPRINT + patch)
+    write(tmp_path / "job.yaml", BLUEPRINT + patch)
     return "job.yaml"
 
 
