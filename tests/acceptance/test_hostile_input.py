@@ -1,6 +1,6 @@
 """Hostile input (issue 7, point 3): what a user or an attacker can put in a repository is
 refused with a path-level error, exit 2 and nothing written; never followed, never hangs.
-(YAML bombs, deep nesting, oversized files, binary and non-UTF-8 files: tests/acceptance/test_invalid_input.py.)
+(YAML bombs, deep nesting, oversized files, binary and non-UTF-8 files: tests/acceptance/invalid_input/.)
 """
 
 from __future__ import annotations
