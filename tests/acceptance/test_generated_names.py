@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.conftest import ROOT, pos, run_mpigen, write
 from tests.support.kubernetes_names import (DNS1035_LABEL, DNS1123_LABEL, LABEL_VALUE, QUALIFIED_NAME, blueprint,
@@ -98,22 +97,6 @@ def test_long_inputs_give_short_distinct_names(tmp_path):
     repo = repository(tmp_path, jobs, [env], "flux")
     names = [d["metadata"]["name"] for d in kustomizations(repo)]
     assert len(set(names)) == 4 and all(len(n) <= 63 and DNS1123_LABEL.fullmatch(n) for n in names), names
-
-
-# Parts drawn from a small alphabet, so that '-' joins meet often.
-_LABEL = st.from_regex(r"\A[ab]([-ab]{0,3}[ab])?\Z")
-_ENV = st.one_of(_LABEL, st.from_regex(r"\A[aB_.]([-aB_.]{0,3}[aB])?\Z"), st.just("x" * 63))
-_PARTS = st.tuples(_ENV, _LABEL, _LABEL)
-
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(_PARTS, min_size=2, max_size=6, unique=True), st.sampled_from([0, len("-launcher")]))
-def test_generated_names_are_valid_and_never_meet(parts, room):
-    from mpigen.kube.names import generated_name
-
-    names = [generated_name("mpigen", p, room=room) for p in parts]
-    assert all(len(n) + room <= 63 and DNS1123_LABEL.fullmatch(n) for n in names), names
-    assert len(set(names)) == len(parts), list(zip(parts, names))
 
 
 def _names_of(objects: list[dict]) -> list[tuple[str, str, str]]:

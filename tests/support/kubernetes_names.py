@@ -48,3 +48,7 @@ def one_error(done) -> str:
     lines = stderr.splitlines()
     assert len(lines) == 1, stderr
     return lines[0]
+
+
+# A sha256 digest's hex part (64 characters), for image references.
+F64 = "f" * 64
