@@ -75,7 +75,7 @@ def commit_all(root: Path, message: str) -> None:
 def copy_overlays(root: Path) -> None:
     """The example overlays, all in the operator-exact profile: these tests follow objects by
     the operator's names (the argocd profile of prod renames them per run; its own tests
-    are in test_gitops.py)."""
+    are in tests/acceptance/gitops/)."""
     shutil.copytree(ROOT / "overlays", root / "overlays")
     prod = root / "overlays" / "prod" / "overlay.yaml"
     text, count = re.subn(r"(?m)^gitops: .*\n", "", prod.read_text(encoding="utf-8"))

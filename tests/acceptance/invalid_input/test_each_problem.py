@@ -101,7 +101,7 @@ CASES = [
     # files that are not blueprints, or cannot be read
     param("kubernetes-deployment-named", single(DEPLOYMENT, "kind: Deployment", "Deployment", path="deployment.yaml",
                                                 msg=["not a blueprint", "kind: MPIJobBlueprint"])),
-    # Unreadable files and folders: tests/acceptance/test_inputs.py, as a user who cannot read them.
+    # Unreadable files and folders: tests/acceptance/inputs/test_unreadable.py, as a user who cannot read them.
     param("path-does-not-exist", Case({}, (("missing.yaml", 0, 0, ("no such file",)),), args=("missing.yaml",))),
     param("empty-folder", Case({}, (("empty", 0, 0, ("no blueprint found", "MPIJobBlueprint")),),
                                args=("empty",), dirs=("empty",))),

@@ -49,7 +49,7 @@ EXAMPLES = sorted(p.name.removesuffix("-operator.yaml") for p in FIXTURES.glob("
 def test_every_example_has_a_fixture():
     """Every example of the operator's MPIJob fields. The examples of the production
     features (conftest.production_features: gang scheduling, Kueue, rank-env.sh, cloud
-    identity, RDMA, ...) have no hand-written fixture: golden/ and test_production.py cover them."""
+    identity, RDMA, ...) have no hand-written fixture: golden/ and tests/acceptance/production/ cover them."""
     assert EXAMPLES == sorted(p.stem for p in BLUEPRINTS.glob("*.yaml")
                               if not production_features(yaml.safe_load(p.read_text())))
 
