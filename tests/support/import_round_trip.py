@@ -1,4 +1,4 @@
-"""The import round trip of the `mpigen import` tests (tests/acceptance/test_import_*.py): an
+"""The import round trip of the `mpigen import` tests (tests/acceptance/importing/): an
 MPIJob imported, rendered and compared with what its operator makes of it, and the
 positions of what import reports."""
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies of MPIJobs for the import round trips (tests/acceptance/test_import_*.py).
+"""Hypothesis strategies of MPIJobs for the import round trips (tests/acceptance/importing/).
 
 `mpijobs(api)` draws a valid MPIJob of that API from the fields of its replica specs, pod
 templates, containers, volumes and run policy that a blueprint can carry, each in the

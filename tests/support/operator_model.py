@@ -1,5 +1,5 @@
 """What the MPI Operator makes of an MPIJob, written from shared/reference/mpi-operator.md
-(not from mpigen's code), for the import round trips of tests/acceptance/test_import_*.py:
+(not from mpigen's code), for the import round trips of tests/acceptance/importing/:
 
 - `controller_objects`: the objects the v1alpha2 controller (MO@c5c0c3e, section 2)
   creates for a kubeflow.org/v1alpha2 MPIJob, before any API server defaulting, without

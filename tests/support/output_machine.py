@@ -1,5 +1,5 @@
 """The machine and the output folder of the `render -o DIR` safety tests
-(tests/acceptance/test_output_*.py): root, nobody, tmpfs mounts, and what DIR holds."""
+(tests/acceptance/output/): root, nobody, tmpfs mounts, and what DIR holds."""
 
 from __future__ import annotations
 
