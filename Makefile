@@ -26,7 +26,7 @@ test: $(STAMP)
 
 # Regenerate the committed expected output after a reviewed change.
 golden: $(STAMP)
-	$(BIN)/python -m tests.golden --update
+	$(BIN)/python -m tests.support.golden --update
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py

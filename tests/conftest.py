@@ -120,9 +120,21 @@ def by_kind(objects: list[dict]) -> dict[str, dict]:
     return {obj["kind"]: obj for obj in objects}
 
 
-def run_mpigen(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 60):
-    return subprocess.run([sys.executable, "-m", "mpigen", *args], cwd=cwd, env=env, capture_output=True,
-                          timeout=timeout)
+# --- the command-line harness: `mpigen ARGS` in a subprocess (run_mpigen) or in this process
+# (the mpigen_in_process and cli fixtures) ---------------------------------------------------
+
+# The command line as a user runs it (for subprocess.Popen, where a run is started, not awaited).
+MPIGEN = (sys.executable, "-m", "mpigen")
+
+
+def run_mpigen(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 60,
+               prefix: tuple[str, ...] | list[str] = (), **run) -> subprocess.CompletedProcess:
+    """`mpigen ARGS` in a subprocess, its output captured (unless `stdout` or `stderr` is given).
+    `prefix` is a command the run goes through (setpriv as another user, a shell closing the
+    standard output); further keywords go to subprocess.run (stdout, preexec_fn, text, check)."""
+    if "stdout" not in run and "stderr" not in run:
+        run["capture_output"] = True
+    return subprocess.run([*prefix, *MPIGEN, *args], cwd=cwd, env=env, timeout=timeout, **run)
 
 
 @pytest.fixture
@@ -171,6 +183,13 @@ def mpigen_in_process(capsysbinary, monkeypatch):
     return run
 
 
+@pytest.fixture
+def cli(mpigen_in_process, monkeypatch, tmp_path):
+    """cli(*ARGS) -> InProcessRun: `mpigen ARGS` in-process, in the test's own folder (tmp_path)."""
+    monkeypatch.chdir(tmp_path)
+    return mpigen_in_process
+
+
 def pos(text, needle, sub=None, after=None) -> tuple[int, int]:
     """1-based (line, column) of `needle` in text (of `sub` inside it when given), searching
     after the first occurrence of `after` when given. `needle` must occur exactly once there,
@@ -182,6 +201,8 @@ def pos(text, needle, sub=None, after=None) -> tuple[int, int]:
     before = text[:index]
     return before.count(newline) + 1, index - (before.rfind(newline) + 1) + 1
 
+
+# --- the input-writing helper: every file a test repository holds ----------------------------
 
 def write(path, text: str) -> str:
     """Write text to path (a file of a test repository), making its folders; return the text."""
