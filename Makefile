@@ -21,11 +21,12 @@ render: $(STAMP)
 	$(BIN)/mpigen render
 
 test: $(STAMP)
+	$(BIN)/lint-imports --no-logo
 	$(BIN)/python -m pytest
 
 # Regenerate the committed expected output after a reviewed change.
 golden: $(STAMP)
-	$(BIN)/python -m tests.golden --update
+	$(BIN)/python -m tests.support.golden --update
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py

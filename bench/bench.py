@@ -1,6 +1,6 @@
 """Benchmark: render a generated repository for three environments, and one blueprint cold.
 
-    python bench/bench.py [--jobs N] [--seed S]      # or: make bench
+    python bench/bench.py [--jobs N] [--seed S] [--against REV]      # or: make bench
 
 Generates, in a temporary folder, a repository as users keep one: N blueprints with
 realistic variety (1-64 workers, 0-8 GPUs, 0-3 datasets, every framework and MPI
@@ -12,13 +12,18 @@ object: the file system's share shows in the difference), with peak resident mem
 the same for N/2 blueprints, to show that time grows linearly; and `mpigen render` of a
 single blueprint to stdout from a cold start (a new interpreter each time), as CI and
 pre-commit run it.
+
+With --against REV, the mpigen of that Git revision (its mpigen/ folder, run with this
+interpreter and these dependencies) is timed on the same repositories, the two versions
+taking turns run by run so that the machine's drift hits both alike; the table shows both
+and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -26,6 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from mpigen.emit.yaml import dump_object
 
 FRAMEWORKS = ["horovod", "deepspeed", "pytorch", "tensorflow", "mxnet", "custom"]
 IMPLEMENTATIONS = ["OpenMPI", "OpenMPI", "OpenMPI", "IntelMPI", "MPICH"]
@@ -79,8 +86,6 @@ OVERLAYS = {
 
 def yaml_text(data: dict) -> str:
     """Block-style YAML, as people write blueprints (mpigen's own emitter, minus `---`)."""
-    from mpigen.emit.yaml import dump_object
-
     return dump_object(data).removeprefix("---\n")
 
 
@@ -98,31 +103,94 @@ def generate(root: Path, jobs: int, seed: int) -> None:
     (root / "mpigen.yaml").write_text(yaml_text(config))
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, int]:
+def timed(command: list[str], cwd: Path, pythonpath: str) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    env = {**os.environ, "PYTHONPATH": pythonpath}
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(peak, before)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise SystemExit(f"{' '.join(command)} (in {cwd}) exited with {child.returncode}")
+    return elapsed, usage.ru_maxrss
 
 
-def measure(root: Path, command: list[str], runs: int, fresh: Path | None = None) -> tuple[list[float], int]:
-    """Wall seconds of each run, and the peak RSS (KiB) of the largest; `fresh` is
-    removed before each run so that every run writes a new folder."""
-    walls, peak = [], 0
+def measure(root: Path, commands: dict[str, list[str]], runs: int, fresh: Path | None = None) -> dict:
+    """Wall seconds of each run of each version's command, the versions taking turns, and
+    the peak RSS (KiB) of each; `fresh` is removed before each run so that every run
+    writes a new folder."""
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    peaks = dict.fromkeys(commands, 0)
     for _ in range(runs):
-        if fresh is not None and fresh.exists():
-            shutil.rmtree(fresh)
-        wall, kib = timed(command, root)
-        walls.append(wall)
-        peak = max(peak, kib)
-    return walls, peak
+        for name, command in commands.items():
+            if fresh is not None and fresh.exists():
+                shutil.rmtree(fresh)
+            wall, kib = timed(command[1:], root, command[0])
+            walls[name].append(wall)
+            peaks[name] = max(peaks[name], kib)
+    return {name: (walls[name], peaks[name]) for name in commands}
 
 
 def spread(walls: list[float]) -> str:
-    return f"median {statistics.median(walls):.2f} s (min {min(walls):.2f}, max {max(walls):.2f}, {len(walls)} runs)"
+    return f"{statistics.median(walls):.2f} s ({min(walls):.2f} - {max(walls):.2f})"
+
+
+def checkout(revision: str, into: Path) -> Path:
+    """The mpigen/ folder of a Git revision, extracted into `into`."""
+    repo = Path(__file__).resolve().parent.parent
+    archive = subprocess.run(["git", "-C", str(repo), "archive", revision, "mpigen"], check=True,
+                             capture_output=True).stdout
+    into.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def versions(against: str | None, tmp: Path) -> dict[str, str]:
+    """Version name -> the PYTHONPATH that makes `python -m mpigen` run it."""
+    here = {"this version": str(Path(__file__).resolve().parent.parent)}
+    if against is None:
+        return here
+    return {**here, against: str(checkout(against, tmp / "against"))}
+
+
+def row(what: str, results: dict, jobs: int | None = None) -> str:
+    cells = []
+    for walls, peak in results.values():
+        cell = spread(walls)
+        if jobs:
+            cell += f", {jobs / statistics.median(walls):,.0f} jobs/s"
+        if peak:
+            cell += f", {peak / 1024:.0f} MiB"
+        cells.append(cell)
+    if len(results) == 2:
+        (a, _), (b, _) = results.values()
+        cells.append(f"{statistics.median(a) / statistics.median(b):.2f}")
+    return f"| {what} | " + " | ".join(cells) + " |"
+
+
+def render_rows(tmp: Path, paths: dict[str, str], args) -> list[str]:
+    rows, medians = [], {}
+    for count in (args.jobs // 2, args.jobs):
+        root = tmp / str(count)
+        root.mkdir()
+        generate(root, count, args.seed)
+        jobs = count * 3
+        stdout = measure(root, commands(paths, ["render", "--stdout"]), args.runs)
+        medians[count] = statistics.median(next(iter(stdout.values()))[0])
+        rows.append(row(f"{jobs:,} jobs, `mpigen render --stdout`", stdout, jobs))
+        folder = measure(root, commands(paths, ["render"]), args.runs, fresh=root / "out")
+        files = sum(1 for _ in (root / "out").rglob("*.yaml"))
+        rows.append(row(f"{jobs:,} jobs into a new output folder ({files:,} files)", folder))
+    half, full = medians[args.jobs // 2], medians[args.jobs]
+    print(f"growth: {args.jobs // 2} -> {args.jobs} blueprints took {full / half:.2f}x the time to stdout "
+          "(linear: 2x; less while start-up is a large share)")
+    return rows
+
+
+def commands(paths: dict[str, str], argv: list[str]) -> dict[str, list[str]]:
+    """Each version's command line, its PYTHONPATH first."""
+    return {name: [path, sys.executable, "-m", "mpigen", *argv] for name, path in paths.items()}
 
 
 def main() -> None:
@@ -131,33 +199,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cold-runs", type=int, default=5)
+    parser.add_argument("--against", metavar="REV", help="also time the mpigen of this Git revision, side by side")
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    mpigen = [sys.executable, "-m", "mpigen"]
-    medians = {}
-    with tempfile.TemporaryDirectory(prefix="mpigen-bench-") as tmp:
-        for count in (args.jobs // 2, args.jobs):
-            root = Path(tmp, str(count))
-            root.mkdir()
-            generate(root, count, args.seed)
-            jobs = count * 3
-            walls, peak = measure(root, mpigen + ["render", "--stdout"], args.runs)
-            medians[count] = statistics.median(walls)
-            print(f"{count} blueprints x 3 overlays = {jobs} jobs, render to stdout: {spread(walls)}, "
-                  f"{jobs / medians[count]:.0f} jobs/s, peak RSS {peak / 1024:.0f} MiB")
-            walls, peak = measure(root, mpigen + ["render"], args.runs, fresh=root / "out")
-            files = sum(1 for _ in (root / "out").rglob("*.yaml"))
-            print(f"{count} blueprints x 3 overlays = {jobs} jobs, render into a new folder ({files} files): "
-                  f"{spread(walls)}, peak RSS {peak / 1024:.0f} MiB")
-        half, full = medians[args.jobs // 2], medians[args.jobs]
-        print(f"growth: {args.jobs // 2} -> {args.jobs} blueprints took {full / half:.2f}x the time to stdout "
-              "(linear: 2x; less while start-up is a large share)")
-        root = Path(tmp, "single")
+    with tempfile.TemporaryDirectory(prefix="mpigen-bench-") as name:
+        tmp = Path(name)
+        paths = versions(args.against, tmp)
+        rows = render_rows(tmp, paths, args)
+        root = tmp / "single"
         root.mkdir()
         generate(root, 1, args.seed)
         single = root / "blueprints" / "job-00000.yaml"
-        walls, _ = measure(root, mpigen + ["render", str(single), "--stdout"], args.cold_runs)
-        print(f"single blueprint, cold start: {spread(walls)}")
+        cold = measure(root, commands(paths, ["render", str(single), "--stdout"]), args.cold_runs)
+        rows.append(row("one blueprint to stdout, cold start", {k: (w, 0) for k, (w, _) in cold.items()}))
+    ratio = [f"this version / {args.against}"] if len(paths) == 2 else []
+    print("| what | " + " | ".join([*paths, *ratio]) + " |")
+    print("|---" * (1 + len(paths) + len(ratio)) + "|")
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -12,23 +12,26 @@ so the output is the same bytes as a serial run.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mpigen.compile.blueprint import compile_blueprint
-from mpigen.emit.yaml import dump_object, sort_key
+from mpigen.emit.install_order import sort_key
+from mpigen.emit.layout import flux_root, object_path
+from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.load.documents import find_yaml_files, load_files
-from mpigen.output.folder import flux_root, object_path
-from mpigen.overlay.overlays import Usage, apply, with_namespace, written_patch_problems
-from mpigen.render.stamp import MANAGED_BY
-from mpigen.render.targets import Lifecycle, render_job
-from mpigen.render.templates import _template
-from mpigen.validate.fields import (attributed, profile_checks, target_checks, validate_document,
-                                    written_problems)
+from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
+from mpigen.load.blueprints import load_files
+from mpigen.load.files import find_yaml_files
+from mpigen.overlay.apply import Usage, apply, with_namespace
+from mpigen.render.mpijob.crd import new_crd
+from mpigen.render.scripts import template
+from mpigen.render.target import Lifecycle
+from mpigen.render.targets import RESERVED, TARGETS, render_job, target_checks
+from mpigen.validate.document import attributed, validate_document, written_problems
+from mpigen.validate.written_patches import written_patch_problems
 
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
@@ -114,7 +117,7 @@ def _environments(doc, used: set) -> list[_DocResult]:
 
     Every value the file states must be valid as written, even where an overlay replaces
     it: when every overlay changed the blueprint, its own values are checked once more
-    as written (mpigen.validate.fields.written_problems), reported once at the blueprint's
+    as written (mpigen.validate.document.written_problems), reported once at the blueprint's
     line. Otherwise one environment validates the file's values as they are."""
     overlays, namespace = _WORK["overlays"], _WORK["default_namespace"]
     if namespace:
@@ -124,17 +127,16 @@ def _environments(doc, used: set) -> list[_DocResult]:
         patched = [apply(overlay, doc, usage) for overlay in overlays]
     else:
         patched = [doc]
-    written = written_problems(doc) if all(p is not doc for p in patched) else []
+    written = written_problems(doc, RESERVED) if all(p is not doc for p in patched) else []
     return [_result(p, overlay, options, written)
             for p, overlay, options in zip(patched, overlays or [None], _WORK["env_options"])]
 
 
 def _result(patched, overlay, options, written: list[Diagnostic]) -> _DocResult:
-    blueprint, diagnostics = validate_document(patched)
+    blueprint, diagnostics = validate_document(patched, RESERVED)
     diagnostics = written + diagnostics
     if blueprint is not None and options is not None:
-        diagnostics += profile_checks(patched, blueprint, options.gitops)
-        diagnostics += target_checks(patched, blueprint, options.target, options.mpijob_api)
+        diagnostics += target_checks(patched, blueprint, options)
     if any(d.severity == "error" for d in diagnostics):
         blueprint = None
     result = _DocResult([attributed(d, patched) for d in diagnostics])
@@ -154,7 +156,7 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     rendered = []
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
         path, root = object_path(obj), ""
-        if options.gitops == "flux" and options.target == "static":
+        if options.gitops == "flux" and TARGETS[options.target].staged:
             root = flux_root(obj, blueprint.metadata.name)
             path = f"{root}/{path.rsplit('/', 1)[1]}"
         running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
@@ -192,8 +194,8 @@ def _run(files, overlays, env_options, default_namespace=None, render=True):
 
 def _parallel(slices: list, workers: int):
     """_process of each slice in forked worker processes, results in order."""
-    # multiprocessing and its pool (with logging, pickle, subprocess: about 8 ms of every
-    # start) only for inputs large enough to be rendered in parallel.
+    # The process pool (with logging, pickle and subprocess, about 8 ms of every start) is
+    # loaded only for inputs large enough to be rendered in parallel.
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -205,17 +207,11 @@ def _parallel(slices: list, workers: int):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-_WORKER_MODULES = ("yaml", "mpigen.compile.blueprint", "mpigen.emit.yaml", "mpigen.output.folder", "mpigen.render.static.configmap",
-                   "mpigen.render.static.launcher", "mpigen.render.static.rbac", "mpigen.render.static.workers", "mpigen.validate.fields")
-
-
 def _warm_up() -> None:
-    """Import and compile what every worker needs once, before forking, so that the
-    workers share it instead of each paying for it."""
-    for module in _WORKER_MODULES:
-        importlib.import_module(module)
+    """Compile the templates every worker needs once, before forking, so that the workers
+    share them instead of each paying for it (the modules are imported already)."""
     for name in ("hostfile.j2", "kubexec.sh.j2"):
-        _template(name)
+        template(name)
 
 
 def _workers(renders: int) -> int:
@@ -264,7 +260,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         # counts blueprints.
         result.jobs = result.jobs + len(env.seen) if render else max(result.jobs, len(env.seen))
     if overlays:
-        diagnostics += _unreported(written_patch_problems(overlays), diagnostics)
+        diagnostics += _unreported(written_patch_problems(overlays, RESERVED), diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise InputError(errors)
@@ -311,14 +307,10 @@ def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> li
 def _crd_object(options, env: str) -> RenderedObject:
     """The MPIJob CRD, once per environment (see mpigen.render.mpijob.crd); under Argo CD applied first
     and server-side: it is larger than the 262,144 bytes client-side apply can annotate."""
-    # Only --with-crd renders it, from the pod schema of the optional kubernetes-validate package.
-    from mpigen.render.mpijob.crd import new_crd
-
     crd = new_crd(options.mpijob_api, options.kube_version)
     crd["metadata"]["labels"] = {MANAGED_BY: "mpigen"}
     if options.gitops == "argocd":
-        crd["metadata"]["annotations"] = {"argocd.argoproj.io/sync-options": "ServerSideApply=true",
-                                          "argocd.argoproj.io/sync-wave": "-2"}
+        crd["metadata"]["annotations"] = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_SYNC_WAVE: "-2"}
     comment = f"Source: mpigen --with-crd ({options.mpijob_api}, Kubernetes {options.kube_version})"
     return RenderedObject(sort_key(crd), object_path(crd), dump_object(crd, comment), env)
 

@@ -101,14 +101,15 @@ def blueprint_text(name: str = "job", labels: dict | None = None, annotations: d
 def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
     """Objects rendered from a blueprint text, through load, validate, compile and render."""
     from mpigen.compile.blueprint import compile_blueprint
-    from mpigen.load.documents import parse
+    from mpigen.load.parser import parse
     from mpigen.errors import InputError
-    from mpigen.render.targets import Options, render_job
-    from mpigen.validate.fields import validate_document
+    from mpigen.render.target import Options
+    from mpigen.render.targets import RESERVED, render_job
+    from mpigen.validate.document import validate_document
 
     objects = []
     for doc in parse(text, path):
-        blueprint, diagnostics = validate_document(doc)
+        blueprint, diagnostics = validate_document(doc, RESERVED)
         if blueprint is None:
             raise InputError([d for d in diagnostics if d.severity == "error"])
         objects += render_job(compile_blueprint(blueprint), Options(**options))
@@ -119,9 +120,21 @@ def by_kind(objects: list[dict]) -> dict[str, dict]:
     return {obj["kind"]: obj for obj in objects}
 
 
-def run_mpigen(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 60):
-    return subprocess.run([sys.executable, "-m", "mpigen", *args], cwd=cwd, env=env, capture_output=True,
-                          timeout=timeout)
+# --- the command-line harness: `mpigen ARGS` in a subprocess (run_mpigen) or in this process
+# (the mpigen_in_process and cli fixtures) ---------------------------------------------------
+
+# The command line as a user runs it (for subprocess.Popen, where a run is started, not awaited).
+MPIGEN = (sys.executable, "-m", "mpigen")
+
+
+def run_mpigen(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 60,
+               prefix: tuple[str, ...] | list[str] = (), **run) -> subprocess.CompletedProcess:
+    """`mpigen ARGS` in a subprocess, its output captured (unless `stdout` or `stderr` is given).
+    `prefix` is a command the run goes through (setpriv as another user, a shell closing the
+    standard output); further keywords go to subprocess.run (stdout, preexec_fn, text, check)."""
+    if "stdout" not in run and "stderr" not in run:
+        run["capture_output"] = True
+    return subprocess.run([*prefix, *MPIGEN, *args], cwd=cwd, env=env, timeout=timeout, **run)
 
 
 @pytest.fixture
@@ -170,6 +183,13 @@ def mpigen_in_process(capsysbinary, monkeypatch):
     return run
 
 
+@pytest.fixture
+def cli(mpigen_in_process, monkeypatch, tmp_path):
+    """cli(*ARGS) -> InProcessRun: `mpigen ARGS` in-process, in the test's own folder (tmp_path)."""
+    monkeypatch.chdir(tmp_path)
+    return mpigen_in_process
+
+
 def pos(text, needle, sub=None, after=None) -> tuple[int, int]:
     """1-based (line, column) of `needle` in text (of `sub` inside it when given), searching
     after the first occurrence of `after` when given. `needle` must occur exactly once there,
@@ -181,6 +201,8 @@ def pos(text, needle, sub=None, after=None) -> tuple[int, int]:
     before = text[:index]
     return before.count(newline) + 1, index - (before.rfind(newline) + 1) + 1
 
+
+# --- the input-writing helper: every file a test repository holds ----------------------------
 
 def write(path, text: str) -> str:
     """Write text to path (a file of a test repository), making its folders; return the text."""

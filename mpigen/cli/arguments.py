@@ -7,8 +7,9 @@ import argparse
 from pathlib import Path
 
 from mpigen.project.options import ClusterFlags, Flags
-from mpigen.render.mpijob.resource import MPIJOB_APIS
-from mpigen.render.targets import DEFAULT_KUBE_VERSION, GITOPS_PROFILES, TARGETS
+from mpigen.compile.mpijob import MPIJOB_APIS
+from mpigen.render.target import DEFAULT_KUBE_VERSION
+from mpigen.render.targets import GITOPS_PROFILES, TARGETS
 
 
 def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:

@@ -9,7 +9,7 @@ from mpigen.cli.arguments import cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import INPUT_ERROR, SUCCESS
 from mpigen.cli.streams import plural, print_warnings, say, write_stdout
 from mpigen.project.validate import Validated, validate
-from mpigen.review.schemas import FORMATS, summary
+from mpigen.review.object_reports import FORMATS, summary
 
 DESCRIPTION = ("Check blueprints (and overlays) without writing anything. With --output, also check every rendered "
                "object against the Kubernetes schemas of --kube-version (strict: unknown fields are errors) and "

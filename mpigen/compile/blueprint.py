@@ -1,9 +1,10 @@
 """Compile: Blueprint -> MPIJob (kubeflow.org/v1alpha2), the form a user would have written by hand.
 
 Everything the blueprint says goes into the MPIJob's pod templates here; everything the
-operator adds (RBAC, hostfile, init container, env, volumes) is the backends' job, and so
-is what names the job's own objects (mpigen.render.additions), because a GitOps profile
-renames the job after compilation.
+operator adds (RBAC, hostfile, init container, volumes, and the launcher variables that
+mpigen.compile.environment lists) is the targets' job, and so is what names the job's own
+objects (mpigen.render.additions), because a GitOps profile renames the job after
+compilation.
 
 Rank pods are the pods that run MPI ranks: the workers, and the launcher when it is a
 worker too (spec.launcher.runAsWorker). Only they get accelerators, shared memory, RDMA
@@ -15,10 +16,15 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from mpigen.formats.blueprint import Blueprint, Dataset, RolePlacement, Spec
-from mpigen.compile.launch import launcher_command, uses_rank_env
+from mpigen.formats.blueprint import Blueprint, Spec
+from mpigen.formats.datasets import Dataset
+from mpigen.formats.placement import RolePlacement
+from mpigen.kube.merge_patch import merge_patch
+from mpigen.compile.environment import env_list, uses_rank_env
+from mpigen.compile.launch import launcher_command
 from mpigen.compile.mpijob import (LAUNCHER, WORKER, Extensions, GangScheduling, MPIJob, MPIJobSpec, ObjectMeta,
                            ReplicaSpec)
+from mpigen.kube.labels import EXCLUSIVE_LABEL, HOSTNAME_TOPOLOGY, JOB_LABEL, MULTUS_NETWORKS
 from mpigen.kube.quantity import format_quantity, parse
 
 # Container names of the operator's examples; spec.mainContainer replaces both, because
@@ -29,12 +35,7 @@ WORKER_CONTAINER = "mpi-worker"
 SHM_VOLUME = "dshm"
 SHM_MOUNT = "/dev/shm"
 SHM_PER_GPU = Fraction(2**30)  # 1Gi per GPU by default (NCCL's shared-memory transport, DataLoader workers)
-MULTUS_NETWORKS = "k8s.v1.cni.cncf.io/networks"
 DOWNLOAD_PREFIX = "download-"
-HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
-# Labels on rank pods that must not share a node (onePodPerNode), and the selector that finds them.
-JOB_LABEL = "mpigen.dev/job"
-EXCLUSIVE_LABEL = "mpigen.dev/rank-host"
 
 
 def compile_blueprint(bp: Blueprint) -> MPIJob:
@@ -147,7 +148,7 @@ def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, 
     if role == LAUNCHER:
         container["command"] = launcher_command(spec)
     if spec.env:
-        container["env"] = [{"name": key, "value": value} for key, value in spec.env.items()]
+        container["env"] = env_list(spec.env)
     limits = dict(spec.resources.launcher if role == LAUNCHER else spec.resources.worker)
     if rank:
         if spec.gpusPerWorker > 0:
@@ -175,7 +176,7 @@ def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, 
 def least_privilege(capabilities: list[str], privileged: bool = False) -> dict[str, Any]:
     """The securityContext of every container mpigen writes: no privilege escalation (setuid
     binaries, file capabilities) and no capability but those the blueprint asks for. Ranks
-    need none under kubectl exec (tests/test_e2e_mpi.py runs them so). A privileged container,
+    need none under kubectl exec (tests/acceptance/test_e2e_mpi.py runs them so). A privileged container,
     asked for in so many words, gets everything, and Kubernetes refuses
     allowPrivilegeEscalation: false beside it."""
     if privileged:
@@ -194,7 +195,7 @@ def _download(spec: Spec, dataset: Dataset) -> dict[str, Any]:
     container: dict[str, Any] = {"name": DOWNLOAD_PREFIX + dataset.name, "image": step.image or spec.image,
                                  "command": list(step.command)}
     if step.env:
-        container["env"] = [{"name": key, "value": value} for key, value in step.env.items()]
+        container["env"] = env_list(step.env)
     container["volumeMounts"] = [{"name": dataset.name, "mountPath": dataset.mountPath}]
     container["securityContext"] = least_privilege([])
     return container
@@ -253,16 +254,3 @@ def dataset_mount(dataset: Dataset) -> dict[str, Any]:
     if dataset.readOnly or dataset.configMap is not None or dataset.secret is not None:
         mount["readOnly"] = True
     return mount
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7386: mappings merge key by key, null removes, anything else replaces."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result

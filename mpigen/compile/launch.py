@@ -12,6 +12,7 @@ no Hydra equivalent, so Hydra jobs get no framework flags.
 
 from __future__ import annotations
 
+from mpigen.compile.environment import RANK_ENV_SCRIPT, forward_env, forwarded, uses_rank_env
 from mpigen.formats.blueprint import Spec
 
 # The canonical Horovod flag set of the operator's examples, in two-dash spelling.
@@ -41,26 +42,9 @@ FRAMEWORK_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
-# PyTorch (torch.distributed's env:// rendezvous) and DeepSpeed read RANK, WORLD_SIZE,
-# LOCAL_RANK, MASTER_ADDR and MASTER_PORT, which mpirun does not set: each rank runs the
-# program through rank-env.sh (shipped in the ConfigMap <job>-mpigen), which derives the
-# first three from the MPI implementation's own variables; the launcher sets the address of
-# the first rank host and the port, and forwards them.
-RANK_ENV_FRAMEWORKS = ("pytorch", "deepspeed")
-RANK_ENV_DIR = "/etc/mpigen"
-RANK_ENV_KEY = "rank-env.sh"
-RANK_ENV_SCRIPT = f"{RANK_ENV_DIR}/{RANK_ENV_KEY}"
-MASTER_PORT = "29500"  # torch.distributed's default
-RENDEZVOUS_ENV = ("MASTER_ADDR", "MASTER_PORT")
-
-
 def total_slots(spec: Spec) -> int:
     """mpirun's -np: every slot of every rank host (the launcher too when it is a worker)."""
     return spec.rank_hosts * spec.slots
-
-
-def uses_rank_env(spec: Spec) -> bool:
-    return spec.framework in RANK_ENV_FRAMEWORKS and spec.launcherCommand is None
 
 
 def launcher_command(spec: Spec) -> list[str]:
@@ -68,25 +52,12 @@ def launcher_command(spec: Spec) -> list[str]:
         return list(spec.launcherCommand)
     flags = FRAMEWORK_FLAGS[spec.mpiImplementation].get(spec.framework, ())
     command = ["mpirun", "-np", str(total_slots(spec)), *flags]
-    names = list(spec.env)
-    if uses_rank_env(spec):
-        names += [name for name in RENDEZVOUS_ENV if name not in spec.env]
-    command += forward_env(spec.mpiImplementation, names, already=_forwarded(flags))
+    command += forward_env(spec.mpiImplementation, forwarded(spec), already=_forwarded(flags))
     command += list(spec.mpirunArgs)
     if uses_rank_env(spec):
         command.append(RANK_ENV_SCRIPT)
     command += list(spec.command or ())
     return command
-
-
-def forward_env(implementation: str, names: list[str], already: set[str] = frozenset()) -> list[str]:
-    """Flags that pass the named variables on to every rank."""
-    names = [n for n in names if n not in already]
-    if not names:
-        return []
-    if implementation == "OpenMPI":
-        return [arg for name in names for arg in ("-x", name)]
-    return ["-genvlist", ",".join(names)]
 
 
 def _forwarded(flags: tuple[str, ...]) -> set[str]:

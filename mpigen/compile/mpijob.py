@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-API_VERSION = "kubeflow.org/v1alpha2"
+from mpigen.formats.base import Model
+
+V1ALPHA2 = "kubeflow.org/v1alpha2"  # this model's API
+# The MPIJob APIs operators run today, which the mpijob target writes (--mpijob-api): the MPI
+# Operator's since v0.4, and the Kubeflow training-operator's.
+V2BETA1 = "kubeflow.org/v2beta1"
+V1 = "kubeflow.org/v1"
+MPIJOB_APIS = (V2BETA1, V1)
 LAUNCHER = "Launcher"
 WORKER = "Worker"
 
@@ -21,24 +28,20 @@ RestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
 MPIDistribution = Literal["OpenMPI", "IntelMPI", "MPICH"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ObjectMeta(_Model):
+class ObjectMeta(Model):
     name: str
     namespace: str = "default"
     labels: dict[str, str] = Field(default_factory=dict)
     annotations: dict[str, str] = Field(default_factory=dict)
 
 
-class ReplicaSpec(_Model):
+class ReplicaSpec(Model):
     replicas: Optional[int] = None
     template: dict[str, Any] = Field(default_factory=dict)  # core/v1 PodTemplateSpec
     restartPolicy: Optional[RestartPolicy] = None
 
 
-class RunPolicy(_Model):
+class RunPolicy(Model):
     """kubeflow/common RunPolicy (v0.3 era): when set, its non-nil fields win."""
 
     cleanPodPolicy: Optional[CleanPodPolicy] = None
@@ -47,7 +50,7 @@ class RunPolicy(_Model):
     backoffLimit: Optional[int] = None
 
 
-class MPIJobSpec(_Model):
+class MPIJobSpec(Model):
     slotsPerWorker: Optional[int] = None
     backoffLimit: Optional[int] = None
     activeDeadlineSeconds: Optional[int] = None
@@ -58,7 +61,7 @@ class MPIJobSpec(_Model):
     mpiDistribution: Optional[MPIDistribution] = None
 
 
-class GangScheduling(_Model):
+class GangScheduling(Model):
     """The operator's --gang-scheduling flag (which scheduler) and RunPolicy.schedulingPolicy
     (kubeflow/common, as v2beta1 passes it to the PodGroup)."""
 
@@ -69,7 +72,7 @@ class GangScheduling(_Model):
     scheduleTimeoutSeconds: Optional[int] = None
 
 
-class Extensions(_Model):
+class Extensions(Model):
     """What the blueprint says beyond the v1alpha2 API: the fields later operator APIs added
     (runLauncherAsWorker, launcherCreationPolicy, sshAuthMountPath, schedulingPolicy), the
     cluster's gang scheduler and Kueue queue, and mpigen's own additions that name the job's
@@ -84,8 +87,8 @@ class Extensions(_Model):
     workerServiceAccountAnnotations: dict[str, str] = Field(default_factory=dict)  # creates <job>-worker
 
 
-class MPIJob(_Model):
-    apiVersion: Literal["kubeflow.org/v1alpha2"] = API_VERSION
+class MPIJob(Model):
+    apiVersion: Literal["kubeflow.org/v1alpha2"] = V1ALPHA2
     kind: Literal["MPIJob"] = "MPIJob"
     metadata: ObjectMeta
     spec: MPIJobSpec

@@ -30,7 +30,7 @@ from pathlib import Path
 from mpigen.emit.yaml import dump_stream
 from mpigen.errors import InputError, Mark, error
 from mpigen.kube.names import generated_name
-from mpigen.render.stamp import MANAGED_BY
+from mpigen.kube.labels import MANAGED_BY
 
 _LABELS = {MANAGED_BY: "mpigen"}
 LONGEST_SUFFIX = "-launcher"  # of a job's two Kustomizations, <base>-workers and <base>-launcher

@@ -1,8 +1,7 @@
 """Emit: Kubernetes objects -> deterministic YAML bytes.
 
 The output is a contract with Git, so nothing here depends on dict insertion order,
-hash seeds, time or locale:
-- objects are sorted by Helm's install order, then namespace, then name;
+hash seeds, time or locale (the order of objects: mpigen.emit.install_order):
 - keys are sorted, except that apiVersion, kind and metadata lead an object, name and
   namespace lead metadata, and name leads a list entry (as kubectl shows them);
   lists keep their order (containers, env, args and volumes are order-significant);
@@ -21,32 +20,6 @@ from __future__ import annotations
 
 import re
 from typing import Any, Iterable
-
-# helm.sh/helm pkg/release/v1/util/kind_sorter.go InstallOrder (= Argo CD's kindOrder).
-INSTALL_ORDER = (
-    "PriorityClass", "Namespace", "NetworkPolicy", "ResourceQuota", "LimitRange",
-    "PodSecurityPolicy", "PodDisruptionBudget", "ServiceAccount", "Secret", "SecretList",
-    "ConfigMap", "StorageClass", "PersistentVolume", "PersistentVolumeClaim",
-    "CustomResourceDefinition", "ClusterRole", "ClusterRoleList", "ClusterRoleBinding",
-    "ClusterRoleBindingList", "Role", "RoleList", "RoleBinding", "RoleBindingList", "Service",
-    "DaemonSet", "Pod", "ReplicationController", "ReplicaSet", "Deployment",
-    "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress",
-    "APIService", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
-)
-_RANK = {kind: rank for rank, kind in enumerate(INSTALL_ORDER)}
-
-
-def sort_key(obj: dict) -> tuple:
-    """Helm's install order; unknown kinds (custom resources) last, by kind; then namespace, name."""
-    kind = obj.get("kind", "")
-    meta = obj.get("metadata", {})
-    rank = _RANK.get(kind, len(INSTALL_ORDER))
-    return (rank, kind if rank == len(INSTALL_ORDER) else "", meta.get("namespace", ""), meta.get("name", ""))
-
-
-def sort_objects(objects: Iterable[dict]) -> list[dict]:
-    return sorted(objects, key=sort_key)
-
 
 # --- scalars -----------------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""The files users write (blueprint, overlay, mpigen.yaml): their models only, and the JSON Schema published from them."""

@@ -9,18 +9,19 @@
     gitops: none
     kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
 
-mpigen.project.config reads it from the working folder; every path in it is relative to
-that folder.
+mpigen.project.config reads it from the working folder only (CI, pre-commit and Argo CD all
+run in a known folder); every path in it is relative to that folder.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, Field
 
-from mpigen.formats.blueprint import DNS1123_LABEL, DNS1123_SUBDOMAIN, ImageReference
-from mpigen.kube.names import printable
+from mpigen.formats.base import Model
+from mpigen.formats.types import ImageReference
+from mpigen.kube.names import DNS1123_LABEL, DNS1123_SUBDOMAIN, printable
 
 CONFIG_FILE = "mpigen.yaml"
 # Every string of mpigen.yaml ends up in the output (paths, names, URLs): nothing unprintable.
@@ -28,10 +29,8 @@ Text = Annotated[str, AfterValidator(printable)]
 CONFIG_KIND = "Config"
 
 
-class ArgoCDConfig(BaseModel):
+class ArgoCDConfig(Model):
     """Where the Argo CD Applications for the argocd profile come from and go to."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     repoURL: Text = Field(min_length=1, pattern=r"^\S+$", description="This repository's URL, as Argo CD knows it.",
                           examples=["https://git.example.com/ml/training.git"])
@@ -46,10 +45,8 @@ class ArgoCDConfig(BaseModel):
                                description="Folder for the generated Applications, outside the synced folders.")
 
 
-class FluxConfig(BaseModel):
+class FluxConfig(Model):
     """Where the Flux Kustomizations for the flux profile come from and go to."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
     sourceRef: str = Field("flux-system", pattern=DNS1123_SUBDOMAIN, max_length=253,
                            description="The GitRepository (in the Kustomizations' namespace) holding this repository.")
@@ -62,9 +59,7 @@ class FluxConfig(BaseModel):
                                  description="Folder for the generated Kustomizations, outside the synced folders.")
 
 
-class ConfigModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
+class ConfigModel(Model):
     apiVersion: Literal["mpigen.dev/v1alpha1"]
     kind: Literal["Config"]
     blueprints: list[Text] = Field(default_factory=lambda: ["blueprints"], min_length=1,
@@ -85,3 +80,4 @@ class ConfigModel(BaseModel):
         None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
     flux: Optional[FluxConfig] = Field(
         None, description="Generate the Flux Kustomizations of every job rendered with the flux profile.")
+

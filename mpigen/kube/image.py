@@ -67,3 +67,13 @@ def image_problem(text: str) -> str | None:
         if len(encoded) != DIGEST_HEX[algorithm] or encoded != encoded.lower():
             return f"a {algorithm} digest is {DIGEST_HEX[algorithm]} lowercase hex digits"
     return None
+
+
+def split_image(image: str) -> tuple[str, str | None, str | None]:
+    """repository, tag, digest of an image reference (registry ports are not tags)."""
+    rest, _, digest = image.partition("@")
+    slash = rest.rfind("/")
+    colon = rest.rfind(":")
+    if colon > slash:
+        return rest[:colon], rest[colon + 1:], digest or None
+    return rest, None, digest or None

@@ -28,6 +28,8 @@ import hashlib
 import json
 import re
 
+from pydantic_core import PydanticCustomError
+
 from mpigen.errors import shown
 
 # Kubernetes name syntaxes (k8s.io/apimachinery/pkg/util/validation), as the patterns the
@@ -41,7 +43,7 @@ LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 _DNS1123_LABEL, _LABEL_VALUE = re.compile(DNS1123_LABEL), re.compile(LABEL_VALUE)
 MAX_NAME = 63  # a label value: Argo CD's tracking label and Flux's name label carry these names
 HASH_LENGTH = 10
-# Names the output folder itself uses (mpigen.output.folder); an overlay's folder sits beside them.
+# Names the output folder itself uses (mpigen.emit.layout, mpigen.output.index); an overlay's folder sits beside them.
 RESERVED_FOLDER_NAMES = ("kustomization.yaml", ".mpigen-index")
 
 
@@ -66,8 +68,6 @@ def path_problem(path: str) -> str | None:
 def printable(value: str) -> str:
     """A pydantic validator: the string, when it holds nothing unprintable (reported at
     the value, as a pattern mismatch is)."""
-    from pydantic_core import PydanticCustomError
-
     char = unprintable(value)
     if char is not None:
         raise PydanticCustomError("unprintable", f"the character {char} cannot be written into the output; remove it")

@@ -10,8 +10,9 @@ from typing import get_args
 from pydantic import BaseModel, ValidationError
 
 from mpigen.errors import Diagnostic, error
-from mpigen.formats.blueprint import PATTERN_HELP, Blueprint
-from mpigen.load.documents import Document, Loc, field_path
+from mpigen.formats.blueprint import Blueprint
+from mpigen.formats.patterns import PATTERN_HELP
+from mpigen.load.document import Document, Loc, field_path
 
 
 def validate_model(doc: Document, model, report=None):

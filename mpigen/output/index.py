@@ -1,6 +1,6 @@
 """The index of an output folder, DIR/.mpigen-index: the files mpigen wrote there, each
 with the sha256 of the bytes it wrote. mpigen overwrites or removes only files listed
-in it (see mpigen.output.folder).
+in it (see mpigen.output.plan).
 
 Format (version 1): one JSON object, keys sorted, two-space indent, LF, a final newline:
 

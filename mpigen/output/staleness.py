@@ -12,8 +12,8 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mpigen.output.folder import INDEX, machine_error
-from mpigen.output.commit import WriteFailed
+from mpigen.output.failure import WriteFailed, machine_error
+from mpigen.output.index import INDEX
 
 
 @dataclass
@@ -35,7 +35,7 @@ class FolderReport:
 
 def compare_folder(out: Path, plan) -> FolderReport:
     """The unified diff that would turn the folder into the planned render (see
-    mpigen.output.folder.plan_folder): a/ is the folder as committed, b/ the fresh render.
+    mpigen.output.plan.plan_folder): a/ is the folder as committed, b/ the fresh render.
     Raises InputError when a file of the folder cannot be read."""
     report = FolderReport()
     chunks = []

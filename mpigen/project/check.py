@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpigen.errors import InputError, UsageError
-from mpigen.output.folder import folder_files, plan_folder
+from mpigen.emit.layout import folder_files
+from mpigen.output.plan import plan_folder
 from mpigen.output.staleness import FolderReport, compare_folder
 from mpigen.project.options import Flags, resolve
 from mpigen.project.render import companion_files

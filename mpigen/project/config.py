@@ -12,7 +12,9 @@ from pathlib import Path
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.formats.config import CONFIG_FILE, CONFIG_KIND, ConfigModel
-from mpigen.load.documents import WORKING_FOLDER, Document, display_path, input_exists, load_file
+from mpigen.load.document import Document
+from mpigen.load.files import WORKING_FOLDER, display_path, input_exists
+from mpigen.load.parser import load_file
 from mpigen.load.model import validate_model
 from mpigen.render import targets
 

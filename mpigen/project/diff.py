@@ -8,7 +8,8 @@ from mpigen.errors import UsageError
 from mpigen.project.cluster import connect
 from mpigen.project.options import ClusterFlags, Flags, resolve
 from mpigen.project.rendered import Warn, rendered
-from mpigen.review.diff import Report, compare
+from mpigen.review.diff.compare import compare
+from mpigen.review.diff.report import Report
 from mpigen.review.live import live_texts
 from mpigen.review.revision import folder_texts, render_texts, revision_texts
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.load.documents import display_path, load_file
-from mpigen.review.importer.document import import_document
-from mpigen.review.importer.write import write_new_files
+from mpigen.load.files import display_path
+from mpigen.load.parser import load_file
+from mpigen.review.importer.manifest import import_document
+from mpigen.review.importer.new_files import write_new_files
 
 
 def import_(files: list[str], output: Path | None, strict: bool,

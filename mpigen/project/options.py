@@ -21,10 +21,10 @@ from pathlib import Path
 
 from mpigen.errors import InputError, Mark, error
 from mpigen.kube.image import image_problem
-from mpigen.overlay.overlays import Overlay, resolve as resolve_overlays
+from mpigen.overlay.resolve import Overlay, resolve as resolve_overlays
 from mpigen.project.config import Config, load_config
 from mpigen.render import targets
-from mpigen.render.targets import DEFAULT_KUBE_VERSION, Options
+from mpigen.render.target import DEFAULT_KUBE_VERSION, Options
 
 DEFAULT_PATHS = ("blueprints",)
 ARGOCD_ENV = {"overlays": "ARGOCD_ENV_MPIGEN_OVERLAY", "gitops": "ARGOCD_ENV_MPIGEN_GITOPS",

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from mpigen.emit.companions import argocd_applications, flux_kustomizations
 from mpigen.errors import InputError, UsageError
-from mpigen.output.folder import folder_files, plan_folder, write_folder
+from mpigen.emit.layout import folder_files
+from mpigen.output.plan import plan_folder
+from mpigen.output.write import write_folder
 from mpigen.output.safety import refuse_overlap
 from mpigen.pipeline import Result
 from mpigen.project.options import Flags, Setup, resolve

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from mpigen.formats.blueprint import Blueprint, json_schema
+from mpigen.formats.blueprint import Blueprint
+from mpigen.formats.schema import json_schema
 from mpigen.formats.config import ConfigModel
-from mpigen.overlay.overlays import OverlayModel
+from mpigen.formats.overlay import OverlayModel
 
 FORMATS = {"MPIJobBlueprint": Blueprint, "Overlay": OverlayModel, "Config": ConfigModel}  # by kind
 

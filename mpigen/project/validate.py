@@ -10,7 +10,8 @@ from mpigen.project.cluster import connect
 from mpigen.project.options import ClusterFlags, Flags, Setup, require_kube_version, resolve
 from mpigen.project.rendered import Warn, rendered, require_jobs
 from mpigen.review.live import validate_on_server
-from mpigen.review.schemas import ObjectReport, validate_rendered
+from mpigen.review.object_reports import ObjectReport
+from mpigen.review.schemas import validate_rendered
 
 
 @dataclass(frozen=True)

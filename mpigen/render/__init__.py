@@ -1,1 +1,2 @@
-"""Render: the compiled MPIJob -> the Kubernetes objects of one target."""
+"""Render: the compiled MPIJob -> Kubernetes objects, by one package per target behind one
+interface (render/target.py, the table in render/targets.py), with a GitOps run identity."""

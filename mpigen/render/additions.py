@@ -10,9 +10,11 @@ name (a GitOps profile renames it per run), for every target:
 
 from __future__ import annotations
 
-from mpigen.compile.launch import MASTER_PORT, RANK_ENV_DIR, RANK_ENV_KEY
+from mpigen.compile.environment import RANK_ENV_DIR, RANK_ENV_KEY, rendezvous_env
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
-from mpigen.render.names import copy_data, launcher_name, object_meta, worker_name
+from mpigen.kube.data import copy_data
+from mpigen.render import scripts
+from mpigen.render.names import launcher_name, object_meta, worker_name
 
 RANK_ENV_SUFFIX = "-mpigen"
 RANK_ENV_VOLUME = "mpigen-rank-env"
@@ -47,11 +49,7 @@ def with_additions(job: MPIJob, launcher_service_account: bool = True) -> MPIJob
         pod = template.setdefault("spec", {})
         main = pod["containers"][0]
         if ext.rankEnv and role == LAUNCHER:
-            given = {e["name"] for e in main.get("env", [])}
-            main["env"] = main.get("env", []) + [
-                {"name": name, "value": value}
-                for name, value in (("MASTER_ADDR", master_addr(job)), ("MASTER_PORT", MASTER_PORT))
-                if name not in given]
+            main["env"] = main.get("env", []) + rendezvous_env(master_addr(job), main.get("env", []))
         if ext.rankEnv and (role == WORKER or ext.runLauncherAsWorker):
             main["volumeMounts"] = main.get("volumeMounts", []) + [
                 {"name": RANK_ENV_VOLUME, "mountPath": RANK_ENV_DIR}]
@@ -67,15 +65,13 @@ def with_additions(job: MPIJob, launcher_service_account: bool = True) -> MPIJob
 
 
 def addition_objects(job: MPIJob) -> list[dict]:
-    from mpigen.render import templates
-
     objects = []
     if job.extensions.rankEnv:
         objects.append({
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": object_meta(job, rank_env_config_name(job), {}),
-            "data": {RANK_ENV_KEY: templates.text(RANK_ENV_KEY)},
+            "data": {RANK_ENV_KEY: scripts.text(RANK_ENV_KEY)},
         })
     if job.extensions.workerServiceAccountAnnotations:
         meta = object_meta(job, identity_name(job), {})

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
+from mpigen.kube.data import copy_data
 
 CONFIG_SUFFIX = "-config"
 LAUNCHER_SUFFIX = "-launcher"
 WORKER_SUFFIX = "-worker"
 
 CONFIG_VOLUME = "mpi-job-config"
-CONFIG_MOUNT = "/etc/mpi"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT = "/opt/kube"
-KUBEXEC_KEY = "kubexec.sh"
-HOSTFILE_KEY = "hostfile"
 KUBEXEC_MODE = 0o555  # serialized as 365
 HOSTFILE_MODE = 0o444  # serialized as 292
 
@@ -50,16 +48,6 @@ def role_labels(job: MPIJob, role: str) -> dict[str, str]:
 
 def object_meta(job: MPIJob, name: str, labels: dict[str, str]) -> dict:
     return {"name": name, "namespace": job.metadata.namespace, "labels": dict(labels)}
-
-
-def copy_data(value):
-    """A deep copy of JSON-like data (dicts, lists, scalars): what copy.deepcopy does for
-    it, several times faster, and rendering copies every pod template."""
-    if type(value) is dict:
-        return {key: copy_data(item) for key, item in value.items()}
-    if type(value) is list:
-        return [copy_data(item) for item in value]
-    return value
 
 
 def pod_template(template: dict, labels: dict[str, str]) -> tuple[dict, dict]:

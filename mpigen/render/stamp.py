@@ -8,11 +8,7 @@ app.kubernetes.io/instance, so mpigen does not use that key).
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-
-MANAGED_BY = "app.kubernetes.io/managed-by"
-MPIGEN_PREFIX = "mpigen.dev/"  # label and annotation keys reserved for mpigen
-JOB_LABEL = MPIGEN_PREFIX + "job"
-RUN_LABEL = MPIGEN_PREFIX + "run"  # the run identity, under a GitOps profile
+from mpigen.kube.labels import JOB_LABEL, MANAGED_BY, RUN_LABEL
 
 
 def own_labels(job: MPIJob, job_name: str | None = None, run: str | None = None) -> dict[str, str]:

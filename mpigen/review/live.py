@@ -18,7 +18,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from mpigen.emit.yaml import dump_object
 from mpigen.errors import InputError, Mark, error
+from mpigen.load.parser import parse
+from mpigen.review.object_reports import check_rendered
 
 PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Role": "roles",
            "RoleBinding": "rolebindings", "StatefulSet": "statefulsets", "Job": "jobs", "PodGroup": "podgroups",
@@ -115,9 +118,7 @@ def explain(obj: dict, answer: Answer) -> str:
 
 
 def validate_on_server(cluster: Cluster, rendered) -> list:
-    """Reports (mpigen.review.schemas.ObjectReport) of a server-side dry-run apply of each object."""
-    from mpigen.review.schemas import check_rendered
-
+    """Reports (mpigen.review.object_reports.ObjectReport) of a server-side dry-run apply of each object."""
     def check(obj: dict) -> tuple[str, list[str]]:
         answer = cluster.dry_run_apply(obj)
         return ("valid", []) if 200 <= answer.status < 300 else ("invalid", [explain(obj, answer)])
@@ -128,9 +129,6 @@ def validate_on_server(cluster: Cluster, rendered) -> list:
 def live_texts(cluster: Cluster, new_texts: dict[str, str]) -> dict[str, str]:
     """The cluster's copy of every rendered object that exists there, reduced to the fields
     the rendered object has, laid out at the same paths (for mpigen.review.diff.compare)."""
-    from mpigen.emit.yaml import dump_object
-    from mpigen.load.documents import parse
-
     out = {}
     for path, text in new_texts.items():
         if path.rsplit("/", 1)[-1] in ("kustomization.yaml", ".mpigen-index"):

@@ -12,8 +12,9 @@ import os
 import subprocess
 from pathlib import Path
 
+from mpigen.emit.layout import folder_files
 from mpigen.errors import InputError, Mark, error
-from mpigen.load.documents import YAML_SUFFIXES, display_path, read_text
+from mpigen.load.files import YAML_SUFFIXES, display_path, read_text
 
 
 def folder_texts(root: Path) -> dict[str, str]:
@@ -41,8 +42,6 @@ def folder_texts(root: Path) -> dict[str, str]:
 
 def render_texts(result) -> dict[str, str]:
     """A render (mpigen.pipeline.Result) laid out as `render -o` writes it."""
-    from mpigen.output.folder import folder_files
-
     return folder_files(result.objects, result.envs)
 
 

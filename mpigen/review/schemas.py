@@ -3,30 +3,13 @@ Kubernetes' own kinds against the OpenAPI schemas of a Kubernetes version (the s
 JSON schemas kubernetes-validate ships: an unknown field is an error), MPIJobs against the
 CustomResourceDefinition mpigen generates for that version (mpigen.render.mpijob.crd). A custom
 resource with no schema at hand (a PodGroup: its CRD belongs to the scheduler) is
-reported as skipped, as kubeconform does.
-
-Reports come as text (one line per object), JSON, or JUnit XML for CI; `validate --server`
-(mpigen.review.live) reports the API server's answers in the same forms.
+reported as skipped, as kubeconform does. The reports: mpigen.review.object_reports.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
-
-STATUSES = ("valid", "invalid", "skipped")
-
-
-@dataclass
-class ObjectReport:
-    file: str  # where the object is written (env/namespace/kind-name.yaml)
-    source: str  # the blueprint it comes from
-    apiVersion: str
-    kind: str
-    namespace: str
-    name: str
-    status: str
-    errors: list[str] = field(default_factory=list)
+from mpigen.render.mpijob.crd import new_crd
+from mpigen.review.object_reports import ObjectReport, check_rendered
 
 
 def crd_json_schema(node: dict) -> dict:
@@ -47,8 +30,6 @@ def crd_json_schema(node: dict) -> dict:
 
 def _mpijob_validator(api: str, kube_version: str):
     import jsonschema
-
-    from mpigen.render.mpijob.crd import new_crd
 
     definition = new_crd(api, kube_version)
     schema = crd_json_schema(definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"])
@@ -85,80 +66,6 @@ def _describe(error) -> str:
     return f"{where}: {error.message}"
 
 
-def check_rendered(rendered, check) -> list[ObjectReport]:
-    """A report per rendered object (pipeline.RenderedObject), each read back from the exact
-    text mpigen writes; `check(object) -> (status, errors)`."""
-    from mpigen.load.documents import parse
-
-    reports = []
-    for item in rendered:
-        file = f"{item.env}/{item.path}" if item.env else item.path
-        obj = parse(item.text, file)[0].data
-        meta = obj.get("metadata", {})
-        source = item.text.split("\n", 2)[1].removeprefix("# Source: ") if item.text.startswith("---\n# ") else ""
-        status, errors = check(obj)
-        reports.append(ObjectReport(file, source, obj.get("apiVersion", ""), obj.get("kind", ""),
-                                    meta.get("namespace", ""), meta.get("name", ""), status, errors))
-    return reports
-
-
 def validate_rendered(rendered, kube_version: str) -> list[ObjectReport]:
     validators: dict = {}
     return check_rendered(rendered, lambda obj: validate_object(obj, kube_version, validators))
-
-
-def summary(reports: list[ObjectReport]) -> dict[str, int]:
-    return {"objects": len(reports), **{status: sum(r.status == status for r in reports) for status in STATUSES}}
-
-
-def format_text(reports: list[ObjectReport], against: str) -> str:
-    lines = []
-    for r in reports:
-        what = f"{r.file}: {r.kind} {r.namespace}/{r.name}" if r.namespace else f"{r.file}: {r.kind} {r.name}"
-        if r.status == "valid":
-            lines.append(f"{what} is valid")
-        else:
-            lines += [f"{what} is {r.status}: {error}" for error in r.errors]
-    counts = summary(reports)
-    lines.append(f"Summary: {counts['objects']} objects against {against}: {counts['valid']} valid, "
-                 f"{counts['invalid']} invalid, {counts['skipped']} skipped")
-    return "\n".join(lines) + "\n"
-
-
-def format_json(reports: list[ObjectReport], against: str) -> str:
-    return json.dumps({"against": against, "resources": [asdict(r) for r in reports],
-                       "summary": summary(reports)}, indent=2) + "\n"
-
-
-def format_junit(reports: list[ObjectReport], against: str) -> str:
-    """One test suite per blueprint, one test case per object (JUnit XML, as CI systems read it)."""
-    from xml.sax.saxutils import quoteattr, escape
-
-    suites: dict[str, list[ObjectReport]] = {}
-    for r in reports:
-        suites.setdefault(r.source or r.file, []).append(r)
-    counts = summary(reports)
-    out = ['<?xml version="1.0" encoding="UTF-8"?>',
-           f'<testsuites name={quoteattr(f"mpigen validate ({against})")} '
-           f'tests="{counts["objects"]}" failures="{counts["invalid"]}" skipped="{counts["skipped"]}">']
-    for source, items in suites.items():
-        failures = sum(r.status == "invalid" for r in items)
-        skipped = sum(r.status == "skipped" for r in items)
-        out.append(f'  <testsuite name={quoteattr(source)} tests="{len(items)}" failures="{failures}" '
-                   f'skipped="{skipped}">')
-        for r in items:
-            name = quoteattr(f"{r.kind} {r.namespace}/{r.name}" if r.namespace else f"{r.kind} {r.name}")
-            head = f'    <testcase classname={quoteattr(r.file)} name={name}'
-            if r.status == "valid":
-                out.append(head + "/>")
-            elif r.status == "skipped":
-                out.append(head + f'><skipped message={quoteattr(r.errors[0])}/></testcase>')
-            else:
-                out.append(head + f'><failure message={quoteattr(r.errors[0])}>'
-                           f'{escape(chr(10).join(r.errors))}</failure></testcase>')
-        out.append("  </testsuite>")
-    out.append("</testsuites>")
-    return "\n".join(out) + "\n"
-
-
-FORMATS = {"text": format_text, "json": format_json, "junit": format_junit}

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from importlib.resources import files
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from mpigen.render.targets import DEFAULT_KUBE_VERSION
-from mpigen.render.mpijob.resource import V1, V2BETA1
+from mpigen.compile.mpijob import V1, V2BETA1, CleanPodPolicy
+from mpigen.formats.base import Model
+from mpigen.render.target import DEFAULT_KUBE_VERSION
 
 GROUP = "kubeflow.org"
 POD_TEMPLATE = "x-mpigen-pod-template"  # marks where the Kubernetes schema goes
@@ -36,11 +38,7 @@ INT_OR_STRING = ("io.k8s.apimachinery.pkg.util.intstr.IntOrString", "io.k8s.apim
 
 # --- the typed model of each API's spec ------------------------------------------------------
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ReplicaSpec(_Model):
+class ReplicaSpec(Model):
     replicas: Optional[int] = Field(None, json_schema_extra={"format": "int32"},
                                     description="Number of replicas (Launcher: 1).")
     restartPolicy: Optional[Literal["Always", "OnFailure", "Never", "ExitCode"]] = Field(
@@ -49,7 +47,7 @@ class ReplicaSpec(_Model):
                            description="The pods of the replica.")
 
 
-class SchedulingPolicy(_Model):
+class SchedulingPolicy(Model):
     minAvailable: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
     queue: Optional[str] = None
     minResources: Optional[dict[str, Any]] = Field(None, json_schema_extra={"x-mpigen-quantities": True})
@@ -57,8 +55,8 @@ class SchedulingPolicy(_Model):
     scheduleTimeoutSeconds: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
 
 
-class RunPolicy(_Model):
-    cleanPodPolicy: Optional[Literal["None", "Running", "All"]] = Field(
+class RunPolicy(Model):
+    cleanPodPolicy: Optional[CleanPodPolicy] = Field(
         None, description="What the operator deletes when the job ends.")
     ttlSecondsAfterFinished: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
     activeDeadlineSeconds: Optional[int] = Field(None, json_schema_extra={"format": "int64"})
@@ -72,7 +70,7 @@ class V2beta1RunPolicy(RunPolicy):
     suspend: bool = Field(False, description="Suspend the job (its pods are deleted).")
 
 
-class V2beta1Spec(_Model):
+class V2beta1Spec(Model):
     slotsPerWorker: int = Field(1, json_schema_extra={"format": "int32"}, description="MPI slots per worker.")
     runLauncherAsWorker: bool = Field(False, description="Also run ranks on the launcher.")
     runPolicy: Optional[V2beta1RunPolicy] = None
@@ -85,9 +83,9 @@ class V2beta1Spec(_Model):
         "OpenMPI", description="The MPI implementation: the hostfile format and environment.")
 
 
-class V1Spec(_Model):
+class V1Spec(Model):
     slotsPerWorker: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
-    cleanPodPolicy: Optional[Literal["None", "Running", "All"]] = Field(
+    cleanPodPolicy: Optional[CleanPodPolicy] = Field(
         None, description="Deprecated: use runPolicy.cleanPodPolicy.")
     runPolicy: Optional[RunPolicy] = None
     mpiReplicaSpecs: dict[Literal["Launcher", "Worker"], ReplicaSpec] = Field(
@@ -109,8 +107,6 @@ def available_kube_versions() -> list[str]:
 
 
 def _schema_root():
-    from importlib.resources import files
-
     return files("kubernetes_validate") / "kubernetes-json-schema"
 
 

@@ -11,9 +11,9 @@ what runs, whatever the operator version defaults:
   restartPolicy OnFailure for the launcher and Never for the workers;
 - v1: slotsPerWorker, runPolicy, mainContainer, restartPolicy Never for both.
 
-For Open MPI the launcher also gets PRTE_MCA_prte_default_hostfile (v2beta1, which
-launches over ssh) or both PRTE variables (v1, over kubectl exec): Open MPI 5 ignores the
-OMPI_MCA_* names the operators set and would start every rank on the launcher.
+For Open MPI the launcher also gets Open MPI 5's PRTE variables
+(mpigen.compile.environment.openmpi5_env): Open MPI 5 ignores the OMPI_MCA_* names the
+operators set and would start every rank on the launcher.
 
 v2beta1 workers run the image's sshd: as root it needs a few of the capabilities that every
 mpigen container drops (SSHD_ROOT_CAPABILITIES).
@@ -21,15 +21,12 @@ mpigen container drops (SSHD_ROOT_CAPABILITIES).
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
-from mpigen.render.static.launcher import HOSTFILE_PATH, KUBEXEC_PATH
-from mpigen.render.names import copy_data
+from mpigen.compile.environment import openmpi5_env
+from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
+from mpigen.kube.data import copy_data
+from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
-V2BETA1 = "kubeflow.org/v2beta1"
-V1 = "kubeflow.org/v1"
-MPIJOB_APIS = (V2BETA1, V1)
 # The blueprint's names for MPI implementations, as each API spells them.
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}
 SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default
@@ -41,13 +38,6 @@ SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default
 SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT")
 # The operators' default restart policies (v2beta1 default.go; training-operator mpi_defaults.go).
 RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
-
-
-def openmpi5_env(api: str) -> list[dict]:
-    env = [{"name": "PRTE_MCA_prte_default_hostfile", "value": HOSTFILE_PATH}]
-    if api == V1:  # kubectl exec through kubexec.sh, as v1alpha2
-        env.insert(0, {"name": "PRTE_MCA_plm_ssh_agent", "value": KUBEXEC_PATH})
-    return env
 
 
 def scheduling_policy(job: MPIJob) -> dict:
@@ -96,7 +86,7 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
         template = copy_data(spec.mpiReplicaSpecs[role].template)
         if role == LAUNCHER and job.distribution == "OpenMPI":
             container = template["spec"]["containers"][0]
-            container["env"] = container.get("env", []) + openmpi5_env(api)
+            container["env"] = container.get("env", []) + openmpi5_env(kubexec=api == V1)
         if role == WORKER and api == V2BETA1:
             allow_root_sshd(template["spec"])
         replicas[role] = {"replicas": count, "restartPolicy": RESTART_POLICIES[api][role], "template": template}

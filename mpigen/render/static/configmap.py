@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from mpigen.render import templates
+from mpigen.compile.environment import HOSTFILE_KEY, KUBEXEC_KEY
 from mpigen.compile.mpijob import MPIJob
-from mpigen.render.names import HOSTFILE_KEY, KUBEXEC_KEY, app_labels, config_name, object_meta
+from mpigen.render import scripts
+from mpigen.render.names import app_labels, config_name, object_meta
 
 # Intel MPI and MPICH (Hydra) read "host:slots"; Open MPI reads "host slots=N".
 _SLOT_SEPARATOR = {"OpenMPI": " slots=", "IntelMPI": ":", "MPICH": ":"}
@@ -15,14 +16,14 @@ def hostfile(job: MPIJob) -> str:
     A launcher that is also a worker comes first, as v2beta1 writes it: its pod's hostname
     is <job>-launcher, so mpirun starts those ranks locally, and the kubectl-delivery init
     container skips it (it waits only for names that do not end in "launcher")."""
-    return templates.render("hostfile.j2", job=job.metadata.name, workers=job.workers,
+    return scripts.render("hostfile.j2", job=job.metadata.name, workers=job.workers,
                             launcher=job.extensions.runLauncherAsWorker,
                             separator=_SLOT_SEPARATOR[job.distribution], slots=job.slots)
 
 
 def kubexec(job: MPIJob) -> str:
     """The rsh agent mpirun calls: kubectl exec into the worker pod (no trailing newline)."""
-    return templates.render("kubexec.sh.j2", main_container=job.spec.mainContainer)
+    return scripts.render("kubexec.sh.j2", main_container=job.spec.mainContainer)
 
 
 def new_config_map(job: MPIJob) -> dict:

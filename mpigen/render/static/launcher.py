@@ -7,30 +7,12 @@ copies into each worker before it execs the rank daemon there.
 
 from __future__ import annotations
 
+from mpigen.compile.environment import CONFIG_MOUNT, HOSTFILE_KEY, KUBEXEC_KEY, launcher_env
 from mpigen.compile.mpijob import LAUNCHER, MPIJob
-from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, HOSTFILE_KEY, HOSTFILE_MODE, KUBECTL_MOUNT,
-                                 KUBECTL_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name, launcher_name,
-                                 object_meta, pod_template, role_labels)
+from mpigen.render.names import (CONFIG_VOLUME, HOSTFILE_MODE, KUBECTL_MOUNT, KUBECTL_VOLUME, KUBEXEC_MODE,
+                                 config_name, launcher_name, object_meta, pod_template, role_labels)
+from mpigen.render.target import DEFAULT_KUBECTL_DELIVERY_IMAGE
 
-DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
-
-KUBEXEC_PATH = f"{CONFIG_MOUNT}/{KUBEXEC_KEY}"
-HOSTFILE_PATH = f"{CONFIG_MOUNT}/{HOSTFILE_KEY}"
-
-# (rsh agent variable, hostfile variable) per mpiDistribution.
-OPERATOR_ENV_NAMES = {
-    "OpenMPI": ("OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile"),
-    "IntelMPI": ("I_MPI_HYDRA_BOOTSTRAP_EXEC", "I_MPI_HYDRA_HOST_FILE"),
-    "MPICH": ("HYDRA_LAUNCHER_EXEC", "HYDRA_HOST_FILE"),
-}
-# Open MPI 5 (PRRTE) ignores the OMPI_MCA_ names above and would start every rank on
-# the launcher; these are the names it reads (shared/reference/openmpi5-notes.md).
-OPENMPI5_ENV = (
-    {"name": "PRTE_MCA_plm_ssh_agent", "value": KUBEXEC_PATH},
-    {"name": "PRTE_MCA_prte_default_hostfile", "value": HOSTFILE_PATH},
-)
-# Set empty (serialized without `value`, omitempty), so the launcher sees no GPUs.
-NVIDIA_ENV = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
 # The init container's resources: cpu/memory since a4940bf, ephemeral-storage since b45d548.
 _DELIVERY_RESOURCES = {"cpu": "100m", "memory": "512Mi", "ephemeral-storage": "5Gi"}
 
@@ -50,20 +32,6 @@ def kubectl_delivery(job: MPIJob, image: str) -> dict:
         ],
         "resources": {"limits": dict(_DELIVERY_RESOURCES), "requests": dict(_DELIVERY_RESOURCES)},
     }
-
-
-def launcher_env(job: MPIJob) -> list[dict]:
-    """What is appended after the user's env: Open MPI 5's names (mpigen), then the operator's.
-    A launcher that runs ranks keeps its GPUs visible (as v2beta1 does, PR mpi-op#628)."""
-    rsh_agent, hostfile = OPERATOR_ENV_NAMES[job.distribution]
-    env = [dict(e) for e in OPENMPI5_ENV] if job.distribution == "OpenMPI" else []
-    env += [
-        {"name": rsh_agent, "value": KUBEXEC_PATH},
-        {"name": hostfile, "value": HOSTFILE_PATH},
-    ]
-    if job.extensions.runLauncherAsWorker:
-        return env
-    return env + [{"name": name} for name in NVIDIA_ENV]
 
 
 def new_launcher(job: MPIJob, kubectl_delivery_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE) -> dict:

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 from mpigen.kube import quantity
 from mpigen.compile.mpijob import LAUNCHER, WORKER, GangScheduling, MPIJob
+from mpigen.kube.labels import GROUP_NAME_ANNOTATION, POD_GROUP_LABEL, VOLCANO_QUEUE_ANNOTATION
 from mpigen.render.names import object_meta
 
 API_VERSIONS = {"volcano": "scheduling.volcano.sh/v1beta1", "scheduler-plugins": "scheduling.x-k8s.io/v1alpha1",
                 "kube-batch": "scheduling.incubator.k8s.io/v1alpha1"}
-GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"  # Volcano and kube-batch
-POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"  # scheduler-plugins
-VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"  # on the MPIJob, the operator's fallback
 
 
 def min_member(job: MPIJob, launcher_waits: bool) -> int:

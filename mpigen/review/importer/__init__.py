@@ -1,0 +1,1 @@
+"""`mpigen import`: existing MPIJob manifests read into blueprints, losses reported at their line."""

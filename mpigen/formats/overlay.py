@@ -1,0 +1,93 @@
+"""The overlay format (apiVersion mpigen.dev/v1alpha1, kind Overlay): one environment's changes to blueprints.
+
+    apiVersion: mpigen.dev/v1alpha1
+    kind: Overlay
+    bases: [gpu-cluster]                 # other overlays, applied first, in order
+    namespace: ml-prod                   # every blueprint's namespace
+    labels: {env: prod}                  # added to metadata.labels (never to selectors)
+    annotations: {}
+    patches:                             # JSON merge patches (RFC 7386) on the blueprint
+      - target: {name: "resnet*", labelSelector: "team=vision"}
+        patch: {spec: {workers: 16}}
+    images:                              # like kustomize `images`
+      - {name: horovod/horovod, newName: registry.example.com/horovod, newTag: 0.28.1-prod}
+
+An overlay lives in its own folder, `overlays/<name>/`; the folder name is the overlay's
+name and the name of its output folder (mpigen.overlay.resolve).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional
+
+from pydantic import Field, model_validator
+
+from mpigen.formats.base import Model
+from mpigen.formats.types import LabelKey, LabelValue
+from mpigen.kube.image import TAG
+from mpigen.kube.names import DNS1123_LABEL
+
+OVERLAY_KIND = "Overlay"
+
+# The repository part of an image reference: what `images[].name` matches.
+_REPOSITORY = r"^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]+)?(/[a-z0-9]+([._/-][a-z0-9]+)*)*$"
+_TAG = f"^{TAG}$"
+_DIGEST = r"^[a-z0-9]+([+._-][a-z0-9]+)*:[0-9a-fA-F]{32,}$"
+
+
+class Target(Model):
+    name: Optional[str] = Field(None, min_length=1, max_length=253,
+                                description="Blueprint names to patch, a shell-style glob (*, ?, [...]).",
+                                examples=["resnet*"])
+    labelSelector: Optional[str] = Field(None, min_length=1, max_length=4096,
+                                         description="A Kubernetes label selector on the blueprint's labels.",
+                                         examples=["team=vision,tier in (prod, batch)"])
+
+
+class Patch(Model):
+    target: Target = Field(default_factory=Target, description="Which blueprints; all when empty.")
+    patch: dict[str, Any] = Field(description="A JSON merge patch (RFC 7386) on the blueprint: mappings merge, "
+                                              "lists and other values replace, null removes.")
+
+
+class ImageRewrite(Model):
+    name: str = Field(pattern=_REPOSITORY, max_length=1024,
+                      description="Repository to rewrite, as written in blueprints, without tag or digest.",
+                      examples=["horovod/horovod"])
+    newName: Optional[str] = Field(None, pattern=_REPOSITORY, max_length=1024, examples=["registry.example.com/horovod"])
+    newTag: Optional[str] = Field(None, pattern=_TAG, examples=["0.28.1-prod"])
+    digest: Optional[str] = Field(None, pattern=_DIGEST, max_length=1024, examples=["sha256:" + "0" * 64])
+
+    @model_validator(mode="after")
+    def _something_to_do(self) -> "ImageRewrite":
+        if self.newName is None and self.newTag is None and self.digest is None:
+            raise ValueError("an image rewrite needs newName, newTag or digest")
+        if self.newTag is not None and self.digest is not None:
+            raise ValueError("give newTag or digest, not both (a digest pins the image on its own)")
+        return self
+
+
+class OverlayModel(Model):
+    apiVersion: Literal["mpigen.dev/v1alpha1"]
+    kind: Literal["Overlay"]
+    bases: list[str] = Field(default_factory=list, description="Overlays applied before this one: names of "
+                                                               "folders under the repository's overlays/, or "
+                                                               "paths relative to this file's folder.")
+    namespace: Optional[str] = Field(None, pattern=DNS1123_LABEL, max_length=63,
+                                     description="Replaces every blueprint's namespace.", examples=["ml-prod"])
+    labels: dict[LabelKey, LabelValue] = Field(
+        default_factory=dict, description="Added to every blueprint's labels (never to selectors).",
+        examples=[{"env": "prod"}])
+    annotations: dict[LabelKey, str] = Field(default_factory=dict,
+                                             description="Added to every blueprint's annotations.")
+    patches: list[Patch] = Field(default_factory=list,
+                                 description="JSON merge patches, applied in order to the blueprints they select.")
+    images: list[ImageRewrite] = Field(default_factory=list,
+                                       description="Image rewrites by repository, applied after the patches.")
+    cluster: Optional[str] = Field(
+        None, min_length=1, pattern=r"^\S+$",
+        description="The cluster this environment runs on (an API server URL or an Argo CD cluster name): the "
+                    "destination of its Argo CD Application.", examples=["https://prod.k8s.example.com"])
+    gitops: Optional[Literal["none", "argocd", "flux"]] = Field(
+        None, description="GitOps profile of this environment (the --gitops flag wins; default: mpigen.yaml's).",
+        examples=["argocd"])

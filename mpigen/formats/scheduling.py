@@ -1,0 +1,53 @@
+"""Scheduling: gang scheduling (a PodGroup) and Kueue queueing."""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import Field
+
+from mpigen.formats.base import Model
+from mpigen.kube.names import DNS1123_SUBDOMAIN
+
+
+GANG_SCHEDULERS = ("volcano", "scheduler-plugins", "kube-batch")
+# The scheduler name the pods get, as the operator's --gang-scheduling flag value would be:
+# Volcano's and kube-batch's own names, and the name the scheduler-plugins project deploys
+# its second scheduler under (manifests/install/as-a-second-scheduler).
+DEFAULT_SCHEDULER_NAMES = {"volcano": "volcano", "scheduler-plugins": "scheduler-plugins-scheduler",
+                           "kube-batch": "kube-batch"}
+
+
+class Gang(Model):
+    """All-or-nothing scheduling: a PodGroup, as the operator creates with --gang-scheduling."""
+
+    scheduler: Literal["volcano", "scheduler-plugins", "kube-batch"] = Field(
+        description="The gang scheduler the cluster runs: Volcano (scheduling.volcano.sh/v1beta1 PodGroup), "
+                    "scheduler-plugins coscheduling (scheduling.x-k8s.io/v1alpha1) or kube-batch "
+                    "(scheduling.incubator.k8s.io/v1alpha1).", examples=["volcano"])
+    schedulerName: Optional[str] = Field(
+        None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+        description="schedulerName of the pods. Default: volcano, scheduler-plugins-scheduler or kube-batch.",
+        examples=["scheduler-plugins-scheduler"])
+    minAvailable: Optional[int] = Field(
+        None, ge=1, le=100_001,
+        description="PodGroup minMember. Default: workers + 1 (the launcher too); workers under a GitOps profile "
+                    "or with waitForWorkers, where the launcher is created only once the workers are ready.",
+        examples=[5])
+    queue: Optional[str] = Field(None, pattern=DNS1123_SUBDOMAIN, max_length=253,
+                                 description="Volcano queue (a Queue's name) of the PodGroup.", examples=["training"])
+    scheduleTimeoutSeconds: Optional[int] = Field(
+        None, ge=0, le=10**9, description="scheduler-plugins: how long the group may wait to be scheduled.",
+        examples=[600])
+
+    @property
+    def scheduler_name(self) -> str:
+        return self.schedulerName or DEFAULT_SCHEDULER_NAMES[self.scheduler]
+
+
+class Scheduling(Model):
+    gang: Optional[Gang] = Field(None, description="Gang scheduling: all pods of the job start together or none do.")
+    queue: Optional[str] = Field(
+        None, pattern=DNS1123_SUBDOMAIN, max_length=63,  # a label value
+        description="Kueue LocalQueue: the label kueue.x-k8s.io/queue-name on the workloads; Kueue's webhook "
+                    "suspends them until the queue admits the job.", examples=["team-a-gpus"])

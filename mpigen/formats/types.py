@@ -1,0 +1,66 @@
+"""The constrained values the formats are made of: quantities, image references, names, paths."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+from mpigen.formats.patterns import ABSOLUTE_PATH, ENV_NAME, QUANTITY
+from mpigen.kube.image import IMAGE, MAX_LENGTH, image_problem
+from mpigen.kube.names import LABEL_VALUE, QUALIFIED_NAME
+from mpigen.kube.quantity import range_problem
+
+
+def number_to_string(value: Any) -> Any:
+    """Quantities may be written as YAML numbers (cpu: 16), as in Kubernetes manifests."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+def _in_range(value: str) -> str:
+    """Kubernetes' bounds of a quantity (mpigen.kube.quantity), reported at the value."""
+    problem = range_problem(value)
+    if problem:
+        raise PydanticCustomError("quantity_range", problem)
+    return value
+
+
+def _image_reference(value: str) -> str:
+    """What the pattern cannot say of an image reference (the length of its name)."""
+    problem = image_problem(value)
+    if problem:
+        raise PydanticCustomError("image_reference", f"{value!r} is not an image reference: {problem}")
+    return value
+
+
+ImageReference = Annotated[str, Field(pattern=IMAGE, min_length=1, max_length=MAX_LENGTH), AfterValidator(_image_reference)]
+Quantity = Annotated[
+    str,
+    BeforeValidator(number_to_string),
+    Field(pattern=QUANTITY, max_length=64),
+    AfterValidator(_in_range),
+    WithJsonSchema({"anyOf": [{"type": "string", "pattern": QUANTITY, "maxLength": 64},
+                              {"type": "integer", "minimum": 0}, {"type": "number", "minimum": 0}]}),
+]
+ResourceName = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=253)]
+RunName = Annotated[
+    str,
+    BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
+    Field(pattern=LABEL_VALUE, min_length=1, max_length=63),
+    WithJsonSchema({"anyOf": [{"type": "string", "pattern": LABEL_VALUE, "minLength": 1, "maxLength": 63},
+                              {"type": "integer", "minimum": 0}]}),
+]
+LabelKey = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=316)]
+LabelValue = Annotated[str, Field(pattern=LABEL_VALUE, max_length=63)]
+EnvName = Annotated[str, Field(pattern=ENV_NAME, max_length=256)]
+AbsolutePath = Annotated[str, Field(pattern=ABSOLUTE_PATH, max_length=4096)]
+Arg = Annotated[str, Field(max_length=65536)]

@@ -1,0 +1,28 @@
+"""Label and annotation keys written or read across mpigen's stages, each defined once.
+
+The MPI Operator's own label keys (app, group_name, mpi_job_name, mpi_role_type) belong
+to the static target (mpigen.render.names), which writes them as the controller does.
+"""
+
+from __future__ import annotations
+
+# mpigen's own keys
+MANAGED_BY = "app.kubernetes.io/managed-by"
+MPIGEN_PREFIX = "mpigen.dev/"  # label and annotation keys reserved for mpigen
+JOB_LABEL = MPIGEN_PREFIX + "job"  # every object of a job, and its rank pods under onePodPerNode
+RUN_LABEL = MPIGEN_PREFIX + "run"  # the run identity, under a GitOps profile
+EXCLUSIVE_LABEL = MPIGEN_PREFIX + "rank-host"  # rank pods that must not share a node (onePodPerNode)
+
+# Kubernetes and the schedulers
+HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+MULTUS_NETWORKS = "k8s.v1.cni.cncf.io/networks"  # secondary networks (Multus)
+GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"  # Volcano and kube-batch
+POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"  # scheduler-plugins
+VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"  # on the MPIJob, the operator's fallback
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+# GitOps controllers
+ARGOCD_SYNC_WAVE = "argocd.argoproj.io/sync-wave"
+ARGOCD_SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
+FLUX_SSA = "kustomize.toolkit.fluxcd.io/ssa"

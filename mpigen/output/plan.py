@@ -1,0 +1,137 @@
+"""The plan of a render's write: what it makes of the output folder (every file's new
+bytes, the index included, and the files it removes), or why it cannot be written.
+
+Safety rules:
+- a file mpigen did not write (not in the index) is never overwritten or deleted, nor is
+  one it wrote and someone changed since, once it no longer produces it;
+- files mpigen wrote earlier and no longer produces are removed;
+- a name that is not a plain, printable relative path is never written.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mpigen.errors import Diagnostic, Mark, error, warning
+from mpigen.output.failure import WriteFailed, machine_error, relative
+from mpigen.output.index import INDEX, Index, digest, index_bytes, read_index, unsafe_name
+from mpigen.output.tree import Tree
+
+
+def in_scope(path: str, scope: tuple[str, ...]) -> bool:
+    """Whether `path` lies under one of the prefixes of `scope` (the overlays this run renders)."""
+    return any(path.startswith(prefix) for prefix in scope)
+
+
+@dataclass
+class FolderPlan:
+    """What a render makes of the output folder: every file's new bytes (the index
+    included), the files it removes, why it cannot be written (if it cannot), what the
+    user should know (an index set aside, a changed file left in place), and what the
+    folder holds now (None when it does not exist)."""
+
+    files: dict[str, bytes]
+    stale: list[str]
+    problems: list[Diagnostic]
+    warnings: list[Diagnostic] = field(default_factory=list)
+    tree: Tree | None = None
+
+
+def plan_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)) -> FolderPlan:
+    """The new state of `out` for these files. mpigen owns the files its index lists under
+    the prefixes of `scope` (everything by default; `dev/` when only the dev overlay is
+    rendered): those it no longer produces are removed (when unchanged since it wrote
+    them), its files elsewhere are kept, and a file it does not own is never overwritten.
+    Raises InputError when `out` cannot be read."""
+    files = {path: text.encode("utf-8") for path, text in texts.items()}
+    shown = out.as_posix()
+    problems = _name_problems(out, files)
+    if problems:
+        return FolderPlan(files, [], problems)
+    try:
+        try:
+            exists = stat.S_ISDIR(os.lstat(out).st_mode)
+            if not exists:
+                problems.append(error(Mark(shown), "output path exists and is not a folder; choose another "
+                                                   "output folder"))
+                return FolderPlan(files, [], problems)
+        except (FileNotFoundError, NotADirectoryError):
+            exists = False
+        except OSError as exc:
+            raise WriteFailed("", exc, "cannot read") from exc
+        return _plan(out, files, scope, exists)
+    except WriteFailed as failed:
+        raise machine_error(out, failed) from None
+
+
+def _plan(out: Path, files: dict[str, bytes], scope: tuple[str, ...], exists: bool) -> FolderPlan:
+    shown = out.as_posix()
+    try:
+        index = read_index(out) if exists else Index()
+        tree = Tree.scan(out) if exists else None
+    except OSError as exc:
+        raise WriteFailed(relative(out, exc.filename), exc, "cannot read") from exc
+    old, plan = index.entries, FolderPlan(files, [], [], [], tree)
+    if index.distrust:
+        plan.warnings.append(warning(Mark(f"{shown}/{INDEX}"), f"set aside: {index.distrust}; mpigen owns none of "
+                                     f"the files in {shown} this run, and writes a new index"))
+    for path, data in sorted(files.items()) if tree else ():
+        conflict = tree.conflict(out, path)
+        if conflict:
+            plan.problems.append(error(Mark(shown), conflict))
+        elif path in tree.files and path not in old and _read(out, path) != data:
+            plan.problems.append(error(Mark(f"{shown}/{path}"), f"refusing to overwrite {path}: mpigen did not "
+                                       f"write it (it is not in {INDEX}); move it away or choose another output "
+                                       "folder"))
+    ours = {p: d for p, d in old.items() if p not in files and tree and p in tree.files}
+    for path, recorded in sorted(ours.items()):
+        if in_scope(path, scope):
+            if digest(_read(out, path)) == recorded:
+                plan.stale.append(path)
+            else:
+                plan.warnings.append(warning(Mark(f"{shown}/{path}"), "left in place: mpigen wrote it and no "
+                                             "longer produces it, but it was changed since; it is yours now: "
+                                             "delete it if it is no longer needed"))
+            del ours[path]
+    files[INDEX] = index_bytes({**{p: digest(d) for p, d in files.items()}, **ours})
+    return plan
+
+
+def _read(out: Path, path: str) -> bytes:
+    try:
+        return (out / path).read_bytes()
+    except OSError as exc:
+        raise WriteFailed(path, exc, "cannot read") from exc
+
+
+def _name_problems(out: Path, files: dict[str, bytes]) -> list[Diagnostic]:
+    """A backstop for names that reach the output unchecked: every path must be plain and
+    printable (a newline would be an entry of its own in a listing), and none may be both
+    a file and a folder (an overlay named .mpigen-index). One error per name."""
+    problems, reported = [], set()
+    folders = set()
+    for path in files:
+        cut = path.rfind("/")
+        while cut > 0 and path[:cut] not in folders:
+            folders.add(path[:cut])
+            cut = path.rfind("/", 0, cut)
+    for path in sorted([*files, INDEX]):
+        if unsafe_name(path) is None and path not in folders:
+            continue
+        parts = path.split("/")
+        for i, part in enumerate(parts):
+            prefix = "/".join(parts[:i + 1])
+            reason = unsafe_name(part)
+            if reason is None and prefix == path and path in folders:
+                reason = "it would be both a file and a folder"
+            if reason and prefix not in reported:
+                reported.add(prefix)
+                problems.append(error(Mark(f"{out.as_posix()}/{prefix}"),
+                                      f"refusing to write {prefix}: {reason}; rename the overlay folder, "
+                                      "namespace or name it comes from"))
+            if reason:
+                break
+    return problems

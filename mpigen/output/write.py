@@ -1,0 +1,72 @@
+"""`mpigen render -o DIR`: the output folder made to hold the planned state (see
+mpigen.output.plan) in one step, under the writers' lock, after repairing what killed runs
+left. A failed or killed run leaves DIR as it was (how: mpigen.output.commit), and a
+machine's refusal (no space, no permission) is an error naming the path (exit 2).
+DIR/.mpigen-index records what mpigen wrote (see mpigen.output.index).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+from mpigen.errors import Diagnostic, InputError
+from mpigen.output.commit import commit, writer_lock
+from mpigen.output.failure import WriteFailed, machine_error, relative
+from mpigen.output.plan import plan_folder
+from mpigen.output.recovery import recover_abandoned
+
+
+def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)) -> list[Diagnostic]:
+    """Make `out` hold the planned state (see plan_folder) in one step, and return the
+    plan's warnings. Raises InputError, having changed nothing, when it cannot."""
+    made = []
+    try:
+        made = _make_parents(out)
+        with writer_lock(out):
+            try:
+                recover_abandoned(out)
+            except OSError as exc:
+                raise WriteFailed("", exc, "cannot repair what an interrupted run left") from exc
+            plan = plan_folder(out, texts, scope)
+            if plan.problems:
+                raise InputError(plan.problems + plan.warnings)
+            commit(out, plan.tree, plan.files, plan.stale)
+    except WriteFailed as failed:
+        _remove_parents(made)
+        raise machine_error(out, failed) from None
+    except OSError as exc:  # a refusal of the machine not foreseen above: whether DIR is intact is unknown
+        _remove_parents(made)
+        raise machine_error(out, WriteFailed(relative(out, exc.filename), exc, intact=False)) from None
+    except BaseException:
+        _remove_parents(made)
+        raise
+    return plan.warnings
+
+
+def _make_parents(out: Path) -> list[Path]:
+    """Create the missing folders above `out`; returns them, the outermost first (none
+    are left behind when one cannot be made)."""
+    made: list[Path] = []
+    folder = out
+    try:
+        for folder in [p for p in reversed(out.parents) if str(p) not in ("", ".")]:
+            if folder.is_dir():
+                continue
+            if os.path.lexists(folder):  # a file in the way
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+            folder.mkdir()
+            made.append(folder)
+    except OSError as exc:
+        _remove_parents(made)
+        raise WriteFailed("", exc, f"cannot create the folder {folder.as_posix()}") from exc
+    return made
+
+
+def _remove_parents(made: list[Path]) -> None:
+    for folder in reversed(made):
+        try:
+            folder.rmdir()
+        except OSError:
+            break

@@ -1,0 +1,67 @@
+"""What every target shares: the names of mpigen's additions (the rank environment's
+volume), and what a GitOps profile cannot render whatever the target: a launcher TTL (the
+controller would recreate the deleted Job and run it again), workers left running, a gang
+that counts the launcher, and names too long once the run identity is added."""
+
+from __future__ import annotations
+
+from mpigen.errors import Diagnostic, error, warning
+from mpigen.formats.blueprint import Blueprint
+from mpigen.load.document import Document
+from mpigen.render.additions import RANK_ENV_VOLUME
+from mpigen.render.gitops import RUN_HASH_LENGTH
+from mpigen.validate.fields import NAME
+from mpigen.validate.names import MAX_STATEFULSET_NAME, name_too_long
+from mpigen.validate.reserved import Reserved
+
+RESERVED = Reserved(volumes=(RANK_ENV_VOLUME,))
+
+
+def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
+    """What a GitOps profile cannot render: a launcher TTL (the controller would recreate
+    the deleted Job and run it again), and names too long once the run identity is added."""
+    if gitops == "none":
+        return []
+    out = _launcher_in_gang(doc, blueprint, gitops)
+    ttl = ("spec", "runPolicy", "ttlSecondsAfterFinished")
+    if blueprint.spec.runPolicy.ttlSecondsAfterFinished is not None:
+        out.append(error(doc.key_mark(ttl),
+                         f"spec.runPolicy.ttlSecondsAfterFinished cannot be used with --gitops {gitops}: once "
+                         "Kubernetes deletes the finished launcher Job, the GitOps controller sees it missing, "
+                         "creates it again and the training runs again; remove it, and set spec.state: "
+                         "completed or archived in Git instead"))
+    if blueprint.spec.runPolicy.cleanPodPolicy == "None" and blueprint.spec.state == "running":
+        policy = ("spec", "runPolicy", "cleanPodPolicy")
+        out.append(warning(doc.value_mark(policy),
+                           "spec.runPolicy.cleanPodPolicy is None: the workers keep running, and holding their "
+                           "GPUs, after the launcher finishes, and the GitOps controller keeps them so; set "
+                           "cleanPodPolicy: Running to release them when mpirun succeeds, or set spec.state: "
+                           "completed once the job is done"))
+    name, workers = blueprint.metadata.name, blueprint.spec.workers
+    last_pod = f"{name}-{'x' * RUN_HASH_LENGTH}-worker-{workers - 1}"
+    kind, room = name_too_long(name, workers, added=RUN_HASH_LENGTH + 1) or (None, 0)
+    if kind == "pod":
+        out.append(error(doc.value_mark(NAME),
+                         f"metadata.name: with --gitops {gitops} each run is named <name>-<run> "
+                         f"({RUN_HASH_LENGTH + 1} more characters), so the worker pod name would be "
+                         f"{len(last_pod)} characters, more than 63; shorten the name to at most {room} "
+                         "characters"))
+    elif kind == "statefulset":
+        out.append(warning(doc.value_mark(NAME),
+                           f"metadata.name: with --gitops {gitops} the StatefulSet is <name>-<run>-worker, longer "
+                           f"than {MAX_STATEFULSET_NAME} characters; Kubernetes cannot create its pods "
+                           f"(kubernetes#64023); shorten the name to at most {room} characters"))
+    return out
+
+
+def _launcher_in_gang(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
+    """Under a GitOps profile the launcher is applied after the workers are ready (Argo CD
+    waves, Flux dependsOn): a gang that counts the launcher never starts."""
+    gang = blueprint.spec.scheduling.gang
+    if gitops == "none" or gang is None or gang.minAvailable is None or gang.minAvailable <= blueprint.spec.workers:
+        return []
+    return [error(doc.value_mark(("spec", "scheduling", "gang", "minAvailable")),
+                  f"spec.scheduling.gang.minAvailable: {gang.minAvailable} counts the launcher, but with --gitops "
+                  f"{gitops} the launcher is applied only once the workers are ready, and the workers wait for the "
+                  f"whole group: nothing would start; use minAvailable: {blueprint.spec.workers}, or remove it "
+                  "(that is the default)")]

@@ -1,0 +1,86 @@
+"""What an MPIJob resource cannot run under each operator API, and the names the operators
+write into its pods (their ConfigMap's volume and mount).
+
+kubeflow.org/v1 (the training-operator) has no runLauncherAsWorker and always writes an
+Open MPI hostfile (`host slots=N`), which Intel MPI and MPICH (Hydra: `host:N`) cannot
+read. kubeflow.org/v2beta1 reaches the workers over SSH, and creates the launcher only once
+the workers run when it waits for them.
+"""
+
+from __future__ import annotations
+
+from mpigen.compile.environment import CONFIG_MOUNT
+from mpigen.compile.mpijob import V1, V2BETA1
+from mpigen.errors import Diagnostic, error, warning
+from mpigen.formats.blueprint import Blueprint
+from mpigen.load.document import Document
+from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.target import Options
+from mpigen.validate.reserved import Reserved
+
+RESERVED = Reserved(volumes=(CONFIG_VOLUME,), mounts=(CONFIG_MOUNT,))
+
+
+def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+    if options.mpijob_api == V1:
+        return _v1_checks(doc, blueprint)
+    if options.mpijob_api == V2BETA1:
+        return _v2beta1_checks(doc, blueprint)
+    return []
+
+
+def _v1_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    spec = blueprint.spec
+    out: list[Diagnostic] = []
+    if spec.launcher.runAsWorker:
+        out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
+                         "spec.launcher.runAsWorker: the training-operator's kubeflow.org/v1 MPIJob has no "
+                         "runLauncherAsWorker; use --mpijob-api kubeflow.org/v2beta1 or the static target"))
+    if spec.mpiImplementation == "OpenMPI":
+        return out
+    loc = ("spec", "mpiImplementation")
+    out.append(error(doc.value_mark(loc),
+                     f"spec.mpiImplementation: {blueprint.spec.mpiImplementation} cannot run as a kubeflow.org/v1 "
+                     "MPIJob: the training-operator writes an Open MPI hostfile (host slots=N) that Hydra cannot "
+                     "read; use --mpijob-api kubeflow.org/v2beta1, or the static target"))
+    return out
+
+
+def _v2beta1_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    spec = blueprint.spec
+    out: list[Diagnostic] = []
+    # v2beta1 reaches the workers over SSH.
+    sec = spec.security
+    non_root = (sec.runAsUser not in (None, 0)) or sec.runAsNonRoot
+    if non_root and (sec.sshAuthMountPath in (None, "/root/.ssh")):
+        key = "runAsUser" if sec.runAsUser not in (None, 0) else "runAsNonRoot"
+        out.append(error(doc.value_mark(("spec", "security", key)),
+                         f"spec.security.{key}: a non-root user cannot read SSH keys mounted at /root/.ssh; set "
+                         "spec.security.sshAuthMountPath to its ~/.ssh (the operator's images: "
+                         "/home/mpiuser/.ssh)"))
+    if spec.network.hostNetwork:
+        out.append(warning(doc.value_mark(("spec", "network", "hostNetwork")),
+                           "spec.network.hostNetwork: the workers' sshd shares the node's ports, where the node's "
+                           "own sshd has 22; the image's sshd must listen on another port (the operator's images "
+                           "use 2222, mpi-op#593)"))
+    worker_patch = spec.podTemplatePatch.worker.container
+    if spec.mpiImplementation != "OpenMPI" and "readinessProbe" not in worker_patch:
+        out.append(warning(doc.value_mark(("spec", "mpiImplementation")),
+                           f"spec.mpiImplementation: {spec.mpiImplementation} needs the workers' sshd up before "
+                           "mpirun starts (mpi-op PR #425): add spec.podTemplatePatch.worker.container."
+                           "readinessProbe (tcpSocket on the sshd port, 2222 in the operator's images)"))
+    gang = spec.scheduling.gang
+    if gang is not None and spec.wait_for_workers and gang.minAvailable is not None \
+            and gang.minAvailable > spec.workers:
+        out.append(warning(doc.value_mark(("spec", "scheduling", "gang", "minAvailable")),
+                           f"spec.scheduling.gang.minAvailable: {gang.minAvailable} counts the launcher, but with "
+                           "waitForWorkers the operator creates the launcher only once the workers run, and the "
+                           "workers wait for the whole group: nothing starts (mpi-op#608); use "
+                           f"minAvailable: {spec.workers}, or remove it"))
+    if spec.scheduling.queue is not None and spec.wait_for_workers:
+        out.append(warning(doc.value_mark(("spec", "scheduling", "queue")),
+                           "spec.scheduling.queue with waitForWorkers: while Kueue keeps the job suspended, the "
+                           "operator counts 0 of 0 workers ready and creates the launcher, which then starts "
+                           "before the workers when the job is admitted (mpi-op#615); set "
+                           "spec.launcher.waitForWorkers: false and rely on the launcher's retries"))
+    return out

@@ -1,0 +1,26 @@
+"""What the static target cannot render, and the names its objects write into the pods:
+the operator's ConfigMap and kubectl volumes and mounts, and its label keys."""
+
+from __future__ import annotations
+
+from mpigen.compile.environment import CONFIG_MOUNT
+from mpigen.errors import Diagnostic, error
+from mpigen.formats.blueprint import Blueprint
+from mpigen.load.document import Document
+from mpigen.render.names import CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
+from mpigen.render.target import Options
+from mpigen.validate.reserved import Reserved
+
+RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUNT, KUBECTL_MOUNT),
+                    labels=OPERATOR_LABEL_KEYS)
+
+
+def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+    spec = blueprint.spec
+    out: list[Diagnostic] = []
+    if spec.launcher.runAsWorker and spec.network.hostNetwork:
+        out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
+                         "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, "
+                         "so mpirun cannot tell that the hostfile's <name>-launcher is itself; use the mpijob "
+                         "target or keep the launcher off the host network"))
+    return out

@@ -1,0 +1,85 @@
+"""Target `static` (the default): the objects the MPI Operator's v1alpha2 controller creates
+for the MPIJob (shared/reference/mpi-operator.md, section 2), one module per object:
+configmap, rbac, podgroup, workers, launcher; then mpigen's additions, the blueprint's
+labels and annotations and mpigen's ownership labels (mpigen.render.stamp). Under a GitOps
+profile, each run is objects of its own (mpigen.render.gitops) that start in order and
+release their GPUs when done (mpigen.render.static.gitops)."""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.kube.labels import KUEUE_QUEUE_LABEL
+from mpigen.render import gitops
+from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.stamp import stamp
+from mpigen.render.static import checks
+from mpigen.render.static.configmap import new_config_map
+from mpigen.render.static.gitops import annotate, scale_down_on_success
+from mpigen.render.static.launcher import new_launcher
+from mpigen.render.static.podgroup import join_group, new_pod_group
+from mpigen.render.static.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
+from mpigen.render.static.workers import new_worker
+from mpigen.render.target import Lifecycle, Options, Target
+
+
+def static_objects(job: MPIJob, options: Options, job_name: str | None = None, run: str | None = None,
+                   template_labels: bool = True) -> list[dict]:
+    """In the order of the controller's syncHandler: ConfigMap, ServiceAccount, Role,
+    RoleBinding, PodGroup (with gang scheduling), worker StatefulSet (only with workers),
+    launcher Job; then mpigen's additions (mpigen.render.additions)."""
+    job = with_defaults(with_additions(job))
+    ext = job.extensions
+    account = new_launcher_service_account(job)
+    if ext.workerServiceAccountAnnotations:  # the launcher's downloads use the same cloud identity
+        account["metadata"]["annotations"] = dict(ext.workerServiceAccountAnnotations)
+    objects = [new_config_map(job), account, new_launcher_role(job), new_launcher_role_binding(job)]
+    workloads = []
+    if job.workers > 0:
+        worker = new_worker(job)
+        if worker is not None:
+            workloads.append(worker)
+    workloads.append(new_launcher(job, options.kubectl_delivery_image))
+    if ext.gang is not None:
+        # Under a GitOps profile the launcher starts after the workers are ready.
+        objects.append(new_pod_group(job, launcher_waits=options.gitops != "none"))
+        for workload in workloads:
+            join_group(job, workload["spec"]["template"])
+    if ext.queue is not None:  # Kueue admits the workers (a pod group) and the launcher Job
+        for workload in workloads:
+            workload["metadata"]["labels"][KUEUE_QUEUE_LABEL] = ext.queue
+    objects += workloads + addition_objects(job)
+    return [stamp(obj, job, job_name, run, template_labels) for obj in objects]
+
+
+def gitops_objects(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
+    """The objects of one run of the job (see mpigen.render.gitops)."""
+    base = gitops.without_template_metadata(job)
+
+    def run_objects(instance: MPIJob, run: str | None) -> list[dict]:
+        objects = static_objects(instance, options, job.metadata.name, run, template_labels=False)
+        scale_down_on_success(with_defaults(instance), objects)
+        return objects
+
+    run = gitops.run_id(run_objects(base, None), lifecycle.run)
+    objects = run_objects(gitops.instance(base, run), run)
+    annotate(objects, options.gitops, running=lifecycle.state == "running")
+    return objects
+
+
+def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
+    """`completed` scales the workers to 0 (they release their GPUs); the launcher Job
+    gets the blueprint's TTL."""
+    if options.gitops == "none":
+        objects = static_objects(job, options)
+    else:
+        objects = gitops_objects(job, options, lifecycle)
+    for obj in objects:
+        if obj["kind"] == "StatefulSet" and lifecycle.state == "completed":
+            obj["spec"]["replicas"] = 0  # the workers release their GPUs
+        if obj["kind"] == "Job" and lifecycle.ttl_seconds_after_finished is not None:
+            obj["spec"]["ttlSecondsAfterFinished"] = lifecycle.ttl_seconds_after_finished
+    return objects
+
+
+# Argo CD and Flux know Jobs and StatefulSets: no health check of mpigen's.
+STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=True)

@@ -1,0 +1,62 @@
+"""compare(): what a change to the rendered manifests will do on the clusters.
+
+`mpigen diff` runs on pull requests. A line diff of the output folder shows reviewers text;
+this shows them Kubernetes objects: which objects are added, removed or changed (matched
+by environment, apiVersion, kind, namespace and name, never by file), the field paths that
+change, the GPUs and MPI slots a job asks for before and after, whether the change starts,
+ends or disturbs a run, and every change the API server refuses to apply in place.
+
+compare() is pure: it takes both renders as {relative path: text} and returns a Report.
+"""
+
+from __future__ import annotations
+
+from mpigen.errors import Diagnostic, InputError
+from mpigen.review.diff.capacity import is_mpijob, totals
+from mpigen.review.diff.fields import diff_values
+from mpigen.review.diff.immutable import immutable_changes
+from mpigen.review.diff.manifests import job_of, read_render
+from mpigen.review.diff.model import JobDiff, Manifest, ObjectChange, ObjectKey
+from mpigen.review.diff.report import Report
+from mpigen.review.diff.values import equal, get
+
+
+def compare(old_files: dict[str, str], new_files: dict[str, str],
+            old_label: str = "old", new_label: str = "new") -> Report:
+    """The difference between two renders, grouped by job. Raises InputError listing every
+    file problem of both sides, so one run reports them all."""
+    problems: list[Diagnostic] = []
+    old = read_render(old_files, old_label, problems)
+    new = read_render(new_files, new_label, problems)
+    if problems:
+        raise InputError(problems)
+    jobs: dict[tuple, JobDiff] = {}
+    for key in sorted(old.keys() | new.keys()):
+        before, after = old.get(key), new.get(key)
+        if before is not None and after is not None and equal(before.data, after.data):
+            continue
+        group = job_of(after or before)
+        _record(jobs.setdefault(group, JobDiff(*group)), key, before, after)
+    old_totals, new_totals = totals(old.values()), totals(new.values())
+    for group, job in jobs.items():
+        before, after = old_totals.get(group, (0, 0)), new_totals.get(group, (0, 0))
+        job.gpus, job.slots = (before[0], after[0]), (before[1], after[1])
+    return Report(old_label, new_label, [jobs[group] for group in sorted(jobs)])
+
+
+def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manifest | None) -> None:
+    """Add one differing object to its job, with what it means for a run."""
+    # A run is a launcher Job, or an MPIJob (the operator makes its launcher).
+    launcher = (key.kind == "Job" and key.api_version.startswith("batch/")) or is_mpijob(key)
+    if before is None:
+        job.added.append(after)
+        job.new_run = job.new_run or launcher
+    elif after is None:
+        job.removed.append(before)
+        job.ends_run = job.ends_run or launcher
+    else:
+        job.changed.append(ObjectChange(key, after.path, diff_values(before.data, after.data)))
+        job.immutable += immutable_changes(key, before.data, after.data)
+        if key.kind == "StatefulSet" and not equal(get(before.data, "spec", "template"),
+                                                   get(after.data, "spec", "template")):
+            job.restarts_workers = True

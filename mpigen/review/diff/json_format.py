@@ -1,0 +1,45 @@
+"""The JSON report of `mpigen diff`, for programs: every job with its objects and field
+changes (an absent side is null), GPUs, slots, run effects and immutable changes, and a
+summary of the counts. Keys sorted, two-space indent."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mpigen.review.diff.model import JobDiff, ObjectKey
+from mpigen.review.diff.values import ABSENT
+
+
+def _object_json(key: ObjectKey, path: str) -> dict:
+    return {"apiVersion": key.api_version, "kind": key.kind, "namespace": key.namespace, "name": key.name,
+            "file": path}
+
+
+def _none(value: Any) -> Any:
+    return None if value is ABSENT else value
+
+
+def _job_json(job: JobDiff) -> dict:
+    return {
+        "environment": job.environment, "namespace": job.namespace, "job": job.job,
+        "added": [_object_json(m.key, m.path) for m in job.added],
+        "removed": [_object_json(m.key, m.path) for m in job.removed],
+        "changed": [{**_object_json(c.key, c.path),
+                     "fields": [{"path": f.path, "op": f.op, "old": _none(f.old), "new": _none(f.new)}
+                                for f in c.fields]} for c in job.changed],
+        "gpus": {"old": job.gpus[0], "new": job.gpus[1]},
+        "slots": {"old": job.slots[0], "new": job.slots[1]},
+        "newRun": job.new_run, "endsRun": job.ends_run, "restartsWorkers": job.restarts_workers,
+        "immutable": [{"object": str(f.key), "path": f.path, "message": f.message} for f in job.immutable],
+    }
+
+
+def format_json(report) -> str:
+    jobs = [_job_json(job) for job in report.jobs]
+    summary = {"jobs": len(jobs), "immutable": sum(len(job["immutable"]) for job in jobs)}
+    for kind in ("added", "removed", "changed"):
+        summary[kind] = sum(len(job[kind]) for job in jobs)
+    data = {"old": report.old_label, "new": report.new_label, "differs": report.differs(),
+            "immutable": report.immutable(), "summary": summary, "jobs": jobs}
+    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

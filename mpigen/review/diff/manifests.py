@@ -1,0 +1,89 @@
+"""One side of a diff read into manifests: every object of a render's files by its key
+(environment, apiVersion, kind, namespace, name; never its file), and the job each
+object belongs to. Kustomization files, dotfiles and other files hold no objects."""
+
+from __future__ import annotations
+
+import posixpath
+
+from mpigen.errors import Diagnostic, InputError, error
+from mpigen.kube.labels import JOB_LABEL
+from mpigen.load.document import Document
+from mpigen.load.parser import parse
+from mpigen.review.diff.model import Manifest, ObjectKey
+from mpigen.review.diff.values import get
+
+KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+JOB_LABELS = (JOB_LABEL, "mpi_job_name", "app")
+
+
+def read_render(files: dict[str, str], label: str, problems: list[Diagnostic]) -> dict[ObjectKey, Manifest]:
+    """Every object of one render by key; problems are appended, not raised."""
+    roots = {posixpath.dirname(path) for path in files if posixpath.basename(path) in KUSTOMIZATION_NAMES}
+    objects: dict[ObjectKey, Manifest] = {}
+    for path in sorted(files):
+        if not _is_manifest(path):
+            continue
+        try:
+            docs = parse(files[path], f"{label}/{path}")
+        except InputError as exc:
+            problems.extend(exc.diagnostics)
+            continue
+        for doc in docs:
+            problems.extend(doc.problems)
+            if doc.data is None or doc.problems:
+                continue
+            try:
+                key = _object_key(doc, _environment(path, roots))
+            except InputError as exc:
+                problems.extend(exc.diagnostics)
+                continue
+            first = objects.get(key)
+            if first is not None:
+                problems.append(error(doc.start, f"{key} is defined twice in {label} (first at {first.mark}); "
+                                                 "keep one"))
+                continue
+            objects[key] = Manifest(key, doc.data, path, doc.start)
+    return objects
+
+
+def _is_manifest(path: str) -> bool:
+    """Object files only: kustomization files, dotfiles and other files are not objects."""
+    name = posixpath.basename(path)
+    hidden = any(part.startswith(".") and part not in (".", "..") for part in path.split("/"))
+    return name.endswith((".yaml", ".yml")) and name not in KUSTOMIZATION_NAMES and not hidden
+
+
+def _environment(path: str, roots: set[str]) -> str:
+    """The nearest folder above path holding a kustomization file: an overlay such as `dev`."""
+    folder = posixpath.dirname(path)
+    while folder not in roots and folder:
+        folder = posixpath.dirname(folder)
+    return folder if folder in roots else ""
+
+
+def _object_key(doc: Document, environment: str) -> ObjectKey:
+    """The key of a document, or an InputError at the field that makes it no object."""
+    data = doc.data
+    if not isinstance(data, dict):
+        raise InputError([error(doc.start, "expected a Kubernetes object: a mapping with apiVersion, kind "
+                                           "and metadata.name")])
+    metadata = data.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    for loc, value in ((("apiVersion",), data.get("apiVersion")), (("kind",), data.get("kind")),
+                       (("metadata", "name"), name)):
+        if not isinstance(value, str) or not value:
+            raise InputError([error(doc.value_mark(loc), f"not a Kubernetes object: {'.'.join(loc)} is missing, "
+                                                         "empty or not a string")])
+    namespace = metadata.get("namespace")
+    return ObjectKey(environment, namespace if isinstance(namespace, str) else "", data["kind"], name,
+                     data["apiVersion"])
+
+
+def job_of(manifest: Manifest) -> tuple[str, str, str]:
+    """(environment, namespace, job): the job is read from the labels mpigen and the operator write."""
+    labels = get(manifest.data, "metadata", "labels")
+    job = ""
+    if isinstance(labels, dict):
+        job = next((labels[k] for k in JOB_LABELS if isinstance(labels.get(k), str) and labels[k]), "")
+    return manifest.key.environment, manifest.key.namespace, job

@@ -1,0 +1,32 @@
+"""The report of a diff: every job with a difference, in the order of environment,
+namespace and job, and its three forms (text, markdown, json)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mpigen.review.diff.json_format import format_json
+from mpigen.review.diff.markdown_format import format_markdown
+from mpigen.review.diff.model import JobDiff
+from mpigen.review.diff.text_format import format_text
+
+
+@dataclass
+class Report:
+    """Every job with a difference, sorted by environment, namespace and job."""
+
+    old_label: str
+    new_label: str
+    jobs: list[JobDiff]
+
+    def differs(self) -> bool:
+        return bool(self.jobs)
+
+    def immutable(self) -> bool:
+        return any(job.immutable for job in self.jobs)
+
+    def format(self, fmt: str) -> str:
+        formats = {"text": format_text, "markdown": format_markdown, "json": format_json}
+        if fmt not in formats:
+            raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(formats)}")
+        return formats[fmt](self)

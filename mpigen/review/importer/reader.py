@@ -1,0 +1,59 @@
+"""The reader of one MPIJob document: its values by location, what cannot be carried over
+into the blueprint (a warning, an error with --strict) or what the MPIJob itself gets
+wrong (an error), each at its line, and where each blueprint field comes from."""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
+from mpigen.errors import error, warning
+from mpigen.load.document import Document, Loc, field_path
+
+APIS = (V1ALPHA2, V1, V2BETA1)  # the MPIJob generations `mpigen import` reads
+
+
+class Reader:
+    """Reads one MPIJob document: its values, and what cannot be carried over, at its place."""
+
+    def __init__(self, doc: Document, strict: bool, api: str):
+        self.doc, self.strict, self.api, self.problems = doc, strict, api, []
+        self.refused = False  # an error of the MPIJob itself (not a loss made an error by --strict)
+        self.origins: dict[Loc, Loc] = {}  # a blueprint location -> where in the MPIJob it comes from
+
+    def get(self, loc: Loc, default=None):
+        return self.doc.get(loc, default)
+
+    def mapping(self, loc: Loc) -> dict:
+        return self._typed(loc, dict, "a mapping")
+
+    def listing(self, loc: Loc) -> list:
+        return self._typed(loc, list, "a list")
+
+    def _typed(self, loc: Loc, kind: type, words: str):
+        value = self.get(loc)
+        if value is None:
+            return kind()
+        if not isinstance(value, kind):
+            self.refuse(loc, f"expected {words}")
+            return kind()
+        return value
+
+    def lost(self, loc: Loc, what: str) -> None:
+        self.differs(loc, f"{what}; a blueprint cannot express it, so the imported blueprint leaves it out")
+
+    def differs(self, loc: Loc, message: str) -> None:
+        report = error if self.strict else warning
+        self.problems.append(report(self.doc.key_mark(loc), f"{field_path(loc)}: {message}"))
+
+    def refuse(self, loc: Loc, why: str) -> None:
+        """An error at the value (at the key of a mapping or a list: where it starts)."""
+        whole = isinstance(self.get(loc), (dict, list)) and loc
+        mark = self.doc.key_mark(loc) if whole else self.doc.value_mark(loc)
+        self.problems.append(error(mark, f"{field_path(loc) or 'document'}: {why}"))
+        self.refused = True
+
+    def came_from(self, spec_loc: Loc, loc: Loc) -> None:
+        self.origins[("spec", *spec_loc) if spec_loc[0] != "metadata" else spec_loc] = loc
+
+    def origin(self, loc: Loc) -> Loc:
+        """Where in the MPIJob a location of the blueprint comes from (its nearest known part)."""
+        return next((self.origins[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in self.origins), ("spec",))

@@ -1,0 +1,160 @@
+"""The example GitHub Actions workflow (docs/ci/github-actions.yml), run step by step with a
+fake gh.
+
+Every case works in a small user repository built in a temporary folder from this
+repository's blueprints/, overlays/ and mpigen.yaml (output: rendered). Expectations are
+taken from what mpigen really renders for these blueprints: the dev overlay sets every
+job to 1 worker, prod gives resnet50-imagenet 16 workers x 8 GPUs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import ROOT
+from tests.support.ci_repository import (BIN, ENV, IMAGE, INTEL, OUT, POSITIONED, WORKER_CPU, commit_all, edit, git,
+                                         make_repo, mpigen)
+
+
+# --- 5. the example GitHub Actions workflow ------------------------------------------------------
+
+WORKFLOW = ROOT / "docs" / "ci" / "github-actions.yml"
+FAKE_GH = """#!{python}
+import json, os, sys
+args = sys.argv[1:]
+body = None
+if "--body-file" in args:
+    with open(args[args.index("--body-file") + 1], encoding="utf-8") as handle:
+        body = handle.read()
+with open(os.environ["FAKE_GH_LOG"], "a", encoding="utf-8") as log:
+    log.write(json.dumps({{"args": args, "body": body}}) + "\\n")
+if "--edit-last" in args and os.environ.get("FAKE_GH_NO_COMMENT"):
+    print("no comments found for current user", file=sys.stderr)
+    sys.exit(1)
+"""
+
+
+def workflow_job() -> dict:
+    data = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    return data["jobs"]["mpigen"]
+
+
+def test_workflow_triggers_on_the_files_mpigen_reads():
+    data = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    on = data.get("on", data.get(True))  # PyYAML reads the key `on` as true
+    patterns = on["pull_request"]["paths"]
+    for path in ("mpigen.yaml", "blueprints/x.yaml", "overlays/dev/overlay.yaml", "rendered/dev/kustomization.yaml"):
+        assert any(re.fullmatch(p.replace("**", ".*"), path) for p in patterns), path
+    assert data["permissions"]["pull-requests"] == "write"
+    checkout = next(s for s in workflow_job()["steps"] if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0
+
+
+class Actions:
+    """The workflow's run: steps, run as GitHub runs them, in a clone with origin/main."""
+
+    def __init__(self, tmp_path: Path, work: Path):
+        self.work = work
+        self.summary = tmp_path / "step-summary.md"
+        self.summary.write_text("")
+        self.log = tmp_path / "gh.log"
+        fake = tmp_path / "fakebin"
+        fake.mkdir()
+        (fake / "gh").write_text(FAKE_GH.format(python=sys.executable))
+        (fake / "gh").chmod(0o755)
+        values = {"github.base_ref": "main", "github.event.pull_request.number": "7", "github.token": "fake-token"}
+        job = workflow_job()
+        self.env = {**ENV, "PATH": os.pathsep.join([str(fake), str(BIN), ENV.get("PATH", "")]),
+                    "GITHUB_STEP_SUMMARY": str(self.summary), "FAKE_GH_LOG": str(self.log), "CI": "true"}
+        for key, value in job["env"].items():
+            self.env[key] = re.sub(r"\$\{\{\s*(.*?)\s*\}\}", lambda m: values[m.group(1)], str(value))
+        assert self.env["BASE_REF"] == "main" and self.env["PR_NUMBER"] == "7"
+        self.steps = [s for s in job["steps"] if "run" in s and s.get("name") != "Install mpigen"]
+        assert [s["name"] for s in self.steps] == ["Validate blueprints and overlays", "Rendered output is up to date",
+                                                   "What changes on the clusters"]
+
+    def run(self, name: str, **extra_env) -> subprocess.CompletedProcess:
+        step = next(s for s in self.steps if s["name"] == name)
+        return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=self.work, env={**self.env, **extra_env},
+                              capture_output=True, text=True, timeout=60)
+
+    def gh_calls(self) -> list[dict]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines()]
+
+
+def pull_request(tmp_path: Path, *changes, rerender: bool = True) -> Actions:
+    """A clone of a repository whose main holds the render, on a branch with the changes,
+    committed (re-rendered or not)."""
+    origin = make_repo(tmp_path / "origin")
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    git(work, "config", "user.name", "Test User")
+    git(work, "config", "user.email", "test@example.com")
+    git(work, "checkout", "-q", "-b", "pr-7")
+    for change in changes:
+        edit(work, change)
+    if rerender:
+        assert mpigen(work, "render").code == 0
+    commit_all(work, "the pull request")
+    return Actions(tmp_path, work)
+
+
+def test_workflow_on_a_change_applied_in_place(tmp_path):
+    actions = pull_request(tmp_path, WORKER_CPU)
+    validate = actions.run("Validate blueprints and overlays")
+    assert validate.returncode == 0, validate.stderr
+    check = actions.run("Rendered output is up to date")
+    assert check.returncode == 0, check.stdout + check.stderr
+    diff = actions.run("What changes on the clusters")
+    assert diff.returncode == 0, diff.stderr
+    report = (actions.work / "mpigen-diff.md").read_text(encoding="utf-8")
+    assert report.startswith("### mpigen diff: `origin/main (")
+    assert "| ml-dev/intel-pi | dev |" in report and "| hpc/intel-pi | prod |" in report
+    assert "[!WARNING]" not in report
+    assert actions.summary.read_text(encoding="utf-8") == report
+    calls = actions.gh_calls()
+    assert calls == [{"args": ["pr", "comment", "7", "--body-file", "mpigen-diff.md", "--edit-last"],
+                      "body": report}]
+
+
+def test_workflow_on_an_immutable_change_fails_after_posting(tmp_path):
+    actions = pull_request(tmp_path, IMAGE)
+    assert actions.run("Validate blueprints and overlays").returncode == 0
+    assert actions.run("Rendered output is up to date").returncode == 0
+    diff = actions.run("What changes on the clusters", FAKE_GH_NO_COMMENT="1")  # no earlier comment to edit
+    assert diff.returncode == 1, diff.stderr
+    report = (actions.work / "mpigen-diff.md").read_text(encoding="utf-8")
+    assert "> [!WARNING]" in report and "spec.template" in report
+    assert actions.summary.read_text(encoding="utf-8") == report
+    calls = actions.gh_calls()
+    assert [c["args"] for c in calls] == [["pr", "comment", "7", "--body-file", "mpigen-diff.md", "--edit-last"],
+                                          ["pr", "comment", "7", "--body-file", "mpigen-diff.md"]]
+    assert all(c["body"] == report for c in calls)
+
+
+def test_workflow_fails_when_the_branch_forgot_to_render(tmp_path):
+    actions = pull_request(tmp_path, WORKER_CPU, rerender=False)
+    assert actions.run("Validate blueprints and overlays").returncode == 0
+    check = actions.run("Rendered output is up to date")
+    assert check.returncode == 1
+    assert f"+++ b/{OUT}/dev/ml-dev/statefulset-intel-pi-worker.yaml" in check.stdout
+    assert f"mpigen: {OUT} is stale: 3 changed files;" in check.stderr
+
+
+def test_workflow_diff_step_stops_on_invalid_input_without_posting(tmp_path):
+    actions = pull_request(tmp_path, (INTEL, "  workers: 2\n", "  workers: 0\n"), rerender=False)
+    assert actions.run("Validate blueprints and overlays").returncode == 2
+    diff = actions.run("What changes on the clusters")
+    assert diff.returncode == 2
+    assert POSITIONED.match(diff.stderr)
+    assert actions.gh_calls() == []
+    assert actions.summary.read_text(encoding="utf-8") == ""

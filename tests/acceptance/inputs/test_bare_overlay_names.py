@@ -1,0 +1,74 @@
+"""A bare overlay name is looked up in the repository's overlays/ folder, not in the working
+folder: the same overlay from any folder (issue 15, defect 12).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from tests.conftest import run_mpigen, write
+from tests.support.input_repository import CONFIG, OVERLAY, refused
+
+
+# --- bare overlay names ----------------------------------------------------------------------
+
+def _objects(done) -> list[dict]:
+    assert done.returncode == 0, done.stderr.decode()
+    return [o for o in yaml.safe_load_all(done.stdout) if o]
+
+
+def _decoy(folder: Path, name: str) -> None:
+    """An overlay named like one of the repository's, where a lookup from the working
+    folder would find it."""
+    write(folder / name / "overlay.yaml", OVERLAY + "namespace: decoy\nlabels: {decoy: picked}\n")
+    write(folder / "overlays" / name / "overlay.yaml", OVERLAY + "namespace: decoy\nlabels: {decoy: picked}\n")
+
+
+def test_a_bare_base_name_is_the_repositorys_overlay_from_any_folder(repo):
+    expected = _objects(run_mpigen("render", "blueprints", "--overlay", "prod", "--stdout", cwd=repo))
+    assert {o["metadata"]["namespace"] for o in expected} == {"prod"}
+    assert {o["metadata"]["labels"]["pool"] for o in expected} == {"a100"}  # from the base, pool
+    _decoy(repo / "blueprints", "pool")
+    _decoy(repo.parent / f"{repo.name}-cwd", "pool")
+    try:
+        from_sub_folder = run_mpigen("render", ".", "--overlay", "../overlays/prod", "--stdout",
+                                     cwd=repo / "blueprints")
+        from_elsewhere = run_mpigen("render", f"{repo}/blueprints", "--overlay", f"{repo}/overlays/prod", "--stdout",
+                                    cwd=repo.parent / f"{repo.name}-cwd")
+        for done in (from_sub_folder, from_elsewhere):
+            assert _objects(done) == expected
+    finally:
+        shutil.rmtree(repo.parent / f"{repo.name}-cwd")
+
+
+def test_a_bare_base_name_of_an_overlay_kept_outside_overlays_is_looked_up_in_the_repository(repo):
+    """An overlay in envs/ (named by path): its bare base names are the repository's
+    overlays, the repository being the folder of mpigen.yaml, whatever the working folder."""
+    write(repo / "envs/staging/overlay.yaml", OVERLAY + "bases: [pool]\nnamespace: staging\n")
+    _decoy(repo / "blueprints", "pool")
+    _decoy(repo / "envs", "pool")
+    done = run_mpigen("render", ".", "--overlay", "../envs/staging", "--stdout", cwd=repo / "blueprints")
+    objects = _objects(done)
+    assert {o["metadata"]["namespace"] for o in objects} == {"staging"}
+    assert {o["metadata"]["labels"]["pool"] for o in objects} == {"a100"}
+    assert not any("decoy" in o["metadata"]["labels"] for o in objects)
+
+
+def test_a_bare_overlay_name_never_means_a_folder_of_the_working_folder(repo):
+    """--overlay NAME and mpigen.yaml's overlays name overlays/NAME of the repository: a
+    folder NAME in the working folder is not an overlay, even when overlays/NAME is missing."""
+    write(repo / "staging/overlay.yaml", OVERLAY + "namespace: staging\n")
+    done = run_mpigen("render", "blueprints", "--overlay", "staging", "--stdout", cwd=repo)
+    assert refused(done, "--overlay staging") == [
+        "error: overlays/staging: no such overlay; an overlay is a folder under overlays/ holding one file of "
+        "kind Overlay"]
+    write(repo / "mpigen.yaml", CONFIG.replace("[dev, prod]", "[dev, staging]"))
+    done = run_mpigen("validate", cwd=repo)
+    assert refused(done, "mpigen.yaml overlays") == [
+        "error: overlays/staging: no such overlay; an overlay is a folder under overlays/ holding one file of "
+        "kind Overlay"]
+    done = run_mpigen("render", "blueprints", "--overlay", "./staging", "--stdout", cwd=repo)
+    assert {o["metadata"]["namespace"] for o in _objects(done)} == {"staging"}  # a path still names it

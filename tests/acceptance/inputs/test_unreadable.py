@@ -1,0 +1,92 @@
+"""An unreadable blueprint file or folder (at any depth), overlay, base overlay or mpigen.yaml
+is `error: PATH: ...` with how to fix it, exit 2, and the committed output stays byte for
+byte as it was (dropping the input would drop its jobs from the output, and Argo CD or Flux
+would prune them); issue 15, defect 2. Root reads everything, so these run as the user
+nobody (setpriv) when the tests run as root.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import run_mpigen, write
+from tests.support.input_repository import COMMANDS, NOBODY, SEARCHED, need, refused, snapshot
+
+
+@pytest.fixture
+def unprivileged():
+    """unprivileged(*ARGS, cwd=...) runs mpigen as a user for whom chmod 000 means
+    unreadable: this user when it is not root, else nobody (through setpriv)."""
+    if os.geteuid() != 0:
+        return run_mpigen
+    need(None if shutil.which("setpriv") else "setpriv (util-linux) is not installed")
+    prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+    probe = subprocess.run([*prefix, sys.executable, "-c", "import mpigen"], capture_output=True)
+    need(None if probe.returncode == 0 else f"the user nobody cannot run this mpigen installation: "
+                                              f"{probe.stderr.decode().strip()[-200:]}")
+
+    return functools.partial(run_mpigen, prefix=prefix)
+
+
+READ = "make it readable (chmod a+r)"
+LIST = "make it readable (chmod a+rx)"
+
+
+UNREADABLE = {
+    # what is made unreadable: (path, mode, the error lines every command must print)
+    "blueprint-file": ("blueprints/one.yaml", 0o000, [
+        f"error: blueprints/one.yaml: cannot read file: Permission denied; {READ} {SEARCHED}"]),
+    "blueprint-folder": ("blueprints/team", 0o000, [
+        f"error: blueprints/team: cannot read folder: Permission denied; {LIST} {SEARCHED}"]),
+    "blueprint-folder-deep": ("blueprints/team/deep", 0o000, [
+        f"error: blueprints/team/deep: cannot read folder: Permission denied; {LIST} {SEARCHED}"]),
+    "blueprint-folder-not-searchable": ("blueprints/team", 0o644, [
+        f"error: blueprints/team/deep: cannot read folder: Permission denied; {LIST} {SEARCHED}",
+        "error: blueprints/team/two.yaml: cannot reach it: Permission denied; make the folders above it "
+        f"searchable (chmod a+x) {SEARCHED}"]),
+    "overlay-file": ("overlays/prod/overlay.yaml", 0o000, [
+        f"error: overlays/prod/overlay.yaml: cannot read file: Permission denied; {READ} or stop using this overlay"]),
+    "overlay-folder": ("overlays/dev", 0o000, [
+        f"error: overlays/dev: cannot read folder: Permission denied; {LIST} or stop using this overlay"]),
+    "base-overlay-file": ("overlays/pool/overlay.yaml", 0o000, [
+        f"error: overlays/pool/overlay.yaml: cannot read file: Permission denied; {READ} or stop using this overlay"]),
+    "base-overlay-folder": ("overlays/pool", 0o000, [
+        f"error: overlays/pool: cannot read folder: Permission denied; {LIST} or stop using this overlay"]),
+    "config": ("mpigen.yaml", 0o000, [
+        f"error: mpigen.yaml: cannot read file: Permission denied; {READ} or run mpigen in another folder"]),
+}
+
+
+@pytest.mark.parametrize("case", UNREADABLE)
+def test_an_unreadable_input_is_an_error_and_the_committed_output_stays(repo, unprivileged, case):
+    path, mode, expected = UNREADABLE[case]
+    (repo / path).chmod(mode)
+    before = snapshot(repo)
+    for name, args in COMMANDS.items():
+        done = unprivileged(*args, cwd=repo)
+        assert refused(done, f"{case}, {name}") == expected, name
+        assert snapshot(repo) == before, f"{case}, {name}: the repository changed"
+
+
+def test_the_user_can_read_the_repository_when_nothing_is_locked(repo, unprivileged):
+    """The cases above fail because of the one locked path, not because of the user."""
+    for name, args in COMMANDS.items():
+        if name != "render-o":  # (the output folder belongs to the user who rendered it)
+            done = unprivileged(*args, cwd=repo)
+            assert done.returncode == 0, (name, done.stderr.decode())
+
+
+def test_a_readable_file_that_is_not_yaml_still_warns_and_is_skipped(repo):
+    """Not a read failure: the file was read, and nothing in it looks like a blueprint."""
+    write(repo / "blueprints/notes.yaml", "{{ a template, not YAML\n")
+    done = run_mpigen("validate", cwd=repo)
+    assert done.returncode == 0, done.stderr.decode()
+    (line,) = [line for line in done.stderr.decode().splitlines() if "notes.yaml" in line]
+    assert line.startswith("blueprints/notes.yaml:") and ": warning: invalid YAML: " in line
+    assert line.endswith("; skipped (not recognisable as a blueprint)")

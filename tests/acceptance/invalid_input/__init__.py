@@ -1,0 +1,1 @@
+"""Invalid input: every class of bad blueprint is refused the way the contract says."""

@@ -1,0 +1,73 @@
+"""Invalid input at the limits: the boundary that is accepted (a worker pod name of exactly
+63 characters), deep nesting and oversized files, and resource names Kubernetes would refuse.
+
+For each class the real CLI runs in a subprocess, as `validate PATH`, `render PATH -o out`
+and `render PATH --stdout`, and each run must:
+- exit with code 2;
+- print `PATH:LINE:COLUMN: error: MESSAGE` on stderr for every problem (and no other
+  error), with the path as given on the command line, the 1-based line and column of the
+  offending key (unknown/duplicate/bad map keys), value (wrong values) or parent key
+  (missing keys), and a message that names the field and, where sensible, the fix;
+- print no Python traceback and nothing on stdout;
+- stay within MEMORY_LIMIT of address space (RLIMIT_AS), so an alias bomb, deep nesting or
+  a huge file is refused in bounded memory, and within a hang guard of RUN_TIMEOUT
+  (no timing assertion: the project measures speed in bench/, not in tests);
+- leave the working folder byte for byte as it was, in particular the -o folder, which
+  holds a README.md and a previous render of blueprints/tensorflow-mnist.yaml.
+
+Expected positions are computed from the YAML text of each case (see `pos`), never typed
+in by hand. The three commands of one case run concurrently so that the file stays fast
+on a 2-core CI machine.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import pos
+from tests.support.invalid_input import MNIST, long_name, run_modes
+
+
+# --- the boundary that is accepted ---------------------------------------------------------
+
+@pytest.mark.parametrize("length, workers", [(54, 4), (53, 11)], ids=["54+worker-3", "53+worker-10"])
+def test_worker_pod_name_of_exactly_63_characters_is_accepted(length, workers, tmp_path):
+    name = "a" * length
+    assert len(f"{name}-worker-{workers - 1}") == 63
+    (tmp_path / "edge.yaml").write_text(long_name(length, workers), encoding="utf-8")
+    for outcome in run_modes(tmp_path, ["edge.yaml"], modes=("validate", "render --stdout")):
+        assert outcome.returncode == 0, f"mpigen {outcome.mode}:\n{outcome.stderr}"
+        assert ": error: " not in outcome.stderr and "Traceback" not in outcome.stderr, outcome.stderr
+        if outcome.mode == "render --stdout":
+            assert f"name: {name}-worker\n".encode() in outcome.stdout
+
+
+def test_deep_nesting_and_oversized_files_are_refused(tmp_path):
+    deep = "a: " + "[" * 200 + "]" * 200 + "\n"
+    (tmp_path / "deep.yaml").write_text(deep)
+    (tmp_path / "huge.yaml").write_bytes(b"# " + b"x" * (5 * 1024 * 1024) + b"\n")
+    for name, expected in (("deep.yaml", "nesting is deeper than"), ("huge.yaml", "larger than")):
+        for outcome in run_modes(tmp_path, [name]):
+            assert outcome.returncode == 2, outcome
+            assert "Traceback" not in outcome.stderr
+            assert re.match(rf"^({name}:\d+:\d+: error|error: {name}): .*{expected}", outcome.stderr), outcome.stderr
+
+
+@pytest.mark.parametrize("edit, needle, message", [
+    (("    worker: {cpu: 2, memory: 4Gi}", "    worker: {cpu: 2, gpus: 4}"), "gpus", "not a Kubernetes resource"),
+    (("    worker: {cpu: 2, memory: 4Gi}", "    worker: {cpu: 2, rdma/hca: 500m}"), "500m", "whole numbers"),
+    (("    worker: {cpu: 2, memory: 4Gi}", "    worker: {cpu: 2, example.kubernetes.io/x: 1}"), "example.kubernetes.io/x",
+     "reserved"),
+    (("  workers: 2\n", "  workers: 2\n  gpuResource: gpu\n"), "gpu\n", "not an extended resource"),
+])
+def test_resource_names_kubernetes_would_refuse(tmp_path, edit, needle, message):
+    text = MNIST.read_text().replace(*edit)
+    assert text != MNIST.read_text()
+    (tmp_path / "bad.yaml").write_text(text)
+    line, column = pos(text, needle)
+    for outcome in run_modes(tmp_path, ["bad.yaml"]):
+        assert outcome.returncode == 2
+        assert outcome.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), outcome.stderr
+        assert message in outcome.stderr

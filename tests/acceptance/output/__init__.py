@@ -1,0 +1,2 @@
+"""The -o output folder, by feature: its layout, its index, failures of the machine, killed and
+concurrent runs, overlap with the inputs."""

@@ -1,0 +1,117 @@
+"""The documentation's examples work: every blueprint shown in README.md and docs/ renders,
+every error line shown has the documented form, and the Quick start targets exist."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from tests.conftest import ROOT, render_text, run_mpigen
+
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def yaml_blocks():
+    for doc in DOCS:
+        for i, block in enumerate(re.findall(r"```yaml\n(.*?)```", doc.read_text(), re.S)):
+            yield pytest.param(block, id=f"{doc.name}#{i}")
+
+
+BLOCKS = list(yaml_blocks())
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: MPIJobBlueprint" in b.values[0]])
+def test_documented_blueprints_render(block):
+    objects = render_text(block, "doc.yaml")
+    kinds = {o["kind"] for o in objects}
+    assert {"ConfigMap", "ServiceAccount", "Role", "RoleBinding", "StatefulSet", "Job"} <= kinds <= {
+        "ConfigMap", "ServiceAccount", "Role", "RoleBinding", "StatefulSet", "Job", "PodGroup"}
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: Overlay" in b.values[0]])
+def test_documented_overlays_are_valid(block):
+    from mpigen.load.parser import parse
+    from mpigen.overlay.file import _validate
+
+    problems = []
+    assert _validate(parse(block, "overlay.yaml")[0], problems) is not None and problems == []
+
+
+@pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: Config" in b.values[0]])
+def test_documented_config_is_valid(block, tmp_path):
+    from mpigen.project.config import load_config
+
+    (tmp_path / "mpigen.yaml").write_text(block)
+    assert load_config(tmp_path) is not None
+
+
+def test_documented_commands_exist():
+    """Every `mpigen <command>` line in a shell block of the docs names a real command."""
+    from mpigen.cli.main import COMMANDS
+
+    commands = set(COMMANDS)
+    for doc in DOCS:
+        for block in re.findall(r"```sh\n(.*?)```", doc.read_text(), re.S):
+            for name in re.findall(r"^mpigen (\w+)", block, re.M):
+                assert name in commands, (doc.name, name)
+
+
+def test_quick_start_targets_exist():
+    readme = (ROOT / "README.md").read_text()
+    quick = readme[readme.index("## Quick start"):readme.index("## A blueprint")]
+    commands = re.findall(r"^make (\w+)", quick, re.M)
+    assert commands == ["render", "test"]
+    makefile = (ROOT / "Makefile").read_text()
+    for target in commands:
+        assert re.search(rf"^{target}:", makefile, re.M)
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_documented_error_lines_have_the_contract_form():
+    text = (ROOT / "docs" / "cli.md").read_text()
+    lines = [l for l in text.splitlines() if re.match(r"^blueprints/\S+:\d+:\d+: ", l)]
+    assert lines
+    for line in lines:
+        assert re.match(r"^\S+:\d+:\d+: (error|warning): \S", line)
+
+
+def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
+    """The position-less error lines docs/cli.md shows, each from the run it describes:
+    a FIFO in a searched folder, an option that is no image reference, a full disk behind
+    standard output (/dev/full)."""
+    text = (ROOT / "docs" / "cli.md").read_text()
+    shown = [line for line in text.splitlines() if line.startswith("error: ")]
+    (tmp_path / "blueprints").mkdir()
+    os.mkfifo(tmp_path / "blueprints" / "pipe.yaml")
+    example = str(ROOT / "blueprints" / "mpich-pi.yaml")
+    runs = [run_mpigen("validate", "blueprints", cwd=tmp_path),
+            run_mpigen("render", example, "--stdout", "--kubectl-delivery-image", "kubectl delivery")]
+    with open("/dev/full", "wb") as full:
+        runs.append(run_mpigen("render", example, "--stdout", stdout=full, stderr=subprocess.PIPE))
+    assert [done.stderr.decode().strip() for done in runs] == shown
+    assert [done.returncode for done in runs] == [2, 2, 2]
+
+
+def test_documented_import_commands_run(tmp_path):
+    """The `mpigen import` examples of docs/cli.md, run as shown in a copy of the repository's
+    MPIJob output: each succeeds, and the blueprints they give render."""
+    import shlex
+    import shutil
+
+    text = (ROOT / "docs" / "cli.md").read_text()
+    section = text[text.index("## mpigen import"):text.index("## mpigen validate")]
+    block, = re.findall(r"```sh\n(.*?)```", section, re.S)
+    shutil.copytree(ROOT / "golden" / "mpijob-v2beta1", tmp_path / "golden" / "mpijob-v2beta1")
+    for line in block.splitlines():
+        argv = [word for word in shlex.split(line.split("#")[0])]
+        expanded = [str(p.relative_to(tmp_path)) for word in argv[2:] if "*" in word
+                    for p in sorted(tmp_path.glob(word))]
+        argv = [w for w in argv[1:] if "*" not in w] + expanded
+        done = run_mpigen(*argv, cwd=tmp_path)
+        assert done.returncode == 0, (line, done.stderr)
+        assert done.stdout.startswith(b"---\n") if "-o" not in argv else done.stdout == b""
+    assert sorted(p.name for p in (tmp_path / "imported" / "hpc").iterdir()) == ["intel-pi.yaml", "mpich-pi.yaml"]
+    assert run_mpigen("render", "imported", "--stdout", cwd=tmp_path).returncode == 0

@@ -1,0 +1,82 @@
+"""Golden output of the examples:
+- golden/static/ (the `-o` folder, as users commit it) and golden/static.yaml (the
+  `--stdout` stream): blueprints/ alone, the operator-exact output; the same for the
+  GitOps profiles in golden/argocd[.yaml] and golden/flux[.yaml];
+- golden/overlays/<overlay>/: every blueprint for every overlay of mpigen.yaml, as
+  `mpigen render` writes this repository (and `mpigen check` verifies it).
+
+    python -m tests.support.golden --update     # or: make golden
+
+regenerates all of them after a reviewed change; read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "golden"
+CASES = {
+    "static": ["blueprints", "--target", "static", "--gitops", "none"],
+    "argocd": ["blueprints", "--target", "static", "--gitops", "argocd"],
+    "flux": ["blueprints", "--target", "static", "--gitops", "flux"],
+    "mpijob-v2beta1": ["blueprints", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v2beta1"],
+    # the training-operator's v1 runs Open MPI only (its hostfile is Open MPI's)
+    "mpijob-v1": ["blueprints/tensorflow-mnist.yaml", "blueprints/resnet50-imagenet.yaml",
+                  "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1"],
+    # the generated CRD (with one MPIJob), for each API
+    "crd-v2beta1": ["blueprints/tensorflow-mnist.yaml", "--target", "mpijob", "--with-crd"],
+    "crd-v1": ["blueprints/tensorflow-mnist.yaml", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1",
+               "--with-crd"],
+}
+
+
+def render_stream(case: str) -> bytes:
+    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "--stdout", *CASES[case]],
+                          cwd=ROOT, capture_output=True, check=True)
+    return done.stdout
+
+
+def render_folder(case: str, out: Path) -> None:
+    subprocess.run([sys.executable, "-m", "mpigen", "render", "-o", str(out), *CASES[case]],
+                   cwd=ROOT, capture_output=True, check=True)
+
+
+def folder_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# The example overlays rendered in each GitOps profile (the flag wins over the overlays'
+# own `gitops`): golden/overlays-<profile>/<overlay>/.
+OVERLAY_CASES = {profile: ["--overlay", "dev", "--overlay", "prod", "--gitops", profile]
+                 for profile in ("none", "argocd", "flux")}
+
+
+def render_overlays(profile: str, out: Path) -> None:
+    subprocess.run([sys.executable, "-m", "mpigen", "render", *OVERLAY_CASES[profile], "-o", str(out)],
+                   cwd=ROOT, capture_output=True, check=True)
+
+
+def render_repository() -> subprocess.CompletedProcess:
+    """`mpigen render` in the repository: mpigen.yaml says what and where."""
+    return subprocess.run([sys.executable, "-m", "mpigen", "render"], cwd=ROOT, capture_output=True, check=True)
+
+
+def update() -> None:
+    render_repository()
+    print("updated golden/overlays/")
+    for profile in OVERLAY_CASES:
+        render_overlays(profile, GOLDEN / f"overlays-{profile}")
+        print(f"updated golden/overlays-{profile}/")
+    for case in CASES:
+        (GOLDEN / f"{case}.yaml").write_bytes(render_stream(case))
+        render_folder(case, GOLDEN / case)
+        print(f"updated golden/{case}.yaml and golden/{case}/")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--update"]:
+        sys.exit("usage: python -m tests.support.golden --update")
+    update()

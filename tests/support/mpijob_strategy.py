@@ -1,0 +1,275 @@
+"""Hypothesis strategies of MPIJobs for the import round trips (tests/acceptance/importing/).
+
+`mpijobs(api)` draws a valid MPIJob of that API from the fields of its replica specs, pod
+templates, containers, volumes and run policy that a blueprint can carry, each in the
+forms Kubernetes and the operator accept; `lossy=True` also adds one or more things a
+blueprint cannot carry, and returns where each is written (a location in the MPIJob),
+where the import must report it.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import strategies as st
+
+V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"
+TEMPLATE = ("spec", "mpiReplicaSpecs", "{role}", "template")
+
+DATASETS = {  # (volume source, mount extras) in the forms a blueprint's datasets render
+    "pvc": ({"persistentVolumeClaim": {"claimName": "imagenet"}}, {"readOnly": True}),
+    "pvc-rw": ({"persistentVolumeClaim": {"claimName": "checkpoints"}}, {}),
+    "nfs": ({"nfs": {"server": "fs.example.com", "path": "/exports/x"}}, {"readOnly": True}),
+    "host": ({"hostPath": {"path": "/mnt/data", "type": "Directory"}}, {"readOnly": True}),
+    "config": ({"configMap": {"name": "train-config"}}, {"readOnly": True}),
+    "secret": ({"secret": {"secretName": "wandb"}}, {"readOnly": True}),
+    "csi": ({"csi": {"driver": "gcsfuse.csi.storage.gke.io", "readOnly": True,
+                     "volumeAttributes": {"bucketName": "shards"}}}, {"readOnly": True}),
+}
+POD_EXTRAS = {"terminationGracePeriodSeconds": 30, "priorityClassName": "high", "schedulerName": "volcano",
+              "securityContext": {"runAsUser": 1000, "fsGroup": 1000}, "dnsPolicy": "ClusterFirst",
+              "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                  "nodeSelectorTerms": [{"matchExpressions": [
+                      {"key": "zone", "operator": "In", "values": ["a"]}]}]}}}}
+CONTAINER_EXTRAS = {"imagePullPolicy": "Always", "workingDir": "/workspace",
+                    "ports": [{"containerPort": 2222, "protocol": "TCP"}],
+                    "securityContext": {"runAsNonRoot": True},
+                    "readinessProbe": {"tcpSocket": {"port": 2222}, "periodSeconds": 5}}
+LOSSES = ("restart", "worker_command", "names", "read_only_claim", "one_role_label", "sidecar", "value_from",
+          "request", "untyped_host_path", "launcher_account", "hostname", "unknown_field", "worker_image",
+          "worker_env", "ttl", "worker_restart", "template_name", "claims", "container_field")
+
+
+def _some(draw, options: dict) -> dict:
+    keys = draw(st.lists(st.sampled_from(sorted(options)), unique=True, max_size=3))
+    return {k: options[k] for k in sorted(keys)}
+
+
+@st.composite
+def mpijobs(draw, api: str, lossy: bool = False):
+    """(mpijob, [locations of what a blueprint cannot carry])"""
+    name = draw(st.sampled_from(["train", "bert-large", "j1"]))
+    metadata = {"name": name}
+    if draw(st.booleans()):
+        metadata["namespace"] = draw(st.sampled_from(["default", "ml-team"]))
+    if draw(st.booleans()):
+        metadata["labels"] = {"team": "vision"}
+    if draw(st.booleans()):  # what `kubectl get -o yaml` shows: the server's, and kubectl apply's record
+        metadata.update({"uid": "0d6f", "resourceVersion": "42", "creationTimestamp": "2024-01-01T00:00:00Z",
+                         "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}",
+                                         "owner": "vision@example.com"}})
+    queue = api == V2BETA1 and draw(st.booleans())
+    if queue:
+        metadata.setdefault("labels", {})["kueue.x-k8s.io/queue-name"] = "team-a"
+    workers, slots = draw(st.integers(1, 4)), draw(st.sampled_from([None, 1, 2]))
+    spec: dict = {}
+    if slots is not None:
+        spec["slotsPerWorker"] = slots
+    implementation = "OpenMPI"
+    if api == V1ALPHA2:
+        implementation = draw(st.sampled_from([None, "OpenMPI", "IntelMPI", "MPICH"]))
+        if implementation:
+            spec["mpiDistribution"] = implementation
+    elif api == V2BETA1:
+        implementation = draw(st.sampled_from([None, "OpenMPI", "Intel", "MPICH"]))
+        if implementation:
+            spec["mpiImplementation"] = implementation
+        for key, values in (("launcherCreationPolicy", ["AtStartup", "WaitForWorkersReady"]),
+                            ("sshAuthMountPath", ["/root/.ssh", "/home/mpiuser/.ssh"])):
+            if draw(st.booleans()):
+                spec[key] = draw(st.sampled_from(values))
+    _run_policy(draw, api, spec)
+    if api != V1ALPHA2 and draw(st.booleans()):  # suspended: state completed (with a Kueue queue, Kueue's)
+        spec.setdefault("runPolicy", {})["suspend"] = True
+    main = draw(st.sampled_from([None, "trainer"])) if api != V2BETA1 else None
+    if main:
+        spec["mainContainer"] = main
+    names = {"Launcher": main or "mpi-launcher", "Worker": main or "mpi-worker"}
+    image = "registry.example.com/train:2"
+    env = draw(st.sampled_from([[], [{"name": "NCCL_DEBUG", "value": "INFO"}],
+                                [{"name": "A", "value": ""}, {"name": "B", "value": "x y"}]]))
+    labels = draw(st.sampled_from([{}, {"team": "vision"}, {"tier": "gold", "team": "vision"}]))
+    annotations = draw(st.sampled_from([{}, {"sidecar.istio.io/inject": "false"}]))
+    datasets = draw(st.lists(st.sampled_from(sorted(DATASETS)), unique=True, max_size=3))
+    pull_secrets = draw(st.booleans())
+    networks = draw(st.booleans())
+    gpus = draw(st.sampled_from([0, 0, 1, 8]))
+    shm = draw(st.sampled_from([None, "2Gi"]))
+    limits = draw(st.sampled_from([{}, {"cpu": "2", "memory": "8Gi"}, {"cpu": 4}]))
+    requests = draw(st.booleans()) and bool(limits)
+    argv = ["mpirun", "-np", str(workers * (slots or 1)), "python", "train.py"]
+    roles = {}
+    for role in ("Launcher", "Worker"):
+        container: dict = {"name": names[role], "image": image}
+        if role == "Launcher":
+            style = draw(st.sampled_from(["joined", "split", "shell"]))
+            container.update({"joined": {"command": argv}, "split": {"command": argv[:1], "args": argv[1:]},
+                              "shell": {"command": ["/bin/sh", "-c", " ".join(argv)]}}[style])
+        elif api != V2BETA1:
+            container.update(draw(st.sampled_from([{}, {"command": []}, {"args": ["--ignored"]}])))
+        if env:
+            container["env"] = [dict(e) for e in env]
+        role_limits = dict(limits) if role == "Worker" or draw(st.booleans()) else {}
+        if role == "Worker" and gpus:
+            role_limits["nvidia.com/gpu"] = gpus
+        if role_limits:
+            container["resources"] = {"limits": role_limits}
+            if requests:
+                container["resources"]["requests"] = dict(role_limits)
+        container.update(_some(draw, CONTAINER_EXTRAS))
+        pod: dict = {"containers": [container]}
+        pod.update(_some(draw, POD_EXTRAS))
+        if pull_secrets:
+            pod["imagePullSecrets"] = [{"name": "registry"}]
+        if role == "Worker" and draw(st.booleans()):
+            pod.update({"serviceAccountName": "reader", "hostNetwork": True,
+                        "dnsPolicy": "ClusterFirstWithHostNet"})
+        if role == "Launcher" and api == V1ALPHA2 and draw(st.booleans()):
+            pod["serviceAccountName"] = "ignored"  # the controller writes <job>-launcher over it
+        if role == "Launcher" and draw(st.booleans()):
+            pod["initContainers"] = [{"name": "fetch", "image": "busybox:1", "command": ["true"]}]
+        if draw(st.booleans()):
+            pod["nodeSelector"] = {"pool": "cpu" if role == "Launcher" else "gpu"}
+        if draw(st.booleans()):
+            pod["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": "ml", "effect": "NoSchedule"}]
+        volumes, mounts = [], []
+        for index, kind in enumerate(datasets):
+            source, extra = DATASETS[kind]
+            volumes.append({"name": f"data{index}", **source})
+            mounts.append({"name": f"data{index}", "mountPath": f"/data/{index}", **extra})
+        if role == "Worker" and (shm or (gpus and draw(st.booleans()))):
+            volumes.append({"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm or "1Gi"}})
+            mounts.append({"name": "dshm", "mountPath": "/dev/shm"})
+        if mounts:
+            container["volumeMounts"], pod["volumes"] = mounts, volumes
+        template: dict = {"spec": pod}
+        meta = {k: v for k, v in (("labels", dict(labels)), ("annotations", dict(annotations))) if v}
+        if role == "Worker" and networks:
+            meta.setdefault("annotations", {})["k8s.v1.cni.cncf.io/networks"] = "sriov-ib0,ml/roce"
+        if draw(st.booleans()):
+            meta["creationTimestamp"] = None  # as kubectl shows a template
+        if meta:
+            template["metadata"] = meta
+        replica: dict = {"template": template}
+        if role == "Launcher" and draw(st.booleans()):
+            replica["replicas"] = 1
+        if role == "Worker":
+            replica["replicas"] = workers
+        policy = draw(st.sampled_from(_restart_policies(api, role)))
+        if policy:
+            replica["restartPolicy"] = policy
+        roles[role] = replica
+    spec["mpiReplicaSpecs"] = roles
+    # a copy of its own in every place (shared values would be written as YAML aliases)
+    mpijob = json.loads(json.dumps({"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": spec}))
+    if not lossy:
+        return mpijob, []
+    losses = draw(st.lists(st.sampled_from(LOSSES), unique=True, min_size=1, max_size=3))
+    return mpijob, [loc for loss in losses for loc in _lose(mpijob, loss, api)]
+
+
+def _run_policy(draw, api: str, spec: dict) -> None:
+    policy = {}
+    for key, values in (("backoffLimit", [0, 3]), ("activeDeadlineSeconds", [600]),
+                        ("cleanPodPolicy", ["None", "Running", "All"]), ("ttlSecondsAfterFinished", [60])):
+        if api == V1ALPHA2 and key == "ttlSecondsAfterFinished":
+            continue  # the v1alpha2 operator ignores it (reported; see the lossy cases)
+        if draw(st.booleans()):
+            top = api == V1ALPHA2 or (api == V1 and key == "cleanPodPolicy")
+            if top and (key == "cleanPodPolicy" or draw(st.booleans())):
+                spec[key] = draw(st.sampled_from(values))
+            elif key != "cleanPodPolicy" or api != V1ALPHA2:
+                policy[key] = draw(st.sampled_from(values))
+    if policy:
+        spec["runPolicy"] = policy
+
+
+def _restart_policies(api: str, role: str) -> list:
+    """Policies a blueprint renders the same: what each operator turns them into."""
+    if api == V1ALPHA2:
+        return [None, "OnFailure", "Always"] if role == "Launcher" else [None, "Never", "OnFailure", "Always"]
+    if api == V1:
+        return [None, "Never"]
+    return [None, "OnFailure"] if role == "Launcher" else [None, "Never"]
+
+
+def _lose(mpijob: dict, loss: str, api: str) -> list[tuple]:
+    """Change mpijob by one thing a blueprint cannot carry; where it must be reported."""
+    spec = mpijob["spec"]
+    loc = {role: tuple(p.format(role=role) for p in TEMPLATE) for role in ("Launcher", "Worker")}
+    pods = {role: spec["mpiReplicaSpecs"][role]["template"]["spec"] for role in loc}
+    mains = {role: pods[role]["containers"][0] for role in loc}
+    if loss == "restart":
+        spec["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = {V1ALPHA2: "Never", V1: "OnFailure",
+                                                                V2BETA1: "Never"}[api]
+        return [("spec", "mpiReplicaSpecs", "Launcher", "restartPolicy")]
+    if loss == "worker_command":
+        mains["Worker"].pop("args", None)
+        mains["Worker"]["command"] = [""]
+        return [loc["Worker"] + ("spec", "containers", 0, "command")]
+    if loss == "names" and "mainContainer" not in spec:
+        mains["Launcher"]["name"], mains["Worker"]["name"] = "launcher", "worker"
+        return [loc[role] + ("spec", "containers", 0, "name") for role in loc]
+    if loss == "read_only_claim":
+        for role in loc:
+            pods[role].setdefault("volumes", []).append({"name": "ro", "persistentVolumeClaim": {
+                "claimName": "shared", "readOnly": True}})
+            mains[role].setdefault("volumeMounts", []).append({"name": "ro", "mountPath": "/ro"})
+        index = len(pods["Launcher"]["volumes"]) - 1
+        return [loc["Launcher"] + ("spec", "volumes", index, "persistentVolumeClaim", "readOnly")]
+    if loss == "one_role_label":
+        spec["mpiReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {}).setdefault(
+            "labels", {})["only-here"] = "yes"
+        return [loc["Worker"] + ("metadata", "labels", "only-here")]
+    if loss == "sidecar":
+        pods["Launcher"]["containers"].append({"name": "proxy", "image": "envoy:1"})
+        return [loc["Launcher"] + ("spec", "containers", 1)]
+    if loss == "value_from":
+        out = []
+        for role in loc:
+            env = mains[role].setdefault("env", [])
+            env.append({"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}})
+            out.append(loc[role] + ("spec", "containers", 0, "env", len(env) - 1, "valueFrom"))
+        return out
+    if loss == "request":
+        mains["Launcher"]["resources"] = {"limits": {"memory": "4Gi"}, "requests": {"memory": "1Gi"}}
+        return [loc["Launcher"] + ("spec", "containers", 0, "resources", "requests", "memory")]
+    if loss == "untyped_host_path":
+        for role in loc:
+            pods[role].setdefault("volumes", []).append({"name": "scratch", "hostPath": {"path": "/scratch"}})
+            mains[role].setdefault("volumeMounts", []).append({"name": "scratch", "mountPath": "/scratch"})
+        return [loc["Launcher"] + ("spec", "volumes", len(pods["Launcher"]["volumes"]) - 1, "hostPath")]
+    if loss == "launcher_account" and api != V1ALPHA2:  # v1alpha2 writes <job>-launcher over it
+        pods["Launcher"]["serviceAccountName"] = "mine"
+        return [loc["Launcher"] + ("spec", "serviceAccountName")]
+    if loss == "hostname" and api != V2BETA1:  # v2beta1 writes its own over it
+        pods["Launcher"]["hostname"] = "fixed"
+        return [loc["Launcher"] + ("spec", "hostname")]
+    if loss == "unknown_field":  # a field of another generation, which this one's API server drops
+        key, value = {V2BETA1: ("mpiDistribution", "IntelMPI"), V1: ("runLauncherAsWorker", True),
+                      V1ALPHA2: ("sshAuthMountPath", "/x")}[api]
+        spec[key] = value
+        return [("spec", key)]
+    if loss == "worker_image":
+        mains["Worker"]["image"] = "other:1"
+        return [loc["Worker"] + ("spec", "containers", 0, "image")]
+    if loss == "worker_env":
+        env = mains["Worker"].setdefault("env", [])
+        env.append({"name": "ONLY_WORKERS", "value": "1"})
+        return [loc["Worker"] + ("spec", "containers", 0, "env", len(env) - 1)]
+    if loss == "ttl" and api == V1ALPHA2:
+        spec.setdefault("runPolicy", {})["ttlSecondsAfterFinished"] = 60
+        return [("spec", "runPolicy", "ttlSecondsAfterFinished")]
+    if loss == "worker_restart" and api != V1ALPHA2:
+        spec["mpiReplicaSpecs"]["Worker"]["restartPolicy"] = "OnFailure"
+        return [("spec", "mpiReplicaSpecs", "Worker", "restartPolicy")]
+    if loss == "template_name":
+        spec["mpiReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {})["name"] = "pod"
+        return [loc["Worker"] + ("metadata", "name")]
+    if loss == "claims":
+        mains["Worker"].setdefault("resources", {})["claims"] = [{"name": "gpu"}]
+        return [loc["Worker"] + ("spec", "containers", 0, "resources", "claims")]
+    if loss == "container_field":
+        mains["Launcher"]["lifecycles"] = {}
+        return [loc["Launcher"] + ("spec", "containers", 0, "lifecycles")]
+    return []

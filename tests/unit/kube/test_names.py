@@ -1,0 +1,32 @@
+"""mpigen.kube.names: generated names are valid DNS-1123 labels that leave room for a suffix,
+and never meet, whatever parts they are made of (issue 15, defect 3).
+
+The rules come from outside mpigen: k8s.io/apimachinery pkg/util/validation/validation.go
+(dns1123LabelFmt, DNS1123LabelMaxLength = 63, dns1123SubdomainFmt,
+DNS1123SubdomainMaxLength = 253, dns1035LabelFmt) and pkg/api/validate/content/kube.go
+(labelValueFmt, LabelValueMaxLength = 63); Argo CD's tracking label and Flux's name label
+carry the names of Applications and Kustomizations, so those are label values too
+(shared/reference/gitops.md B.8, C).
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from tests.support.kubernetes_names import DNS1123_LABEL
+
+
+# Parts drawn from a small alphabet, so that '-' joins meet often.
+_LABEL = st.from_regex(r"\A[ab]([-ab]{0,3}[ab])?\Z")
+_ENV = st.one_of(_LABEL, st.from_regex(r"\A[aB_.]([-aB_.]{0,3}[aB])?\Z"), st.just("x" * 63))
+_PARTS = st.tuples(_ENV, _LABEL, _LABEL)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_PARTS, min_size=2, max_size=6, unique=True), st.sampled_from([0, len("-launcher")]))
+def test_generated_names_are_valid_and_never_meet(parts, room):
+    from mpigen.kube.names import generated_name
+
+    names = [generated_name("mpigen", p, room=room) for p in parts]
+    assert all(len(n) + room <= 63 and DNS1123_LABEL.fullmatch(n) for n in names), names
+    assert len(set(names)) == len(parts), list(zip(parts, names))
