@@ -1,3 +1,5 @@
+"""`python -m mpigen`: the command line."""
+
 from mpigen.cli.main import main
 
 raise SystemExit(main())

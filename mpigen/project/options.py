@@ -24,6 +24,7 @@ from mpigen.kube.image import image_problem
 from mpigen.overlay.resolve import Overlay, resolve as resolve_overlays
 from mpigen.project.config import Config, load_config
 from mpigen.render import targets
+from mpigen.render.mpijob.crd import available_kube_versions
 from mpigen.render.target import DEFAULT_KUBE_VERSION, Options
 
 DEFAULT_PATHS = ("blueprints",)
@@ -161,9 +162,6 @@ def _check_crd_options(options: Options) -> None:
 def require_kube_version(version: str, flag: str, needs: str) -> None:
     """InputError unless the optional kubernetes-validate package is installed (else message
     `needs`, at `flag`) and ships the schemas of Kubernetes `version`."""
-    # Only the options that need kubernetes-validate's schemas read them.
-    from mpigen.render.mpijob.crd import available_kube_versions
-
     try:
         versions = available_kube_versions()
     except ModuleNotFoundError:
