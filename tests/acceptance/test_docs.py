@@ -3,12 +3,15 @@ every error line shown has the documented form, and the Quick start targets exis
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
+import tomllib
 
 import pytest
 
+from mpigen.render.target import Target
 from tests.conftest import ROOT, render_text, run_mpigen
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -115,3 +118,16 @@ def test_documented_import_commands_run(tmp_path):
         assert done.stdout.startswith(b"---\n") if "-o" not in argv else done.stdout == b""
     assert sorted(p.name for p in (tmp_path / "imported" / "hpc").iterdir()) == ["intel-pi.yaml", "mpich-pi.yaml"]
     assert run_mpigen("render", "imported", "--stdout", cwd=tmp_path).returncode == 0
+
+
+def test_architecture_shows_the_layers_and_the_target_interface_the_code_has():
+    """docs/architecture.md draws the layering import-linter enforces and the Target a new
+    target fills in: both must be the code's."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = next(c["layers"] for c in contracts if c["id"] == "stages")
+    drawn = re.search(r"## The layering, enforced\n.*?```\n(.*?)```", text, re.S).group(1).split("\n")
+    assert [line.replace("mpigen.", "") for line in layers] == [line for line in drawn if line]
+    block = re.search(r"```python\n@dataclass\(frozen=True\)\nclass Target:\n(.*?)```", text, re.S).group(1)
+    shown = re.findall(r"^    (\w+):", block, re.M)
+    assert shown == [field.name for field in dataclasses.fields(Target)]
