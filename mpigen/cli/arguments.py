@@ -9,7 +9,8 @@ from pathlib import Path
 from mpigen.project.options import ClusterFlags, Flags
 from mpigen.compile.mpijob import MPIJOB_APIS
 from mpigen.render.target import DEFAULT_KUBE_VERSION
-from mpigen.render.targets import GITOPS_PROFILES, TARGETS
+from mpigen.formats.types import GITOPS_PROFILES
+from mpigen.render.targets import TARGETS
 
 
 def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:

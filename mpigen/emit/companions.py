@@ -19,7 +19,7 @@ the output needs from Argo CD:
 - ApplyOutOfSyncOnly, so that a sync applies only what changed (not every Job again);
 - RespectIgnoreDifferences with an ignoreDifferences on the replicas of each running
   job's worker StatefulSet: its launcher scales it to 0 when training succeeds (see
-  mpigen.render.gitops), and self-heal must not scale it back up. A completed job has
+  mpigen.render.static.gitops), and self-heal must not scale it back up. A completed job has
   no entry, so Git's replicas: 0 is applied.
 """
 

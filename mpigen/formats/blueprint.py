@@ -2,7 +2,7 @@
 
 This model is the single source of the format: validation, defaults and the published
 JSON Schema (`mpigen schema`) all come from it. Checks that span several fields (name
-length against the worker count, reserved names, ...) live in mpigen.validate.fields.
+length against the worker count, reserved names, ...) live in mpigen.validate.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field, model_validator
 
 from mpigen.formats.base import Model
-from mpigen.formats.types import LabelKey, LabelValue
+from mpigen.formats.types import GitOpsProfile, LabelKey, LabelValue
 from mpigen.kube.image import TAG
 from mpigen.kube.names import DNS1123_LABEL
 
@@ -88,6 +88,6 @@ class OverlayModel(Model):
         None, min_length=1, pattern=r"^\S+$",
         description="The cluster this environment runs on (an API server URL or an Argo CD cluster name): the "
                     "destination of its Argo CD Application.", examples=["https://prod.k8s.example.com"])
-    gitops: Optional[Literal["none", "argocd", "flux"]] = Field(
+    gitops: Optional[GitOpsProfile] = Field(
         None, description="GitOps profile of this environment (the --gitops flag wins; default: mpigen.yaml's).",
         examples=["argocd"])

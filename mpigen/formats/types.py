@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
@@ -11,6 +11,10 @@ from mpigen.formats.patterns import ABSOLUTE_PATH, ENV_NAME, QUANTITY
 from mpigen.kube.image import IMAGE, MAX_LENGTH, image_problem
 from mpigen.kube.names import LABEL_VALUE, QUALIFIED_NAME
 from mpigen.kube.quantity import range_problem
+
+# The GitOps profiles an overlay, mpigen.yaml or --gitops may name (mpigen.render.gitops).
+GitOpsProfile = Literal["none", "argocd", "flux"]
+GITOPS_PROFILES: tuple[str, ...] = get_args(GitOpsProfile)
 
 
 def number_to_string(value: Any) -> Any:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.formats.config import CONFIG_FILE, CONFIG_KIND, ConfigModel
+from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.load.document import Document
 from mpigen.load.files import WORKING_FOLDER, display_path, input_exists
 from mpigen.load.parser import load_file
@@ -44,7 +45,7 @@ def load_config(folder: Path = Path(".")) -> Config | None:
     if model is None:
         raise InputError(problems)
     # targets' attributes are read here, not imported: the table is the one in force now.
-    for key, allowed in (("target", targets.TARGETS), ("gitops", targets.GITOPS_PROFILES)):
+    for key, allowed in (("target", targets.TARGETS), ("gitops", GITOPS_PROFILES)):
         value = getattr(model, key)
         if value is not None and value not in allowed:
             problems.append(error(doc.value_mark((key,)), f"{key}: {value!r} is not one of {', '.join(allowed)}"))

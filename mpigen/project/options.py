@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mpigen.errors import InputError, Mark, error
+from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.kube.image import image_problem
 from mpigen.overlay.resolve import Overlay, resolve as resolve_overlays
 from mpigen.project.config import Config, load_config
@@ -115,7 +116,7 @@ def _with_argocd_env(flags: Flags) -> Flags:
         if key == "overlays":
             flags = replace(flags, overlays=tuple(v.strip() for v in value.split(",") if v.strip()))
             continue
-        allowed = targets.GITOPS_PROFILES if key == "gitops" else targets.TARGETS
+        allowed = GITOPS_PROFILES if key == "gitops" else targets.TARGETS
         if value not in allowed:
             raise InputError([error(Mark(name), f"{name}={value!r} is not one of {', '.join(allowed)}")])
         flags = replace(flags, **{key: value})

@@ -1,5 +1,5 @@
-"""The table of targets (name -> Target) and of GitOps profiles, and what is asked of
-whichever target an environment renders with: its objects, and its checks."""
+"""The table of targets (name -> Target), and what is asked of whichever target an
+environment renders with: its objects, and its checks."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from mpigen.render.target import Lifecycle, Options
 from mpigen.validate.reserved import Reserved
 
 TARGETS = {target.name: target for target in (STATIC, MPIJOB)}  # the first is the default
-GITOPS_PROFILES = ("none", "argocd", "flux")
 # What a blueprint may not name: what any target writes into the pods (a blueprint renders
 # under every target, and its file is validated once whatever each environment's target),
 # and what compile and the shared additions write.

@@ -74,13 +74,12 @@ def test_command_line_options_win_over_mpigen_yaml_defaults(cli):
 
 
 def test_target_and_gitops_flags_win_over_mpigen_yaml(monkeypatch):
-    """Only one target and one GitOps profile exist today, so precedence is checked on
-    what the options resolution picks, with a second value allowed for the test."""
+    """Precedence is checked on what the options resolution picks, with a second target
+    allowed for the test (so that mpigen.yaml and the flag can name different ones)."""
     import mpigen.render.targets
     from mpigen.project.options import Flags, resolve
 
     monkeypatch.setattr(mpigen.render.targets, "TARGETS", ("static", "other"))
-    monkeypatch.setattr(mpigen.render.targets, "GITOPS_PROFILES", ("none", "argocd"))
     _repository(extra="target: other\ngitops: argocd\n")
     options = resolve(Flags()).options
     assert (options.target, options.gitops) == ("other", "argocd")
