@@ -1,12 +1,7 @@
 """Generated names (issue 15, defect 3): every name mpigen makes (objects, Argo CD
 Applications, Flux Kustomizations) is a valid Kubernetes name, and no two meet.
 
-The rules come from outside mpigen: k8s.io/apimachinery pkg/util/validation/validation.go
-(dns1123LabelFmt, DNS1123LabelMaxLength = 63, dns1123SubdomainFmt,
-DNS1123SubdomainMaxLength = 253, dns1035LabelFmt) and pkg/api/validate/content/kube.go
-(labelValueFmt, LabelValueMaxLength = 63); Argo CD's tracking label and Flux's name label
-carry the names of Applications and Kustomizations, so those are label values too
-(shared/reference/gitops.md B.8, C).
+The rules come from outside mpigen: see tests/support/kubernetes_names.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,14 @@
 """Kubernetes name syntaxes as apimachinery defines them, and the inputs and refusals that
 the name, quantity and image reference tests share (tests/acceptance/test_input_names.py,
-test_generated_names.py, test_quantities.py, test_image_references.py)."""
+test_generated_names.py, test_quantities.py, test_image_references.py).
+
+The rules come from outside mpigen: k8s.io/apimachinery pkg/util/validation/validation.go
+(dns1123LabelFmt, DNS1123LabelMaxLength = 63, dns1123SubdomainFmt,
+DNS1123SubdomainMaxLength = 253, dns1035LabelFmt) and pkg/api/validate/content/kube.go
+(labelValueFmt, LabelValueMaxLength = 63); Argo CD's tracking label and Flux's name label
+carry the names of Applications and Kustomizations, so those are label values too
+(shared/reference/gitops.md B.8, C).
+"""
 
 from __future__ import annotations
 

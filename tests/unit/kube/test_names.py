@@ -1,12 +1,7 @@
 """mpigen.kube.names: generated names are valid DNS-1123 labels that leave room for a suffix,
 and never meet, whatever parts they are made of (issue 15, defect 3).
 
-The rules come from outside mpigen: k8s.io/apimachinery pkg/util/validation/validation.go
-(dns1123LabelFmt, DNS1123LabelMaxLength = 63, dns1123SubdomainFmt,
-DNS1123SubdomainMaxLength = 253, dns1035LabelFmt) and pkg/api/validate/content/kube.go
-(labelValueFmt, LabelValueMaxLength = 63); Argo CD's tracking label and Flux's name label
-carry the names of Applications and Kustomizations, so those are label values too
-(shared/reference/gitops.md B.8, C).
+The rules come from outside mpigen: see tests/support/kubernetes_names.py.
 """
 
 from __future__ import annotations
