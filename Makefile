@@ -28,8 +28,9 @@ test: $(STAMP)
 golden: $(STAMP)
 	$(BIN)/python -m tests.support.golden --update
 
+# BENCH_FLAGS="--against REV" times another revision side by side (README, Speed).
 bench: $(STAMP)
-	$(BIN)/python bench/bench.py
+	$(BIN)/python bench/bench.py $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(VENV) rendered

@@ -1,0 +1,29 @@
+"""The benchmark behind the README's Speed table runs as documented: `make bench` with
+--against REV times this tree and another Git revision side by side, in one table."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def test_bench_against_a_revision_prints_one_table_of_both_versions_and_their_ratio():
+    readme = (ROOT / "README.md").read_text()
+    assert 'make bench BENCH_FLAGS="--against ' in readme
+    assert "bench/bench.py $(BENCH_FLAGS)" in (ROOT / "Makefile").read_text()
+    done = subprocess.run([sys.executable, "bench/bench.py", "--jobs", "4", "--runs", "1", "--cold-runs", "1",
+                           "--against", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    table = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    assert table[0] == "| what | this version | HEAD | this version / HEAD |"
+    rows = table[2:]
+    assert [re.sub(r" \(\d+ files\)", "", row.split(" | ")[0]) for row in rows] == [
+        "| 6 jobs, `mpigen render --stdout`", "| 6 jobs into a new output folder",
+        "| 12 jobs, `mpigen render --stdout`", "| 12 jobs into a new output folder",
+        "| one blueprint to stdout, cold start"]
+    for row in rows:
+        cells = row.strip("| ").split(" | ")
+        assert len(cells) == 4 and re.fullmatch(r"\d+\.\d\d", cells[3]), row
