@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mpigen.project.options import ClusterFlags, Flags
 from mpigen.compile.mpijob import MPIJOB_APIS
-from mpigen.render.target import DEFAULT_KUBE_VERSION
+from mpigen.render.target import DEFAULT_KUBE_VERSION, DEFAULT_KUBECTL_DELIVERY_IMAGE
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.render.targets import TARGETS
 
@@ -38,7 +38,7 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
                          help="GitOps profile; none keeps the operator's names (default)")
     command.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
                          help="image of the launcher's kubectl-delivery init container "
-                              "(default: mpioperator/kubectl-delivery:latest, as the operator's deployment)")
+                              f"(default: {DEFAULT_KUBECTL_DELIVERY_IMAGE}, as the operator's deployment)")
 
 
 def cluster_options(command: argparse.ArgumentParser) -> None:

@@ -9,15 +9,14 @@ carry, and what the operator itself overwrites, is decided here with the operato
 
 from __future__ import annotations
 
-import copy
-
 from mpigen.compile.blueprint import least_privilege
+from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
 from mpigen.formats.pod_template_patch import CONTAINER_FIELDS as PATCHABLE_CONTAINER
 from mpigen.formats.pod_template_patch import POD_FIELDS as PATCHABLE_POD
 from mpigen.formats.types import number_to_string
 from mpigen.kube.accelerators import is_accelerator
+from mpigen.kube.data import copy_data
 from mpigen.render.mpijob.resource import SSHD_ROOT_CAPABILITIES
-from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
 
 # Pod and container fields read into blueprint fields here (or in mpigen.review.importer.volumes).
 POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
@@ -167,7 +166,7 @@ def _without_least_privilege(context: dict, sshd: bool) -> dict:
     """A container's securityContext less what mpigen writes anyway (compile.least_privilege,
     and a v2beta1 worker's root sshd capabilities), so the blueprint keeps only what differs."""
     written = least_privilege([])
-    context = copy.deepcopy(context)
+    context = copy_data(context)
     if context.get("allowPrivilegeEscalation") == written["allowPrivilegeEscalation"]:
         del context["allowPrivilegeEscalation"]
     capabilities = context.get("capabilities")
