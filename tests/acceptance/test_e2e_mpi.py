@@ -170,7 +170,7 @@ def test_a_hostfile_naming_a_missing_pod_never_starts_the_launcher(tmp_path, clu
     blueprint, objects, _ = render(tmp_path, 2, 1)
     _set_hostfile(objects, ("-worker-1 ", "-worker-7 "))
     cluster = cluster_for(objects)
-    from tests.support.e2e.cluster import CommandFailed
+    from tests.support.e2e.errors import CommandFailed
 
     with pytest.raises(CommandFailed, match="worker-7 of the hostfile does not exist"):
         cluster.deliver_kubectl()
