@@ -8,7 +8,7 @@ Each option takes the first value given by, in order:
 3. the overlay's own `gitops:` (or its nearest base's), for the GitOps profile of that overlay's folder;
 4. mpigen.yaml in the working folder: its target, gitops, kubectlDeliveryImage, mpijobApi, withCRD
    and kubeVersion always; its blueprints, overlays and output folder only when no PATH is given;
-5. the defaults: blueprints/, no overlay, no output folder, and mpigen.render.targets.Options.
+5. the defaults: blueprints/, no overlay, no output folder, and mpigen.render.target.Options.
 
 ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names none.
 """
