@@ -111,6 +111,21 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
     (kind, suffix of the name)."""
     assert RUN.match(run), run
     instance = f"{name}-{run}"
+    kinds = _operator_objects_named(objects, instance, extra)
+    assert {o["metadata"]["namespace"] for o in objects} == {namespace}
+    _assert_launcher_config(kinds, instance, namespace, workers, slots)
+    _assert_pods_refer(kinds, instance, extra)
+    _assert_labelled(objects, kinds, name, run, instance)
+    # no reference to the operator's names of the bare job is left anywhere
+    for obj in objects:
+        for text in strings(obj):
+            for suffix in ("-config", "-launcher", "-worker"):
+                assert f"{name}{suffix}" not in text, (obj["kind"], text)
+
+
+def _operator_objects_named(objects: list[dict], instance: str, extra: list[tuple[str, str]]) -> dict[str, dict]:
+    """The extra objects are there, named <instance><suffix>, and the others are the
+    operator's six, named as for the MPIJob <instance>: {kind: object} of those six."""
     extras = sorted((kind, f"{instance}{suffix}") for kind, suffix in extra)
     assert sorted((o["kind"], o["metadata"]["name"]) for o in objects
                   if (o["kind"], o["metadata"]["name"]) in extras) == extras
@@ -122,7 +137,12 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
     for kind in ("ServiceAccount", "Role", "RoleBinding", "Job"):
         assert kinds[kind]["metadata"]["name"] == f"{instance}-launcher", kind
     assert kinds["StatefulSet"]["metadata"]["name"] == f"{instance}-worker"
-    assert {o["metadata"]["namespace"] for o in objects} == {namespace}
+    return kinds
+
+
+def _assert_launcher_config(kinds: dict[str, dict], instance: str, namespace: str, workers: int,
+                            slots: int | None) -> None:
+    """The hostfile, Role and RoleBinding name the worker pods, ServiceAccount and Role of <instance>."""
     # hostfile: one line per worker pod, <instance>-worker-<i>
     hosts = [line.split()[0].split(":")[0] for line in kinds["ConfigMap"]["data"]["hostfile"].splitlines()]
     assert hosts == [f"{instance}-worker-{i}" for i in range(workers)]
@@ -135,7 +155,11 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": f"{instance}-launcher", "namespace": namespace}]
     assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
                                   "name": f"{instance}-launcher"}
-    # StatefulSet and Job
+
+
+def _assert_pods_refer(kinds: dict[str, dict], instance: str, extra: list[tuple[str, str]]) -> None:
+    """The StatefulSet and the Job refer to <instance>'s service, pods, ConfigMap,
+    ServiceAccount and extra objects."""
     workers_obj, launcher = kinds["StatefulSet"], kinds["Job"]
     assert workers_obj["spec"]["serviceName"] == f"{instance}-worker"
     assert workers_obj["spec"]["selector"]["matchLabels"]["mpi_job_name"] == instance
@@ -153,9 +177,13 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
                                             if "configMap" in v]
         elif suffix == "-identity":
             assert pod(workers_obj)["serviceAccountName"] == f"{instance}-identity"
+
+
+def _assert_labelled(objects: list[dict], kinds: dict[str, dict], name: str, run: str, instance: str) -> None:
+    """The operator's labels of <instance>, and mpigen's on every object and pod template."""
     for kind in CONFIG_KINDS:
         assert kinds[kind]["metadata"]["labels"]["app"] == instance
-    for obj in (workers_obj, launcher):
+    for obj in (kinds["StatefulSet"], kinds["Job"]):
         for meta in metadatas(obj):
             assert meta["labels"]["mpi_job_name"] == instance
     # mpigen's labels on every object and pod template
@@ -164,11 +192,6 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
             assert meta["labels"][JOB_LABEL] == name
             assert meta["labels"][RUN_LABEL] == run
             assert meta["labels"]["app.kubernetes.io/managed-by"] == "mpigen"
-    # no reference to the operator's names of the bare job is left anywhere
-    for obj in objects:
-        for text in strings(obj):
-            for suffix in ("-config", "-launcher", "-worker"):
-                assert f"{name}{suffix}" not in text, (obj["kind"], text)
 
 
 # A job with runPolicy.ttlSecondsAfterFinished: allowed without a profile, an error under one.

@@ -10,6 +10,7 @@ where the import must report it.
 from __future__ import annotations
 
 import json
+from typing import NamedTuple
 
 from hypothesis import strategies as st
 
@@ -45,9 +46,43 @@ def _some(draw, options: dict) -> dict:
     return {k: options[k] for k in sorted(keys)}
 
 
+class _Shared(NamedTuple):
+    """What both roles' replica specs are drawn from: the job's and those the launcher's and
+    the workers' pods have in common."""
+    api: str
+    workers: int
+    argv: list
+    names: dict
+    env: list
+    labels: dict
+    annotations: dict
+    datasets: list
+    pull_secrets: bool
+    networks: bool
+    gpus: int
+    shm: str | None
+    limits: dict
+    requests: bool
+
+
 @st.composite
 def mpijobs(draw, api: str, lossy: bool = False):
     """(mpijob, [locations of what a blueprint cannot carry])"""
+    metadata = _metadata(draw, api)
+    workers, slots = draw(st.integers(1, 4)), draw(st.sampled_from([None, 1, 2]))
+    spec = _job_spec(draw, api, slots)
+    shared = _shared(draw, api, workers, slots, spec.get("mainContainer"))
+    spec["mpiReplicaSpecs"] = {role: _replica(draw, role, shared) for role in ("Launcher", "Worker")}
+    # a copy of its own in every place (shared values would be written as YAML aliases)
+    mpijob = json.loads(json.dumps({"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": spec}))
+    if not lossy:
+        return mpijob, []
+    losses = draw(st.lists(st.sampled_from(LOSSES), unique=True, min_size=1, max_size=3))
+    return mpijob, [loc for loss in losses for loc in _lose(mpijob, loss, api)]
+
+
+def _metadata(draw, api: str) -> dict:
+    """The MPIJob's metadata: as written, or as `kubectl get -o yaml` shows it."""
     name = draw(st.sampled_from(["train", "bert-large", "j1"]))
     metadata = {"name": name}
     if draw(st.booleans()):
@@ -61,7 +96,12 @@ def mpijobs(draw, api: str, lossy: bool = False):
     queue = api == V2BETA1 and draw(st.booleans())
     if queue:
         metadata.setdefault("labels", {})["kueue.x-k8s.io/queue-name"] = "team-a"
-    workers, slots = draw(st.integers(1, 4)), draw(st.sampled_from([None, 1, 2]))
+    return metadata
+
+
+def _job_spec(draw, api: str, slots: int | None) -> dict:
+    """The MPIJob's spec less its replica specs: slots, MPI implementation, the generation's
+    own fields, run policy, suspension and main container."""
     spec: dict = {}
     if slots is not None:
         spec["slotsPerWorker"] = slots
@@ -84,8 +124,11 @@ def mpijobs(draw, api: str, lossy: bool = False):
     main = draw(st.sampled_from([None, "trainer"])) if api != V2BETA1 else None
     if main:
         spec["mainContainer"] = main
-    names = {"Launcher": main or "mpi-launcher", "Worker": main or "mpi-worker"}
-    image = "registry.example.com/train:2"
+    return spec
+
+
+def _shared(draw, api: str, workers: int, slots: int | None, main: str | None) -> _Shared:
+    """The draws the launcher's and the workers' pods share."""
     env = draw(st.sampled_from([[], [{"name": "NCCL_DEBUG", "value": "INFO"}],
                                 [{"name": "A", "value": ""}, {"name": "B", "value": "x y"}]]))
     labels = draw(st.sampled_from([{}, {"team": "vision"}, {"tier": "gold", "team": "vision"}]))
@@ -97,75 +140,98 @@ def mpijobs(draw, api: str, lossy: bool = False):
     shm = draw(st.sampled_from([None, "2Gi"]))
     limits = draw(st.sampled_from([{}, {"cpu": "2", "memory": "8Gi"}, {"cpu": 4}]))
     requests = draw(st.booleans()) and bool(limits)
-    argv = ["mpirun", "-np", str(workers * (slots or 1)), "python", "train.py"]
-    roles = {}
-    for role in ("Launcher", "Worker"):
-        container: dict = {"name": names[role], "image": image}
-        if role == "Launcher":
-            style = draw(st.sampled_from(["joined", "split", "shell"]))
-            container.update({"joined": {"command": argv}, "split": {"command": argv[:1], "args": argv[1:]},
-                              "shell": {"command": ["/bin/sh", "-c", " ".join(argv)]}}[style])
-        elif api != V2BETA1:
-            container.update(draw(st.sampled_from([{}, {"command": []}, {"args": ["--ignored"]}])))
-        if env:
-            container["env"] = [dict(e) for e in env]
-        role_limits = dict(limits) if role == "Worker" or draw(st.booleans()) else {}
-        if role == "Worker" and gpus:
-            role_limits["nvidia.com/gpu"] = gpus
-        if role_limits:
-            container["resources"] = {"limits": role_limits}
-            if requests:
-                container["resources"]["requests"] = dict(role_limits)
-        container.update(_some(draw, CONTAINER_EXTRAS))
-        pod: dict = {"containers": [container]}
-        pod.update(_some(draw, POD_EXTRAS))
-        if pull_secrets:
-            pod["imagePullSecrets"] = [{"name": "registry"}]
-        if role == "Worker" and draw(st.booleans()):
-            pod.update({"serviceAccountName": "reader", "hostNetwork": True,
-                        "dnsPolicy": "ClusterFirstWithHostNet"})
-        if role == "Launcher" and api == V1ALPHA2 and draw(st.booleans()):
-            pod["serviceAccountName"] = "ignored"  # the controller writes <job>-launcher over it
-        if role == "Launcher" and draw(st.booleans()):
-            pod["initContainers"] = [{"name": "fetch", "image": "busybox:1", "command": ["true"]}]
-        if draw(st.booleans()):
-            pod["nodeSelector"] = {"pool": "cpu" if role == "Launcher" else "gpu"}
-        if draw(st.booleans()):
-            pod["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": "ml", "effect": "NoSchedule"}]
-        volumes, mounts = [], []
-        for index, kind in enumerate(datasets):
-            source, extra = DATASETS[kind]
-            volumes.append({"name": f"data{index}", **source})
-            mounts.append({"name": f"data{index}", "mountPath": f"/data/{index}", **extra})
-        if role == "Worker" and (shm or (gpus and draw(st.booleans()))):
-            volumes.append({"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shm or "1Gi"}})
-            mounts.append({"name": "dshm", "mountPath": "/dev/shm"})
-        if mounts:
-            container["volumeMounts"], pod["volumes"] = mounts, volumes
-        template: dict = {"spec": pod}
-        meta = {k: v for k, v in (("labels", dict(labels)), ("annotations", dict(annotations))) if v}
-        if role == "Worker" and networks:
-            meta.setdefault("annotations", {})["k8s.v1.cni.cncf.io/networks"] = "sriov-ib0,ml/roce"
-        if draw(st.booleans()):
-            meta["creationTimestamp"] = None  # as kubectl shows a template
-        if meta:
-            template["metadata"] = meta
-        replica: dict = {"template": template}
-        if role == "Launcher" and draw(st.booleans()):
-            replica["replicas"] = 1
-        if role == "Worker":
-            replica["replicas"] = workers
-        policy = draw(st.sampled_from(_restart_policies(api, role)))
-        if policy:
-            replica["restartPolicy"] = policy
-        roles[role] = replica
-    spec["mpiReplicaSpecs"] = roles
-    # a copy of its own in every place (shared values would be written as YAML aliases)
-    mpijob = json.loads(json.dumps({"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": spec}))
-    if not lossy:
-        return mpijob, []
-    losses = draw(st.lists(st.sampled_from(LOSSES), unique=True, min_size=1, max_size=3))
-    return mpijob, [loc for loss in losses for loc in _lose(mpijob, loss, api)]
+    return _Shared(api=api, workers=workers, argv=["mpirun", "-np", str(workers * (slots or 1)), "python", "train.py"],
+                   names={"Launcher": main or "mpi-launcher", "Worker": main or "mpi-worker"},
+                   env=env, labels=labels, annotations=annotations, datasets=datasets, pull_secrets=pull_secrets,
+                   networks=networks, gpus=gpus, shm=shm, limits=limits, requests=requests)
+
+
+def _replica(draw, role: str, shared: _Shared) -> dict:
+    """One role's replica spec: its pod template, replicas and restart policy."""
+    container = _container(draw, role, shared)
+    pod = _pod(draw, role, container, shared)
+    _mount_datasets(draw, role, container, pod, shared)
+    template: dict = {"spec": pod}
+    meta = _template_metadata(draw, role, shared)
+    if meta:
+        template["metadata"] = meta
+    replica: dict = {"template": template}
+    if role == "Launcher" and draw(st.booleans()):
+        replica["replicas"] = 1
+    if role == "Worker":
+        replica["replicas"] = shared.workers
+    policy = draw(st.sampled_from(_restart_policies(shared.api, role)))
+    if policy:
+        replica["restartPolicy"] = policy
+    return replica
+
+
+def _container(draw, role: str, shared: _Shared) -> dict:
+    """One role's main container, less its volume mounts: the launcher's runs mpirun."""
+    container: dict = {"name": shared.names[role], "image": "registry.example.com/train:2"}
+    argv = shared.argv
+    if role == "Launcher":
+        style = draw(st.sampled_from(["joined", "split", "shell"]))
+        container.update({"joined": {"command": argv}, "split": {"command": argv[:1], "args": argv[1:]},
+                          "shell": {"command": ["/bin/sh", "-c", " ".join(argv)]}}[style])
+    elif shared.api != V2BETA1:
+        container.update(draw(st.sampled_from([{}, {"command": []}, {"args": ["--ignored"]}])))
+    if shared.env:
+        container["env"] = [dict(e) for e in shared.env]
+    role_limits = dict(shared.limits) if role == "Worker" or draw(st.booleans()) else {}
+    if role == "Worker" and shared.gpus:
+        role_limits["nvidia.com/gpu"] = shared.gpus
+    if role_limits:
+        container["resources"] = {"limits": role_limits}
+        if shared.requests:
+            container["resources"]["requests"] = dict(role_limits)
+    container.update(_some(draw, CONTAINER_EXTRAS))
+    return container
+
+
+def _pod(draw, role: str, container: dict, shared: _Shared) -> dict:
+    """One role's pod spec around its main container, less its volumes."""
+    pod: dict = {"containers": [container]}
+    pod.update(_some(draw, POD_EXTRAS))
+    if shared.pull_secrets:
+        pod["imagePullSecrets"] = [{"name": "registry"}]
+    if role == "Worker" and draw(st.booleans()):
+        pod.update({"serviceAccountName": "reader", "hostNetwork": True,
+                    "dnsPolicy": "ClusterFirstWithHostNet"})
+    if role == "Launcher" and shared.api == V1ALPHA2 and draw(st.booleans()):
+        pod["serviceAccountName"] = "ignored"  # the controller writes <job>-launcher over it
+    if role == "Launcher" and draw(st.booleans()):
+        pod["initContainers"] = [{"name": "fetch", "image": "busybox:1", "command": ["true"]}]
+    if draw(st.booleans()):
+        pod["nodeSelector"] = {"pool": "cpu" if role == "Launcher" else "gpu"}
+    if draw(st.booleans()):
+        pod["tolerations"] = [{"key": "dedicated", "operator": "Equal", "value": "ml", "effect": "NoSchedule"}]
+    return pod
+
+
+def _mount_datasets(draw, role: str, container: dict, pod: dict, shared: _Shared) -> None:
+    """The datasets' volumes in the pod, mounted in its main container, and the workers'
+    shared memory."""
+    volumes, mounts = [], []
+    for index, kind in enumerate(shared.datasets):
+        source, extra = DATASETS[kind]
+        volumes.append({"name": f"data{index}", **source})
+        mounts.append({"name": f"data{index}", "mountPath": f"/data/{index}", **extra})
+    if role == "Worker" and (shared.shm or (shared.gpus and draw(st.booleans()))):
+        volumes.append({"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": shared.shm or "1Gi"}})
+        mounts.append({"name": "dshm", "mountPath": "/dev/shm"})
+    if mounts:
+        container["volumeMounts"], pod["volumes"] = mounts, volumes
+
+
+def _template_metadata(draw, role: str, shared: _Shared) -> dict:
+    """One role's pod template metadata (empty: none)."""
+    meta = {k: v for k, v in (("labels", dict(shared.labels)), ("annotations", dict(shared.annotations))) if v}
+    if role == "Worker" and shared.networks:
+        meta.setdefault("annotations", {})["k8s.v1.cni.cncf.io/networks"] = "sriov-ib0,ml/roce"
+    if draw(st.booleans()):
+        meta["creationTimestamp"] = None  # as kubectl shows a template
+    return meta
 
 
 def _run_policy(draw, api: str, spec: dict) -> None:
@@ -194,22 +260,54 @@ def _restart_policies(api: str, role: str) -> list:
 
 
 def _lose(mpijob: dict, loss: str, api: str) -> list[tuple]:
-    """Change mpijob by one thing a blueprint cannot carry; where it must be reported."""
-    spec = mpijob["spec"]
+    """Change mpijob by one thing a blueprint cannot carry; where it must be reported.
+    Each loss is in one of the groups (none where it does not apply to the api)."""
+    for lose in (_lose_in_spec, _lose_in_pods, _lose_in_containers):
+        where = lose(mpijob["spec"], loss, api)
+        if where:
+            return where
+    return []
+
+
+def _roles(spec: dict) -> tuple[dict, dict, dict]:
+    """Each role's location of its pod template, its pod spec and its main container."""
     loc = {role: tuple(p.format(role=role) for p in TEMPLATE) for role in ("Launcher", "Worker")}
     pods = {role: spec["mpiReplicaSpecs"][role]["template"]["spec"] for role in loc}
     mains = {role: pods[role]["containers"][0] for role in loc}
+    return loc, pods, mains
+
+
+def _lose_in_spec(spec: dict, loss: str, api: str) -> list[tuple]:
+    """_lose for the losses in the MPIJob's spec, its replica specs and pod template metadata."""
+    loc, _, _ = _roles(spec)
     if loss == "restart":
         spec["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = {V1ALPHA2: "Never", V1: "OnFailure",
                                                                 V2BETA1: "Never"}[api]
         return [("spec", "mpiReplicaSpecs", "Launcher", "restartPolicy")]
-    if loss == "worker_command":
-        mains["Worker"].pop("args", None)
-        mains["Worker"]["command"] = [""]
-        return [loc["Worker"] + ("spec", "containers", 0, "command")]
-    if loss == "names" and "mainContainer" not in spec:
-        mains["Launcher"]["name"], mains["Worker"]["name"] = "launcher", "worker"
-        return [loc[role] + ("spec", "containers", 0, "name") for role in loc]
+    if loss == "one_role_label":
+        spec["mpiReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {}).setdefault(
+            "labels", {})["only-here"] = "yes"
+        return [loc["Worker"] + ("metadata", "labels", "only-here")]
+    if loss == "unknown_field":  # a field of another generation, which this one's API server drops
+        key, value = {V2BETA1: ("mpiDistribution", "IntelMPI"), V1: ("runLauncherAsWorker", True),
+                      V1ALPHA2: ("sshAuthMountPath", "/x")}[api]
+        spec[key] = value
+        return [("spec", key)]
+    if loss == "ttl" and api == V1ALPHA2:
+        spec.setdefault("runPolicy", {})["ttlSecondsAfterFinished"] = 60
+        return [("spec", "runPolicy", "ttlSecondsAfterFinished")]
+    if loss == "worker_restart" and api != V1ALPHA2:
+        spec["mpiReplicaSpecs"]["Worker"]["restartPolicy"] = "OnFailure"
+        return [("spec", "mpiReplicaSpecs", "Worker", "restartPolicy")]
+    if loss == "template_name":
+        spec["mpiReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {})["name"] = "pod"
+        return [loc["Worker"] + ("metadata", "name")]
+    return []
+
+
+def _lose_in_pods(spec: dict, loss: str, api: str) -> list[tuple]:
+    """_lose for the losses in the pod specs: volumes, containers besides the main one, fields."""
+    loc, pods, mains = _roles(spec)
     if loss == "read_only_claim":
         for role in loc:
             pods[role].setdefault("volumes", []).append({"name": "ro", "persistentVolumeClaim": {
@@ -217,23 +315,9 @@ def _lose(mpijob: dict, loss: str, api: str) -> list[tuple]:
             mains[role].setdefault("volumeMounts", []).append({"name": "ro", "mountPath": "/ro"})
         index = len(pods["Launcher"]["volumes"]) - 1
         return [loc["Launcher"] + ("spec", "volumes", index, "persistentVolumeClaim", "readOnly")]
-    if loss == "one_role_label":
-        spec["mpiReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {}).setdefault(
-            "labels", {})["only-here"] = "yes"
-        return [loc["Worker"] + ("metadata", "labels", "only-here")]
     if loss == "sidecar":
         pods["Launcher"]["containers"].append({"name": "proxy", "image": "envoy:1"})
         return [loc["Launcher"] + ("spec", "containers", 1)]
-    if loss == "value_from":
-        out = []
-        for role in loc:
-            env = mains[role].setdefault("env", [])
-            env.append({"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}})
-            out.append(loc[role] + ("spec", "containers", 0, "env", len(env) - 1, "valueFrom"))
-        return out
-    if loss == "request":
-        mains["Launcher"]["resources"] = {"limits": {"memory": "4Gi"}, "requests": {"memory": "1Gi"}}
-        return [loc["Launcher"] + ("spec", "containers", 0, "resources", "requests", "memory")]
     if loss == "untyped_host_path":
         for role in loc:
             pods[role].setdefault("volumes", []).append({"name": "scratch", "hostPath": {"path": "/scratch"}})
@@ -245,11 +329,29 @@ def _lose(mpijob: dict, loss: str, api: str) -> list[tuple]:
     if loss == "hostname" and api != V2BETA1:  # v2beta1 writes its own over it
         pods["Launcher"]["hostname"] = "fixed"
         return [loc["Launcher"] + ("spec", "hostname")]
-    if loss == "unknown_field":  # a field of another generation, which this one's API server drops
-        key, value = {V2BETA1: ("mpiDistribution", "IntelMPI"), V1: ("runLauncherAsWorker", True),
-                      V1ALPHA2: ("sshAuthMountPath", "/x")}[api]
-        spec[key] = value
-        return [("spec", key)]
+    return []
+
+
+def _lose_in_containers(spec: dict, loss: str, api: str) -> list[tuple]:
+    """_lose for the losses in the main containers."""
+    loc, _, mains = _roles(spec)
+    if loss == "worker_command":
+        mains["Worker"].pop("args", None)
+        mains["Worker"]["command"] = [""]
+        return [loc["Worker"] + ("spec", "containers", 0, "command")]
+    if loss == "names" and "mainContainer" not in spec:
+        mains["Launcher"]["name"], mains["Worker"]["name"] = "launcher", "worker"
+        return [loc[role] + ("spec", "containers", 0, "name") for role in loc]
+    if loss == "value_from":
+        out = []
+        for role in loc:
+            env = mains[role].setdefault("env", [])
+            env.append({"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}})
+            out.append(loc[role] + ("spec", "containers", 0, "env", len(env) - 1, "valueFrom"))
+        return out
+    if loss == "request":
+        mains["Launcher"]["resources"] = {"limits": {"memory": "4Gi"}, "requests": {"memory": "1Gi"}}
+        return [loc["Launcher"] + ("spec", "containers", 0, "resources", "requests", "memory")]
     if loss == "worker_image":
         mains["Worker"]["image"] = "other:1"
         return [loc["Worker"] + ("spec", "containers", 0, "image")]
@@ -257,15 +359,6 @@ def _lose(mpijob: dict, loss: str, api: str) -> list[tuple]:
         env = mains["Worker"].setdefault("env", [])
         env.append({"name": "ONLY_WORKERS", "value": "1"})
         return [loc["Worker"] + ("spec", "containers", 0, "env", len(env) - 1)]
-    if loss == "ttl" and api == V1ALPHA2:
-        spec.setdefault("runPolicy", {})["ttlSecondsAfterFinished"] = 60
-        return [("spec", "runPolicy", "ttlSecondsAfterFinished")]
-    if loss == "worker_restart" and api != V1ALPHA2:
-        spec["mpiReplicaSpecs"]["Worker"]["restartPolicy"] = "OnFailure"
-        return [("spec", "mpiReplicaSpecs", "Worker", "restartPolicy")]
-    if loss == "template_name":
-        spec["mpiReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {})["name"] = "pod"
-        return [loc["Worker"] + ("metadata", "name")]
     if loss == "claims":
         mains["Worker"].setdefault("resources", {})["claims"] = [{"name": "gpu"}]
         return [loc["Worker"] + ("spec", "containers", 0, "resources", "claims")]

@@ -47,37 +47,54 @@ def controller_objects(mpijob: dict, delivery_image: str = "mpioperator/kubectl-
     """{kind: object} of what the v1alpha2 controller creates (2.2-2.6), gang scheduling off."""
     name, spec = mpijob["metadata"]["name"], mpijob["spec"]
     namespace = mpijob["metadata"].get("namespace", "default")
-    replicas = spec["mpiReplicaSpecs"]
-    workers = replicas["Worker"]["replicas"]
-    backoff, deadline = spec.get("backoffLimit", 6), spec.get("activeDeadlineSeconds")  # 2.1 defaults
-    if spec.get("runPolicy") is not None:  # 2.6: its non-nil values win
-        backoff = spec["runPolicy"].get("backoffLimit", backoff)
-        deadline = spec["runPolicy"].get("activeDeadlineSeconds", deadline)
-    distribution = spec.get("mpiDistribution")
+    return {**_config_objects(name, namespace, spec),
+            "StatefulSet": _worker_set(name, namespace, spec),
+            "Job": _launcher_job(name, namespace, spec, delivery_image)}
+
+
+def _meta(object_name: str, namespace: str, labels: dict) -> dict:
+    return {"name": object_name, "namespace": namespace, "labels": labels}
+
+
+def _hostfile(name: str, spec: dict) -> str:
+    """One line per worker pod, in the form of the MPI distribution's launcher."""
+    workers = spec["mpiReplicaSpecs"]["Worker"]["replicas"]
     slots = spec.get("slotsPerWorker", 1)
-    hydra = distribution in ("IntelMPI", "MPICH")
-    hostfile = "".join(f"{name}-worker-{i}:{slots}\n" if hydra else f"{name}-worker-{i} slots={slots}\n"
-                       for i in range(workers))
+    hydra = spec.get("mpiDistribution") in ("IntelMPI", "MPICH")
+    return "".join(f"{name}-worker-{i}:{slots}\n" if hydra else f"{name}-worker-{i} slots={slots}\n"
+                   for i in range(workers))
+
+
+def _config_objects(name: str, namespace: str, spec: dict) -> dict:
+    """The ConfigMap and the launcher's ServiceAccount, Role and RoleBinding."""
+    workers = spec["mpiReplicaSpecs"]["Worker"]["replicas"]
     main = spec.get("mainContainer")
-    meta = lambda object_name, labels: {"name": object_name, "namespace": namespace, "labels": labels}  # noqa: E731
     app = {"app": name}
     pods = [f"{name}-worker-{i}" for i in range(workers)]
-    objects = {
-        "ConfigMap": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta(f"{name}-config", dict(app)),
-                      "data": {"hostfile": hostfile, "kubexec.sh": KUBEXEC.replace("{container}", f" --container {main}" if main else "")}},
-        "ServiceAccount": {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta(f"{name}-launcher", dict(app))},
+    return {
+        "ConfigMap": {"apiVersion": "v1", "kind": "ConfigMap",
+                      "metadata": _meta(f"{name}-config", namespace, dict(app)),
+                      "data": {"hostfile": _hostfile(name, spec),
+                               "kubexec.sh": KUBEXEC.replace("{container}", f" --container {main}" if main else "")}},
+        "ServiceAccount": {"apiVersion": "v1", "kind": "ServiceAccount",
+                           "metadata": _meta(f"{name}-launcher", namespace, dict(app))},
         "Role": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-                 "metadata": meta(f"{name}-launcher", dict(app)),
+                 "metadata": _meta(f"{name}-launcher", namespace, dict(app)),
                  "rules": [{"verbs": ["get", "list", "watch"], "apiGroups": [""], "resources": ["pods"]},
                            {"verbs": ["create"], "apiGroups": [""], "resources": ["pods/exec"], "resourceNames": pods}]},
         "RoleBinding": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-                        "metadata": meta(f"{name}-launcher", dict(app)),
+                        "metadata": _meta(f"{name}-launcher", namespace, dict(app)),
                         "subjects": [{"kind": "ServiceAccount", "name": f"{name}-launcher", "namespace": namespace}],
                         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
                                     "name": f"{name}-launcher"}},
     }
+
+
+def _worker_set(name: str, namespace: str, spec: dict) -> dict:
+    """The workers' StatefulSet."""
+    workers = spec["mpiReplicaSpecs"]["Worker"]["replicas"]
     labels = _role_labels(name, "worker")
-    template, pod = _template(replicas["Worker"].get("template", {}), labels)
+    template, pod = _template(spec["mpiReplicaSpecs"]["Worker"].get("template", {}), labels)
     pod["restartPolicy"] = "Always"
     container = pod["containers"][0]
     if not container.get("command"):  # 2.5: only an empty command is replaced
@@ -86,12 +103,32 @@ def controller_objects(mpijob: dict, delivery_image: str = "mpioperator/kubectl-
                                                                          "mountPath": "/etc/mpi"}]
     pod["volumes"] = (pod.get("volumes") or []) + [{"name": "mpi-job-config", "configMap": {
         "name": f"{name}-config", "items": [{"key": "kubexec.sh", "path": "kubexec.sh", "mode": 365}]}}]
-    objects["StatefulSet"] = {
-        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": meta(f"{name}-worker", dict(labels)),
+    return {
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": _meta(f"{name}-worker", namespace, dict(labels)),
         "spec": {"podManagementPolicy": "Parallel", "replicas": workers, "selector": {"matchLabels": dict(labels)},
                  "serviceName": f"{name}-worker", "template": template}}
+
+
+def _launcher_job(name: str, namespace: str, spec: dict, delivery_image: str) -> dict:
+    """The launcher's Job."""
+    backoff, deadline = spec.get("backoffLimit", 6), spec.get("activeDeadlineSeconds")  # 2.1 defaults
+    if spec.get("runPolicy") is not None:  # 2.6: its non-nil values win
+        backoff = spec["runPolicy"].get("backoffLimit", backoff)
+        deadline = spec["runPolicy"].get("activeDeadlineSeconds", deadline)
     labels = _role_labels(name, "launcher")
-    template, pod = _template(replicas["Launcher"].get("template", {}), labels)
+    template, pod = _template(spec["mpiReplicaSpecs"]["Launcher"].get("template", {}), labels)
+    _launcher_pod(pod, name, namespace, spec, delivery_image)
+    job_spec = {"backoffLimit": backoff, "template": template}
+    if deadline is not None:
+        job_spec["activeDeadlineSeconds"] = deadline
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": _meta(f"{name}-launcher", namespace, dict(labels)),
+            "spec": job_spec}
+
+
+def _launcher_pod(pod: dict, name: str, namespace: str, spec: dict, delivery_image: str) -> None:
+    """What the controller writes into the launcher's pod spec: its ServiceAccount, the
+    kubectl-delivery init container, the launch agent's and hostfile's variables and files."""
     pod["serviceAccountName"] = f"{name}-launcher"
     pod["initContainers"] = (pod.get("initContainers") or []) + [{
         "name": "kubectl-delivery", "image": delivery_image, "imagePullPolicy": "IfNotPresent",
@@ -100,24 +137,19 @@ def controller_objects(mpijob: dict, delivery_image: str = "mpioperator/kubectl-
                          {"name": "mpi-job-config", "mountPath": "/etc/mpi"}],
         "resources": {"limits": dict(DELIVERY_RESOURCES), "requests": dict(DELIVERY_RESOURCES)}}]
     container = pod["containers"][0]
-    rsh, hosts = ENV_NAMES.get(distribution, OPENMPI_ENV)
+    rsh, hosts = ENV_NAMES.get(spec.get("mpiDistribution"), OPENMPI_ENV)
     container["env"] = (container.get("env") or []) + [
         {"name": rsh, "value": "/etc/mpi/kubexec.sh"}, {"name": hosts, "value": "/etc/mpi/hostfile"},
         {"name": "NVIDIA_VISIBLE_DEVICES"}, {"name": "NVIDIA_DRIVER_CAPABILITIES"}]
     container["volumeMounts"] = (container.get("volumeMounts") or []) + [
         {"name": "mpi-job-kubectl", "mountPath": "/opt/kube"}, {"name": "mpi-job-config", "mountPath": "/etc/mpi"}]
-    pod["restartPolicy"] = "Never" if replicas["Launcher"].get("restartPolicy") == "Never" else "OnFailure"
+    restart = spec["mpiReplicaSpecs"]["Launcher"].get("restartPolicy")
+    pod["restartPolicy"] = "Never" if restart == "Never" else "OnFailure"
     pod["volumes"] = (pod.get("volumes") or []) + [
         {"name": "mpi-job-kubectl", "emptyDir": {}},
         {"name": "mpi-job-config", "configMap": {"name": f"{name}-config", "items": [
             {"key": "kubexec.sh", "path": "kubexec.sh", "mode": 365},
             {"key": "hostfile", "path": "hostfile", "mode": 292}]}}]
-    job_spec = {"backoffLimit": backoff, "template": template}
-    if deadline is not None:
-        job_spec["activeDeadlineSeconds"] = deadline
-    objects["Job"] = {"apiVersion": "batch/v1", "kind": "Job", "metadata": meta(f"{name}-launcher", dict(labels)),
-                      "spec": job_spec}
-    return objects
 
 
 def defaulted(mpijob: dict) -> dict:
