@@ -1,7 +1,8 @@
-"""The shape docs/architecture.md promises, checked on mpigen's own source: each package
+"""The shape docs/architecture.md promises, checked on the source: each package of mpigen
 opens with one sentence, each module says its concept, none is over 400 lines and no
-function over 60, and imports sit at the top (except the command table's and the optional
-libraries'). The layering itself is import-linter's job (pyproject.toml, `make test`)."""
+function over 60 (the tests' modules and functions too), and imports sit at the top
+(except the command table's and the optional libraries'). The layering itself is
+import-linter's job (pyproject.toml, `make test`)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "mpigen"
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "mpigen"
 MODULES = sorted(p for p in PACKAGE.rglob("*.py"))
+TEST_MODULES = sorted(p for p in (ROOT / "tests").rglob("*.py"))
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 # Only these may be imported inside a function: the libraries of the optional extras (the
@@ -23,7 +26,16 @@ COMMAND_TABLE = PACKAGE / "cli" / "main.py"
 
 
 def name(path: Path) -> str:
-    return path.relative_to(PACKAGE.parent).as_posix()
+    return path.relative_to(ROOT).as_posix()
+
+
+def assert_small(path: Path, text: str, tree: ast.Module) -> None:
+    assert text.count("\n") <= MAX_MODULE_LINES, f"{name(path)}: {text.count(chr(10))} lines"
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            length = node.end_lineno - start + 1
+            assert length <= MAX_FUNCTION_LINES, f"{name(path)}:{start}: {node.name} is {length} lines"
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if p.name == "__init__.py"], ids=name)
@@ -43,12 +55,13 @@ def test_a_module_says_its_concept_and_stays_small(path):
     text = path.read_text(encoding="utf-8")
     tree = ast.parse(text)
     assert ast.get_docstring(tree), f"{name(path)}: no docstring"
-    assert text.count("\n") <= MAX_MODULE_LINES, f"{name(path)}: {text.count(chr(10))} lines"
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            length = node.end_lineno - start + 1
-            assert length <= MAX_FUNCTION_LINES, f"{name(path)}:{start}: {node.name} is {length} lines"
+    assert_small(path, text, tree)
+
+
+@pytest.mark.parametrize("path", TEST_MODULES, ids=name)
+def test_a_test_module_stays_small_too(path):
+    text = path.read_text(encoding="utf-8")
+    assert_small(path, text, ast.parse(text))
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if p != COMMAND_TABLE], ids=name)
