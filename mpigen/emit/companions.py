@@ -76,13 +76,7 @@ def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str
                                     "labels": dict(_LABELS)},
                        "spec": spec}
         files[f"application-{name}.yaml"] = _document(application)
-    if problems:
-        raise InputError(problems)
-    if files:
-        kustomization = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                         "resources": sorted(files)}
-        files["kustomization.yaml"] = _document(kustomization)
-    return files
+    return _with_kustomization(files, problems)
 
 
 def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
@@ -119,6 +113,12 @@ def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
         if documents:
             name = f"kustomizations-{env}.yaml" if env else "kustomizations.yaml"
             files[name] = "".join(_document(doc) for doc in documents)
+    return _with_kustomization(files, problems)
+
+
+def _with_kustomization(files: dict[str, str], problems: list) -> dict[str, str]:
+    """The companion files and the kustomization.yaml that lists them, or InputError with
+    every problem found."""
     if problems:
         raise InputError(problems)
     if files:
