@@ -32,7 +32,7 @@ def render(flags: Flags, stdout: bool, warn: Warn) -> Rendered:
     if not stdout and setup.output is None:
         raise UsageError("say where the output goes: --stdout or -o DIR (or run in a folder whose "
                          "mpigen.yaml names the output folder, with no PATH)")
-    if setup.output is not None and not stdout:
+    if not stdout:
         refuse_overlap(setup.output, setup.inputs)
     result = rendered(setup, warn)
     if stdout:

@@ -58,7 +58,7 @@ def _launcher_in_gang(doc: Document, blueprint: Blueprint, gitops: str) -> list[
     """Under a GitOps profile the launcher is applied after the workers are ready (Argo CD
     waves, Flux dependsOn): a gang that counts the launcher never starts."""
     gang = blueprint.spec.scheduling.gang
-    if gitops == "none" or gang is None or gang.minAvailable is None or gang.minAvailable <= blueprint.spec.workers:
+    if gang is None or gang.minAvailable is None or gang.minAvailable <= blueprint.spec.workers:
         return []
     return [error(doc.value_mark(("spec", "scheduling", "gang", "minAvailable")),
                   f"spec.scheduling.gang.minAvailable: {gang.minAvailable} counts the launcher, but with --gitops "
