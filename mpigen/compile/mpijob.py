@@ -13,6 +13,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field
 
 from mpigen.formats.base import Model
+from mpigen.formats.scheduling import GangScheduler
 
 V1ALPHA2 = "kubeflow.org/v1alpha2"  # this model's API
 # The MPIJob APIs operators run today, which the mpijob target writes (--mpijob-api): the MPI
@@ -65,7 +66,7 @@ class GangScheduling(Model):
     """The operator's --gang-scheduling flag (which scheduler) and RunPolicy.schedulingPolicy
     (kubeflow/common, as v2beta1 passes it to the PodGroup)."""
 
-    scheduler: Literal["volcano", "scheduler-plugins", "kube-batch"]
+    scheduler: GangScheduler
     schedulerName: str
     minAvailable: Optional[int] = None
     queue: Optional[str] = None

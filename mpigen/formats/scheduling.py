@@ -9,8 +9,8 @@ from pydantic import Field
 from mpigen.formats.base import Model
 from mpigen.kube.names import DNS1123_SUBDOMAIN
 
-
-GANG_SCHEDULERS = ("volcano", "scheduler-plugins", "kube-batch")
+# The gang schedulers whose PodGroups the operator (and mpigen) can create.
+GangScheduler = Literal["volcano", "scheduler-plugins", "kube-batch"]
 # The scheduler name the pods get, as the operator's --gang-scheduling flag value would be:
 # Volcano's and kube-batch's own names, and the name the scheduler-plugins project deploys
 # its second scheduler under (manifests/install/as-a-second-scheduler).
@@ -21,7 +21,7 @@ DEFAULT_SCHEDULER_NAMES = {"volcano": "volcano", "scheduler-plugins": "scheduler
 class Gang(Model):
     """All-or-nothing scheduling: a PodGroup, as the operator creates with --gang-scheduling."""
 
-    scheduler: Literal["volcano", "scheduler-plugins", "kube-batch"] = Field(
+    scheduler: GangScheduler = Field(
         description="The gang scheduler the cluster runs: Volcano (scheduling.volcano.sh/v1beta1 PodGroup), "
                     "scheduler-plugins coscheduling (scheduling.x-k8s.io/v1alpha1) or kube-batch "
                     "(scheduling.incubator.k8s.io/v1alpha1).", examples=["volcano"])

@@ -22,6 +22,7 @@ from typing import Any
 from mpigen.compile.environment import RANK_ENV_SCRIPT
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic
+from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, MANAGED_BY, MPIGEN_PREFIX
 from mpigen.load.document import Document, Loc
 from mpigen.load.parser import parse
@@ -65,7 +66,7 @@ def import_document(doc: Document, strict: bool = False) -> Imported:
     roles = read_replicas(r) and not r.refused and (read_role(r, "Launcher"), read_role(r, "Worker"))
     if not roles or None in roles or r.refused:
         return Imported({}, r.problems)
-    blueprint = {"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint", "metadata": metadata,
+    blueprint = {"apiVersion": API_VERSION, "kind": BLUEPRINT_KIND, "metadata": metadata,
                  "spec": _spec(r, spec, metadata, *roles)}
     if not r.refused:
         _check_blueprint(r, blueprint)
