@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mpigen.cli.arguments import flags, inputs
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
-from mpigen.cli.streams import plural, print_warnings, say, write_stdout
+from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.check import check
 
 DESCRIPTION = ("Render in memory and compare with the output folder: exit 0 when identical, 1 with a unified diff "
@@ -21,7 +21,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    checked = check(flags(args, args.output), print_warnings)
+    checked = check(flags(args, args.output), print_diagnostics)
     stale = False
     for folder, report in checked.reports:
         write_stdout(report.diff)

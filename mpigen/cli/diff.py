@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mpigen.cli.arguments import cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
-from mpigen.cli.streams import print_warnings, write_stdout
+from mpigen.cli.streams import print_diagnostics, write_stdout
 from mpigen.project.diff import diff
 
 DESCRIPTION = ("Compare two renders object by object: the committed output at a git revision against a fresh "
@@ -34,7 +34,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_warnings)
+    report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_diagnostics)
     write_stdout(report.format(args.format))
     differs = report.immutable() if args.fail_on == "immutable" else report.differs()
     return DIFFERENCES_FOUND if differs else SUCCESS

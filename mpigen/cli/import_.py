@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from mpigen.cli.exit_codes import SUCCESS
-from mpigen.cli.streams import plural, print_warnings, say, write_stdout
+from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.import_ import import_
 
 DESCRIPTION = ("Read MPIJob manifests (kubeflow.org/v1alpha2, v1 or v2beta1) and write the equivalent blueprints. "
@@ -25,7 +25,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    texts = import_(args.files, args.output, args.strict, print_warnings)
+    texts = import_(args.files, args.output, args.strict, print_diagnostics)
     if args.output is None:
         write_stdout("".join(texts.values()))
     else:

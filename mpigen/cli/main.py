@@ -17,7 +17,7 @@ from types import ModuleType
 
 from mpigen import __version__
 from mpigen.cli.exit_codes import INPUT_ERROR, INTERNAL_ERROR, INTERRUPTED, SUCCESS
-from mpigen.cli.streams import silence_stdout
+from mpigen.cli.streams import print_diagnostics, silence_stdout
 from mpigen.errors import InputError, UsageError
 
 DESCRIPTION = ("Compile MPI training job blueprints into the Kubernetes objects the Kubeflow MPI Operator would "
@@ -68,8 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         # Only the diagnostics, one line each (PATH:LINE:COLUMN: error: MESSAGE), so that
         # editors and CI annotations can parse every line of stderr.
-        for diagnostic in exc.diagnostics:
-            print(diagnostic, file=sys.stderr)
+        print_diagnostics(exc.diagnostics)
         return INPUT_ERROR
     except UsageError as exc:
         print(f"mpigen: error: {exc}", file=sys.stderr)

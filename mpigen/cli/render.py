@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mpigen.cli.arguments import flags, inputs
 from mpigen.cli.exit_codes import SUCCESS
-from mpigen.cli.streams import plural, print_warnings, say, write_stdout
+from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.render import render
 
 DESCRIPTION = ("Render every blueprint found in PATH (files, or folders searched recursively for *.yaml/*.yml "
@@ -24,7 +24,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    done = render(flags(args, args.output), args.stdout, print_warnings)
+    done = render(flags(args, args.output), args.stdout, print_diagnostics)
     result = done.result
     if done.output is None:
         write_stdout(*(item.text for item in result.objects))

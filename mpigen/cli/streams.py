@@ -50,9 +50,9 @@ def silence_stdout() -> None:
         pass
 
 
-def print_warnings(warnings: Iterable[Diagnostic]) -> None:
+def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
     """Diagnostics on standard error, one line each (PATH:LINE:COLUMN: severity: MESSAGE)."""
-    for diagnostic in warnings:
+    for diagnostic in diagnostics:
         print(diagnostic, file=sys.stderr)
 
 

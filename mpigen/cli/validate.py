@@ -7,7 +7,7 @@ import argparse
 
 from mpigen.cli.arguments import cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import INPUT_ERROR, SUCCESS
-from mpigen.cli.streams import plural, print_warnings, say, write_stdout
+from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.validate import Validated, validate
 from mpigen.review.object_reports import FORMATS, summary
 
@@ -31,7 +31,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 2 when an object is invalid: a cluster would refuse what mpigen would write."""
-    checked = validate(flags(args, None), args.output, args.server, cluster(args), print_warnings)
+    checked = validate(flags(args, None), args.output, args.server, cluster(args), print_diagnostics)
     if isinstance(checked, Validated):
         per = f" under {plural(checked.overlays, 'overlay')}" if checked.overlays else ""
         say(f"{plural(checked.blueprints, 'blueprint')} valid{per}")
