@@ -73,10 +73,6 @@ def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
                          "spec.runPolicy.cleanPodPolicy: All cannot be rendered with --target jobset: JobSet "
                          "deletes the running workers when the launcher succeeds, but keeps the launcher's pod "
                          "(deleting its Job early would let JobSet start it again); use Running"))
-    if spec.scheduling.gang is not None:
-        out.append(error(doc.key_mark(("spec", "scheduling", "gang")),
-                         "spec.scheduling.gang: --target jobset renders no PodGroup; use spec.scheduling.queue, "
-                         "where Kueue admits the JobSet as one workload (all its pods or none)"))
     if spec.launcher.runAsWorker and spec.network.hostNetwork:
         out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
                          "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, "

@@ -1,5 +1,5 @@
 """Target `jobset`: per job, a ConfigMap (hostfile and SSH files), the key generator's RBAC
-(default key strategy) and one JobSet (mpigen.render.jobset.jobset), which needs no
+(default key strategy), the PodGroup of a gang scheduler, and one JobSet (mpigen.render.jobset.jobset), which needs no
 controller but JobSet's. Under a GitOps profile each run is objects of its own, as on the
 other targets (mpigen.render.gitops: a JobSet's replicated jobs are immutable); the
 configuration goes in Argo CD's wave -1 and the JobSet in wave 0, and JobSet itself starts
@@ -17,10 +17,12 @@ from mpigen.render.jobset import checks
 from mpigen.render.jobset.configmap import new_config_map
 from mpigen.render.jobset.jobset import new_jobset
 from mpigen.render.jobset.keygen import keygen_objects
+from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.stamp import own_labels, stamp
 from mpigen.render.target import Lifecycle, Options, Target
 
-WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding": "-1", "JobSet": "0"}
+WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
+         "JobSet": "0"}
 
 
 def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
@@ -31,7 +33,12 @@ def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
     objects = [new_config_map(job)]
     if key_job:
         objects += keygen_objects(job)
-    return objects + [new_jobset(job, key_job, wait_for_workers)] + addition_objects(job)
+    jobset = new_jobset(job, key_job, wait_for_workers)
+    if job.extensions.gang is not None:  # the workers and the launcher; the key is made before them
+        objects.append(new_pod_group(job, launcher_waits=wait_for_workers))
+        for replicated in jobset["spec"]["replicatedJobs"][-2:]:
+            join_group(job, replicated["template"]["spec"]["template"])
+    return objects + [jobset] + addition_objects(job)
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:

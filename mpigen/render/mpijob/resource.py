@@ -24,7 +24,7 @@ from __future__ import annotations
 from mpigen.compile.environment import openmpi5_env
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.kube.labels import KUEUE_QUEUE_LABEL
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL
 
 
 # The blueprint's names for MPI implementations, as each API spells them.
@@ -103,4 +103,6 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
     metadata: dict = {"name": job.metadata.name, "namespace": job.metadata.namespace}
     if ext.queue is not None:
         metadata["labels"] = {KUEUE_QUEUE_LABEL: ext.queue}
+        if ext.priorityClass is not None:
+            metadata["labels"][KUEUE_PRIORITY_LABEL] = ext.priorityClass
     return {"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": body}
