@@ -16,6 +16,7 @@ EXCLUSIVE_LABEL = MPIGEN_PREFIX + "rank-host"  # rank pods that must not share a
 # Kubernetes and the schedulers
 HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # a WorkloadPriorityClass
 MULTUS_NETWORKS = "k8s.v1.cni.cncf.io/networks"  # secondary networks (Multus)
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"  # Volcano and kube-batch
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"  # scheduler-plugins
