@@ -36,12 +36,13 @@ def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Dia
 
 
 def jobset_only(doc: Document, blueprint: Blueprint, target: str) -> list[Diagnostic]:
-    """Kueue's topology request and MultiKueue, which only the jobset target writes: Kueue
-    sees the static target's workers and launcher as two workloads it cannot place together."""
+    """Kueue's topology request and MultiKueue, which only a JobSet and a v2beta1 MPIJob
+    carry: Kueue sees the static target's workers and launcher as two workloads, and its
+    MPIJob integration is the MPI Operator's (v2beta1), not the training-operator's v1."""
     scheduling = blueprint.spec.scheduling
     return [error(doc.key_mark(("spec", "scheduling", key)),
-                  f"spec.scheduling.{key}: --target {target} cannot render it (Kueue would see the workers and the "
-                  "launcher apart); use --target jobset")
+                  f"spec.scheduling.{key}: --target {target} cannot render it (Kueue admits a JobSet, or the MPI "
+                  "Operator's v2beta1 MPIJob, as one workload); use --target jobset or --target mpijob")
             for key, value in (("topology", scheduling.topology), ("multiKueue", scheduling.multiKueue)) if value]
 
 

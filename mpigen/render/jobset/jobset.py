@@ -13,15 +13,12 @@ JobSet webhook and CRD would default written out, so that a synced JobSet never 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
 from mpigen.render.jobset.keygen import keygen_pod
 from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
 from mpigen.render.names import object_meta
 
-MULTIKUEUE = "kueue.x-k8s.io/multikueue"
-TOPOLOGY_ANNOTATIONS = {"required": "kueue.x-k8s.io/podset-required-topology",
-                        "preferred": "kueue.x-k8s.io/podset-preferred-topology"}
 DEADLINE_RULE = "launcher-deadline"
 
 
@@ -84,7 +81,6 @@ def _request_topology(job: MPIJob, workers: dict, launcher: dict) -> None:
     topology = job.extensions.topology
     if topology is None:
         return
-    kind = "required" if topology.required is not None else "preferred"
-    level = topology.required or topology.preferred
+    key, level = topology_annotation(topology.required, topology.preferred)
     for template in (workers, launcher) if job.extensions.runLauncherAsWorker else (workers,):
-        template.setdefault("metadata", {}).setdefault("annotations", {})[TOPOLOGY_ANNOTATIONS[kind]] = level
+        template.setdefault("metadata", {}).setdefault("annotations", {})[key] = level

@@ -1,7 +1,7 @@
 """What the jobset target renders, against the facts of shared/reference/targets.md (each
 test names its section), never against mpigen's own functions: the JobSet webhook's
 defaults (1.2), dependsOn's rules (1.6), the pod host names and the length check (1.4),
-Kueue's keys (3.1, 3.2), the key strategies (no private key anywhere), and the RBAC."""
+the key strategies (no private key anywhere), and the RBAC."""
 
 from __future__ import annotations
 
@@ -111,30 +111,6 @@ def test_no_private_key_is_ever_rendered():
     for stream in GOLDEN_STREAMS:
         text = (GOLDEN / stream).read_text()
         assert "PRIVATE KEY" not in text and "\nkind: Secret\n" not in text
-
-
-def queued() -> list[dict]:
-    text = (BLUEPRINTS / "kueue-queued.yaml").read_text().replace(
-        "queue: team-a-gpus", "queue: team-a-gpus\n    priorityClass: high\n    multiKueue: true\n"
-        "    topology: {required: cloud.google.com/gce-topology-block}")
-    return render_text(text, target="jobset")
-
-
-def test_kueue_sees_one_workload():
-    """3.2: the queue and priority labels on the JobSet alone (one Workload with a PodSet per
-    replicated job); 3.1: the topology request on the rank pods' templates; MultiKueue's
-    managedBy (1.1); no suspend of mpigen's (Kueue's webhook sets it)."""
-    objects = queued()
-    [jobset] = [o for o in objects if o["kind"] == "JobSet"]
-    labels = jobset["metadata"]["labels"]
-    assert labels["kueue.x-k8s.io/queue-name"] == "team-a-gpus" and labels["kueue.x-k8s.io/priority-class"] == "high"
-    assert jobset["spec"]["managedBy"] == "kueue.x-k8s.io/multikueue" and "suspend" not in jobset["spec"]
-    text = yaml.safe_dump([o for o in objects if o is not jobset] + [jobset["spec"]])
-    assert "kueue.x-k8s.io/queue-name" not in text and "priority-class" not in text
-    for rjob in jobset["spec"]["replicatedJobs"]:
-        annotations = rjob["template"]["spec"]["template"].get("metadata", {}).get("annotations", {})
-        topology = annotations.get("kueue.x-k8s.io/podset-required-topology")
-        assert topology == ("cloud.google.com/gce-topology-block" if rjob["name"] == "worker" else None)
 
 
 def test_the_generator_may_create_secrets_and_touch_only_its_own():

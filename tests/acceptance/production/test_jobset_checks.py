@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.production import (ARGOCD, STATIC, V2BETA1, assert_check_stays_quiet, assert_check_triggers,
-                                      check, diagnostics)
+from tests.support.production import (STATIC, V1, assert_check_stays_quiet, assert_check_triggers, check,
+                                      diagnostics)
 
 JOBSET = ("render", "--stdout", "--target", "jobset")
 JOBSET_ARGOCD = JOBSET + ("--gitops", "argocd")
@@ -75,14 +75,14 @@ CHECKS = [
               required: example.com/block
               preferred: example.com/rack
           """, ("      preferred: example.com/rack\n", ""), "error", "spec.scheduling.topology", JOBSET),
-    # only a JobSet carries a topology request and MultiKueue's managedBy
+    # only a JobSet and a v2beta1 MPIJob carry a topology request and MultiKueue's managedBy
     *[check(f"{key}-on-{target}", f"""
             scheduling:
               queue: team-a
               »{key}: {value}
             """, (f"    {key}: {value}\n", ""), "error", f"spec.scheduling.{key}", args)
       for key, value in (("topology", "{preferred: example.com/rack}"), ("multiKueue", "true"))
-      for target, args in (("static", STATIC), ("mpijob", V2BETA1))],
+      for target, args in (("static", STATIC), ("mpijob-v1", V1))],
 ]
 
 
