@@ -58,6 +58,12 @@ def worker_hosts(job: MPIJob) -> list[str]:
     return [f"{pod_host(job, WORKER_JOB, i)}.{jobset_name(job)}" for i in range(job.workers)]
 
 
+def first_rank_host(job: MPIJob) -> str:
+    """The DNS name of rank 0's pod (the first line of the hostfile), which every pod resolves."""
+    replicated_job = LAUNCHER_JOB if job.extensions.runLauncherAsWorker else WORKER_JOB
+    return f"{pod_host(job, replicated_job, 0)}.{jobset_name(job)}"
+
+
 def longest_pod_name(name: str, replicated_job: str, pods: int) -> int:
     """The length of the longest pod name of a replicated job of one child Job, as the
     JobSet webhook counts it (GenPodName plus a five-character suffix)."""

@@ -17,6 +17,7 @@ from mpigen.render.jobset import checks
 from mpigen.render.jobset.configmap import new_config_map
 from mpigen.render.jobset.jobset import new_jobset
 from mpigen.render.jobset.keygen import keygen_objects
+from mpigen.render.jobset.names import first_rank_host
 from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.stamp import own_labels, stamp
 from mpigen.render.target import Lifecycle, Options, Target
@@ -28,7 +29,7 @@ WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding":
 def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
     """In the order they are needed: the configuration, the generator's RBAC, the JobSet; then
     mpigen's additions (mpigen.render.additions)."""
-    job = with_defaults(with_additions(job, launcher_service_account=False))
+    job = with_defaults(with_additions(job, launcher_service_account=False, master=first_rank_host(job)))
     key_job = job.extensions.ssh.keySecret is None
     objects = [new_config_map(job)]
     if key_job:

@@ -136,3 +136,19 @@ def test_a_platform_key_needs_no_generator():
     [jobset] = [o for o in objects if o["kind"] == "JobSet"]
     assert [r["name"] for r in jobset["spec"]["replicatedJobs"]] == ["worker", "launcher"]
     assert "team-ssh" in yaml.safe_dump(jobset) and "tensorflow-mnist-ssh" not in yaml.safe_dump(jobset)
+
+
+@pytest.mark.parametrize("runs_ranks", [False, True])
+def test_master_addr_is_rank_0s_pod_by_a_name_every_pod_resolves(runs_ranks):
+    """torch.distributed's rendezvous (PyTorch, DeepSpeed) at rank 0's host: the first host of
+    the hostfile, by its DNS name in the JobSet's subdomain (1.4), never a StatefulSet's pod
+    name, which no JobSet pod has."""
+    text = (BLUEPRINTS / "pytorch-mpirun.yaml").read_text()
+    if runs_ranks:
+        text = text.replace("spec:\n", "spec:\n  launcher: {runAsWorker: true}\n", 1)
+    objects = render_text(text, target="jobset")
+    [jobset] = [o for o in objects if o["kind"] == "JobSet"]
+    name = jobset["metadata"]["name"]
+    launcher = jobset["spec"]["replicatedJobs"][-1]["template"]["spec"]["template"]["spec"]["containers"][0]
+    master = next(e["value"] for e in launcher["env"] if e["name"] == "MASTER_ADDR")
+    assert master == (f"{name}-launcher-0-0.{name}" if runs_ranks else f"{name}-worker-0-0.{name}")
