@@ -75,6 +75,7 @@ def extensions(spec: Spec) -> Extensions:
         runLauncherAsWorker=spec.launcher.runAsWorker,
         waitForWorkers=spec.wait_for_workers,
         waitForWorkersAsked=spec.launcher.waitForWorkers,
+        launchLine=spec.launcherCommand is None,
         sshAuthMountPath=spec.security.sshAuthMountPath,
         rankEnv=uses_rank_env(spec),
         workerServiceAccountAnnotations=dict(spec.serviceAccount.annotations),

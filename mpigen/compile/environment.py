@@ -44,8 +44,9 @@ OPENMPI5_ENV = (
 NVIDIA_ENV = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
 # Over SSH (target jobset): the hostfile, mpirun's ssh options (`-F <ssh_config>`), and what
 # else each implementation needs, as (name, value) with {hostfile} and {ssh_args} filled in.
-# Open MPI 4 reads the OMPI_MCA_ names, Open MPI 5 the PRTE_MCA_ ones; both must keep the
-# hostfile's FQDNs (`<pod>.<subdomain>`: the bare pod name does not resolve). Hydra's ssh
+# Open MPI 4 reads the OMPI_MCA_ names, Open MPI 5 the PRTE_MCA_ ones. Open MPI 4 strips the
+# domain from the hostfile's names unless told to keep it, and the bare pod name does not
+# resolve (`<pod>.<subdomain>` does); PRRTE keeps them, and gets the same setting. Hydra's ssh
 # options: I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS (Intel) and HYDRA_LAUNCHER_EXTRA_ARGS (MPICH
 # 4 and 5; the MPI Operator's HYDRA_LAUNCH_EXTRA_ARGS is not a name MPICH reads).
 SSH_ENV = {

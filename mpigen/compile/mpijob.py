@@ -89,6 +89,7 @@ class Extensions(Model):
     runLauncherAsWorker: bool = False
     waitForWorkers: bool = False
     waitForWorkersAsked: Optional[bool] = None  # as the blueprint says it (None: the target's default)
+    launchLine: bool = True  # the launcher runs mpigen's mpirun line (no launcherCommand of the blueprint's)
     sshAuthMountPath: Optional[str] = None
     rankEnv: bool = False  # PyTorch/DeepSpeed under mpirun: the rank-env.sh wrapper and MASTER_ADDR/PORT
     workerServiceAccountAnnotations: dict[str, str] = Field(default_factory=dict)  # creates <job>-worker

@@ -88,6 +88,12 @@ def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
         out.append(warning(doc.value_mark(("spec", "security", "sshAuthMountPath")),
                            f"spec.security.sshAuthMountPath is for --target mpijob; --target jobset mounts the key "
                            f"at {KEY_MOUNT} for any user"))
+    if spec.launcherCommand is not None and spec.mpiImplementation != "OpenMPI":
+        host = f"{blueprint.metadata.name}-launcher-0-0.{blueprint.metadata.name}"
+        out.append(warning(doc.key_mark(("spec", "launcherCommand")),
+                           f"spec.launcherCommand: {spec.mpiImplementation}'s workers connect back to the launcher "
+                           "by its bare host name, which other pods of a JobSet cannot resolve; give mpiexec "
+                           f"-localhost {host} (mpigen does so in the mpirun line it writes)"))
     if spec.ssh.keySecret is not None and doc.get(("spec", "ssh", "kubectlImage")) is not None:
         out.append(warning(doc.value_mark(("spec", "ssh", "kubectlImage")),
                            "spec.ssh.kubectlImage is not used with spec.ssh.keySecret: no key is generated"))

@@ -5,7 +5,8 @@ JobSet webhook and CRD would default written out, so that a synced JobSet never 
   Complete, the workers Ready);
 - success when the launcher succeeds (JobSet then deletes the running workers); a failed
   pod fails its Job (backoffLimit 0), and a failed Job restarts the whole JobSet, at most
-  runPolicy.backoffLimit times; the launcher's activeDeadlineSeconds ends the run at once;
+  runPolicy.backoffLimit times; activeDeadlineSeconds, on the workers' and the launcher's
+  Jobs, ends the run at once, also while the launcher waits for workers that never start;
 - Kueue: the queue and priority labels on the JobSet alone (one workload), topology requests
   on the rank pod templates, MultiKueue through spec.managedBy.
 """
@@ -19,7 +20,7 @@ from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WOR
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
 from mpigen.render.names import object_meta
 
-DEADLINE_RULE = "launcher-deadline"
+DEADLINE_RULE = "deadline"
 
 
 def replicated_job(name: str, pods: int, template: dict, depends_on: tuple[str, str] | None = None,
@@ -42,9 +43,12 @@ def replicated_jobs(job: MPIJob, key_job: bool, wait_for_workers: bool) -> list[
     out = []
     if key_job:
         out.append(replicated_job(KEYGEN_JOB, 1, {"spec": keygen_pod(job)}))
-    out.append(replicated_job(WORKER_JOB, job.workers, workers, (KEYGEN_JOB, "Complete") if key_job else None))
+    # The deadline bounds the whole run, the wait for the workers too.
+    deadline = job.effective_active_deadline()
+    out.append(replicated_job(WORKER_JOB, job.workers, workers, (KEYGEN_JOB, "Complete") if key_job else None,
+                              deadline=deadline))
     out.append(replicated_job(LAUNCHER_JOB, 1, launcher, (WORKER_JOB, "Ready") if wait_for_workers else None,
-                              deadline=job.effective_active_deadline()))
+                              deadline=deadline))
     return out
 
 
@@ -52,7 +56,7 @@ def failure_policy(job: MPIJob) -> dict:
     policy = {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"}
     if job.effective_active_deadline() is not None:
         policy["rules"] = [{"name": DEADLINE_RULE, "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"],
-                            "targetReplicatedJobs": [LAUNCHER_JOB]}]
+                            "targetReplicatedJobs": [WORKER_JOB, LAUNCHER_JOB]}]
     return policy
 
 

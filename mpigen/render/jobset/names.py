@@ -61,6 +61,11 @@ def worker_hosts(job: MPIJob) -> list[str]:
     return [f"{pod_host(job, WORKER_JOB, i)}.{jobset_name(job)}" for i in range(job.workers)]
 
 
+def launcher_host(job: MPIJob) -> str:
+    """The launcher pod's DNS name, which every pod resolves (its bare host name does not)."""
+    return f"{pod_host(job, LAUNCHER_JOB, 0)}.{jobset_name(job)}"
+
+
 def first_rank_host(job: MPIJob) -> str:
     """The DNS name of rank 0's pod (the first line of the hostfile), which every pod resolves."""
     replicated_job = LAUNCHER_JOB if job.extensions.runLauncherAsWorker else WORKER_JOB

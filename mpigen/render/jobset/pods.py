@@ -9,15 +9,18 @@ from __future__ import annotations
 from mpigen.compile.environment import CONFIG_MOUNT, ssh_launcher_env
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name, secret_name
+from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name,
+                                        launcher_host, secret_name)
 from mpigen.render.names import CONFIG_VOLUME
 
 PRIVATE_KEY_MODE = 0o400  # ssh and sshd refuse a key its owner's group may read (root's)
 SHARED_KEY_MODE = 0o440  # a non-root user reads root's key through its group (fsGroup)
 # What a root sshd needs of the capabilities every mpigen container drops (found by running
 # OpenSSH's sshd with each one removed; mpigen.render.mpijob.resource has the same list for
-# the operator's sshd): privilege separation, becoming the user, recording the login.
-SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "SETGID", "SETUID", "SYS_CHROOT")
+# the operator's sshd): privilege separation, becoming the user, recording the login, and
+# ending its unprivileged pre-authentication child when a login fails.
+SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT")
+HYDRA = ("MPICH", "IntelMPI")
 PROBE = {"periodSeconds": 2, "timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3}
 
 
@@ -61,6 +64,11 @@ def launcher_pod(job: MPIJob) -> dict:
     pod = template.setdefault("spec", {})
     container = pod["containers"][0]
     container["env"] = container.get("env", []) + ssh_launcher_env(job, SSH_CONFIG_PATH)
+    if job.distribution in HYDRA and job.extensions.launchLine:
+        # Hydra's proxies connect back to the launcher by the name it gives them, by default
+        # its bare host name, which other pods cannot resolve: give them its DNS name.
+        command = container["command"]
+        container["command"] = [command[0], "-localhost", launcher_host(job), *command[1:]]
     mount_ssh(job, pod)
     return template
 

@@ -37,8 +37,9 @@ SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default
 # user), found by running OpenSSH's sshd with only these in its bounding set and dropping
 # each in turn: SYS_CHROOT (privilege separation), SETUID and SETGID (becoming the user),
 # NET_BIND_SERVICE (port 22). AUDIT_WRITE because sshd built with Linux audit (the Red Hat
-# family) refuses logins it cannot record. Non-root sshd (sshAuthMountPath) needs none.
-SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT")
+# family) refuses logins it cannot record; KILL to end its unprivileged pre-authentication
+# child when a login fails. Non-root sshd (sshAuthMountPath) needs none.
+SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "KILL", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT")
 # The operators' default restart policies (v2beta1 default.go; training-operator mpi_defaults.go).
 RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
 

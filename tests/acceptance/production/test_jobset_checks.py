@@ -136,3 +136,14 @@ def test_a_root_job_with_fsgroup_is_refused(cli_job):
     assert [(f[0], f[1], f[2]) for f in found] == [(10, 14, "error")]
     assert found[0][3].startswith("spec.security.fsGroup")
     assert diagnostics(cli_job(text.replace("fsGroup: 1000", "runAsUser: 1000\n    fsGroup: 1000"), *JOBSET)) == []
+
+
+def test_hydra_with_its_own_launch_line_is_told_about_localhost(cli_job):
+    """Hydra's proxies connect back to the launcher's bare host name (MPICH's pmip.c), which
+    JobSet pods cannot resolve: mpigen's mpirun line gives -localhost; a launcherCommand of
+    the blueprint's is warned at its key."""
+    text = named("job").replace("  command: [python, train.py]\n", "  mpiImplementation: MPICH\n"
+                                "  launcherCommand: [mpiexec, -n, '2', hostname]\n")
+    found = diagnostics(cli_job(text, *JOBSET))
+    assert [(f[0], f[1], f[2]) for f in found] == [(9, 3, "warning")]
+    assert "-localhost job-launcher-0-0.job" in found[0][3]
