@@ -1,15 +1,22 @@
-"""`kubectl` of the pretend cluster, placed at /opt/kube/kubectl as kubectl-delivery would.
+"""`kubectl` of the pretend cluster, placed at /opt/kube/kubectl as kubectl-delivery would, and
+on the PATH of containers of the kubectl image (jobset_cluster.py).
 
-It speaks exactly the two forms the rendered kubexec.sh uses:
+It speaks exactly the forms the rendered kubexec.sh and the JobSet's ssh-keygen job use:
 
     kubectl cp SRC POD:DST
     kubectl exec POD -- CMD...
+    kubectl delete secret NAME --namespace NS --ignore-not-found --wait=false
+    kubectl create --filename FILE
 
 and refuses every other command line loudly. Like the real kubectl it does no work itself:
 it hands the request, with its own stdin, stdout and stderr, to the pretend API server over
 a Unix socket (the server runs the command inside the pod, under that container's
-restrictions) and exits with the remote command's status. The cluster writes this file with
-the interpreter and the socket path filled in (the lines starting `API_SOCKET =`).
+restrictions, or changes its stored Secrets) and exits with the server's status. `create`
+reads FILE here, as kubectl does. Its identity is the ServiceAccount token of the in-cluster
+configuration (/var/run/secrets/kubernetes.io/serviceaccount/token) when the container has
+one, else the calling pod's host name (the static target's automounted token, not modelled as
+a file). The cluster writes this file with the interpreter and the socket path filled in (the
+lines starting `API_SOCKET =`).
 """
 
 import array
@@ -19,9 +26,12 @@ import socket
 import sys
 
 API_SOCKET = "/nonexistent"  # replaced when the file is placed in a pod
+TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+DELETE_SECRET_FLAGS = ["--ignore-not-found", "--wait=false"]
 
 USAGE = ("kubectl (mpigen e2e shim): unsupported command line {argv!r}; only `kubectl cp SRC POD:DST` "
-         "and `kubectl exec POD -- CMD...` are implemented, the two forms kubexec.sh uses")
+         "and `kubectl exec POD -- CMD...` (the forms kubexec.sh uses), `kubectl delete secret NAME --namespace NS "
+         "--ignore-not-found --wait=false` and `kubectl create --filename FILE` (the ssh-keygen job's) are implemented")
 
 
 def parse(argv: list[str]) -> tuple[dict, int]:
@@ -36,6 +46,15 @@ def parse(argv: list[str]) -> tuple[dict, int]:
             return {"verb": "cp", "pod": pod, "path": path}, source
     if len(argv) >= 4 and argv[0] == "exec" and argv[2] == "--" and not argv[1].startswith("-"):
         return {"verb": "exec", "pod": argv[1], "command": argv[3:]}, 0
+    if len(argv) == 7 and argv[:2] == ["delete", "secret"] and argv[3] == "--namespace" and argv[5:] == \
+            DELETE_SECRET_FLAGS:
+        return {"verb": "delete-secret", "name": argv[2], "namespace": argv[4]}, 0
+    if len(argv) == 3 and argv[:2] == ["create", "--filename"]:
+        try:
+            with open(argv[2]) as manifest:
+                return {"verb": "create", "file": argv[2], "manifest": manifest.read()}, 0
+        except OSError as exc:
+            sys.exit(f'error: the path "{argv[2]}" cannot be read: {exc.strerror}')
     print(USAGE.format(argv=argv), file=sys.stderr)
     sys.exit(2)
 
@@ -43,6 +62,9 @@ def parse(argv: list[str]) -> tuple[dict, int]:
 def main(argv: list[str]) -> int:
     request, stdin = parse(argv)
     request["from"] = socket.gethostname()  # the calling pod; its ServiceAccount is the identity
+    if os.path.exists(TOKEN):
+        with open(TOKEN) as token:
+            request["token"] = token.read().strip()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as api:
         api.connect(API_SOCKET)
         fds = array.array("i", [stdin, 1, 2])
