@@ -16,7 +16,8 @@ pre-commit run it.
 With --against REV, the mpigen of that Git revision (its mpigen/ folder, run with this
 interpreter and these dependencies) is timed on the same repositories, the two versions
 taking turns run by run so that the machine's drift hits both alike; the table shows both
-and their ratio.
+and their ratio. With --targets A B, this version renders the same repositories for two
+targets (e.g. static jobset), side by side in the same way.
 """
 
 from __future__ import annotations
@@ -146,12 +147,15 @@ def checkout(revision: str, into: Path) -> Path:
     return into
 
 
-def versions(against: str | None, tmp: Path) -> dict[str, str]:
-    """Version name -> the PYTHONPATH that makes `python -m mpigen` run it."""
-    here = {"this version": str(Path(__file__).resolve().parent.parent)}
-    if against is None:
-        return here
-    return {**here, against: str(checkout(against, tmp / "against"))}
+def variants(args, tmp: Path) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Column name -> (the PYTHONPATH that makes `python -m mpigen` run that version, the
+    arguments it adds to every command)."""
+    here = str(Path(__file__).resolve().parent.parent)
+    if args.targets:
+        return {f"--target {target}": (here, ("--target", target)) for target in args.targets}
+    if args.against is None:
+        return {"this version": (here, ())}
+    return {"this version": (here, ()), args.against: (str(checkout(args.against, tmp / "against")), ())}
 
 
 def row(what: str, results: dict, jobs: int | None = None) -> str:
@@ -169,7 +173,7 @@ def row(what: str, results: dict, jobs: int | None = None) -> str:
     return f"| {what} | " + " | ".join(cells) + " |"
 
 
-def render_rows(tmp: Path, paths: dict[str, str], args) -> list[str]:
+def render_rows(tmp: Path, paths: dict[str, tuple[str, tuple[str, ...]]], args) -> list[str]:
     rows, medians = [], {}
     for count in (args.jobs // 2, args.jobs):
         root = tmp / str(count)
@@ -188,9 +192,9 @@ def render_rows(tmp: Path, paths: dict[str, str], args) -> list[str]:
     return rows
 
 
-def commands(paths: dict[str, str], argv: list[str]) -> dict[str, list[str]]:
-    """Each version's command line, its PYTHONPATH first."""
-    return {name: [path, sys.executable, "-m", "mpigen", *argv] for name, path in paths.items()}
+def commands(paths: dict[str, tuple[str, tuple[str, ...]]], argv: list[str]) -> dict[str, list[str]]:
+    """Each column's command line, its PYTHONPATH first."""
+    return {name: [path, sys.executable, "-m", "mpigen", *argv, *extra] for name, (path, extra) in paths.items()}
 
 
 def main() -> None:
@@ -200,10 +204,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--cold-runs", type=int, default=5)
     parser.add_argument("--against", metavar="REV", help="also time the mpigen of this Git revision, side by side")
+    parser.add_argument("--targets", nargs=2, metavar=("A", "B"), help="time two targets side by side instead")
     args = parser.parse_args()
+    if args.against and args.targets:
+        parser.error("--against and --targets each make two columns; give one of them")
     with tempfile.TemporaryDirectory(prefix="mpigen-bench-") as name:
         tmp = Path(name)
-        paths = versions(args.against, tmp)
+        paths = variants(args, tmp)
         rows = render_rows(tmp, paths, args)
         root = tmp / "single"
         root.mkdir()
@@ -211,7 +218,8 @@ def main() -> None:
         single = root / "blueprints" / "job-00000.yaml"
         cold = measure(root, commands(paths, ["render", str(single), "--stdout"]), args.cold_runs)
         rows.append(row("one blueprint to stdout, cold start", {k: (w, 0) for k, (w, _) in cold.items()}))
-    ratio = [f"this version / {args.against}"] if len(paths) == 2 else []
+    first, *second = paths
+    ratio = [f"{first} / {second[0]}"] if second else []
     print("| what | " + " | ".join([*paths, *ratio]) + " |")
     print("|---" * (1 + len(paths) + len(ratio)) + "|")
     print("\n".join(rows))

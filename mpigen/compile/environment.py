@@ -42,12 +42,27 @@ OPENMPI5_ENV = (
 )
 # Set empty (serialized without `value`, omitempty), so the launcher sees no GPUs.
 NVIDIA_ENV = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
+# Over SSH (target jobset): the hostfile, mpirun's ssh options (`-F <ssh_config>`), and what
+# else each implementation needs, as (name, value) with {hostfile} and {ssh_args} filled in.
+# Open MPI 4 reads the OMPI_MCA_ names, Open MPI 5 the PRTE_MCA_ ones; both must keep the
+# hostfile's FQDNs (`<pod>.<subdomain>`: the bare pod name does not resolve). Hydra's ssh
+# options: I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS (Intel) and HYDRA_LAUNCHER_EXTRA_ARGS (MPICH
+# 4 and 5; the MPI Operator's HYDRA_LAUNCH_EXTRA_ARGS is not a name MPICH reads).
+SSH_ENV = {
+    "OpenMPI": (("OMPI_MCA_orte_default_hostfile", "{hostfile}"), ("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
+                ("OMPI_MCA_plm_rsh_args", "{ssh_args}"), ("PRTE_MCA_prte_default_hostfile", "{hostfile}"),
+                ("PRTE_MCA_prte_keep_fqdn_hostnames", "true"), ("PRTE_MCA_plm_ssh_args", "{ssh_args}")),
+    "IntelMPI": (("I_MPI_HYDRA_HOST_FILE", "{hostfile}"), ("I_MPI_HYDRA_BOOTSTRAP", "ssh"),
+                 ("I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "{ssh_args}")),
+    "MPICH": (("HYDRA_HOST_FILE", "{hostfile}"), ("HYDRA_LAUNCHER", "ssh"), ("HYDRA_LAUNCHER_EXTRA_ARGS", "{ssh_args}")),
+}
 # What a blueprint's spec.env may not set: the launcher's own variables would override it.
-LAUNCHER_ENV_NAMES = (
+LAUNCHER_ENV_NAMES = tuple(dict.fromkeys((
     *(e["name"] for e in OPENMPI5_ENV),
     *(name for names in OPERATOR_ENV_NAMES.values() for name in names),
+    *(name for pairs in SSH_ENV.values() for name, _ in pairs),
     *NVIDIA_ENV,
-)
+)))
 
 RANK_ENV_FRAMEWORKS = ("pytorch", "deepspeed")
 RANK_ENV_DIR = "/etc/mpigen"
@@ -109,3 +124,13 @@ def openmpi5_env(kubexec: bool) -> list[dict]:
     """Open MPI 5's names on an MPIJob resource's launcher: the hostfile, and the agent when
     the operator reaches the workers through kubexec.sh rather than ssh."""
     return [dict(e) for e in OPENMPI5_ENV if kubexec or e["name"] != OPENMPI5_AGENT]
+
+
+def ssh_launcher_env(job: MPIJob, ssh_config: str) -> list[dict]:
+    """What the jobset target appends after the launcher's env: the hostfile and mpirun's ssh
+    options for the MPI implementation, then (unless the launcher runs ranks) no GPUs."""
+    values = {"hostfile": HOSTFILE_PATH, "ssh_args": f"-F {ssh_config}"}
+    env = [{"name": name, "value": value.format(**values)} for name, value in SSH_ENV[job.distribution]]
+    if job.extensions.runLauncherAsWorker:
+        return env
+    return env + [{"name": name} for name in NVIDIA_ENV]

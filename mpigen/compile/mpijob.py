@@ -13,7 +13,8 @@ from typing import Any, Literal, Optional
 from pydantic import Field
 
 from mpigen.formats.base import Model
-from mpigen.formats.scheduling import GangScheduler
+from mpigen.formats.scheduling import GangScheduler, Topology
+from mpigen.formats.ssh import SSH
 
 V1ALPHA2 = "kubeflow.org/v1alpha2"  # this model's API
 # The MPIJob APIs operators run today, which the mpijob target writes (--mpijob-api): the MPI
@@ -81,8 +82,13 @@ class Extensions(Model):
 
     gang: Optional[GangScheduling] = None
     queue: Optional[str] = None  # Kueue LocalQueue
+    priorityClass: Optional[str] = None  # Kueue WorkloadPriorityClass
+    topology: Optional[Topology] = None  # Kueue Topology Aware Scheduling of the rank pods
+    multiKueue: bool = False
+    ssh: SSH = Field(default_factory=SSH)  # the SSH bootstrap of the targets that use one
     runLauncherAsWorker: bool = False
     waitForWorkers: bool = False
+    waitForWorkersAsked: Optional[bool] = None  # as the blueprint says it (None: the target's default)
     sshAuthMountPath: Optional[str] = None
     rankEnv: bool = False  # PyTorch/DeepSpeed under mpirun: the rank-env.sh wrapper and MASTER_ADDR/PORT
     workerServiceAccountAnnotations: dict[str, str] = Field(default_factory=dict)  # creates <job>-worker

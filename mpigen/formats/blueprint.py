@@ -18,6 +18,7 @@ from mpigen.formats.placement import Placement
 from mpigen.formats.pod_template_patch import PodTemplatePatch
 from mpigen.formats.scheduling import Scheduling
 from mpigen.formats.security import Security, ServiceAccount
+from mpigen.formats.ssh import SSH
 from mpigen.formats.types import Arg, EnvName, ImageReference, LabelKey, LabelValue, Quantity, ResourceName, RunName
 from mpigen.kube.names import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN
 
@@ -136,6 +137,7 @@ class Spec(Model):
     network: Network = Field(default_factory=Network, description="Host network, RDMA devices, secondary networks.")
     scheduling: Scheduling = Field(default_factory=Scheduling, description="Gang scheduling and Kueue queueing.")
     security: Security = Field(default_factory=Security, description="Identity and privileges of the containers.")
+    ssh: SSH = Field(default_factory=SSH, description="Target jobset: how the launcher reaches the workers over SSH.")
     imagePullSecrets: list[Annotated[str, Field(pattern=DNS1123_SUBDOMAIN, max_length=253)]] = Field(
         default_factory=list, description="Secrets (by name) for pulling the image from a private registry.",
         examples=[["registry-credentials"]])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from mpigen.formats.base import Model
+from mpigen.formats.types import LabelKey
 from mpigen.kube.names import DNS1123_SUBDOMAIN
 
 # The gang schedulers whose PodGroups the operator (and mpigen) can create.
@@ -45,9 +46,38 @@ class Gang(Model):
         return self.schedulerName or DEFAULT_SCHEDULER_NAMES[self.scheduler]
 
 
+class Topology(Model):
+    """Kueue's Topology Aware Scheduling of the rank pods: all of them in one domain of a level."""
+
+    required: Optional[LabelKey] = Field(
+        None, description="Node label of the topology level the rank pods must share (Kueue annotation "
+                          "kueue.x-k8s.io/podset-required-topology); the job waits until one domain fits.",
+        examples=["cloud.google.com/gce-topology-block"])
+    preferred: Optional[LabelKey] = Field(
+        None, description="Node label of the level Kueue tries to keep the rank pods in, spreading over the "
+                          "fewest domains when one is too small (kueue.x-k8s.io/podset-preferred-topology).",
+        examples=["cloud.google.com/gce-topology-rack"])
+
+    @model_validator(mode="after")
+    def _one(self) -> "Topology":
+        if (self.required is None) == (self.preferred is None):
+            raise ValueError("give exactly one of required or preferred (Kueue accepts one topology request "
+                             "per pod set)")
+        return self
+
+
 class Scheduling(Model):
     gang: Optional[Gang] = Field(None, description="Gang scheduling: all pods of the job start together or none do.")
     queue: Optional[str] = Field(
         None, pattern=DNS1123_SUBDOMAIN, max_length=63,  # a label value
         description="Kueue LocalQueue: the label kueue.x-k8s.io/queue-name on the workloads; Kueue's webhook "
                     "suspends them until the queue admits the job.", examples=["team-a-gpus"])
+    priorityClass: Optional[str] = Field(
+        None, pattern=DNS1123_SUBDOMAIN, max_length=63,  # a label value
+        description="Kueue WorkloadPriorityClass: the label kueue.x-k8s.io/priority-class (needs queue).",
+        examples=["high-priority"])
+    topology: Optional[Topology] = Field(
+        None, description="Topology Aware Scheduling by Kueue (target jobset; needs queue).")
+    multiKueue: bool = Field(
+        False, description="Dispatch the job to a worker cluster through MultiKueue: spec.managedBy "
+                           "kueue.x-k8s.io/multikueue (target jobset; needs queue).")

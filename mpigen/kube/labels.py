@@ -16,6 +16,11 @@ EXCLUSIVE_LABEL = MPIGEN_PREFIX + "rank-host"  # rank pods that must not share a
 # Kubernetes and the schedulers
 HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # a WorkloadPriorityClass
+# Topology Aware Scheduling: pod-template annotations, by the blueprint's spec.scheduling.topology key
+KUEUE_TOPOLOGY_ANNOTATIONS = {"required": "kueue.x-k8s.io/podset-required-topology",
+                              "preferred": "kueue.x-k8s.io/podset-preferred-topology"}
+MULTIKUEUE = "kueue.x-k8s.io/multikueue"  # the managedBy value MultiKueue dispatches
 MULTUS_NETWORKS = "k8s.v1.cni.cncf.io/networks"  # secondary networks (Multus)
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"  # Volcano and kube-batch
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"  # scheduler-plugins
@@ -26,3 +31,10 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 ARGOCD_SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 ARGOCD_SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
 FLUX_SSA = "kustomize.toolkit.fluxcd.io/ssa"
+
+
+def topology_annotation(required: str | None, preferred: str | None) -> tuple[str, str]:
+    """Kueue's pod-template annotation (key, node label) for a required or preferred level."""
+    if required is not None:
+        return KUEUE_TOPOLOGY_ANNOTATIONS["required"], required
+    return KUEUE_TOPOLOGY_ANNOTATIONS["preferred"], preferred

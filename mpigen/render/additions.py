@@ -36,10 +36,11 @@ def master_addr(job: MPIJob) -> str:
     return launcher_name(job) if job.extensions.runLauncherAsWorker else f"{worker_name(job)}-0"
 
 
-def with_additions(job: MPIJob, launcher_service_account: bool = True) -> MPIJob:
+def with_additions(job: MPIJob, launcher_service_account: bool = True, master: str | None = None) -> MPIJob:
     """The job's pod templates with the references to mpigen's objects. The launcher runs
     as the identity too unless the backend gives it an account of its own (the static
-    target's <job>-launcher, which carries the same annotations)."""
+    target's <job>-launcher, which carries the same annotations). `master`: the address of
+    rank 0's host where the target's pods are named otherwise than the operator's."""
     ext = job.extensions
     if not ext.rankEnv and not ext.workerServiceAccountAnnotations:
         return job
@@ -49,7 +50,7 @@ def with_additions(job: MPIJob, launcher_service_account: bool = True) -> MPIJob
         pod = template.setdefault("spec", {})
         main = pod["containers"][0]
         if ext.rankEnv and role == LAUNCHER:
-            main["env"] = main.get("env", []) + rendezvous_env(master_addr(job), main.get("env", []))
+            main["env"] = main.get("env", []) + rendezvous_env(master or master_addr(job), main.get("env", []))
         if ext.rankEnv and (role == WORKER or ext.runLauncherAsWorker):
             main["volumeMounts"] = main.get("volumeMounts", []) + [
                 {"name": RANK_ENV_VOLUME, "mountPath": RANK_ENV_DIR}]

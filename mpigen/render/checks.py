@@ -1,7 +1,9 @@
-"""What every target shares: the names of mpigen's additions (the rank environment's
-volume), and what a GitOps profile cannot render whatever the target: a launcher TTL (the
-controller would recreate the deleted Job and run it again), workers left running, a gang
-that counts the launcher, and names too long once the run identity is added."""
+"""What the targets share: the names of mpigen's additions (the rank environment's volume);
+what a GitOps profile cannot render whatever the target (a launcher TTL: the controller
+would recreate the deleted Job and run it again; a gang that counts the launcher); on the
+targets whose workers outlive the launcher (static, mpijob), workers left running and
+names too long once the run identity is added; and the Kueue requests only a JobSet can
+carry."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ RESERVED = Reserved(volumes=(RANK_ENV_VOLUME,))
 
 def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
     """What a GitOps profile cannot render: a launcher TTL (the controller would recreate
-    the deleted Job and run it again), and names too long once the run identity is added."""
+    the deleted Job and run it again), and a gang that counts the launcher."""
     if gitops == "none":
         return []
     out = _launcher_in_gang(doc, blueprint, gitops)
@@ -30,6 +32,26 @@ def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Dia
                          "Kubernetes deletes the finished launcher Job, the GitOps controller sees it missing, "
                          "creates it again and the training runs again; remove it, and set spec.state: "
                          "completed or archived in Git instead"))
+    return out
+
+
+def jobset_only(doc: Document, blueprint: Blueprint, target: str) -> list[Diagnostic]:
+    """Kueue's topology request and MultiKueue, which only a JobSet and a v2beta1 MPIJob
+    carry: Kueue sees the static target's workers and launcher as two workloads, and its
+    MPIJob integration is the MPI Operator's (v2beta1), not the training-operator's v1."""
+    scheduling = blueprint.spec.scheduling
+    return [error(doc.key_mark(("spec", "scheduling", key)),
+                  f"spec.scheduling.{key}: --target {target} cannot render it (Kueue admits a JobSet, or the MPI "
+                  "Operator's v2beta1 MPIJob, as one workload); use --target jobset or --target mpijob")
+            for key, value in (("topology", scheduling.topology), ("multiKueue", scheduling.multiKueue)) if value]
+
+
+def worker_set_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
+    """Under a GitOps profile, where the workers are a StatefulSet or the operator's pods:
+    workers left running after the launcher, and names too long with the run identity."""
+    if gitops == "none":
+        return []
+    out = []
     if blueprint.spec.runPolicy.cleanPodPolicy == "None" and blueprint.spec.state == "running":
         policy = ("spec", "runPolicy", "cleanPodPolicy")
         out.append(warning(doc.value_mark(policy),

@@ -25,7 +25,7 @@ from mpigen.review.object_reports import check_rendered
 
 PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Role": "roles",
            "RoleBinding": "rolebindings", "StatefulSet": "statefulsets", "Job": "jobs", "PodGroup": "podgroups",
-           "MPIJob": "mpijobs", "CustomResourceDefinition": "customresourcedefinitions"}
+           "MPIJob": "mpijobs", "JobSet": "jobsets", "CustomResourceDefinition": "customresourcedefinitions"}
 CLUSTER_SCOPED = {"CustomResourceDefinition"}
 FIELD_MANAGER = "mpigen"
 

@@ -23,6 +23,7 @@ from mpigen.load.model import validate_model
 from mpigen.validate.command import check_command
 from mpigen.validate.datasets import check_datasets, check_storage
 from mpigen.validate.fields import Fields
+from mpigen.validate.kueue import check_kueue
 from mpigen.validate.names import check_name_length
 from mpigen.validate.pod_patch import check_patch_overlap, check_pod_patch
 from mpigen.validate.production import (check_gang, check_host_network, check_launcher_placement, check_mpirun_args,
@@ -91,7 +92,7 @@ CROSS_FIELD_CHECKS = (
     check_pod_patch,
     # production rules
     check_accelerators, check_slots, check_mpirun_args, check_shared_memory, check_hugepages, check_host_network,
-    check_launcher_placement, check_storage, check_gang, check_patch_overlap,
+    check_launcher_placement, check_storage, check_gang, check_kueue, check_patch_overlap,
 )
 # The rules that judge one key, or a list (which a merge patch replaces whole), wrong
 # wherever it stands: they also run on the file as written (written_problems), so that an

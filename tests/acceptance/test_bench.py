@@ -27,3 +27,17 @@ def test_bench_against_a_revision_prints_one_table_of_both_versions_and_their_ra
     for row in rows:
         cells = row.strip("| ").split(" | ")
         assert len(cells) == 4 and re.fullmatch(r"\d+\.\d\d", cells[3]), row
+
+
+def test_bench_of_two_targets_prints_them_side_by_side_with_their_ratio():
+    """The README's jobset-against-static figures: --targets A B, one table, A / B."""
+    assert 'make bench BENCH_FLAGS="--targets jobset static"' in (ROOT / "README.md").read_text()
+    done = subprocess.run([sys.executable, "bench/bench.py", "--jobs", "4", "--runs", "1", "--cold-runs", "1",
+                           "--targets", "jobset", "static"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    table = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    assert table[0] == "| what | --target jobset | --target static | --target jobset / --target static |"
+    assert all(re.fullmatch(r"\d+\.\d\d", row.strip("| ").split(" | ")[3]) for row in table[2:])
+    refused = subprocess.run([sys.executable, "bench/bench.py", "--targets", "jobset", "static", "--against", "HEAD"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "give one of them" in refused.stderr

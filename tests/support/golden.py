@@ -1,7 +1,8 @@
 """Golden output of the examples:
 - golden/static/ (the `-o` folder, as users commit it) and golden/static.yaml (the
   `--stdout` stream): blueprints/ alone, the operator-exact output; the same for the
-  GitOps profiles in golden/argocd[.yaml] and golden/flux[.yaml];
+  GitOps profiles in golden/argocd[.yaml] and golden/flux[.yaml]; the other targets in
+  golden/mpijob-*, crd-* and jobset[-argocd|-flux];
 - golden/overlays/<overlay>/: every blueprint for every overlay of mpigen.yaml, as
   `mpigen render` writes this repository (and `mpigen check` verifies it).
 
@@ -30,6 +31,10 @@ CASES = {
     "crd-v2beta1": ["blueprints/tensorflow-mnist.yaml", "--target", "mpijob", "--with-crd"],
     "crd-v1": ["blueprints/tensorflow-mnist.yaml", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1",
                "--with-crd"],
+    # one JobSet per example, in each GitOps profile
+    "jobset": ["blueprints", "--target", "jobset", "--gitops", "none"],
+    "jobset-argocd": ["blueprints", "--target", "jobset", "--gitops", "argocd"],
+    "jobset-flux": ["blueprints", "--target", "jobset", "--gitops", "flux"],
 }
 
 

@@ -21,7 +21,8 @@ MAX_FUNCTION_LINES = 60
 # live-cluster client and the schema validators), loaded by the commands that need them, and
 # the standard library's process pool (about 8 ms of every start), loaded only when a
 # render is large enough to run in parallel.
-DEFERRED = ("kubernetes", "kubernetes_validate", "jsonschema", "urllib3", "multiprocessing", "concurrent")
+DEFERRED = ("kubernetes", "kubernetes_validate", "kubeflow_trainer_api", "jsonschema", "urllib3", "multiprocessing",
+            "concurrent")
 COMMAND_TABLE = PACKAGE / "cli" / "main.py"
 
 

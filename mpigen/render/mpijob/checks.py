@@ -14,6 +14,7 @@ from mpigen.compile.mpijob import V1, V2BETA1
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
+from mpigen.render.checks import jobset_only, worker_set_checks
 from mpigen.render.names import CONFIG_VOLUME
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
@@ -22,11 +23,12 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME,), mounts=(CONFIG_MOUNT,))
 
 
 def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+    out = worker_set_checks(doc, blueprint, options.gitops)
     if options.mpijob_api == V1:
-        return _v1_checks(doc, blueprint)
+        return out + jobset_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
     if options.mpijob_api == V2BETA1:
-        return _v2beta1_checks(doc, blueprint)
-    return []
+        return out + _v2beta1_checks(doc, blueprint)
+    return out
 
 
 def _v1_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:

@@ -15,6 +15,9 @@ For Open MPI the launcher also gets Open MPI 5's PRTE variables
 (mpigen.compile.environment.openmpi5_env): Open MPI 5 ignores the OMPI_MCA_* names the
 operators set and would start every rank on the launcher.
 
+Kueue (v2beta1, which Kueue's MPIJob integration reads): the queue and priority labels on the
+MPIJob, a topology request on the rank pods' templates, MultiKueue through runPolicy.managedBy.
+
 v2beta1 workers run the image's sshd: as root it needs a few of the capabilities that every
 mpigen container drops (SSHD_ROOT_CAPABILITIES).
 """
@@ -24,7 +27,7 @@ from __future__ import annotations
 from mpigen.compile.environment import openmpi5_env
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.kube.labels import KUEUE_QUEUE_LABEL
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
 
 
 # The blueprint's names for MPI implementations, as each API spells them.
@@ -77,6 +80,8 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
         policy["ttlSecondsAfterFinished"] = ttl_seconds_after_finished
     if ext.gang is not None:
         policy["schedulingPolicy"] = scheduling_policy(job)
+    if ext.multiKueue:
+        policy["managedBy"] = MULTIKUEUE
     if ext.queue is None:
         # With a Kueue queue, Kueue's webhook suspends the job and Kueue resumes it: a
         # value in Git would fight it (a GitOps controller would resume it unadmitted).
@@ -89,6 +94,9 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
             container["env"] = container.get("env", []) + openmpi5_env(kubexec=api == V1)
         if role == WORKER and api == V2BETA1:
             allow_root_sshd(template["spec"])
+        if ext.topology is not None and (role == WORKER or ext.runLauncherAsWorker):
+            key, level = topology_annotation(ext.topology.required, ext.topology.preferred)
+            template.setdefault("metadata", {}).setdefault("annotations", {})[key] = level
         replicas[role] = {"replicas": count, "restartPolicy": RESTART_POLICIES[api][role], "template": template}
     body: dict = {"slotsPerWorker": job.slots}
     if api == V2BETA1:
@@ -103,4 +111,6 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
     metadata: dict = {"name": job.metadata.name, "namespace": job.metadata.namespace}
     if ext.queue is not None:
         metadata["labels"] = {KUEUE_QUEUE_LABEL: ext.queue}
+        if ext.priorityClass is not None:
+            metadata["labels"][KUEUE_PRIORITY_LABEL] = ext.priorityClass
     return {"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": body}

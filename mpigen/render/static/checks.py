@@ -7,6 +7,7 @@ from mpigen.compile.environment import CONFIG_MOUNT
 from mpigen.errors import Diagnostic, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
+from mpigen.render.checks import jobset_only, worker_set_checks
 from mpigen.render.names import CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
@@ -17,7 +18,7 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 
 def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     spec = blueprint.spec
-    out: list[Diagnostic] = []
+    out = worker_set_checks(doc, blueprint, options.gitops) + jobset_only(doc, blueprint, "static")
     if spec.launcher.runAsWorker and spec.network.hostNetwork:
         out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
                          "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, "

@@ -1,6 +1,6 @@
 """Target `static` (the default): the objects the MPI Operator's v1alpha2 controller creates
 for the MPIJob (shared/reference/mpi-operator.md, section 2), one module per object:
-configmap, rbac, podgroup, workers, launcher; then mpigen's additions, the blueprint's
+configmap, rbac, podgroup (mpigen.render.podgroup), workers, launcher; then mpigen's additions, the blueprint's
 labels and annotations and mpigen's ownership labels (mpigen.render.stamp). Under a GitOps
 profile, each run is objects of its own (mpigen.render.gitops) that start in order and
 release their GPUs when done (mpigen.render.static.gitops)."""
@@ -8,7 +8,7 @@ release their GPUs when done (mpigen.render.static.gitops)."""
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob, with_defaults
-from mpigen.kube.labels import KUEUE_QUEUE_LABEL
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.stamp import stamp
@@ -16,7 +16,7 @@ from mpigen.render.static import checks
 from mpigen.render.static.configmap import new_config_map
 from mpigen.render.static.gitops import annotate, scale_down_on_success
 from mpigen.render.static.launcher import new_launcher
-from mpigen.render.static.podgroup import join_group, new_pod_group
+from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.static.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
 from mpigen.render.static.workers import new_worker
 from mpigen.render.target import Lifecycle, Options, Target
@@ -47,6 +47,8 @@ def static_objects(job: MPIJob, options: Options, job_name: str | None = None, r
     if ext.queue is not None:  # Kueue admits the workers (a pod group) and the launcher Job
         for workload in workloads:
             workload["metadata"]["labels"][KUEUE_QUEUE_LABEL] = ext.queue
+            if ext.priorityClass is not None:
+                workload["metadata"]["labels"][KUEUE_PRIORITY_LABEL] = ext.priorityClass
     objects += workloads + addition_objects(job)
     return [stamp(obj, job, job_name, run, template_labels) for obj in objects]
 

@@ -1,6 +1,6 @@
-"""What a job asks of the cluster, counted from its objects: GPUs (replicas times the
+"""What a job asks of the cluster, counted from its objects: GPUs (pods times the
 accelerators of one pod) and MPI slots (a hostfile's, or an MPIJob's slotsPerWorker per
-worker). A suspended MPIJob runs nothing."""
+worker). A suspended MPIJob or JobSet runs nothing, so its job counts no slots either."""
 
 from __future__ import annotations
 
@@ -16,14 +16,22 @@ REPLICA_FIELDS = {"StatefulSet": "replicas", "Deployment": "replicas", "ReplicaS
 def totals(manifests) -> dict[tuple, tuple[int, int]]:
     """(GPUs, slots) per job of one render."""
     by_job: dict[tuple, tuple[int, int]] = {}
+    suspended = set()
     for manifest in manifests:
         gpus, slots = by_job.get(job_of(manifest), (0, 0))
         by_job[job_of(manifest)] = (gpus + _gpus(manifest), slots + _slots(manifest))
-    return by_job
+        if is_jobset(manifest.key) and get(manifest.data, "spec", "suspend") is True:
+            suspended.add(job_of(manifest))
+    # A suspended JobSet has no pods: its hostfile names hosts that do not exist.
+    return {job: (gpus, 0 if job in suspended else slots) for job, (gpus, slots) in by_job.items()}
 
 
 def is_mpijob(key: ObjectKey) -> bool:
     return key.kind == "MPIJob" and key.api_version.startswith("kubeflow.org/")
+
+
+def is_jobset(key: ObjectKey) -> bool:
+    return key.kind == "JobSet" and key.api_version.startswith("jobset.x-k8s.io/")
 
 
 def _replica_specs(spec: dict) -> list[tuple[int, dict]]:
@@ -39,13 +47,33 @@ def _replica_specs(spec: dict) -> list[tuple[int, dict]]:
     return out
 
 
+def _replicated_jobs(spec: dict) -> list[tuple[int, dict]]:
+    """(pods, pod spec) of each of a JobSet's replicated jobs: replicas (default 1) times the
+    pods one Job runs at once, min(parallelism, completions) with parallelism defaulting to 1
+    as a Job's does. A suspended JobSet has none running."""
+    if spec.get("suspend") is True:
+        return []
+    jobs = spec.get("replicatedJobs")
+    out = []
+    for replicated in jobs if isinstance(jobs, list) else []:
+        replicated = mapping(replicated)
+        job_spec = mapping(get(replicated, "template", "spec"))
+        parallelism = whole_number(job_spec.get("parallelism"), default=1)
+        per_job = min(parallelism, whole_number(job_spec.get("completions"), default=parallelism))
+        pods = whole_number(replicated.get("replicas"), default=1) * per_job
+        out.append((pods, mapping(get(job_spec, "template", "spec"))))
+    return out
+
+
 def _gpus(manifest: Manifest) -> int:
-    """Replicas times the accelerators of one pod (init containers are not counted)."""
+    """Pods times the accelerators of one pod (init containers are not counted)."""
     kind, spec = manifest.key.kind, mapping(manifest.data.get("spec"))
     if kind == "Pod":
         return _pod_gpus(spec)
     if is_mpijob(manifest.key):
         return sum(count * _pod_gpus(pod) for count, pod in _replica_specs(spec))
+    if is_jobset(manifest.key):
+        return sum(count * _pod_gpus(pod) for count, pod in _replicated_jobs(spec))
     if kind not in REPLICA_FIELDS:
         return 0
     replicas = whole_number(spec.get(REPLICA_FIELDS[kind]), default=1)

@@ -12,7 +12,7 @@ compare() is pure: it takes both renders as {relative path: text} and returns a 
 from __future__ import annotations
 
 from mpigen.errors import Diagnostic, InputError
-from mpigen.review.diff.capacity import is_mpijob, totals
+from mpigen.review.diff.capacity import is_jobset, is_mpijob, totals
 from mpigen.review.diff.fields import diff_values
 from mpigen.review.diff.immutable import immutable_changes
 from mpigen.review.diff.manifests import job_of, read_render
@@ -46,8 +46,9 @@ def compare(old_files: dict[str, str], new_files: dict[str, str],
 
 def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manifest | None) -> None:
     """Add one differing object to its job, with what it means for a run."""
-    # A run is a launcher Job, or an MPIJob (the operator makes its launcher).
-    launcher = (key.kind == "Job" and key.api_version.startswith("batch/")) or is_mpijob(key)
+    # A run is a launcher Job, an MPIJob (the operator makes its launcher) or a JobSet (its
+    # controller makes the launcher Job).
+    launcher = (key.kind == "Job" and key.api_version.startswith("batch/")) or is_mpijob(key) or is_jobset(key)
     if before is None:
         job.added.append(after)
         job.new_run = job.new_run or launcher

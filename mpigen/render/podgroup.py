@@ -1,11 +1,12 @@
-"""Gang scheduling: the PodGroup and the pods' scheduler, as the operator creates them when
+"""Gang scheduling, for the targets that create the pods' controllers themselves (static,
+jobset): the PodGroup and the pods' scheduler, as the operator creates them when
 it runs with --gang-scheduling (shared/reference/mpi-operator.md 2.7 for kube-batch, 4.8
 for Volcano and scheduler-plugins). The PodGroup is named after the job; it lists no pods:
 the pods name it (an annotation for Volcano and kube-batch, a label for scheduler-plugins).
 
 minMember counts the launcher, unless the launcher is created only once the workers are
 ready (a GitOps profile starts it in a later wave or Kustomization; v2beta1's
-WaitForWorkersReady): then a group that waits for the launcher would never start
+WaitForWorkersReady; a JobSet's launcher that dependsOn the workers): then a group that waits for the launcher would never start
 (mpi-op#608), so it counts the workers alone.
 """
 

@@ -1,0 +1,33 @@
+"""SSH: how the launcher reaches the workers on the targets that start ranks over SSH (jobset)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+from pydantic import Field
+
+from mpigen.formats.base import Model
+from mpigen.formats.types import ImageReference
+from mpigen.kube.names import DNS1123_SUBDOMAIN
+
+DEFAULT_SSH_PORT = 2222  # the MPI Operator's images: a non-root sshd, and no clash with a node's sshd
+# kubectl for the key generator: the official image (published since Kubernetes 1.28), of the
+# Kubernetes version the output is written for.
+DEFAULT_KUBECTL_IMAGE = "registry.k8s.io/kubectl:v1.30.14"
+
+
+class SSH(Model):
+    """The SSH bootstrap of target jobset (docs/ssh.md)."""
+
+    keySecret: Optional[Annotated[str, Field(pattern=DNS1123_SUBDOMAIN, max_length=253)]] = Field(
+        None, description="A kubernetes.io/ssh-auth Secret the platform provides (keys ssh-privatekey and "
+                          "ssh-publickey), e.g. made by External Secrets, Sealed Secrets or SOPS. Default: a fresh "
+                          "key per run, made in the cluster by the job's ssh-keygen step; no key is ever rendered.",
+        examples=["training-ssh"])
+    port: int = Field(DEFAULT_SSH_PORT, ge=1, le=65535,
+                      description="Port of the workers' sshd (above 1023, a non-root sshd can bind it).",
+                      examples=[2222])
+    kubectlImage: ImageReference = Field(
+        DEFAULT_KUBECTL_IMAGE,
+        description="Image with kubectl that stores the generated key as a Secret (default key strategy only); "
+                    "point it at a mirror in air-gapped clusters.", examples=[DEFAULT_KUBECTL_IMAGE])

@@ -1,0 +1,88 @@
+"""What the jobset target cannot render, each at the blueprint's line with the reason, and
+the names its objects write into the pods (the SSH volume and folder, the hostfile's)."""
+
+from __future__ import annotations
+
+from mpigen.compile.environment import CONFIG_MOUNT
+from mpigen.errors import Diagnostic, error, warning
+from mpigen.formats.blueprint import Blueprint
+from mpigen.load.document import Document
+from mpigen.render.gitops import RUN_HASH_LENGTH
+from mpigen.render.jobset.names import LAUNCHER_JOB, SSH_MOUNT, SSH_VOLUME, WORKER_JOB, longest_pod_name
+from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.target import Options
+from mpigen.validate.fields import NAME
+from mpigen.validate.reserved import Reserved
+
+RESERVED = Reserved(volumes=(CONFIG_VOLUME, SSH_VOLUME), mounts=(CONFIG_MOUNT, SSH_MOUNT))
+MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check (ValidateCreate)
+
+
+def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+    return [*_name_length(doc, blueprint, options), *_user(doc, blueprint), *_unsupported(doc, blueprint)]
+
+
+def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+    """The JobSet webhook refuses a JobSet whose longest pod name (with the five-character
+    suffix) is not a DNS-1035 label; a GitOps profile adds -<run> to the name."""
+    name, added = blueprint.metadata.name, 0 if options.gitops == "none" else RUN_HASH_LENGTH + 1
+    longest = max(longest_pod_name(name, WORKER_JOB, blueprint.spec.workers), longest_pod_name(name, LAUNCHER_JOB, 1))
+    if longest + added <= MAX_POD_NAME:
+        return []
+    room = MAX_POD_NAME - (longest - len(name)) - added
+    profile = f" --gitops {options.gitops}" if added else ""
+    run = "-<run>" if added else ""
+    return [error(doc.value_mark(NAME),
+                  f"metadata.name: with --target jobset{profile} the longest pod name would be {longest + added} "
+                  f"characters (<name>{run}-worker-0-<index> or <name>{run}-launcher-0-0, and the 5 characters "
+                  "Kubernetes adds), more than the 63 the JobSet webhook allows; shorten the name to at most "
+                  f"{room} characters")]
+
+
+def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    """A non-root sshd and ssh read the run's key, which Kubernetes mounts as root's, through
+    its group: fsGroup. A non-root process cannot bind a port below 1024."""
+    sec, port = blueprint.spec.security, blueprint.spec.ssh.port
+    out = []
+    if sec.runAsNonRoot and sec.runAsUser is None:
+        out.append(error(doc.value_mark(("spec", "security", "runAsNonRoot")),
+                         "spec.security.runAsNonRoot: with --target jobset the SSH key is mounted for a known "
+                         "user; set spec.security.runAsUser (the image's user, which must exist in its "
+                         "/etc/passwd for sshd) and spec.security.fsGroup"))
+    non_root = sec.runAsUser not in (None, 0)
+    if non_root and sec.fsGroup is None:
+        out.append(error(doc.value_mark(("spec", "security", "runAsUser")),
+                         f"spec.security.runAsUser: {sec.runAsUser} cannot read the SSH key, which Kubernetes "
+                         "mounts as root's (mode 0440); set spec.security.fsGroup (for example to the same "
+                         "number) so that its group can"))
+    if non_root and port < 1024:
+        out.append(error(doc.value_mark(("spec", "ssh", "port")),
+                         f"spec.ssh.port: {port} is below 1024, which sshd cannot bind as user {sec.runAsUser}; use "
+                         "2222 (the default)"))
+    if blueprint.spec.network.hostNetwork and port == 22:
+        out.append(error(doc.value_mark(("spec", "ssh", "port")),
+                         "spec.ssh.port: 22 is the node's own sshd under hostNetwork; use 2222 (the default)"))
+    return out
+
+
+def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    spec = blueprint.spec
+    out = []
+    if spec.runPolicy.cleanPodPolicy == "All":
+        out.append(error(doc.value_mark(("spec", "runPolicy", "cleanPodPolicy")),
+                         "spec.runPolicy.cleanPodPolicy: All cannot be rendered with --target jobset: JobSet "
+                         "deletes the running workers when the launcher succeeds, but keeps the launcher's pod "
+                         "(deleting its Job early would let JobSet start it again); use Running"))
+    if spec.launcher.runAsWorker and spec.network.hostNetwork:
+        out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
+                         "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, "
+                         "so mpirun cannot tell that the hostfile's launcher is itself and would ssh to it; keep "
+                         "the launcher off the host network"))
+    if spec.security.sshAuthMountPath is not None:
+        out.append(warning(doc.value_mark(("spec", "security", "sshAuthMountPath")),
+                           f"spec.security.sshAuthMountPath is for --target mpijob; --target jobset mounts the key "
+                           f"and its SSH files at {SSH_MOUNT} for any user"))
+    if spec.ssh.keySecret is not None and doc.get(("spec", "ssh", "kubectlImage")) is not None:
+        out.append(warning(doc.value_mark(("spec", "ssh", "kubectlImage")),
+                           "spec.ssh.kubectlImage is not used with spec.ssh.keySecret: no key is generated"))
+    return out

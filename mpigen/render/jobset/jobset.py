@@ -1,0 +1,86 @@
+"""The JobSet of one job (shared/reference/targets.md, section 1), with every field the
+JobSet webhook and CRD would default written out, so that a synced JobSet never drifts:
+- replicated jobs `ssh-keygen` (the default key strategy, mpigen.render.jobset.keygen),
+  `worker` and `launcher`, each one Indexed Job, started in that order (dependsOn: the key
+  Complete, the workers Ready);
+- success when the launcher succeeds (JobSet then deletes the running workers); a failed
+  pod fails its Job (backoffLimit 0), and a failed Job restarts the whole JobSet, at most
+  runPolicy.backoffLimit times; the launcher's activeDeadlineSeconds ends the run at once;
+- Kueue: the queue and priority labels on the JobSet alone (one workload), topology requests
+  on the rank pod templates, MultiKueue through spec.managedBy.
+"""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import MPIJob
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
+from mpigen.render.jobset.keygen import keygen_pod
+from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
+from mpigen.render.jobset.pods import launcher_pod, worker_pod
+from mpigen.render.names import object_meta
+
+DEADLINE_RULE = "launcher-deadline"
+
+
+def replicated_job(name: str, pods: int, template: dict, depends_on: tuple[str, str] | None = None,
+                   deadline: int | None = None) -> dict:
+    """One replicated job of one Indexed Job whose pods all run at once; a failed pod fails it."""
+    template = {**template, "spec": {**template.get("spec", {}), "restartPolicy": "Never"}}
+    spec = {"completionMode": "Indexed", "completions": pods, "parallelism": pods, "backoffLimit": 0}
+    if deadline is not None:
+        spec["activeDeadlineSeconds"] = deadline
+    job = {"name": name, "groupName": "default", "replicas": 1}
+    if depends_on is not None:
+        job["dependsOn"] = [{"name": depends_on[0], "status": depends_on[1]}]
+    job["template"] = {"spec": {**spec, "template": template}}
+    return job
+
+
+def replicated_jobs(job: MPIJob, key_job: bool, wait_for_workers: bool) -> list[dict]:
+    workers, launcher = worker_pod(job), launcher_pod(job)
+    _request_topology(job, workers, launcher)
+    out = []
+    if key_job:
+        out.append(replicated_job(KEYGEN_JOB, 1, {"spec": keygen_pod(job)}))
+    out.append(replicated_job(WORKER_JOB, job.workers, workers, (KEYGEN_JOB, "Complete") if key_job else None))
+    out.append(replicated_job(LAUNCHER_JOB, 1, launcher, (WORKER_JOB, "Ready") if wait_for_workers else None,
+                              deadline=job.effective_active_deadline()))
+    return out
+
+
+def failure_policy(job: MPIJob) -> dict:
+    policy = {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"}
+    if job.effective_active_deadline() is not None:
+        policy["rules"] = [{"name": DEADLINE_RULE, "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"],
+                            "targetReplicatedJobs": [LAUNCHER_JOB]}]
+    return policy
+
+
+def new_jobset(job: MPIJob, key_job: bool, wait_for_workers: bool) -> dict:
+    ext = job.extensions
+    meta = object_meta(job, jobset_name(job), {})
+    if ext.queue is not None:
+        meta["labels"][KUEUE_QUEUE_LABEL] = ext.queue
+    if ext.priorityClass is not None:
+        meta["labels"][KUEUE_PRIORITY_LABEL] = ext.priorityClass
+    spec: dict = {}
+    if ext.multiKueue:
+        spec["managedBy"] = MULTIKUEUE
+    spec.update({
+        "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
+        "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},
+        "startupPolicy": {"startupPolicyOrder": "AnyOrder"},
+        "failurePolicy": failure_policy(job),
+        "replicatedJobs": replicated_jobs(job, key_job, wait_for_workers),
+    })
+    return {"apiVersion": JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
+
+
+def _request_topology(job: MPIJob, workers: dict, launcher: dict) -> None:
+    """Kueue's topology request on the pod templates of the rank pods."""
+    topology = job.extensions.topology
+    if topology is None:
+        return
+    key, level = topology_annotation(topology.required, topology.preferred)
+    for template in (workers, launcher) if job.extensions.runLauncherAsWorker else (workers,):
+        template.setdefault("metadata", {}).setdefault("annotations", {})[key] = level

@@ -1,0 +1,70 @@
+"""The names the jobset target gives its objects, replicated jobs, volumes and files, and the
+host names JobSet gives the pods (shared/reference/targets.md 1.4): the pod of index P of
+child Job J of replicated job R is `<jobset>-<R>-<J>-<P>`, in the subdomain `<jobset>`,
+the JobSet's headless Service."""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import MPIJob
+from mpigen.render.names import CONFIG_SUFFIX
+
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+KEYGEN_JOB = "keygen"  # the replicated jobs, in the order JobSet starts them
+WORKER_JOB = "worker"
+LAUNCHER_JOB = "launcher"
+KEYGEN_SUFFIX = "-ssh-keygen"  # its ServiceAccount, Role and RoleBinding
+SECRET_SUFFIX = "-ssh"  # the Secret it creates at run time
+JOBSET_UID_LABEL = "jobset.sigs.k8s.io/jobset-uid"  # JobSet labels every pod with its UID
+
+SSH_VOLUME = "mpigen-ssh"  # the key and the ssh files, on workers and launcher
+SSH_MOUNT = "/etc/mpigen-ssh"
+KEY_PATH = f"{SSH_MOUNT}/key"
+AUTHORIZED_KEYS_PATH = f"{SSH_MOUNT}/authorized_keys"
+SSH_CONFIG_KEY = "ssh_config"
+SSHD_CONFIG_KEY = "sshd_config"
+SSHD_SCRIPT_KEY = "sshd.sh"
+SSH_CONFIG_PATH = f"{SSH_MOUNT}/{SSH_CONFIG_KEY}"
+SSHD_CONFIG_PATH = f"{SSH_MOUNT}/{SSHD_CONFIG_KEY}"
+SSHD_SCRIPT_PATH = f"{SSH_MOUNT}/{SSHD_SCRIPT_KEY}"
+# Longest possible pod name suffix the JobSet webhook adds to its length check ("-abcde").
+POD_NAME_SUFFIX = 6
+
+
+def jobset_name(job: MPIJob) -> str:
+    return job.metadata.name
+
+
+def config_name(job: MPIJob) -> str:
+    return job.metadata.name + CONFIG_SUFFIX
+
+
+def keygen_name(job: MPIJob) -> str:
+    return job.metadata.name + KEYGEN_SUFFIX
+
+
+def secret_name(job: MPIJob) -> str:
+    """The Secret the workers and the launcher mount: the platform's, or the run's own."""
+    return job.extensions.ssh.keySecret or job.metadata.name + SECRET_SUFFIX
+
+
+def pod_host(job: MPIJob, replicated_job: str, pod: int) -> str:
+    """The host name of a pod of the (single) child Job of a replicated job."""
+    return f"{jobset_name(job)}-{replicated_job}-0-{pod}"
+
+
+def worker_hosts(job: MPIJob) -> list[str]:
+    """The workers' DNS names, `<host>.<subdomain>`, as the Trainer writes them: pods resolve
+    them through their namespace's search domain."""
+    return [f"{pod_host(job, WORKER_JOB, i)}.{jobset_name(job)}" for i in range(job.workers)]
+
+
+def first_rank_host(job: MPIJob) -> str:
+    """The DNS name of rank 0's pod (the first line of the hostfile), which every pod resolves."""
+    replicated_job = LAUNCHER_JOB if job.extensions.runLauncherAsWorker else WORKER_JOB
+    return f"{pod_host(job, replicated_job, 0)}.{jobset_name(job)}"
+
+
+def longest_pod_name(name: str, replicated_job: str, pods: int) -> int:
+    """The length of the longest pod name of a replicated job of one child Job, as the
+    JobSet webhook counts it (GenPodName plus a five-character suffix)."""
+    return len(f"{name}-{replicated_job}-0-{pods - 1}") + POD_NAME_SUFFIX

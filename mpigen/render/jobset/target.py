@@ -1,0 +1,79 @@
+"""Target `jobset`: per job, a ConfigMap (hostfile and SSH files), the key generator's RBAC
+(default key strategy), the PodGroup of a gang scheduler, and one JobSet (mpigen.render.jobset.jobset), which needs no
+controller but JobSet's. Under a GitOps profile each run is objects of its own, as on the
+other targets (mpigen.render.gitops: a JobSet's replicated jobs are immutable); the
+configuration goes in Argo CD's wave -1 and the JobSet in wave 0, and JobSet itself starts
+the launcher once the workers are ready, so nothing is staged. A finished run's pods are
+gone (JobSet deletes the running workers) and nothing brings them back; `completed`
+suspends the JobSet, so a run still going stops and releases its pods too."""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.kube.labels import ARGOCD_SYNC_WAVE
+from mpigen.render import gitops
+from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.jobset import checks
+from mpigen.render.jobset.configmap import new_config_map
+from mpigen.render.jobset.jobset import new_jobset
+from mpigen.render.jobset.keygen import keygen_objects
+from mpigen.render.jobset.names import first_rank_host
+from mpigen.render.podgroup import join_group, new_pod_group
+from mpigen.render.stamp import own_labels, stamp
+from mpigen.render.target import Lifecycle, Options, Target
+
+WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
+         "JobSet": "0"}
+
+
+def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
+    """In the order they are needed: the configuration, the generator's RBAC, the JobSet; then
+    mpigen's additions (mpigen.render.additions)."""
+    job = with_defaults(with_additions(job, launcher_service_account=False, master=first_rank_host(job)))
+    key_job = job.extensions.ssh.keySecret is None
+    objects = [new_config_map(job)]
+    if key_job:
+        objects += keygen_objects(job)
+    jobset = new_jobset(job, key_job, wait_for_workers)
+    if job.extensions.gang is not None:  # the workers and the launcher; the key is made before them
+        objects.append(new_pod_group(job, launcher_waits=wait_for_workers))
+        for replicated in jobset["spec"]["replicatedJobs"][-2:]:
+            join_group(job, replicated["template"]["spec"]["template"])
+    return objects + [jobset] + addition_objects(job)
+
+
+def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
+    wait = job.extensions.waitForWorkersAsked is not False  # JobSet waits unless told not to
+    base = job if options.gitops == "none" else gitops.without_template_metadata(job)
+    run = None
+    objects = jobset_objects(base, wait)
+    if options.gitops != "none":
+        run = gitops.run_id(objects, lifecycle.run)
+        objects = jobset_objects(gitops.instance(base, run), wait)
+    templates = options.gitops == "none"
+    for obj in objects:
+        stamp(obj, base, job.metadata.name, run, templates=templates)
+        if obj["kind"] == "JobSet":
+            _finish(obj, base, job.metadata.name, run, templates, lifecycle)
+        if options.gitops == "argocd" and obj["kind"] in WAVES:
+            obj["metadata"].setdefault("annotations", {})[ARGOCD_SYNC_WAVE] = WAVES[obj["kind"]]
+    return objects
+
+
+def _finish(jobset: dict, job: MPIJob, job_name: str, run: str | None, templates: bool, lifecycle: Lifecycle) -> None:
+    """mpigen's labels (and, without a GitOps profile, the blueprint's) on every pod template;
+    what the blueprint's state and TTL say, which are not part of the run."""
+    labels = {**(job.metadata.labels if templates else {}), **own_labels(job, job_name, run)}
+    for replicated in jobset["spec"]["replicatedJobs"]:
+        meta = replicated["template"]["spec"]["template"].setdefault("metadata", {})
+        meta["labels"] = {**labels, **meta.get("labels", {})}
+        if templates and job.metadata.annotations:
+            meta["annotations"] = {**job.metadata.annotations, **meta.get("annotations", {})}
+    if lifecycle.ttl_seconds_after_finished is not None:
+        jobset["spec"]["ttlSecondsAfterFinished"] = lifecycle.ttl_seconds_after_finished
+    if lifecycle.state == "completed":
+        jobset["spec"]["suspend"] = True
+
+
+JOBSET = Target(name="jobset", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
+                health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"))

@@ -1,0 +1,1 @@
+"""Target jobset: what it renders, checked against the JobSet, Kueue and Kubernetes facts of shared/reference/targets.md."""

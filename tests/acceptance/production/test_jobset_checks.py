@@ -1,0 +1,128 @@
+"""The checks of the jobset target and of Kueue's fields, each triggered at the offending key
+or value and quiet on a near-identical blueprint (see this folder's __init__.py).
+
+Expected limits are worked out by hand from shared/reference/targets.md: the JobSet webhook
+checks that `<jobset>-<replicatedJob>-<jobIndex>-<podIndex>` plus a 5-character suffix is a
+DNS-1035 label (1.4); Kueue reads priority classes and topology requests of queued
+workloads only (3.1); a non-root sshd reads a root-owned key only through its group, and
+binds no port below 1024."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.production import (STATIC, V1, assert_check_stays_quiet, assert_check_triggers, check,
+                                      diagnostics)
+
+JOBSET = ("render", "--stdout", "--target", "jobset")
+JOBSET_ARGOCD = JOBSET + ("--gitops", "argocd")
+# The head's job has 2 workers: the launcher's `-launcher-0-0` + 6 = 19 characters is the
+# longest pod suffix, so the name may have 63 - 19 = 44 characters, and 44 - 7 = 37 with -<run>.
+NAME_44, NAME_45 = "j" * 44, "j" * 45
+
+CHECKS = [
+    check("cleanpodpolicy-all", """
+          runPolicy:
+            cleanPodPolicy: »All
+          """, ("cleanPodPolicy: All", "cleanPodPolicy: Running"), "error", "spec.runPolicy.cleanPodPolicy", JOBSET),
+    check("non-root-without-fsgroup", """
+          security:
+            runAsUser: »1000
+          """, ("runAsUser: 1000", "runAsUser: 1000\n    fsGroup: 1000"), "error", "spec.security.runAsUser",
+          JOBSET),
+    check("non-root-without-user", """
+          security:
+            runAsNonRoot: »true
+          """, ("runAsNonRoot: true", "runAsNonRoot: true\n    runAsUser: 1000\n    fsGroup: 1000"), "error",
+          "spec.security.runAsNonRoot", JOBSET),
+    check("non-root-low-port", """
+          security: {runAsUser: 1000, fsGroup: 1000}
+          ssh:
+            port: »222
+          """, ("port: 222", "port: 2222"), "error", "spec.ssh.port", JOBSET),
+    check("host-network-port-22", """
+          network: {hostNetwork: true}
+          ssh:
+            port: »22
+          """, ("port: 22", "port: 2022"), "error", "spec.ssh.port", JOBSET),
+    check("launcher-rank-on-host-network", """
+          network: {hostNetwork: true}
+          launcher:
+            runAsWorker: »true
+          """, ("runAsWorker: true", "runAsWorker: false"), "error", "spec.launcher.runAsWorker", JOBSET),
+    check("ssh-auth-mount-path-unused", """
+          security:
+            sshAuthMountPath: »/home/mpiuser/.ssh
+          """, ("    sshAuthMountPath: /home/mpiuser/.ssh\n", "    runAsGroup: 0\n"), "warning",
+          "spec.security.sshAuthMountPath", JOBSET),
+    check("kubectl-image-unused-with-key-secret", """
+          ssh:
+            keySecret: team-ssh
+            kubectlImage: »mirror.example.com/kubectl:v1.30.14
+          """, ("    kubectlImage: mirror.example.com/kubectl:v1.30.14\n", ""), "warning", "spec.ssh.kubectlImage",
+          JOBSET),
+    # Kueue fields need a queue, whatever the target (validate.kueue)
+    *[check(f"kueue-{key}-without-queue", f"""
+            scheduling:
+              »{key}: {value}
+            """, ("scheduling:\n", "scheduling:\n    queue: team-a\n"), "error", f"spec.scheduling.{key}", JOBSET)
+      for key, value in (("priorityClass", "high"), ("topology", "{required: cloud.google.com/gce-topology-block}"),
+                         ("multiKueue", "true"))],
+    check("topology-required-and-preferred", """
+          scheduling:
+            queue: team-a
+            »topology:
+              required: example.com/block
+              preferred: example.com/rack
+          """, ("      preferred: example.com/rack\n", ""), "error", "spec.scheduling.topology", JOBSET),
+    # only a JobSet and a v2beta1 MPIJob carry a topology request and MultiKueue's managedBy
+    *[check(f"{key}-on-{target}", f"""
+            scheduling:
+              queue: team-a
+              »{key}: {value}
+            """, (f"    {key}: {value}\n", ""), "error", f"spec.scheduling.{key}", args)
+      for key, value in (("topology", "{preferred: example.com/rack}"), ("multiKueue", "true"))
+      for target, args in (("static", STATIC), ("mpijob-v1", V1))],
+]
+
+
+@pytest.mark.parametrize("case", CHECKS)
+def test_check_triggers_at_the_offending_key_or_value(cli_job, case):
+    assert_check_triggers(cli_job, case)
+
+
+@pytest.mark.parametrize("case", CHECKS)
+def test_check_stays_quiet_on_a_near_identical_blueprint(cli_job, case):
+    assert_check_stays_quiet(cli_job, case)
+
+
+def named(name: str) -> str:
+    return f"""apiVersion: mpigen.dev/v1alpha1
+kind: MPIJobBlueprint
+metadata:
+  name: {name}
+spec:
+  image: example.com/train:1
+  workers: 2
+  command: [python, train.py]
+"""
+
+
+@pytest.mark.parametrize("args, longest", [(JOBSET, 44), (JOBSET_ARGOCD, 37)])
+def test_the_jobset_name_limit_is_the_webhooks(cli_job, args, longest):
+    """The longest name the JobSet webhook accepts renders; one more character is refused at
+    metadata.name, with the limit in the message."""
+    assert cli_job(named("j" * longest), *args).returncode == 0
+    done = cli_job(named("j" * (longest + 1)), *args)
+    found = diagnostics(done)
+    assert done.returncode == 2 and [(f[0], f[1], f[2]) for f in found] == [(4, 9, "error")], done.stderr
+    assert f"at most {longest} characters" in found[0][3]
+    assert found[0][3].startswith("metadata.name: with --target jobset")
+
+
+def test_many_workers_lengthen_the_worker_pod_names(cli_job):
+    """With 10000 workers the last worker pod is `<name>-worker-0-9999` + 6: 20 characters, one
+    more than the launcher's, so the limit is 43."""
+    text = named("j" * 44).replace("workers: 2", "workers: 10000")
+    done = cli_job(text, *JOBSET)
+    assert done.returncode == 2 and "at most 43 characters" in done.stderr
