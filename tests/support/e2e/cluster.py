@@ -93,7 +93,8 @@ class PretendCluster:
         add_pod_network(self.netns, self.bridge, pod, index)
         prepare_volumes(pod, self)
         lines = ["set -e", f"hostname {shlex.quote(pod.hostname)}", *pod_root_lines(pod)]
-        lines += ["echo ready", f"exec chroot {shlex.quote(str(rootfs(pod)))} sleep infinity"]
+        # "ready" once in the pod's root: a container entered earlier would see the machine's.
+        lines.append(f"exec chroot {shlex.quote(str(rootfs(pod)))} /bin/sh -c 'echo ready; exec sleep infinity'")
         pod.holder = subprocess.Popen(
             ["nsenter", f"--net=/run/netns/{pod.name}", "--", "unshare", "--mount", "--uts", "--propagation",
              "private", "--", "/bin/sh", "-c", "\n".join(lines)],

@@ -157,6 +157,19 @@ class JobSetCluster(PretendCluster):
         path = self.log_path(pod, container or pod.container["name"])
         return path.read_text(errors="replace") if path.exists() else ""
 
+    def sshd_capabilities(self, pod: Pod) -> int:
+        """CapEff of the pod's listening sshd (the one whose parent is no sshd)."""
+        for pid in self.processes_inside():
+            try:
+                status = dict(line.split(":\t", 1) for line in open(f"/proc/{pid}/status").read().splitlines())
+                parent = open(f"/proc/{status['PPid'].strip()}/comm").read().strip()
+                if os.stat(f"/proc/{pid}/ns/net").st_ino == pod.netns_inode and status["Name"].strip() == "sshd" \
+                        and parent != "sshd":
+                    return int(status["CapEff"], 16)
+            except (OSError, KeyError, ValueError):
+                continue
+        raise CommandFailed(f"no sshd runs in pod {pod.name}")
+
     def wait_pod(self, pod: Pod, timeout: float) -> str | None:
         """None once every container of the pod exited 0, else what failed (with its log)."""
         deadline = time.monotonic() + timeout

@@ -5,12 +5,14 @@ index p (of the Indexed Job's completions) give the host name `<js>-<R>-<j>-<p>`
 host name plus a random 5-character suffix. The JobSet gets a uid (metadata.uid, as the API
 server gives it), which its pods carry in the label jobset.sigs.k8s.io/jobset-uid.
 
-DNS: each pod's /etc/hosts holds, besides the kubelet's own line, `<host>.<subdomain>` and
-`<host>.<subdomain>.<ns>.svc.cluster.local` of every pod of the JobSet. This models what a
-resolver gets from cluster DNS through the pod's search path (`<ns>.svc.cluster.local` first)
-for the JobSet's headless Service, whose publishNotReadyAddresses: true publishes a pod's
-record as soon as it has an address, ready or not. A name that is no pod of the JobSet does
-not resolve.
+DNS: each pod's /etc/hosts holds, besides the kubelet's own line, every name under which the
+pod's resolver finds each pod of the JobSet: its record `<host>.<subdomain>.<ns>.svc.cluster.local`
+and that record less each search domain it ends with (the kubelet's search path for
+ClusterFirst: `<ns>.svc.cluster.local svc.cluster.local cluster.local`, then the pod's
+dnsConfig.searches), e.g. `<host>.<subdomain>`. This models what a resolver gets from cluster DNS
+through the search path for the JobSet's headless Service, whose publishNotReadyAddresses: true
+publishes a pod's record as soon as it has an address, ready or not. Any other name does not
+resolve: a bare `<host>` of another pod only through a search domain `<subdomain>.<ns>.svc...`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from tests.support.e2e.errors import Unsupported
 from tests.support.e2e.pods import SUBNET, Pod
 
+CLUSTER_DOMAIN = "cluster.local"
 SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/rand: no vowels, no 0 1 3
 
 
@@ -61,10 +64,23 @@ def jobset_pods(jobset: dict, workdir: Path, first_address: int = 10) -> dict[st
                                             job["template"]["spec"], workdir / pod_name, labels=labels))
                 address += 1
     every = [pod for group in pods.values() for pod in group]
-    dns = [f"{p.ip}\t{p.hostname}.{subdomain} {p.hostname}.{subdomain}.{namespace}.svc.cluster.local" for p in every]
     for pod in every:
-        pod.dns = dns
+        pod.dns = dns_lines(pod, every)
     return pods
+
+
+def dns_lines(resolver: Pod, pods: list[Pod]) -> list[str]:
+    """/etc/hosts lines: each pod's address and the names `resolver` finds it under."""
+    if resolver.spec.get("dnsPolicy", "ClusterFirst") != "ClusterFirst":
+        raise Unsupported(f"{resolver.name}: only dnsPolicy ClusterFirst is modelled")
+    searches = [f"{resolver.namespace}.svc.{CLUSTER_DOMAIN}", f"svc.{CLUSTER_DOMAIN}", CLUSTER_DOMAIN,
+                *resolver.spec.get("dnsConfig", {}).get("searches", [])]
+    lines = []
+    for pod in pods:
+        record = f"{pod.hostname}.{pod.subdomain}.{pod.namespace}.svc.{CLUSTER_DOMAIN}"
+        names = [record[: -len(s) - 1] for s in searches if record.endswith("." + s)]
+        lines.append(f"{pod.ip}\t{' '.join(dict.fromkeys([*names, record]))}")
+    return lines
 
 
 def next_attempt(pod: Pod, address: int) -> Pod:

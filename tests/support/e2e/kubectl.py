@@ -5,9 +5,11 @@ It speaks exactly the forms the rendered kubexec.sh and the JobSet's ssh-keygen 
 
     kubectl cp SRC POD:DST
     kubectl exec POD -- CMD...
-    kubectl delete secret NAME --namespace NS --ignore-not-found --wait=false
-    kubectl create --filename FILE
+    kubectl delete secret NAME --namespace NS --ignore-not-found --wait=false [--cache-dir DIR]
+    kubectl create --filename FILE [--cache-dir DIR]
 
+(an option's value given as `--option VALUE` or `--option=VALUE`; --cache-dir, where kubectl
+keeps its discovery cache, is made when it can be, and otherwise ignored, as kubectl only warns)
 and refuses every other command line loudly. Like the real kubectl it does no work itself:
 it hands the request, with its own stdin, stdout and stderr, to the pretend API server over
 a Unix socket (the server runs the command inside the pod, under that container's
@@ -27,11 +29,58 @@ import sys
 
 API_SOCKET = "/nonexistent"  # replaced when the file is placed in a pod
 TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
-DELETE_SECRET_FLAGS = ["--ignore-not-found", "--wait=false"]
+DELETE_FLAGS = {"--ignore-not-found": "", "--wait": "false"}
 
 USAGE = ("kubectl (mpigen e2e shim): unsupported command line {argv!r}; only `kubectl cp SRC POD:DST` "
          "and `kubectl exec POD -- CMD...` (the forms kubexec.sh uses), `kubectl delete secret NAME --namespace NS "
-         "--ignore-not-found --wait=false` and `kubectl create --filename FILE` (the ssh-keygen job's) are implemented")
+         "--ignore-not-found --wait=false [--cache-dir DIR]` and `kubectl create --filename FILE [--cache-dir DIR]` "
+         "(the ssh-keygen job's) are implemented")
+
+
+def options(words: list[str], valued: set[str]) -> dict[str, str] | None:
+    """--name VALUE / --name=VALUE for the names in `valued`, --name or --name=VALUE for the rest;
+    None for a word that is no option."""
+    found: dict[str, str] = {}
+    words = list(words)
+    while words:
+        word = words.pop(0)
+        if not word.startswith("--"):
+            return None
+        name, eq, value = word.partition("=")
+        if name in valued and not eq:
+            if not words:
+                return None
+            value = words.pop(0)
+        found[name] = value
+    return found
+
+
+def secret_request(argv: list[str]) -> dict | None:
+    """The ssh-keygen job's two forms, or None."""
+    if len(argv) >= 3 and argv[:2] == ["delete", "secret"] and not argv[2].startswith("-"):
+        given = options(argv[3:], {"--namespace", "--cache-dir"})
+        if given is not None and set(given) - {"--cache-dir"} == {"--namespace", *DELETE_FLAGS} and \
+                all(given[k] == v for k, v in DELETE_FLAGS.items()):
+            cache(given)
+            return {"verb": "delete-secret", "name": argv[2], "namespace": given["--namespace"]}
+    if argv[:1] == ["create"]:
+        given = options(argv[1:], {"--filename", "--cache-dir"})
+        if given is not None and set(given) - {"--cache-dir"} == {"--filename"}:
+            cache(given)
+            try:
+                with open(given["--filename"]) as manifest:
+                    return {"verb": "create", "file": given["--filename"], "manifest": manifest.read()}
+            except OSError as exc:
+                sys.exit(f'error: the path "{given["--filename"]}" cannot be read: {exc.strerror}')
+    return None
+
+
+def cache(given: dict[str, str]) -> None:
+    if "--cache-dir" in given:
+        try:
+            os.makedirs(given["--cache-dir"], exist_ok=True)
+        except OSError:
+            pass
 
 
 def parse(argv: list[str]) -> tuple[dict, int]:
@@ -46,15 +95,9 @@ def parse(argv: list[str]) -> tuple[dict, int]:
             return {"verb": "cp", "pod": pod, "path": path}, source
     if len(argv) >= 4 and argv[0] == "exec" and argv[2] == "--" and not argv[1].startswith("-"):
         return {"verb": "exec", "pod": argv[1], "command": argv[3:]}, 0
-    if len(argv) == 7 and argv[:2] == ["delete", "secret"] and argv[3] == "--namespace" and argv[5:] == \
-            DELETE_SECRET_FLAGS:
-        return {"verb": "delete-secret", "name": argv[2], "namespace": argv[4]}, 0
-    if len(argv) == 3 and argv[:2] == ["create", "--filename"]:
-        try:
-            with open(argv[2]) as manifest:
-                return {"verb": "create", "file": argv[2], "manifest": manifest.read()}, 0
-        except OSError as exc:
-            sys.exit(f'error: the path "{argv[2]}" cannot be read: {exc.strerror}')
+    request = secret_request(argv)
+    if request is not None:
+        return request, 0
     print(USAGE.format(argv=argv), file=sys.stderr)
     sys.exit(2)
 
