@@ -16,6 +16,7 @@ but never under CI (CI=true), which must run it.
 from __future__ import annotations
 
 import base64
+import re
 import subprocess
 
 import pytest
@@ -25,6 +26,9 @@ from tests.support.e2e.harness import (MPICH, NON_ROOT, assert_left_nothing, ima
 from tests.support.e2e.image import launch_helpers
 
 KEY_SECRET_TYPE = "kubernetes.io/ssh-auth"
+# sshd's line (at its default LogLevel INFO) for a client that offered no key it accepts and gave
+# up; the readiness probe's connections end before authentication ("kex_exchange_identification").
+REFUSED = re.compile(r"Connection closed by (authenticating user root )?[0-9.]+ port [0-9]+ \[preauth\]")
 AS_USER = {"runAsUser": NON_ROOT, "fsGroup": NON_ROOT}
 # Bits of the capabilities a root sshd is given (linux/capability.h).
 SSHD_CAPS = {"SETGID": 6, "SETUID": 7, "SYS_CHROOT": 18, "AUDIT_WRITE": 29}
@@ -73,9 +77,16 @@ def secret_of(cluster, blueprint: dict) -> dict:
     return cluster.store.get(meta.get("namespace", "default"), f"{meta['name']}-ssh")
 
 
+# Until the renderer names the launcher so the workers can resolve it (Hydra's proxies connect
+# back to its bare host name): /work/wt/jobset-e2e-findings.md, finding 1. Strict: remove the
+# mark once the fix lands.
+MPICH_HOST = pytest.mark.xfail(strict=True, reason="the workers cannot resolve the launcher's bare host name")
+
+
 @pytest.mark.parametrize("mpi,workers,slots,user", [
     ("OpenMPI", 2, 1, "root"), ("OpenMPI", 2, 1, "non-root"), ("OpenMPI", 3, 2, "root"),
-    ("OpenMPI", 3, 2, "non-root"), ("MPICH", 2, 2, "root"), ("MPICH", 2, 2, "non-root")])
+    ("OpenMPI", 3, 2, "non-root"), pytest.param("MPICH", 2, 2, "root", marks=MPICH_HOST),
+    pytest.param("MPICH", 2, 2, "non-root", marks=MPICH_HOST)])
 def test_rendered_mpirun_reaches_every_worker_over_ssh(tmp_path, jobset_for, mpi, workers, slots, user):
     security = AS_USER if user == "non-root" else {}
     blueprint, objects, _ = rendered(tmp_path, workers, slots, mpi, security=security)
@@ -136,3 +147,83 @@ def test_without_the_create_rule_the_keygen_fails_and_no_worker_starts(tmp_path,
 
     with pytest.raises(JobSetFailed, match='cannot create resource "secrets"'):
         jobset_for(objects)
+
+
+def other_public_key(tmp_path) -> str:
+    subprocess.run(["ssh-keygen", "-q", "-t", "ecdsa", "-b", "521", "-N", "", "-f", str(tmp_path / "other")],
+                   check=True)
+    return (tmp_path / "other.pub").read_text()
+
+
+def test_a_key_the_workers_do_not_accept_is_refused(tmp_path, jobset_for):
+    """The Secret's public key replaced by another key's before the workers start: their sshd
+    refuses the launcher's key, and mpirun fails."""
+    blueprint, objects, _ = rendered(tmp_path)
+    other = other_public_key(tmp_path)
+
+    def replace_key(cluster):
+        secret_of(cluster, blueprint)["data"]["ssh-publickey"] = base64.b64encode(other.encode()).decode()
+
+    cluster = jobset_for(objects, before={"worker": replace_key})
+    done = run(cluster, blueprint)
+    assert done.returncode != 0
+    assert "Permission denied (publickey" in done.stderr, done.stderr
+    assert not any("Accepted publickey" in cluster.logs(pod) for pod in cluster.workers())
+    for pod in cluster.workers():  # mpirun gave up at the first refusal; each worker refuses alike
+        done = cluster.run_launcher(["ssh", "-F", "/etc/mpigen-ssh/ssh_config", f"{pod.hostname}.{pod.subdomain}", "true"])
+        assert done.returncode == 255 and "Permission denied (publickey" in done.stderr, done.stderr
+        assert REFUSED.search(cluster.logs(pod)), cluster.logs(pod)
+
+
+def test_the_launcher_retries_a_worker_whose_sshd_comes_up_late(tmp_path, jobset_for):
+    """Without waitForWorkers the launcher starts with the workers; one worker's sshd starts
+    3 s later. ssh's ConnectionAttempts (ssh_config) keeps trying, and the run succeeds."""
+    blueprint, objects, _ = rendered(tmp_path, launcher={"waitForWorkers": False})
+    jobset = next(o for o in objects if o["kind"] == "JobSet")
+    assert all("dependsOn" not in rj for rj in jobset["spec"]["replicatedJobs"] if rj["name"] == "launcher")
+    late = f"{blueprint['metadata']['name']}-worker-0-1"
+    cluster = jobset_for(objects, delays={late: 3})
+    late_pod = next(p for p in cluster.workers() if p.hostname == late)
+    assert cluster.running[late_pod.name] == []  # its sshd is not started when the launcher is
+    seen = result(run(cluster, blueprint))
+    assert sorted({r["host"] for r in seen["ranks"]}) == sorted(p.hostname for p in cluster.workers())
+    assert "Accepted publickey" in cluster.logs(late_pod)
+
+
+def test_a_hostfile_naming_a_missing_pod_fails_the_run(tmp_path, jobset_for):
+    blueprint, objects, _ = rendered(tmp_path)
+    config = next(o for o in objects if o["kind"] == "ConfigMap" and "hostfile" in o["data"])
+    config["data"]["hostfile"] = config["data"]["hostfile"].replace("-worker-0-1.", "-worker-0-7.")
+    cluster = jobset_for(objects)
+    done = run(cluster, blueprint)
+    assert done.returncode != 0
+    assert "Could not resolve hostname" in done.stderr, done.stderr
+
+
+def test_a_worker_that_never_starts_sshd_holds_the_launcher(tmp_path, jobset_for):
+    """With waitForWorkers the launcher waits for every worker to be Ready: it is never created."""
+    blueprint, objects, _ = rendered(tmp_path)
+    from tests.support.e2e.jobset_cluster import NotReady
+
+    with pytest.raises(NotReady, match="worker-0-1"):
+        jobset_for(objects, delays={f"{blueprint['metadata']['name']}-worker-0-1": None}, ready_timeout=3)
+
+
+def test_a_worker_that_never_starts_sshd_fails_a_launcher_that_does_not_wait(tmp_path, jobset_for):
+    """Without waitForWorkers: ssh gives up after its ConnectionAttempts, and mpirun fails."""
+    blueprint, objects, _ = rendered(tmp_path, launcher={"waitForWorkers": False})
+    cluster = jobset_for(objects, delays={f"{blueprint['metadata']['name']}-worker-0-1": None})
+    done = run(cluster, blueprint)
+    assert done.returncode != 0
+    assert "Connection refused" in done.stderr, done.stderr
+
+
+def test_without_the_ssh_args_variable_open_mpi_5_fails(tmp_path, jobset_for):
+    """Without PRTE_MCA_plm_ssh_args ssh does not read the rendered ssh_config (its port, key and
+    retries): Open MPI 5 cannot start its daemons. OMPI_MCA_plm_rsh_args alone, the operator's
+    name, is not read by Open MPI 5's launcher (PRRTE)."""
+    blueprint, objects, _ = rendered(tmp_path)
+    cluster = jobset_for(objects)
+    done = run(cluster, blueprint, drop_env=("PRTE_MCA_plm_ssh_args",))
+    assert done.returncode != 0, done.stdout
+    assert "port 22: Connection refused" in done.stderr, done.stderr
