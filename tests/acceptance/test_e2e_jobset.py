@@ -52,6 +52,7 @@ def jobset_for(tmp_path, machine):
         cluster.start(**start)
         return cluster
 
+    build.made = made  # a test whose start() raises still sees what the cluster ran
     yield build
     for cluster in made:
         assert_left_nothing(cluster)
@@ -102,6 +103,10 @@ def test_rendered_mpirun_reaches_every_worker_over_ssh(tmp_path, jobset_for, mpi
     login = f"Accepted publickey for {'root' if uid == '0' else 'cloudsdk'}"
     assert all(login in cluster.logs(pod) for pod in cluster.workers()), [cluster.logs(p) for p in cluster.workers()]
     # A root sshd runs with the four capabilities the renderer adds, and nothing more.
+    # The kubelet wrote the key root's, read-only; a non-root user reads it through fsGroup.
+    key = (cluster.workers()[0].volume_dir("mpigen-ssh") / "key").stat()
+    assert (key.st_uid, key.st_gid, oct(key.st_mode & 0o777)) == ((0, NON_ROOT, "0o440") if security else
+                                                                  (0, 0, "0o400"))
     mask = sum(1 << bit for bit in SSHD_CAPS.values()) if uid == "0" else 0
     assert [cluster.sshd_capabilities(pod) for pod in cluster.workers()] == [mask] * workers
 
@@ -117,7 +122,9 @@ def test_the_keygen_job_makes_the_key_through_the_rendered_role(tmp_path, jobset
     owner = secret["metadata"]["ownerReferences"][0]
     assert (owner["kind"], owner["name"], owner["uid"]) == \
         ("JobSet", blueprint["metadata"]["name"], cluster.jobset()["metadata"]["uid"])
-    assert [(r["verb"], "token" in r) for r in cluster.requests] == [("delete-secret", True), ("create", True)]
+    assert [r["verb"] for r in cluster.requests] == ["delete-secret", "create"]
+    keygen_account = next(o for o in objects if o["kind"] == "RoleBinding")["subjects"][0]["name"]
+    assert {cluster.store.tokens[r["token"]] for r in cluster.requests} == {("default", keygen_account)}
     public = base64.b64decode(secret["data"]["ssh-publickey"]).decode()
     for pod in cluster.workers():  # what the kubelet wrote into each worker's volume
         assert (pod.volume_dir("mpigen-ssh") / "authorized_keys").read_text() == public
@@ -139,14 +146,36 @@ def test_a_restarted_keygen_replaces_the_key(tmp_path, jobset_for):
     assert secret_of(cluster, blueprint)["data"]["ssh-privatekey"] != first
 
 
-def test_without_the_create_rule_the_keygen_fails_and_no_worker_starts(tmp_path, jobset_for):
+def _without_create(rules: list[dict], name: str) -> list[dict]:
+    return [r for r in rules if "create" not in r["verbs"]]
+
+
+def _create_by_name(rules: list[dict], name: str) -> list[dict]:
+    """A create rule limited to the Secret's name, which Kubernetes never matches (a create
+    request has no name when it is authorized)."""
+    return [{**r, "resourceNames": [name]} if "create" in r["verbs"] else r for r in rules]
+
+
+def _delete_other(rules: list[dict], name: str) -> list[dict]:
+    return [{**r, "resourceNames": [f"{name}-other"]} if "delete" in r["verbs"] else r for r in rules]
+
+
+@pytest.mark.parametrize("change,refusal", [
+    (_without_create, 'cannot create resource "secrets"'), (_create_by_name, 'cannot create resource "secrets"'),
+    (_delete_other, 'secrets "{name}" is forbidden: User "system:serviceaccount:default:{keygen}" cannot delete')],
+    ids=["no-create-rule", "create-rule-by-name", "delete-rule-other-name"])
+def test_without_its_rule_the_keygen_fails_and_no_worker_starts(tmp_path, jobset_for, change, refusal):
     blueprint, objects, _ = rendered(tmp_path)
     role = next(o for o in objects if o["kind"] == "Role")
-    role["rules"] = [r for r in role["rules"] if "create" not in r["verbs"]]
+    name = f"{blueprint['metadata']['name']}-ssh"
+    role["rules"] = change(role["rules"], name)
     from tests.support.e2e.jobset_cluster import JobSetFailed
 
-    with pytest.raises(JobSetFailed, match='cannot create resource "secrets"'):
+    with pytest.raises(JobSetFailed, match=re.escape(refusal.format(name=name, keygen=role["metadata"]["name"]))):
         jobset_for(objects)
+    cluster = jobset_for.made[-1]
+    assert secret_of(cluster, blueprint) is None
+    assert not any("-worker-" in pod or "-launcher-" in pod for pod in cluster.pods)
 
 
 def other_public_key(tmp_path) -> str:
@@ -175,17 +204,27 @@ def test_a_key_the_workers_do_not_accept_is_refused(tmp_path, jobset_for):
         assert REFUSED.search(cluster.logs(pod)), cluster.logs(pod)
 
 
-def test_the_launcher_retries_a_worker_whose_sshd_comes_up_late(tmp_path, jobset_for):
+@pytest.mark.parametrize("attempts", ["rendered", "removed"])
+def test_the_launcher_retries_a_worker_whose_sshd_comes_up_late(tmp_path, jobset_for, attempts):
     """Without waitForWorkers the launcher starts with the workers; one worker's sshd starts
-    3 s later. ssh's ConnectionAttempts (ssh_config) keeps trying, and the run succeeds."""
+    3 s later. ssh's ConnectionAttempts (rendered ssh_config) keeps trying, and the run
+    succeeds; with that line removed, the same run fails on the refused connection."""
     blueprint, objects, _ = rendered(tmp_path, launcher={"waitForWorkers": False})
     jobset = next(o for o in objects if o["kind"] == "JobSet")
     assert all("dependsOn" not in rj for rj in jobset["spec"]["replicatedJobs"] if rj["name"] == "launcher")
+    if attempts == "removed":
+        config = next(o for o in objects if o["kind"] == "ConfigMap" and "ssh_config" in o["data"])
+        assert "ConnectionAttempts 10\n" in config["data"]["ssh_config"]
+        config["data"]["ssh_config"] = config["data"]["ssh_config"].replace("ConnectionAttempts 10\n", "")
     late = f"{blueprint['metadata']['name']}-worker-0-1"
     cluster = jobset_for(objects, delays={late: 3})
     late_pod = next(p for p in cluster.workers() if p.hostname == late)
     assert cluster.running[late_pod.name] == []  # its sshd is not started when the launcher is
-    seen = result(run(cluster, blueprint))
+    done = run(cluster, blueprint)
+    if attempts == "removed":
+        assert done.returncode != 0 and "Connection refused" in done.stderr, done.stderr
+        return
+    seen = result(done)
     assert sorted({r["host"] for r in seen["ranks"]}) == sorted(p.hostname for p in cluster.workers())
     assert "Accepted publickey" in cluster.logs(late_pod)
 
