@@ -26,6 +26,7 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
                               "PATH is given)")
     command.add_argument("--target", choices=TARGETS, default=None,
                          help="static: the objects the MPI Operator (v1alpha2) would create (default); "
+                              "jobset: one JobSet per job, ranks started over SSH (needs JobSet); "
                               "mpijob: the MPIJob resource, for clusters that run an operator")
     command.add_argument("--with-crd", action="store_true", default=None,
                          help="with --target mpijob: also emit the MPIJob CustomResourceDefinition")

@@ -2,11 +2,13 @@
 written outside the synced folders (a controller must not sync the object that tells
 it what to sync).
 
-flux: per job, the pair of Kustomizations Flux's own guide to running Jobs uses: the
-job's workers (configuration, RBAC, StatefulSet) with wait, so that they are healthy
-(ready) before the launcher Kustomization, which depends on them, applies the Job; the
-launcher Kustomization does not wait (a training run outlasts any timeout). Both prune,
-so the objects of a finished or replaced run go away.
+flux: per job of the static target, the pair of Kustomizations Flux's own guide to
+running Jobs uses: the job's workers (configuration, RBAC, StatefulSet) with wait, so that
+they are healthy (ready) before the launcher Kustomization, which depends on them, applies
+the Job; the launcher Kustomization does not wait (a training run outlasts any timeout).
+The targets that need no such order (a JobSet starts its launcher itself, an operator its
+MPIJob's) get one Kustomization per environment folder, which does not wait either. All
+prune, so the objects of a finished or replaced run go away.
 
 Their names are built by mpigen.kube.names.generated_name: valid Kubernetes names of at most
 63 characters (Argo CD's tracking label and Flux's name label carry them), different for
@@ -81,7 +83,8 @@ def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str
 
 def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
     """File name -> text of the Flux Kustomizations for the jobs of `result` rendered with
-    the flux profile (mpigen.yaml's `flux` settings)."""
+    the flux profile (mpigen.yaml's `flux` settings): a pair per job where the target
+    stages the launcher, else one for the environment's folder."""
     files, owners, problems = {}, {}, []
     for env, profile in zip(result.envs, result.profiles):
         if profile != "flux":
@@ -89,31 +92,44 @@ def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
         roots = sorted({item.root.rsplit("/", 1)[0] for item in result.objects if item.env == env and item.root})
         documents = []
         for job_root in roots:
-            namespace, job = job_root.split("/")
-            base = generated_name("mpigen", tuple(part for part in (env, namespace, job) if part),
-                                  room=len(LONGEST_SUFFIX))
-            source = result.sources.get((env, namespace, job), Mark(f"{namespace}/{job}"))
-            other = owners.setdefault(base, source)
-            if other != source:
-                problems.append(error(source, f"the Flux Kustomizations of job {namespace}/{job} would be named "
-                                              f"{base}-*, as those of the job at {other}; rename one of the "
-                                              "jobs"))
-            folder = output / env / job_root if env else output / job_root
-            common = {"interval": flux.interval, "prune": True,
-                      "sourceRef": {"kind": "GitRepository", "name": flux.sourceRef}}
-            workers = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-                       "metadata": {"name": f"{base}-workers", "namespace": flux.namespace, "labels": _LABELS},
-                       "spec": {**common, "path": f"./{(folder / 'workers').as_posix()}", "wait": True,
-                                "timeout": flux.timeout}}
-            launcher = {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
-                        "metadata": {"name": f"{base}-launcher", "namespace": flux.namespace, "labels": _LABELS},
-                        "spec": {**common, "path": f"./{(folder / 'launcher').as_posix()}", "wait": False,
-                                 "dependsOn": [{"name": f"{base}-workers"}]}}
-            documents += [workers, launcher]
+            documents += _job_pair(flux, output, result, env, job_root, owners, problems)
+        if not roots and any(item.env == env for item in result.objects):
+            documents.append(_environment(flux, output, env))
         if documents:
             name = f"kustomizations-{env}.yaml" if env else "kustomizations.yaml"
             files[name] = "".join(_document(doc) for doc in documents)
     return _with_kustomization(files, problems)
+
+
+def _kustomization(flux, name: str, folder: Path, **spec) -> dict:
+    return {"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": name, "namespace": flux.namespace, "labels": _LABELS},
+            "spec": {"interval": flux.interval, "prune": True, "sourceRef": {"kind": "GitRepository",
+                                                                              "name": flux.sourceRef},
+                     "path": f"./{folder.as_posix()}", **spec}}
+
+
+def _job_pair(flux, output: Path, result, env: str, job_root: str, owners: dict, problems: list) -> list[dict]:
+    """The workers' Kustomization (wait) and the launcher's, which depends on it."""
+    namespace, job = job_root.split("/")
+    base = generated_name("mpigen", tuple(part for part in (env, namespace, job) if part), room=len(LONGEST_SUFFIX))
+    source = result.sources.get((env, namespace, job), Mark(f"{namespace}/{job}"))
+    other = owners.setdefault(base, source)
+    if other != source:
+        problems.append(error(source, f"the Flux Kustomizations of job {namespace}/{job} would be named {base}-*, "
+                                      f"as those of the job at {other}; rename one of the jobs"))
+    folder = output / env / job_root if env else output / job_root
+    return [_kustomization(flux, f"{base}-workers", folder / "workers", wait=True, timeout=flux.timeout),
+            _kustomization(flux, f"{base}-launcher", folder / "launcher", wait=False,
+                           dependsOn=[{"name": f"{base}-workers"}])]
+
+
+def _environment(flux, output: Path, env: str) -> dict:
+    """The whole folder of an environment whose target starts its jobs in order itself (a
+    JobSet) or through an operator (an MPIJob): applied as it is, never waited on (a
+    training run outlasts any timeout), pruned so that a finished or replaced run goes."""
+    return _kustomization(flux, generated_name("mpigen", (env,) if env else ()), output / env if env else output,
+                          wait=False)
 
 
 def _with_kustomization(files: dict[str, str], problems: list) -> dict[str, str]:

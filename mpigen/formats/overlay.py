@@ -91,3 +91,7 @@ class OverlayModel(Model):
     gitops: Optional[GitOpsProfile] = Field(
         None, description="GitOps profile of this environment (the --gitops flag wins; default: mpigen.yaml's).",
         examples=["argocd"])
+    target: Optional[str] = Field(
+        None, min_length=1,
+        description="Target of this environment, e.g. jobset on a cluster that runs JobSet (the --target flag wins; "
+                    "default: mpigen.yaml's).", examples=["jobset"])

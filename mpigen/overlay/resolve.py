@@ -36,6 +36,10 @@ class Overlay:
     def gitops(self) -> str | None:
         return self._inherited("gitops")
 
+    @property
+    def target(self) -> str | None:
+        return self._inherited("target")
+
     def _inherited(self, key: str):
         """A setting of this overlay, else of its nearest base that has it."""
         for item in reversed(self.chain()):

@@ -5,7 +5,7 @@ Each option takes the first value given by, in order:
 1. the command-line flag (--target, --gitops, --overlay, -o, ...) and the PATH arguments;
 2. Argo CD's Config Management Plugin settings, ARGOCD_ENV_MPIGEN_OVERLAY, ARGOCD_ENV_MPIGEN_GITOPS
    and ARGOCD_ENV_MPIGEN_TARGET (spec.source.plugin.env of the Application);
-3. the overlay's own `gitops:` (or its nearest base's), for the GitOps profile of that overlay's folder;
+3. the overlay's own `gitops:` and `target:` (or its nearest base's), for that overlay's folder;
 4. mpigen.yaml in the working folder: its target, gitops, kubectlDeliveryImage, mpijobApi, withCRD
    and kubeVersion always; its blueprints, overlays and output folder only when no PATH is given;
 5. the defaults: blueprints/, no overlay, no output folder, and mpigen.render.target.Options.
@@ -99,12 +99,27 @@ def resolve(flags: Flags) -> Setup:
     scope = tuple(f"{o.name}/" for o in overlays) if overlays and flags.overlays else ("",)
     options = _options(flags, config)
     env_options = None
-    if overlays and flags.gitops is None:  # an overlay's profile wins over mpigen.yaml's
-        env_options = [replace(options, gitops=o.gitops) if o.gitops else options for o in overlays]
+    if overlays:  # an overlay's profile and target win over mpigen.yaml's, not over the flags
+        env_options = [_overlay_options(options, overlay, flags) for overlay in overlays]
     # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
     return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
                  whole_repo and not flags.overlays)
+
+
+def _overlay_options(options: Options, overlay, flags: Flags) -> Options:
+    """The options of one overlay's folder: its own (or its nearest base's) gitops and target
+    where no flag sets them; a target mpigen does not have is an error at the overlay's line."""
+    if overlay.gitops and flags.gitops is None:
+        options = replace(options, gitops=overlay.gitops)
+    target = overlay.target
+    if target is not None and target not in targets.TARGETS:
+        owner = next(o for o in reversed(overlay.chain()) if o.model.target is not None)
+        raise InputError([error(owner.doc.value_mark(("target",)),
+                                f"target: {target!r} is not one of {', '.join(targets.TARGETS)}")])
+    if target and flags.target is None:
+        options = replace(options, target=target)
+    return options
 
 
 def _with_argocd_env(flags: Flags) -> Flags:

@@ -7,13 +7,14 @@ object validates, and which of its keys it dropped."""
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 
 
 def validate_jobset(obj: dict) -> list[str]:
     """The problems of one JobSet, each `path: message`; none when it is valid."""
     from kubeflow_trainer_api.models import JobsetV1alpha2JobSet
-    from pydantic import ValidationError
 
     try:
         model = JobsetV1alpha2JobSet.from_dict(obj)

@@ -153,3 +153,19 @@ def test_a_companion_folder_that_refuses_its_files_leaves_the_output_folder_as_i
     assert done.returncode == 2, done.stderr
     assert b"clusters/argocd/application-mpigen-prod.yaml" in done.stderr and b"refusing to overwrite" in done.stderr
     assert {p: p.read_bytes() for p in sorted((repo / "deploy").rglob("*")) if p.is_file()} == before
+
+
+def test_one_flux_kustomization_for_a_jobset_environment(repo, kubectl):
+    """A JobSet starts its launcher itself: the flux profile needs no pair per job, but one
+    Kustomization that applies the environment's folder, not waited on, pruning."""
+    (repo / "mpigen.yaml").write_text(CONFIG + "target: jobset\n")
+    done = run_mpigen("render", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    kustomization, = load(repo / "clusters" / "flux" / "kustomizations-dev.yaml")
+    assert kustomization["metadata"]["name"] == "mpigen-dev"
+    assert kustomization["spec"]["path"] == "./deploy/dev"
+    assert kustomization["spec"]["wait"] is False and kustomization["spec"]["prune"] is True
+    built = subprocess.run([kubectl, "kustomize", str(repo / "deploy" / "dev")], capture_output=True, text=True,
+                           check=True)
+    kinds = [o["kind"] for o in yaml.safe_load_all(built.stdout) if o]
+    assert kinds.count("JobSet") == len(example_blueprints())

@@ -49,6 +49,11 @@ ALLOWED_RULES = {
     # GitOps profiles: the launcher scales exactly its own StatefulSet to 0 when mpirun succeeds.
     ("apps", "statefulsets", ("get", "patch", "update"), True),
     ("apps", "statefulsets/scale", ("get", "patch", "update"), True),
+    # Target jobset, default key strategy: the key generator creates the run's Secret, which
+    # Kubernetes cannot restrict by name (the name of an object to be created is not known
+    # when the request is authorized), and replaces exactly that Secret on a restart.
+    ("", "secrets", ("create",), False),
+    ("", "secrets", ("get", "delete"), True),
 }
 
 
@@ -57,7 +62,7 @@ def test_every_permission_is_on_the_allowlist_and_named_where_kubernetes_allows(
     for stream, obj in objects():
         if obj["kind"] != "Role":
             continue
-        job = obj["metadata"]["name"].removesuffix("-launcher")
+        job = obj["metadata"]["name"].removesuffix("-launcher").removesuffix("-ssh-keygen")
         for rule in obj["rules"]:
             for group in rule["apiGroups"]:
                 for resource in rule["resources"]:
@@ -65,7 +70,8 @@ def test_every_permission_is_on_the_allowlist_and_named_where_kubernetes_allows(
                     assert key in ALLOWED_RULES, (stream, obj["metadata"]["name"], rule)
                     seen.add(key)
                     for name in rule.get("resourceNames", []):
-                        assert name.startswith(job + "-worker"), (stream, name)  # the job's own objects only
+                        # the job's own objects only: its workers, or its run's key
+                        assert name.startswith(job + "-worker") or name == job + "-ssh", (stream, name)
     assert seen == ALLOWED_RULES  # every allowed rule is in use (no stale entries)
 
 

@@ -8,13 +8,13 @@ from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import RUN_HASH_LENGTH
-from mpigen.render.jobset.names import LAUNCHER_JOB, SSH_MOUNT, SSH_VOLUME, WORKER_JOB, longest_pod_name
+from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORKER_JOB, longest_pod_name
 from mpigen.render.names import CONFIG_VOLUME
 from mpigen.render.target import Options
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
 
-RESERVED = Reserved(volumes=(CONFIG_VOLUME, SSH_VOLUME), mounts=(CONFIG_MOUNT, SSH_MOUNT))
+RESERVED = Reserved(volumes=(CONFIG_VOLUME, KEY_VOLUME), mounts=(CONFIG_MOUNT, KEY_MOUNT))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check (ValidateCreate)
 
 
@@ -55,6 +55,12 @@ def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
                          f"spec.security.runAsUser: {sec.runAsUser} cannot read the SSH key, which Kubernetes "
                          "mounts as root's (mode 0440); set spec.security.fsGroup (for example to the same "
                          "number) so that its group can"))
+    if not non_root and sec.fsGroup is not None:
+        out.append(error(doc.value_mark(("spec", "security", "fsGroup")),
+                         "spec.security.fsGroup: with --target jobset the containers run as root here, and "
+                         "Kubernetes makes the SSH key group-readable for fsGroup, which root's ssh and sshd refuse "
+                         "(UNPROTECTED PRIVATE KEY FILE); remove fsGroup, or set spec.security.runAsUser to the "
+                         "image's non-root user"))
     if non_root and port < 1024:
         out.append(error(doc.value_mark(("spec", "ssh", "port")),
                          f"spec.ssh.port: {port} is below 1024, which sshd cannot bind as user {sec.runAsUser}; use "
@@ -81,7 +87,7 @@ def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
     if spec.security.sshAuthMountPath is not None:
         out.append(warning(doc.value_mark(("spec", "security", "sshAuthMountPath")),
                            f"spec.security.sshAuthMountPath is for --target mpijob; --target jobset mounts the key "
-                           f"and its SSH files at {SSH_MOUNT} for any user"))
+                           f"at {KEY_MOUNT} for any user"))
     if spec.ssh.keySecret is not None and doc.get(("spec", "ssh", "kubectlImage")) is not None:
         out.append(warning(doc.value_mark(("spec", "ssh", "kubectlImage")),
                            "spec.ssh.kubectlImage is not used with spec.ssh.keySecret: no key is generated"))

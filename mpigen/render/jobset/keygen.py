@@ -47,11 +47,10 @@ def keygen_pod(job: MPIJob) -> dict:
     kubectl = job.extensions.ssh.kubectlImage
     keys = {"name": KEYS_VOLUME, "mountPath": KEYS_MOUNT}
     token = {"name": TOKEN_VOLUME, "mountPath": TOKEN_MOUNT, "readOnly": True}
-    env = [{"name": "SECRET_NAME", "value": secret_name(job)},
-           {"name": "NAMESPACE", "value": job.metadata.namespace},
-           {"name": "JOBSET_NAME", "value": job.metadata.name},
-           {"name": "JOBSET_UID", "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{JOBSET_UID_LABEL}']"}}}]
-    generate = {"name": KEYGEN_JOB, "image": image, "command": ["/bin/sh", "-c", scripts.text("ssh-keygen.sh")],
+    env = [{"name": "JOBSET_UID", "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{JOBSET_UID_LABEL}']"}}}]
+    generate = {"name": KEYGEN_JOB, "image": image,
+                "command": ["/bin/sh", "-c", scripts.text("ssh-keygen.sh"), KEYGEN_JOB, secret_name(job),
+                            job.metadata.namespace, job.metadata.name],
                 "env": env, "resources": RESOURCES, "volumeMounts": [keys], "securityContext": least_privilege([])}
     delete = {"name": "delete-old-key", "image": kubectl,
               "command": ["kubectl", "delete", "secret", secret_name(job), f"--namespace={job.metadata.namespace}",

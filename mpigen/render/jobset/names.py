@@ -5,6 +5,7 @@ the JobSet's headless Service."""
 
 from __future__ import annotations
 
+from mpigen.compile.environment import CONFIG_MOUNT
 from mpigen.compile.mpijob import MPIJob
 from mpigen.render.names import CONFIG_SUFFIX
 
@@ -16,16 +17,18 @@ KEYGEN_SUFFIX = "-ssh-keygen"  # its ServiceAccount, Role and RoleBinding
 SECRET_SUFFIX = "-ssh"  # the Secret it creates at run time
 JOBSET_UID_LABEL = "jobset.sigs.k8s.io/jobset-uid"  # JobSet labels every pod with its UID
 
-SSH_VOLUME = "mpigen-ssh"  # the key and the ssh files, on workers and launcher
-SSH_MOUNT = "/etc/mpigen-ssh"
-KEY_PATH = f"{SSH_MOUNT}/key"
-AUTHORIZED_KEYS_PATH = f"{SSH_MOUNT}/authorized_keys"
+# On workers and launcher: the key (the Secret as it is) and the ConfigMap (the hostfile
+# and the SSH files, beside it at /etc/mpi as on the other targets).
+KEY_VOLUME = "mpigen-ssh-key"
+KEY_MOUNT = "/etc/mpigen-ssh"
+KEY_PATH = f"{KEY_MOUNT}/ssh-privatekey"
+AUTHORIZED_KEYS_PATH = f"{KEY_MOUNT}/ssh-publickey"
 SSH_CONFIG_KEY = "ssh_config"
 SSHD_CONFIG_KEY = "sshd_config"
 SSHD_SCRIPT_KEY = "sshd.sh"
-SSH_CONFIG_PATH = f"{SSH_MOUNT}/{SSH_CONFIG_KEY}"
-SSHD_CONFIG_PATH = f"{SSH_MOUNT}/{SSHD_CONFIG_KEY}"
-SSHD_SCRIPT_PATH = f"{SSH_MOUNT}/{SSHD_SCRIPT_KEY}"
+SSH_CONFIG_PATH = f"{CONFIG_MOUNT}/{SSH_CONFIG_KEY}"
+SSHD_CONFIG_PATH = f"{CONFIG_MOUNT}/{SSHD_CONFIG_KEY}"
+SSHD_SCRIPT_PATH = f"{CONFIG_MOUNT}/{SSHD_SCRIPT_KEY}"
 # Longest possible pod name suffix the JobSet webhook adds to its length check ("-abcde").
 POD_NAME_SUFFIX = 6
 

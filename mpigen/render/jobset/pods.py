@@ -2,20 +2,18 @@
 (compiled as for every target) plus the SSH bootstrap. Workers run the image's sshd, as
 the container's user, with a readiness probe on its port (the launcher starts once every
 worker is Ready); the launcher gets the hostfile and the variables that make mpirun start
-the ranks over ssh. Both mount the key and the SSH files (SSH_VOLUME)."""
+the ranks over ssh. Both mount the key, and the hostfile and SSH files at /etc/mpi."""
 
 from __future__ import annotations
 
-from mpigen.compile.environment import CONFIG_MOUNT, HOSTFILE_KEY, ssh_launcher_env
+from mpigen.compile.environment import CONFIG_MOUNT, ssh_launcher_env
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.render.jobset.names import (SSH_CONFIG_KEY, SSH_CONFIG_PATH, SSH_MOUNT, SSH_VOLUME, SSHD_CONFIG_KEY,
-                                        SSHD_SCRIPT_KEY, SSHD_SCRIPT_PATH, config_name, secret_name)
-from mpigen.render.names import CONFIG_VOLUME, HOSTFILE_MODE
+from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name, secret_name
+from mpigen.render.names import CONFIG_VOLUME
 
 PRIVATE_KEY_MODE = 0o400  # ssh and sshd refuse a key its owner's group may read (root's)
 SHARED_KEY_MODE = 0o440  # a non-root user reads root's key through its group (fsGroup)
-PUBLIC_MODE = 0o444
 # What a root sshd needs of the capabilities every mpigen container drops (found by running
 # OpenSSH's sshd with each one removed; mpigen.render.mpijob.resource has the same list for
 # the operator's sshd): privilege separation, becoming the user, recording the login.
@@ -29,15 +27,16 @@ def runs_as_root(pod: dict) -> bool:
     return context.get("runAsUser", pod.get("securityContext", {}).get("runAsUser", 0)) == 0
 
 
-def ssh_volume(job: MPIJob, pod: dict) -> dict:
-    """The key (root's, readable by the container's user) and the SSH files, in one folder."""
-    key_mode = PRIVATE_KEY_MODE if runs_as_root(pod) else SHARED_KEY_MODE
-    files = (SSH_CONFIG_KEY, SSHD_CONFIG_KEY, SSHD_SCRIPT_KEY)
-    return {"name": SSH_VOLUME, "projected": {"defaultMode": PUBLIC_MODE, "sources": [
-        {"secret": {"name": secret_name(job), "items": [
-            {"key": "ssh-privatekey", "path": "key", "mode": key_mode},
-            {"key": "ssh-publickey", "path": "authorized_keys", "mode": PUBLIC_MODE}]}},
-        {"configMap": {"name": config_name(job), "items": [{"key": name, "path": name} for name in files]}}]}}
+def mount_ssh(job: MPIJob, pod: dict) -> None:
+    """The key (root's, readable by the container's user) and the ConfigMap (the hostfile and
+    the SSH files), each mounted as it is."""
+    mode = PRIVATE_KEY_MODE if runs_as_root(pod) else SHARED_KEY_MODE
+    container = pod["containers"][0]
+    container["volumeMounts"] = container.get("volumeMounts", []) + [
+        {"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT}, {"name": KEY_VOLUME, "mountPath": KEY_MOUNT, "readOnly": True}]
+    pod["volumes"] = pod.get("volumes", []) + [
+        {"name": CONFIG_VOLUME, "configMap": {"name": config_name(job)}},
+        {"name": KEY_VOLUME, "secret": {"secretName": secret_name(job), "defaultMode": mode}}]
 
 
 def worker_pod(job: MPIJob) -> dict:
@@ -50,30 +49,20 @@ def worker_pod(job: MPIJob) -> dict:
         container["command"] = ["/bin/sh", SSHD_SCRIPT_PATH]
     container["ports"] = [*container.get("ports", []), {"name": "ssh", "containerPort": port, "protocol": "TCP"}]
     container["readinessProbe"] = {"tcpSocket": {"port": port}, **PROBE}
-    _mount_ssh(job, pod)
+    mount_ssh(job, pod)
     if runs_as_root(pod):
         _allow_root_sshd(container, port)
     return template
 
 
 def launcher_pod(job: MPIJob) -> dict:
-    """The launcher's pod template: the hostfile at /etc/mpi, the key, and the variables."""
+    """The launcher's pod template: the hostfile and the key, and the variables."""
     template = copy_data(job.spec.mpiReplicaSpecs[LAUNCHER].template)
     pod = template.setdefault("spec", {})
     container = pod["containers"][0]
     container["env"] = container.get("env", []) + ssh_launcher_env(job, SSH_CONFIG_PATH)
-    container["volumeMounts"] = container.get("volumeMounts", []) + [{"name": CONFIG_VOLUME, "mountPath": CONFIG_MOUNT}]
-    pod["volumes"] = pod.get("volumes", []) + [{"name": CONFIG_VOLUME, "configMap": {
-        "name": config_name(job), "items": [{"key": HOSTFILE_KEY, "path": HOSTFILE_KEY, "mode": HOSTFILE_MODE}]}}]
-    _mount_ssh(job, pod)
+    mount_ssh(job, pod)
     return template
-
-
-def _mount_ssh(job: MPIJob, pod: dict) -> None:
-    container = pod["containers"][0]
-    container["volumeMounts"] = container.get("volumeMounts", []) + [
-        {"name": SSH_VOLUME, "mountPath": SSH_MOUNT, "readOnly": True}]
-    pod["volumes"] = pod.get("volumes", []) + [ssh_volume(job, pod)]
 
 
 def _allow_root_sshd(container: dict, port: int) -> None:

@@ -2,6 +2,7 @@
 # for the next step to create, owned by the JobSet so that it goes with it. The key files
 # are removed; the manifest stays in memory (the folder is a memory-backed emptyDir).
 set -eu
+SECRET_NAME=$1 NAMESPACE=$2 JOBSET_NAME=$3
 umask 077
 ssh-keygen -q -t ecdsa -b 521 -N '' -C "$JOBSET_NAME" -f /keys/key
 private=$(base64 -w 0 /keys/key)

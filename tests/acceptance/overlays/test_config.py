@@ -105,7 +105,7 @@ def test_explicit_paths_use_the_config_options_but_not_its_overlays(cli):
 @pytest.mark.parametrize("config, needle, sub, message", [
     (CONFIG_HEAD + "blueprints: [blueprints]\nouptut: out\n", "ouptut", None,
      "document: unknown key 'ouptut'; did you mean 'output'?"),
-    (CONFIG_HEAD + "output: out\ntarget: helm\n", "target: helm", "helm", "target: 'helm' is not one of static, mpijob"),
+    (CONFIG_HEAD + "output: out\ntarget: helm\n", "target: helm", "helm", "target: 'helm' is not one of static, mpijob, jobset"),
     ("# the repository\napiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n", "apiVersion", None,
      "mpigen.yaml holds one document with apiVersion: mpigen.dev/v1alpha1 and kind: Config"),
 ], ids=["unknown-key", "bad-target", "wrong-kind"])

@@ -126,3 +126,13 @@ def test_many_workers_lengthen_the_worker_pod_names(cli_job):
     text = named("j" * 44).replace("workers: 2", "workers: 10000")
     done = cli_job(text, *JOBSET)
     assert done.returncode == 2 and "at most 43 characters" in done.stderr
+
+
+def test_a_root_job_with_fsgroup_is_refused(cli_job):
+    """Kubernetes adds group read to every file of a Secret volume under fsGroup
+    (kubernetes#57923); OpenSSH refuses a key its own user's group may read."""
+    text = named("job") + "  security:\n    fsGroup: 1000\n"
+    found = diagnostics(cli_job(text, *JOBSET))
+    assert [(f[0], f[1], f[2]) for f in found] == [(10, 14, "error")]
+    assert found[0][3].startswith("spec.security.fsGroup")
+    assert diagnostics(cli_job(text.replace("fsGroup: 1000", "runAsUser: 1000\n    fsGroup: 1000"), *JOBSET)) == []
