@@ -104,7 +104,7 @@ def test_rendered_mpirun_reaches_every_worker_over_ssh(tmp_path, jobset_for, mpi
     assert all(login in cluster.logs(pod) for pod in cluster.workers()), [cluster.logs(p) for p in cluster.workers()]
     # A root sshd runs with the four capabilities the renderer adds, and nothing more.
     # The kubelet wrote the key root's, read-only; a non-root user reads it through fsGroup.
-    key = (cluster.workers()[0].volume_dir("mpigen-ssh") / "key").stat()
+    key = (cluster.workers()[0].volume_dir("mpigen-ssh-key") / "ssh-privatekey").stat()
     assert (key.st_uid, key.st_gid, oct(key.st_mode & 0o777)) == ((0, NON_ROOT, "0o440") if security else
                                                                   (0, 0, "0o400"))
     mask = sum(1 << bit for bit in SSHD_CAPS.values()) if uid == "0" else 0
@@ -127,7 +127,7 @@ def test_the_keygen_job_makes_the_key_through_the_rendered_role(tmp_path, jobset
     assert {cluster.store.tokens[r["token"]] for r in cluster.requests} == {("default", keygen_account)}
     public = base64.b64decode(secret["data"]["ssh-publickey"]).decode()
     for pod in cluster.workers():  # what the kubelet wrote into each worker's volume
-        assert (pod.volume_dir("mpigen-ssh") / "authorized_keys").read_text() == public
+        assert (pod.volume_dir("mpigen-ssh-key") / "ssh-publickey").read_text() == public
     assert result(run(cluster, blueprint))["size"] == 2
 
 
@@ -198,10 +198,12 @@ def test_a_key_the_workers_do_not_accept_is_refused(tmp_path, jobset_for):
     assert done.returncode != 0
     assert "Permission denied (publickey" in done.stderr, done.stderr
     assert not any("Accepted publickey" in cluster.logs(pod) for pod in cluster.workers())
+    env = {e["name"]: e.get("value", "") for e in cluster.launcher().container["env"]}
     for pod in cluster.workers():  # mpirun gave up at the first refusal; each worker refuses alike
-        done = cluster.run_launcher(["ssh", "-F", "/etc/mpigen-ssh/ssh_config", f"{pod.hostname}.{pod.subdomain}", "true"])
+        done = cluster.run_launcher(["ssh", *env["PRTE_MCA_plm_ssh_args"].split(), f"{pod.hostname}.{pod.subdomain}",
+                                     "true"])
         assert done.returncode == 255 and "Permission denied (publickey" in done.stderr, done.stderr
-        assert REFUSED.search(cluster.logs(pod)), cluster.logs(pod)
+        assert cluster.wait_log(pod, REFUSED), cluster.logs(pod)  # sshd logs once the client has gone
 
 
 @pytest.mark.parametrize("attempts", ["rendered", "removed"])

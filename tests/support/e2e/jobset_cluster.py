@@ -23,6 +23,7 @@ again as a restarted attempt (jobset_pods.next_attempt).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -156,6 +157,15 @@ class JobSetCluster(PretendCluster):
     def logs(self, pod: Pod, container: str | None = None) -> str:
         path = self.log_path(pod, container or pod.container["name"])
         return path.read_text(errors="replace") if path.exists() else ""
+
+    def wait_log(self, pod: Pod, pattern: re.Pattern, timeout: float = 10) -> bool:
+        """Whether the pod's first container logs a line matching `pattern` within `timeout`."""
+        deadline = time.monotonic() + timeout
+        while not pattern.search(self.logs(pod)):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
 
     def sshd_capabilities(self, pod: Pod) -> int:
         """CapEff of the pod's listening sshd (the one whose parent is no sshd)."""
