@@ -111,6 +111,22 @@ def test_rendered_mpirun_reaches_every_worker_over_ssh(tmp_path, jobset_for, mpi
     assert [cluster.sshd_capabilities(pod) for pod in cluster.workers()] == [mask] * workers
 
 
+def test_every_pod_resolves_every_other_by_its_jobset_names(tmp_path, jobset_for):
+    """`<host>.<subdomain>` and the full name of every pod resolve in every pod (cluster DNS
+    through the search path, modelled in jobset_pods.py); another pod's bare host name does not."""
+    blueprint, objects, _ = rendered(tmp_path)
+    cluster = jobset_for(objects)
+    pods = list(cluster.pods.values())
+    for pod in pods:
+        for other in pods:
+            for name in (f"{other.hostname}.{other.subdomain}",
+                         f"{other.hostname}.{other.subdomain}.default.svc.cluster.local"):
+                found = subprocess.run(cluster.argv(pod, ["getent", "hosts", name]), capture_output=True, text=True)
+                assert found.stdout.split()[:1] == [other.ip], (pod.name, name, found)
+            bare = subprocess.run(cluster.argv(pod, ["getent", "hosts", other.hostname]), capture_output=True)
+            assert (bare.returncode == 0) == (other is pod), (pod.name, other.name)
+
+
 def test_the_keygen_job_makes_the_key_through_the_rendered_role(tmp_path, jobset_for):
     """The default key strategy: the keygen job's kubectl deletes any old key and creates the
     Secret with its own token, authorized by the rendered Role; the Secret is the run's key,
@@ -209,7 +225,7 @@ def test_a_key_the_workers_do_not_accept_is_refused(tmp_path, jobset_for):
 @pytest.mark.parametrize("attempts", ["rendered", "removed"])
 def test_the_launcher_retries_a_worker_whose_sshd_comes_up_late(tmp_path, jobset_for, attempts):
     """Without waitForWorkers the launcher starts with the workers; one worker's sshd starts
-    3 s later. ssh's ConnectionAttempts (rendered ssh_config) keeps trying, and the run
+    2 s later. ssh's ConnectionAttempts (rendered ssh_config) keeps trying, and the run
     succeeds; with that line removed, the same run fails on the refused connection."""
     blueprint, objects, _ = rendered(tmp_path, launcher={"waitForWorkers": False})
     jobset = next(o for o in objects if o["kind"] == "JobSet")
@@ -219,7 +235,7 @@ def test_the_launcher_retries_a_worker_whose_sshd_comes_up_late(tmp_path, jobset
         assert "ConnectionAttempts 10\n" in config["data"]["ssh_config"]
         config["data"]["ssh_config"] = config["data"]["ssh_config"].replace("ConnectionAttempts 10\n", "")
     late = f"{blueprint['metadata']['name']}-worker-0-1"
-    cluster = jobset_for(objects, delays={late: 3})
+    cluster = jobset_for(objects, delays={late: 2})
     late_pod = next(p for p in cluster.workers() if p.hostname == late)
     assert cluster.running[late_pod.name] == []  # its sshd is not started when the launcher is
     done = run(cluster, blueprint)

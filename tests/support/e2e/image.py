@@ -48,7 +48,9 @@ def model_image(pod: Pod, helpers: list[Path]) -> None:
 
 
 def is_kubectl_image(image: str) -> bool:
-    repository = image.split("@")[0].rsplit(":", 1)[0] if "/" in image else image
+    repository, _, tag = image.split("@")[0].rpartition(":")
+    if not repository or "/" in tag:  # no tag (a colon, if any, was the registry's port)
+        repository = image.split("@")[0]
     return repository.rsplit("/", 1)[-1] == "kubectl"
 
 

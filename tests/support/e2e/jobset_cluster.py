@@ -145,6 +145,10 @@ class JobSetCluster(PretendCluster):
             self.running[pod.name].append(process)
             return process
 
+    def argv(self, pod: Pod, command: list[str]) -> list[str]:
+        """`command` in the pod's first container, for a test to run."""
+        return container_argv(pod, command, self.env_of(pod.container))
+
     def env_of(self, container: dict) -> dict[str, str]:
         if is_kubectl_image(container.get("image", "")):
             return kubectl_image_env(self.public, self.api.path)
