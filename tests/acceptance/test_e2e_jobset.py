@@ -11,11 +11,19 @@ its slots of ranks); mpirun reaches the workers only through what mpigen rendere
 hostfile, ssh_config, the key and the launcher variables. Needs what test_e2e_mpi.py needs,
 plus OpenSSH's server and client and a user with uid 1000: skipped with the reason elsewhere,
 but never under CI (CI=true), which must run it.
+
+Modelled rather than real (each said where it is modelled): cluster DNS, as /etc/hosts lines
+from the search path (jobset_pods.py); the readiness probe, every 0.1 s (readiness.py); the
+ServiceAccount token, an opaque string (secrets.py); the images, the machine's root with
+overlays for Python, MPI's launch helpers and kubectl (image.py); the memory-backed emptyDir, a
+folder; the JobSet's restart, only when a test asks (restart_job); and the wait for a worker that
+never gets Ready, a timeout where the JobSet would wait on.
 """
 
 from __future__ import annotations
 
 import base64
+import pwd
 import re
 import subprocess
 
@@ -100,7 +108,7 @@ def test_rendered_mpirun_reaches_every_worker_over_ssh(tmp_path, jobset_for, mpi
     uid = str(NON_ROOT if security else 0)
     assert {r["Uid"] for r in seen["ranks"]} == {uid}
     # The ranks' daemons came through each worker's sshd, which let in the run's key only.
-    login = f"Accepted publickey for {'root' if uid == '0' else 'cloudsdk'}"
+    login = f"Accepted publickey for {pwd.getpwuid(int(uid)).pw_name}"
     assert all(login in cluster.logs(pod) for pod in cluster.workers()), [cluster.logs(p) for p in cluster.workers()]
     # A root sshd runs with the four capabilities the renderer adds, and nothing more.
     # The kubelet wrote the key root's, read-only; a non-root user reads it through fsGroup.
