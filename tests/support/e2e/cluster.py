@@ -3,10 +3,11 @@
 Each pod of the rendered StatefulSet and Job becomes:
 - its own network namespace, named after the pod, with an eth0 on a bridge that lives in a
   namespace of its own (nothing is added to the machine's network);
-- its own mount and UTS namespaces, held open by a `sleep` process: the host name is the
-  pod's, /etc is an overlay whose /etc/hosts is the one the kubelet writes, and each volume
-  the container mounts (ConfigMap items with their modes, read-only; emptyDirs) is bound at
-  its mountPath. Writes to /etc stay in the pod's overlay, so the machine is left unchanged.
+- its own mount and UTS namespaces and root folder, held open by a `sleep` process: the host
+  name is the pod's, /etc is an overlay whose /etc/hosts is the one the kubelet writes, and
+  each container binds the volumes it mounts (written as the kubelet writes them: volumes.py)
+  at their mountPaths (filesystem.py). Writes to /etc stay in the pod's overlay, so the
+  machine is left unchanged.
 
 Commands run "in a container" enter those namespaces and take the container's rendered env
 (and nothing of the test's), working directory and securityContext: no_new_privs for
@@ -22,8 +23,9 @@ faithfully is refused with an exception rather than approximated.
 Everything created (namespaces, processes) is removed by close(), also after a failure.
 
 This module builds the cluster from those parts and runs commands in it: the pods of the
-rendered objects (pods.py), their network (network.py), their filesystem (filesystem.py), a
-command in a container (container.py) and the API server (api_server.py).
+rendered objects (pods.py), their network (network.py), their filesystem (filesystem.py) and
+volumes (volumes.py), a command in a container (container.py) and the API server
+(api_server.py), which stores Secrets (secrets.py). A JobSet's cluster: jobset_cluster.py.
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ from pathlib import Path
 from tests.support.e2e.api_server import ApiServer
 from tests.support.e2e.container import container_argv, rendered_command
 from tests.support.e2e.errors import CommandFailed
-from tests.support.e2e.filesystem import mount_lines
+from tests.support.e2e.filesystem import pod_root_lines, rootfs
 from tests.support.e2e.network import add_bridge, add_pod_network, delete_netns
 from tests.support.e2e.pods import LAUNCHER_POD_SUFFIX, Pod, pods_from_objects
 from tests.support.e2e.processes import kill
+from tests.support.e2e.secrets import SecretStore
+from tests.support.e2e.volumes import prepare_volumes
 
 SHIM = Path(__file__).with_name("kubectl.py")
 
@@ -56,6 +60,13 @@ class PretendCluster:
     requests: list[dict] = field(default_factory=list)
     netns: list[str] = field(default_factory=list)
     image_env: dict[str, str] = field(default_factory=dict)  # the image's ENV, under the rendered env
+    store: SecretStore = field(default_factory=SecretStore)
+
+    def secret(self, namespace: str, name: str) -> dict | None:
+        return self.store.get(namespace, name)
+
+    def issue_token(self, pod: Pod) -> str:
+        return self.store.issue_token(pod.namespace, pod.service_account)
 
     # -- pods -----------------------------------------------------------------------------------
     def launcher(self) -> Pod:
@@ -80,8 +91,10 @@ class PretendCluster:
 
     def _start_pod(self, pod: Pod, index: int) -> None:
         add_pod_network(self.netns, self.bridge, pod, index)
-        lines = ["set -e", f"hostname {shlex.quote(pod.hostname)}", *mount_lines(pod, self.objects)]
-        lines += ["echo ready", "exec sleep infinity"]
+        prepare_volumes(pod, self)
+        lines = ["set -e", f"hostname {shlex.quote(pod.hostname)}", *pod_root_lines(pod)]
+        # "ready" once in the pod's root: a container entered earlier would see the machine's.
+        lines.append(f"exec chroot {shlex.quote(str(rootfs(pod)))} /bin/sh -c 'echo ready; exec sleep infinity'")
         pod.holder = subprocess.Popen(
             ["nsenter", f"--net=/run/netns/{pod.name}", "--", "unshare", "--mount", "--uts", "--propagation",
              "private", "--", "/bin/sh", "-c", "\n".join(lines)],
@@ -135,7 +148,7 @@ class PretendCluster:
         (target / "hosts").write_text(hosts)
 
     def read(self, pod: Pod, path: str) -> str:
-        return subprocess.run(["nsenter", "-t", str(pod.holder.pid), "-m", "--", "cat", path],
+        return subprocess.run(["nsenter", "-t", str(pod.holder.pid), "-m", "-r", "--", "cat", path],
                               capture_output=True, text=True, check=True).stdout
 
     # -- stop -----------------------------------------------------------------------------------

@@ -1,14 +1,20 @@
-"""A command run "in a container": it enters the pod's namespaces and takes the container's
-rendered env (and nothing of the test's), working directory and securityContext: no_new_privs
-for `allowPrivilegeEscalation: false`, and a capability bounding set of the container
-runtime's default set, minus `drop`, plus `add` (all of them when privileged)."""
+"""A command run "in a container": it enters the pod's namespaces and root, mounts the
+container's volumes in a mount namespace of its own (filesystem.py), and takes the container's
+rendered env (literals and downward API fields, and nothing of the test's), working directory
+and securityContext: the user and group, the pod's fsGroup and supplementalGroups as
+supplementary groups, no_new_privs for `allowPrivilegeEscalation: false`, and a capability
+bounding set of the container runtime's default set, minus `drop`, plus `add` (all of them when
+privileged). The image is the machine (its env: `image_env`), except where an image is modelled
+by name (`images`: env and entrypoint, e.g. kubectl's, jobset_cluster.py)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
+from tests.support.e2e.downward import env_value
 from tests.support.e2e.errors import CommandFailed, Unsupported
+from tests.support.e2e.filesystem import container_mount_lines
 from tests.support.e2e.pods import Pod
 
 # The capabilities containerd and CRI-O give a container that asks for no change
@@ -20,13 +26,30 @@ SUPPORTED_SECURITY = {"allowPrivilegeEscalation", "capabilities", "privileged", 
 
 
 def container_argv(pod: Pod, command: list[str], image_env: dict[str, str], env: dict[str, str] | None = None,
-                   drop_env: tuple[str, ...] = ()) -> list[str]:
-    """The argv that runs `command` in the pod's first container, with its env and restrictions."""
-    container = pod.container
+                   drop_env: tuple[str, ...] = (), container: dict | None = None) -> list[str]:
+    """The argv that runs `command` in a container of the pod (default: the first), with its
+    env, volumes and restrictions."""
+    container = container or pod.container
     security = {**pod.spec.get("securityContext", {}), **container.get("securityContext", {})}
     unknown = set(container.get("securityContext", {})) - SUPPORTED_SECURITY
     if unknown:
         raise Unsupported(f"{pod.name}: securityContext fields {sorted(unknown)} are not modelled")
+    environment = {"PATH": f"{Path(sys.executable).parent}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                   "HOME": "/root", "HOSTNAME": pod.hostname, **image_env,
+                   **{item["name"]: env_value(pod, item) for item in container.get("env", [])}, **(env or {})}
+    if container.get("envFrom"):
+        raise Unsupported(f"{pod.name}: envFrom is not modelled")
+    for name in drop_env:
+        del environment[name]
+    mounts = "\n".join(["set -e", *container_mount_lines(pod, container), 'exec "$@"'])
+    return ["nsenter", "-t", str(pod.holder.pid), "-m", "-u", "-n", "-r", "-w", "--",
+            "unshare", "--mount", "--propagation", "unchanged", "--", "/bin/sh", "-c", mounts, "mount",
+            "setpriv", *_privileges(pod, security), "--",
+            "env", "-i", "--chdir", container.get("workingDir", "/"),
+            *(f"{k}={v}" for k, v in environment.items()), *command]
+
+
+def _privileges(pod: Pod, security: dict) -> list[str]:
     caps = set(RUNTIME_DEFAULT_CAPS)
     if security.get("privileged"):
         caps = {"ALL"}
@@ -41,27 +64,14 @@ def container_argv(pod: Pod, command: list[str], image_env: dict[str, str], env:
     if security.get("runAsNonRoot") and not uid:
         raise CommandFailed(f"{pod.name}: container has runAsNonRoot and would run as root")
     if uid is not None:
-        priv += ["--reuid", str(uid), "--regid", str(security.get("runAsGroup", uid)), "--clear-groups"]
-    environment = {"PATH": f"{Path(sys.executable).parent}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                   "HOME": "/root", "HOSTNAME": pod.hostname, **image_env, **_env(pod, container),
-                   **(env or {})}
-    for name in drop_env:
-        del environment[name]
-    return ["nsenter", "-t", str(pod.holder.pid), "-m", "-u", "-n", "--", "setpriv", *priv, "--",
-            "env", "-i", "--chdir", container.get("workingDir", "/"),
-            *(f"{k}={v}" for k, v in environment.items()), *command]
+        priv += ["--reuid", str(uid), "--regid", str(security.get("runAsGroup", uid))]
+    groups = [g for g in (security.get("fsGroup"), *security.get("supplementalGroups", [])) if g is not None]
+    if groups:
+        priv += ["--groups", ",".join(str(g) for g in groups)]
+    elif uid is not None:
+        priv.append("--clear-groups")
+    return priv
 
 
 def rendered_command(container: dict) -> list[str]:
     return [*container.get("command", []), *container.get("args", [])]
-
-
-def _env(pod: Pod, container: dict) -> dict[str, str]:
-    env = {}
-    for item in container.get("env", []):
-        if "valueFrom" in item:
-            raise Unsupported(f"{pod.name}: env {item['name']} uses valueFrom, which is not modelled")
-        env[item["name"]] = item.get("value", "")
-    if container.get("envFrom"):
-        raise Unsupported(f"{pod.name}: envFrom is not modelled")
-    return env

@@ -1,62 +1,100 @@
-"""The pod's filesystem, as its mount namespace will hold it: /etc is an overlay whose
-/etc/hosts is the one the kubelet writes, and each volume the container mounts (ConfigMap
-items with their modes, read-only; emptyDirs) is bound at its mountPath. Writes to /etc stay
-in the pod's overlay, so the machine is left unchanged."""
+"""The pod's filesystem, as its mount namespace holds it.
+
+The pod's root is a folder of its own (pod.root/rootfs, the holder chroots into it): each
+top-level folder of the machine is bound there unchanged, except those the pod writes to or
+mounts volumes under, which are overlays whose upper folders live in pod.root (so writes stay
+in the pod and the machine is left unchanged):
+- /etc, whose /etc/hosts is the one the kubelet writes (plus what cluster DNS answers, pods.py);
+- the top folder of every volume mount path (after symlinks: /var/run/... is under /run);
+- the pod's own overlays (pod.overlays: what its image holds that the machine lacks).
+A mount path under a top folder the machine lacks (e.g. /keys) gets a folder in the pod's root,
+as a container runtime creates mount points in the image's root.
+
+Each container mounts its own volumes (container_mount_lines) in a mount namespace of its own,
+made from the pod's: containers of one pod share /etc and their volumes' contents, but see only
+the volumes they mount, as in Kubernetes.
+"""
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
 from tests.support.e2e.errors import Unsupported
-from tests.support.e2e.pods import Pod, find
+from tests.support.e2e.pods import Pod
+
+READ_ONLY_KINDS = ("configMap", "secret", "projected", "downwardAPI")  # the kubelet mounts these read-only
 
 
-def mount_lines(pod: Pod, objects: list[dict]) -> list[str]:
-    """The shell lines that mount the pod's /etc overlay and its volumes, run in its new mount
-    namespace; the overlays' upper folders (with /etc/hosts) and the volumes are made first."""
-    mounts = volume_mounts(pod, objects)
-    tops = sorted({"/etc", *("/" + Path(m).parts[1] for m, _, _ in mounts)})
+def rootfs(pod: Pod) -> Path:
+    return pod.root / "rootfs"
+
+
+def pod_containers(pod: Pod) -> list[dict]:
+    return [*pod.spec.get("initContainers", []), *pod.spec["containers"]]
+
+
+def _real(path: str) -> str:
+    """The path as the kernel resolves it in the pod (the machine's symlinks, e.g. /var/run -> /run)."""
+    return os.path.realpath(path)
+
+
+def overlay_tops(pod: Pod) -> list[str]:
+    tops = {"/etc", *pod.overlays}
+    for container in pod_containers(pod):
+        for mount in container.get("volumeMounts", []):
+            tops.add("/" + Path(_real(mount["mountPath"])).parts[1])
+    return sorted(tops)
+
+
+def pod_root_lines(pod: Pod) -> list[str]:
+    """The shell lines, run in the pod's new mount namespace, that build its root folder and
+    the mount point of every container's volumes in it; then `chroot rootfs(pod)` enters it."""
+    root = rootfs(pod)
+    root.mkdir(parents=True)
+    tops = overlay_tops(pod)
     lines = []
+    for entry in sorted(os.listdir("/")):
+        source, target = Path("/", entry), root / entry
+        if source.is_symlink():
+            target.symlink_to(os.readlink(source))
+        elif str(source) not in tops:
+            if source.is_dir():
+                target.mkdir()
+                lines.append(f"mount --rbind {shlex.quote(str(source))} {shlex.quote(str(target))}")
+            else:
+                target.touch()
+                lines.append(f"mount --bind {shlex.quote(str(source))} {shlex.quote(str(target))}")
     for top in tops:
+        target = root / top[1:]
+        target.mkdir(exist_ok=True)
         if not Path(top).is_dir():
-            raise Unsupported(f"{pod.name}: cannot create a mount point under {top}, which the machine lacks")
+            continue  # not on the machine: a plain folder of the pod's root
         upper, work = pod.root / "upper" / top[1:], pod.root / "work" / top[1:]
         upper.mkdir(parents=True, exist_ok=True)
         work.mkdir(parents=True, exist_ok=True)
         if top == "/etc":
             (upper / "hosts").write_text(pod.hosts_file())
-        lines.append(f"mount -t overlay overlay -o lowerdir={top},upperdir={upper},workdir={work} {top}")
-    for mount_path, source, read_only in mounts:
-        lines += [f"mkdir -p {shlex.quote(mount_path)}", f"mount --bind {source} {shlex.quote(mount_path)}"]
-        if read_only:
-            lines.append(f"mount -o remount,bind,ro {shlex.quote(mount_path)}")
+        lines.append(f"mount -t overlay overlay -o lowerdir={top},upperdir={upper},workdir={work} {target}")
+    for container in pod_containers(pod):
+        for mount in container.get("volumeMounts", []):
+            lines.append(f"mkdir -p {shlex.quote(str(root) + _real(mount['mountPath']))}")
     return lines
 
 
-def volume_mounts(pod: Pod, objects: list[dict]) -> list[tuple[str, Path, bool]]:
-    """(mountPath, host folder, read-only) for the first container's mounts."""
+def container_mount_lines(pod: Pod, container: dict) -> list[str]:
+    """The shell lines, run in the container's own mount namespace inside the pod's root, that
+    bind each volume the container mounts at its mountPath (read-only when asked, and always
+    for configMap, secret, projected and downwardAPI volumes)."""
     volumes = {v["name"]: v for v in pod.spec.get("volumes", [])}
-    mounts = []
-    for mount in pod.container.get("volumeMounts", []):
-        volume = volumes[mount["name"]]
-        folder = pod.volume_dir(volume["name"])
-        if not folder.exists():
-            folder.mkdir(parents=True)
-            if "configMap" in volume:
-                project_config_map(objects, volume["configMap"], folder)
-            elif "emptyDir" not in volume:
-                raise Unsupported(f"{pod.name}: volume {volume['name']}: only configMap and emptyDir are modelled")
+    lines = []
+    for mount in container.get("volumeMounts", []):
         if set(mount) - {"name", "mountPath", "readOnly"}:
             raise Unsupported(f"{pod.name}: volumeMount {mount}: subPath and propagation are not modelled")
-        mounts.append((mount["mountPath"], folder, "configMap" in volume or mount.get("readOnly", False)))
-    return mounts
-
-
-def project_config_map(objects: list[dict], source: dict, folder: Path) -> None:
-    data = find(objects, "ConfigMap", source["name"])["data"]
-    items = source.get("items") or [{"key": k, "path": k} for k in sorted(data)]
-    for item in items:
-        path = folder / item["path"]
-        path.write_text(data[item["key"]])
-        path.chmod(item.get("mode", source.get("defaultMode", 0o644)))
+        volume = volumes[mount["name"]]
+        path = shlex.quote(mount["mountPath"])
+        lines.append(f"mount --bind {shlex.quote(str(pod.volume_dir(volume['name'])))} {path}")
+        if mount.get("readOnly") or any(kind in volume for kind in READ_ONLY_KINDS):
+            lines.append(f"mount -o remount,bind,ro {path}")
+    return lines

@@ -1,11 +1,12 @@
 """The pods of the rendered objects: one per StatefulSet replica and one for the Job, each with
 its name, host name, address and spec, and the /etc/hosts the kubelet writes for it; and the
-one rendered object of a kind (and name), which they and their volumes are read from."""
+one rendered object of a kind (and name), which they and their volumes are read from.
+(A JobSet's pods: jobset_pods.py.)"""
 
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.support.e2e.errors import Unsupported
@@ -25,10 +26,19 @@ class Pod:
     root: Path
     holder: subprocess.Popen | None = None
     netns_inode: int = 0
+    labels: dict[str, str] = field(default_factory=dict)
+    # What cluster DNS answers for the other pods of the job, as /etc/hosts lines (jobset_pods.py).
+    dns: list[str] = field(default_factory=list)
+    # Machine folders the pod sees through an overlay of its own, beyond /etc and the mount points'
+    # (the image: /root readable, launch helpers in /usr/local/bin; see jobset_cluster.py).
+    overlays: tuple[str, ...] = ()
 
     @property
     def container(self) -> dict:
         return self.spec["containers"][0]
+
+    def container_named(self, name: str) -> dict:
+        return next(c for c in [*self.spec.get("initContainers", []), *self.spec["containers"]] if c["name"] == name)
 
     @property
     def service_account(self) -> str:
@@ -41,7 +51,7 @@ class Pod:
             name = f"{self.hostname}.{self.subdomain}.{self.namespace}.svc.cluster.local\t{self.hostname}"
         return ("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
                 "fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n"
-                f"{self.ip}\t{name}\n")
+                f"{self.ip}\t{name}\n" + "".join(f"{line}\n" for line in self.dns))
 
     def volume_dir(self, volume: str) -> Path:
         return self.root / "volumes" / volume

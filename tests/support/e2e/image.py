@@ -1,0 +1,72 @@
+"""The images of a JobSet's pods, modelled on the machine (a pod's root is the machine's,
+filesystem.py), with what an MPI image has that the machine does not:
+
+- Python for the image's user: the machine's Python lives under /root (mode 0700), so each
+  pod sees /root through an overlay whose upper folder is 0755, as an image built with Python
+  installed for every user would have it. Nothing else under /root changes.
+- MPI's launch helpers where an image has them: the ranks' daemons are started by sshd, whose
+  sessions have sshd's default PATH (/usr/local/bin:/usr/bin:/bin...), so /usr/local/bin of each
+  pod (an overlay of /usr) links Open MPI's prted/prterun/prte and MPICH's hydra_pmi_proxy
+  from this venv, as `make install` of Open MPI or MPICH into /usr/local would place them.
+- A /run of the pod's own (an overlay): a root sshd makes /run/sshd there.
+- The kubectl image (any image whose repository ends in /kubectl, e.g. registry.k8s.io/kubectl):
+  PATH holds only the kubectl shim (kubectl.py) and the machine's /usr/bin:/bin, and its
+  ENTRYPOINT is kubectl (used when a container gives no command).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from tests.support.e2e.pods import Pod
+
+SHIM = Path(__file__).with_name("kubectl.py")
+OPEN_MPI_HELPERS = ("prted", "prterun", "prte")
+MPICH_HELPERS = ("hydra_pmi_proxy",)
+POD_OVERLAYS = ("/root", "/usr", "/run")
+
+
+def launch_helpers(mpich_prefix: Path) -> list[Path]:
+    venv = Path(sys.executable).parent
+    found = [venv / name for name in OPEN_MPI_HELPERS] + [mpich_prefix / "bin" / name for name in MPICH_HELPERS]
+    return [path for path in found if path.exists()]
+
+
+def model_image(pod: Pod, helpers: list[Path]) -> None:
+    """Prepare the upper folders of the pod's image overlays (before its root is built)."""
+    pod.overlays = POD_OVERLAYS
+    upper = pod.root / "upper"
+    (upper / "root").mkdir(parents=True)
+    (upper / "root").chmod(0o755)
+    local_bin = upper / "usr" / "local" / "bin"
+    local_bin.mkdir(parents=True)
+    for helper in helpers:
+        (local_bin / helper.name).symlink_to(helper)
+    (upper / "run").mkdir(parents=True)
+
+
+def is_kubectl_image(image: str) -> bool:
+    repository, _, tag = image.split("@")[0].rpartition(":")
+    if not repository or "/" in tag:  # no tag (a colon, if any, was the registry's port)
+        repository = image.split("@")[0]
+    return repository.rsplit("/", 1)[-1] == "kubectl"
+
+
+def kubectl_image_env(workdir: Path, api_socket: Path) -> dict[str, str]:
+    """The kubectl image's ENV, with the shim written into workdir/kubectl-image."""
+    folder = workdir / "kubectl-image"
+    if not folder.exists():
+        folder.mkdir(mode=0o755)
+        shim = SHIM.read_text().replace('API_SOCKET = "/nonexistent"', f"API_SOCKET = {str(api_socket)!r}")
+        (folder / "kubectl").write_text(f"#!{sys.executable}\n{shim}")
+        (folder / "kubectl").chmod(0o755)
+        os.chmod(workdir, 0o755)
+    return {"PATH": f"{folder}:/usr/bin:/bin"}
+
+
+def command_of(container: dict) -> list[str]:
+    """What the container runs: its command and args, or the image's ENTRYPOINT with its args."""
+    command = container.get("command") or (["kubectl"] if is_kubectl_image(container.get("image", "")) else [])
+    return [*command, *container.get("args", [])]
