@@ -39,7 +39,7 @@ KEY_SECRET_TYPE = "kubernetes.io/ssh-auth"
 REFUSED = re.compile(r"Connection closed by (authenticating user root )?[0-9.]+ port [0-9]+ \[preauth\]")
 AS_USER = {"runAsUser": NON_ROOT, "fsGroup": NON_ROOT}
 # Bits of the capabilities a root sshd is given (linux/capability.h).
-SSHD_CAPS = {"SETGID": 6, "SETUID": 7, "SYS_CHROOT": 18, "AUDIT_WRITE": 29}
+SSHD_CAPS = {"KILL": 5, "SETGID": 6, "SETUID": 7, "SYS_CHROOT": 18, "AUDIT_WRITE": 29}
 
 
 @pytest.fixture(scope="module")
@@ -86,16 +86,9 @@ def secret_of(cluster, blueprint: dict) -> dict:
     return cluster.store.get(meta.get("namespace", "default"), f"{meta['name']}-ssh")
 
 
-# Until the renderer names the launcher so the workers can resolve it (Hydra's proxies connect
-# back to its bare host name): /work/wt/jobset-e2e-findings.md, finding 1. Strict: remove the
-# mark once the fix lands.
-MPICH_HOST = pytest.mark.xfail(strict=True, reason="the workers cannot resolve the launcher's bare host name")
-
-
 @pytest.mark.parametrize("mpi,workers,slots,user", [
     ("OpenMPI", 2, 1, "root"), ("OpenMPI", 2, 1, "non-root"), ("OpenMPI", 3, 2, "root"),
-    ("OpenMPI", 3, 2, "non-root"), pytest.param("MPICH", 2, 2, "root", marks=MPICH_HOST),
-    pytest.param("MPICH", 2, 2, "non-root", marks=MPICH_HOST)])
+    ("OpenMPI", 3, 2, "non-root"), ("MPICH", 2, 2, "root"), ("MPICH", 2, 2, "non-root")])
 def test_rendered_mpirun_reaches_every_worker_over_ssh(tmp_path, jobset_for, mpi, workers, slots, user):
     security = AS_USER if user == "non-root" else {}
     blueprint, objects, _ = rendered(tmp_path, workers, slots, mpi, security=security)

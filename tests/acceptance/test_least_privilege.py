@@ -102,12 +102,14 @@ def test_no_secret_objects_and_secrets_only_by_name():
 
 def roles(obj: dict):
     """((apiVersion, kind or replica type), pod spec) of each pod template of an object: a
-    workload's template, or an MPIJob's replicas'."""
+    workload's template, an MPIJob's replicas', or a JobSet's replicated jobs'."""
     spec = obj.get("spec") or {}
     if isinstance(spec.get("template"), dict):
         yield (obj["apiVersion"], obj["kind"]), spec["template"].get("spec", {})
     for role, replica in (spec.get("mpiReplicaSpecs") or {}).items():
         yield (obj["apiVersion"], role), replica.get("template", {}).get("spec", {})
+    for replicated in spec.get("replicatedJobs") or []:
+        yield (obj["apiVersion"], replicated["name"]), replicated["template"]["spec"]["template"].get("spec", {})
 
 
 def pod_specs(obj: dict):
@@ -241,9 +243,13 @@ def test_the_folder_outputs_hold_the_same_objects_as_the_streams():
 # Capabilities a container may hold beyond what its blueprint asks for, and why.
 TARGET_CAPABILITIES = {
     # The kubeflow.org/v2beta1 workers' sshd, when it runs as root: privilege separation
-    # (SYS_CHROOT), becoming the user (SETUID, SETGID), port 22 (NET_BIND_SERVICE), and
-    # the audit record sshd built with Linux audit insists on (AUDIT_WRITE).
-    ("kubeflow.org/v2beta1", "Worker"): {"AUDIT_WRITE", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT"},
+    # (SYS_CHROOT), becoming the user (SETUID, SETGID), port 22 (NET_BIND_SERVICE), the
+    # audit record sshd built with Linux audit insists on (AUDIT_WRITE), and ending its
+    # unprivileged pre-authentication child after a refused login (KILL).
+    ("kubeflow.org/v2beta1", "Worker"): {"AUDIT_WRITE", "KILL", "NET_BIND_SERVICE", "SETGID", "SETUID",
+                                         "SYS_CHROOT"},
+    # The JobSet workers' sshd as root: the same, on port 2222 (no NET_BIND_SERVICE).
+    ("jobset.x-k8s.io/v1alpha2", "worker"): {"AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT"},
 }
 # The init container the operator adds, which the contract keeps field for field.
 OPERATOR_CONTAINERS = {"kubectl-delivery"}
@@ -285,5 +291,5 @@ def test_every_container_drops_every_capability_it_was_not_asked_for():
     assert "gpt-neox-deepspeed" in set(jobs) - as_root
     assert seen == {
         "IPC_LOCK": {"bert-large-ib"},
-        **{name: as_root for name in TARGET_CAPABILITIES[("kubeflow.org/v2beta1", "Worker")]},
+        **{name: as_root for capabilities in TARGET_CAPABILITIES.values() for name in capabilities},
     }, seen
