@@ -29,7 +29,7 @@ MPIGEN_LABELS = ("app.kubernetes.io/managed-by",)
 # Open MPI 5's names for the launch agent and the hostfile, which mpigen adds (contract 2).
 PRTE = ({"name": "PRTE_MCA_plm_ssh_agent", "value": "/etc/mpi/kubexec.sh"},
         {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"})
-SSHD_ROOT_CAPABILITIES = ["AUDIT_WRITE", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT"]
+SSHD_ROOT_CAPABILITIES = ["AUDIT_WRITE", "KILL", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT"]
 
 
 def _role_labels(name: str, role: str) -> dict:
