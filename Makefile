@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 RENDER_STAMP := $(VENV)/.mpigen-render
 TEST_STAMP   := $(VENV)/.mpigen-test
 
-.PHONY: install install-render install-test render test golden bench clean
+.PHONY: install install-render install-test render test golden schemas bench clean
 
 # The development set-up (everything `make test` needs), as before the split.
 install: install-test
@@ -38,6 +38,12 @@ test: $(TEST_STAMP)
 # the test extras' kubernetes-validate).
 golden: $(TEST_STAMP)
 	$(BIN)/python -m tests.support.golden --update
+
+# The JSON Schemas editors read (the examples' `# yaml-language-server: $$schema=` lines).
+schemas: $(RENDER_STAMP)
+	$(BIN)/mpigen schema --kind MPIJobBlueprint > schemas/blueprint.schema.json
+	$(BIN)/mpigen schema --kind Overlay > schemas/overlay.schema.json
+	$(BIN)/mpigen schema --kind Config > schemas/config.schema.json
 
 # BENCH_FLAGS="--against REV" times another revision side by side (README, Speed).
 bench: $(TEST_STAMP)
