@@ -1,6 +1,6 @@
 """Docs that run (issue 19, point 6): every command of a ```sh block in README.md and docs/
 runs as shown, in a copy of this repository, and prints exactly the output the doc shows
-right after it.
+right after it; docs/tutorial.md runs from an empty folder to the folder Argo CD syncs.
 The conventions the docs follow are tests/support/docs_run.py's."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import pytest
 from tests.conftest import ROOT
 from tests.support.docs_run import ENV, assert_shown, commands, not_run, repository, run_block, shell_blocks
 
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+TUTORIAL = ROOT / "docs" / "tutorial.md"
+DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if p != TUTORIAL)]
 BLOCKS = [block for doc in DOCS for block in shell_blocks(doc)
           if any(not not_run(command) for command in commands(block.text))]
 
@@ -32,6 +33,21 @@ def test_the_commands_of_the_docs_run_as_shown(block, template, tmp_path):
     _, output = run_block(block, copy)
     if block.output is not None:
         assert_shown(f"{block.doc}:{block.line}", output, block.output)
+
+
+def test_the_tutorial_runs_from_an_empty_folder(tmp_path):
+    """docs/tutorial.md, block after block in one folder, as a new user follows it: every
+    command it runs prints what it shows, up to the folder Argo CD syncs (Argo CD itself
+    is not run)."""
+    blocks = shell_blocks(TUTORIAL)
+    assert len(blocks) >= 8
+    cwd = tmp_path
+    for block in blocks:
+        cwd, output = run_block(block, cwd)
+        if block.output is not None:
+            assert_shown(f"{block.doc}:{block.line}", output, block.output)
+    assert (cwd / "rendered" / "prod" / "kustomization.yaml").is_file()
+    assert (cwd / "argocd" / "application-mpigen-prod.yaml").is_file()
 
 
 def test_the_readme_diff_example_is_what_diff_prints(template, tmp_path):
@@ -52,11 +68,13 @@ def test_the_readme_diff_example_is_what_diff_prints(template, tmp_path):
 def test_only_what_needs_a_cluster_or_another_tool_is_not_run():
     """The commands the tests leave out, each for the reason NOT_RUN gives: a new command in
     the docs is run unless it is added here, visibly."""
-    skipped = [(block.doc, " ".join(command.split()[:2])) for doc in DOCS
+    skipped = [(block.doc, " ".join(command.split()[:2])) for doc in [*DOCS, TUTORIAL]
                for block in shell_blocks(doc) for command in commands(block.text) if not_run(command)]
     assert skipped == [
         ("README.md", "make render"), ("README.md", "make test"),
         ("README.md", "mpigen validate"), ("README.md", "mpigen diff"), ("docs/cli.md", "mpigen validate"),
         ("docs/ssh.md", "ssh-keygen -t"), ("docs/ssh.md", "kubectl create"), ("docs/ssh.md", "kubectl create"),
         ("docs/ssh.md", "sops --encrypt"),
+        ("docs/tutorial.md", "python3 -m"), ("docs/tutorial.md", "~/.local/mpigen/bin/pip install"),
+        ("docs/tutorial.md", "export PATH=\"$HOME/.local/mpigen/bin:$PATH\""), ("docs/tutorial.md", "kubectl apply"),
     ]
