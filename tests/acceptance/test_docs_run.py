@@ -65,6 +65,19 @@ def test_the_readme_diff_example_is_what_diff_prints(template, tmp_path):
     assert_shown("README.md, The CI loop", (done.stdout + done.stderr).decode(), shown)
 
 
+def test_the_overlay_error_example_is_what_validate_prints(template, tmp_path):
+    """docs/overlays.md's error of a patched blueprint: the prod overlay's ImageNet patch with
+    `workers: 0`, reported at the overlay's line, naming the blueprint."""
+    text = (ROOT / "docs" / "overlays.md").read_text(encoding="utf-8")
+    shown = re.search(r"^(overlays/prod/overlay\.yaml:\d+:\d+: error: .*\n)", text, re.M).group(1)
+    copy = tmp_path / "repository"
+    shutil.copytree(template, copy, symlinks=True)
+    overlay = copy / "overlays" / "prod" / "overlay.yaml"
+    overlay.write_text(overlay.read_text(encoding="utf-8").replace("workers: 16\n", "workers: 0\n"), encoding="utf-8")
+    done = subprocess.run(["mpigen", "validate"], cwd=copy, env=ENV, capture_output=True)
+    assert (done.returncode, done.stdout + done.stderr) == (2, shown.encode())
+
+
 def test_only_what_needs_a_cluster_or_another_tool_is_not_run():
     """The commands the tests leave out, each for the reason NOT_RUN gives: a new command in
     the docs is run unless it is added here, visibly."""
