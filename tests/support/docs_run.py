@@ -55,8 +55,8 @@ NOT_RUN = {
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```[ \t]*$", re.M | re.S)
 WRITE_TO = re.compile(r"`([\w./-]+)`:\s*$")
 EXITS = re.compile(r"#.*\bexits (\d+)\b")
-# The commit a diff names (`origin/main (1337eda1aa89) -> working tree`, `f921af13fd8e -> ...`): a copy made at test
-# time has commits of its own, so the only text of an output the comparison leaves out.
+# The commit a diff names (`origin/main (1337eda1aa89) -> working tree`, `7c72fd6a7296 -> ...`):
+# a copy made at test time has commits of its own, so the only text the comparison leaves out.
 COMMIT = re.compile(r"\b[0-9a-f]{12}(?=\)? -> )")
 
 
