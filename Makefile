@@ -1,13 +1,19 @@
 # The two commands of the README Quick start: `make render` and `make test`.
-# Both create .venv when it is missing and install mpigen into it.
+# Both create .venv when it is missing. `make render` installs mpigen with its runtime
+# dependencies only; `make test` adds the test extras and MPICH. A stamp file per level
+# records what is installed, so each level is installed once (again when pyproject.toml changes).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.mpigen-installed
+RENDER_STAMP := $(VENV)/.mpigen-render
+TEST_STAMP   := $(VENV)/.mpigen-test
 
-.PHONY: install render test golden bench clean sshd
+.PHONY: install install-render install-test render test golden schemas bench clean sshd
 
-install: $(STAMP) sshd
+# The development set-up (everything `make test` needs), as before the split.
+install: install-test
+install-render: $(RENDER_STAMP)
+install-test: $(TEST_STAMP) sshd
 
 # OpenSSH's server, which the jobset end-to-end test runs in its pretend workers: Debian's
 # openssh-server when missing (apt-get update only if the install fails: a fresh machine's
@@ -24,27 +30,38 @@ sshd:
 	  fi; \
 	fi
 
-$(STAMP): pyproject.toml
+$(RENDER_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "mpigen needs Python 3.11 or newer; run: make PYTHON=python3.11 ...")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RENDER_STAMP)
+
+$(TEST_STAMP): $(RENDER_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	# MPICH for the end-to-end test, beside (not over) Open MPI's mpirun in the venv.
 	if [ "$$(uname -s)" = Linux ]; then $(BIN)/python -m pip install --quiet --no-deps --prefix $(VENV)/mpich 'mpich>=4.2'; fi
-	touch $(STAMP)
+	touch $(TEST_STAMP)
 
-render: $(STAMP)
+render: $(RENDER_STAMP)
 	$(BIN)/mpigen render
 
-test: $(STAMP) sshd
+test: $(TEST_STAMP) sshd
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/python -m pytest
 
-# Regenerate the committed expected output after a reviewed change.
-golden: $(STAMP)
+# Regenerate the committed expected output after a reviewed change (the CRD cases need
+# the test extras' kubernetes-validate).
+golden: $(TEST_STAMP)
 	$(BIN)/python -m tests.support.golden --update
 
+# The JSON Schemas editors read (the examples' `# yaml-language-server: $$schema=` lines).
+schemas: $(RENDER_STAMP)
+	$(BIN)/mpigen schema --kind MPIJobBlueprint > schemas/blueprint.schema.json
+	$(BIN)/mpigen schema --kind Overlay > schemas/overlay.schema.json
+	$(BIN)/mpigen schema --kind Config > schemas/config.schema.json
+
 # BENCH_FLAGS="--against REV" times another revision side by side (README, Speed).
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_FLAGS)
 
 clean:
