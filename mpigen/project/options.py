@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mpigen.errors import InputError, Mark, error
+from mpigen.errors import NOWHERE, InputError, error, not_one_of
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.kube.image import image_problem
 from mpigen.overlay.resolve import Overlay, resolve as resolve_overlays
@@ -89,8 +89,7 @@ def resolve(flags: Flags) -> Setup:
     config = load_config()
     whole_repo = not flags.paths and config is not None
     paths = [Path(p) for p in (flags.paths or (config.model.blueprints if config else DEFAULT_PATHS))]
-    overlay_specs = flags.overlays if flags.overlays else (config.model.overlays if whole_repo else [])
-    overlays = resolve_overlays(list(overlay_specs), Path(".")) if overlay_specs else []
+    overlays = _overlays(flags, config if whole_repo else None)
     output = flags.output
     if output is None and whole_repo:
         output = Path(config.model.output)
@@ -107,6 +106,17 @@ def resolve(flags: Flags) -> Setup:
                  whole_repo and not flags.overlays)
 
 
+def _overlays(flags: Flags, config: Config | None) -> list[Overlay]:
+    """The overlays the flags name, else those of mpigen.yaml (when given), each problem of
+    mpigen.yaml's at its line there."""
+    if flags.overlays:
+        return resolve_overlays(list(flags.overlays), Path("."))
+    if config is None or not config.model.overlays:
+        return []
+    specs = list(config.model.overlays)
+    return resolve_overlays(specs, Path("."), [config.doc.value_mark(("overlays", i)) for i in range(len(specs))])
+
+
 def _overlay_options(options: Options, overlay, flags: Flags) -> Options:
     """The options of one overlay's folder: its own (or its nearest base's) gitops and target
     where no flag sets them; a target mpigen does not have is an error at the overlay's line."""
@@ -116,7 +126,7 @@ def _overlay_options(options: Options, overlay, flags: Flags) -> Options:
     if target is not None and target not in targets.TARGETS:
         owner = next(o for o in reversed(overlay.chain()) if o.model.target is not None)
         raise InputError([error(owner.doc.value_mark(("target",)),
-                                f"target: {target!r} is not one of {', '.join(targets.TARGETS)}")])
+                                not_one_of(f"target: {target!r}", target, targets.TARGETS))])
     if target and flags.target is None:
         options = replace(options, target=target)
     return options
@@ -133,7 +143,7 @@ def _with_argocd_env(flags: Flags) -> Flags:
             continue
         allowed = GITOPS_PROFILES if key == "gitops" else targets.TARGETS
         if value not in allowed:
-            raise InputError([error(Mark(name), f"{name}={value!r} is not one of {', '.join(allowed)}")])
+            raise InputError([error(NOWHERE, not_one_of(f"{name}={value!r}", value, allowed))])
         flags = replace(flags, **{key: value})
     return flags
 
@@ -161,14 +171,14 @@ def _check_image_flag(image: str | None) -> None:
         return
     problem = image_problem(image)
     if problem:
-        raise InputError([error(Mark("--kubectl-delivery-image"), f"{image!r} is not an image reference: {problem}")])
+        raise InputError([error(NOWHERE, f"--kubectl-delivery-image: {image!r} is not an image reference: {problem}")])
 
 
 def _check_crd_options(options: Options) -> None:
     """--with-crd belongs to the mpijob target, and the CRD's pod schema must exist for the
     Kubernetes version asked for."""
     if options.with_crd and options.target != "mpijob":
-        raise InputError([error(Mark("--with-crd"), "--with-crd adds the MPIJob CRD, which only the mpijob target "
+        raise InputError([error(NOWHERE, "--with-crd adds the MPIJob CRD, which only the mpijob target "
                                                     "uses; add --target mpijob")])
     if options.with_crd or options.kube_version != DEFAULT_KUBE_VERSION:
         require_kube_version(options.kube_version, "--with-crd", "the MPIJob CRD takes the pod schema from the "
@@ -181,7 +191,7 @@ def require_kube_version(version: str, flag: str, needs: str) -> None:
     try:
         versions = available_kube_versions()
     except ModuleNotFoundError:
-        raise InputError([error(Mark(flag), needs)])
+        raise InputError([error(NOWHERE, f"{flag}: {needs}")])
     if version not in versions:
-        raise InputError([error(Mark("--kube-version"), f"Kubernetes {version} is not one of the known versions "
+        raise InputError([error(NOWHERE, f"--kube-version: Kubernetes {version} is not one of the known versions "
                                                         f"{', '.join(versions)}")])
