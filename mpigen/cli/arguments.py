@@ -4,10 +4,13 @@ and the options they give the facade."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 from pathlib import Path
 
+from mpigen.cli.streams import say
 from mpigen.project.options import ClusterFlags, Flags
+from mpigen.project.repository import describe
 from mpigen.compile.mpijob import MPIJOB_APIS
 from mpigen.errors import not_one_of
 from mpigen.render.target import DEFAULT_KUBE_VERSION, DEFAULT_KUBECTL_DELIVERY_IMAGE
@@ -39,6 +42,9 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
                               "default) or kubeflow.org/v1 (the Kubeflow training-operator)")
     command.add_argument("--gitops", choices=GITOPS_PROFILES, type=one_of(GITOPS_PROFILES), default=None,
                          help="GitOps profile; none keeps the operator's names (default)")
+    command.add_argument("-v", "--verbose", action="store_true",
+                         help="say which mpigen.yaml the run uses (that of this folder or of the nearest folder "
+                              "above it), on standard error")
     command.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
                          help="image of the launcher's kubectl-delivery init container "
                               f"(default: {DEFAULT_KUBECTL_DELIVERY_IMAGE}, as the operator's deployment)")
@@ -72,5 +78,12 @@ def flags(args: argparse.Namespace, output: Path | None) -> Flags:
 
 
 def cluster(args: argparse.Namespace) -> ClusterFlags:
-    """The options `cluster_options` parsed."""
-    return ClusterFlags(args.kubeconfig, args.context)
+    """The options `cluster_options` parsed. The kubeconfig is made absolute here, where it
+    was typed: a run started in a sub-folder of the repository works from the repository."""
+    return ClusterFlags(os.path.abspath(args.kubeconfig) if args.kubeconfig else None, args.context)
+
+
+def announce(args: argparse.Namespace) -> None:
+    """With -v: which mpigen.yaml the run uses, on standard error."""
+    if args.verbose:
+        say(describe())

@@ -75,7 +75,7 @@ def resolve(specs: list[str], root: Path, marks: list[Mark] | None = None) -> li
     lines), None for the command line. Raises InputError."""
     loader = _Loader(root)
     where = marks or [None] * len(specs)
-    found = [loader.load(_named(spec, root) or Path(spec), mark, _bare(spec)) for spec, mark in zip(specs, where)]
+    found = [loader.load(_named(spec, root) or Path(spec), mark, bare_name(spec)) for spec, mark in zip(specs, where)]
     problems = loader.problems + _name_problems([overlay for overlay in found if overlay is not None])
     if problems:
         raise InputError(problems)
@@ -111,11 +111,11 @@ def _name_problems(overlays: list[Overlay]) -> list[Diagnostic]:
 def _named(spec: str, root: Path) -> Path | None:
     """A bare name (no '/', not starting with '.') names a folder under root/overlays,
     never a folder of the working folder."""
-    name = _bare(spec)
+    name = bare_name(spec)
     return None if name is None else root / OVERLAYS_FOLDER / name
 
 
-def _bare(spec: str) -> str | None:
+def bare_name(spec: str) -> str | None:
     """The spec when it is a bare name, else None (a path)."""
     return None if "/" in spec or spec.startswith(".") or not spec else spec
 
@@ -168,7 +168,7 @@ class _Loader:
                 continue
             mark = doc.value_mark(("bases", index))
             base_path = _named(base, _repository(file, self.root)) or file.parent / base
-            loaded = self.load(base_path, mark, _bare(base))
+            loaded = self.load(base_path, mark, bare_name(base))
             if loaded is not None and overlay is not None:
                 overlay.bases.append(loaded)
         self.loading.pop()

@@ -1,8 +1,8 @@
-"""mpigen.yaml read from the working folder, checked against the targets and GitOps profiles mpigen has.
+"""mpigen.yaml read from the folder a run works in, checked against the targets and GitOps profiles mpigen has.
 
-mpigen reads it from the working folder only (CI, pre-commit and Argo CD all run in a
-known folder), and every path in it is relative to that folder. Its format is
-mpigen.formats.config.
+The run works in the folder that holds it (mpigen.project.repository finds it from a
+sub-folder, and moves there), so every path in it is relative to that folder. Its format
+is mpigen.formats.config.
 """
 
 from __future__ import annotations

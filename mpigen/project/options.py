@@ -6,8 +6,10 @@ Each option takes the first value given by, in order:
 2. Argo CD's Config Management Plugin settings, ARGOCD_ENV_MPIGEN_OVERLAY, ARGOCD_ENV_MPIGEN_GITOPS
    and ARGOCD_ENV_MPIGEN_TARGET (spec.source.plugin.env of the Application);
 3. the overlay's own `gitops:` and `target:` (or its nearest base's), for that overlay's folder;
-4. mpigen.yaml in the working folder: its target, gitops, kubectlDeliveryImage, mpijobApi, withCRD
-   and kubeVersion always; its blueprints, overlays and output folder only when no PATH is given;
+4. mpigen.yaml, that of the working folder or of the nearest folder above it (the run then
+   works from that folder: mpigen.project.repository): its target, gitops,
+   kubectlDeliveryImage, mpijobApi, withCRD and kubeVersion always; its blueprints, overlays
+   and output folder only when no PATH is given;
 5. the defaults: blueprints/, no overlay, no output folder, and mpigen.render.target.Options.
 
 ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names none.
@@ -22,8 +24,9 @@ from pathlib import Path
 from mpigen.errors import NOWHERE, InputError, error, not_one_of
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.kube.image import image_problem
-from mpigen.overlay.resolve import Overlay, resolve as resolve_overlays
+from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
 from mpigen.project.config import Config, load_config
+from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG, Moved, enter_repository
 from mpigen.render import targets
 from mpigen.render.mpijob.crd import available_kube_versions
 from mpigen.render.target import DEFAULT_KUBE_VERSION, Options
@@ -85,8 +88,12 @@ class Setup:
 def resolve(flags: Flags) -> Setup:
     """The options of a run, from the flags, ARGOCD_ENV_*, the overlays, mpigen.yaml and the
     defaults, in the order of this module's docstring. Raises InputError."""
-    flags = _with_argocd_env(flags)
+    flags = _rebased(_with_argocd_env(flags), enter_repository())
     config = load_config()
+    if not flags.paths and config is None and not os.path.lexists(DEFAULT_PATHS[0]):
+        raise InputError([error(NOWHERE, f"{NO_CONFIG}, and no {DEFAULT_PATHS[0]}/ folder here to read by "
+                                         "default: name the blueprints (mpigen validate PATH, mpigen render PATH "
+                                         f"--stdout or -o DIR), {CREATE_CONFIG}")])
     whole_repo = not flags.paths and config is not None
     paths = [Path(p) for p in (flags.paths or (config.model.blueprints if config else DEFAULT_PATHS))]
     overlays = _overlays(flags, config if whole_repo else None)
@@ -104,6 +111,19 @@ def resolve(flags: Flags) -> Setup:
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
     return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
                  whole_repo and not flags.overlays)
+
+
+def _rebased(flags: Flags, moved: Moved | None) -> Flags:
+    """The flags of a run started in a sub-folder of the repository, their paths (PATH, an
+    overlay's path, -o) rebased onto the repository's folder, where the run now works. A bare
+    overlay name names an overlay of the repository wherever the run starts."""
+    if moved is None:
+        return flags
+    overlays = flags.overlays
+    if overlays is not None:
+        overlays = tuple(spec if bare_name(spec) else moved.path(spec) for spec in overlays)
+    output = None if flags.output is None else Path(moved.path(str(flags.output)))
+    return replace(flags, paths=tuple(moved.path(p) for p in flags.paths), overlays=overlays, output=output)
 
 
 def _overlays(flags: Flags, config: Config | None) -> list[Overlay]:
