@@ -101,6 +101,23 @@ def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
     assert [done.returncode for done in runs] == [2, 2, 2, 2, 2]
 
 
+def test_documented_repository_messages_are_what_mpigen_prints(tmp_path):
+    """docs/cli.md's `-v` line and its message outside any repository, from those runs."""
+    text = (ROOT / "docs" / "cli.md").read_text()
+    section = text[text.index("### Finding the repository"):text.index("PATH is a blueprint file")]
+    verbose, outside = re.findall(r"```\n(.*?)\n```", section, re.S)
+    (tmp_path / "blueprints").mkdir()
+    (tmp_path / "blueprints" / "job.yaml").write_text((ROOT / "blueprints" / "mpich-pi.yaml").read_text())
+    done = run_mpigen("render", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.decode().strip() == outside
+    shown = re.fullmatch(r"mpigen: using (\S+)/mpigen.yaml \(the paths in it and in the messages are relative to "
+                         r"(\S+)\)", verbose)
+    assert shown and shown[1] == shown[2]
+    done = run_mpigen("validate", "-v", cwd=ROOT / "blueprints")
+    root = ROOT.resolve().as_posix()
+    assert done.returncode == 0 and done.stderr.decode().splitlines()[0] == verbose.replace(shown[1], root)
+
+
 def test_documented_yaml_hints_are_what_mpigen_prints(tmp_path):
     """The YAML syntax errors docs/cli.md shows, each from the mistake it describes in the
     line it names of a copy of an example blueprint."""
