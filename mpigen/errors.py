@@ -1,9 +1,12 @@
 """Diagnostics: every problem is reported as PATH:LINE:COLUMN: severity: message, or, for
 a problem of a whole path (a missing file, an unreadable folder, a failed write), as
-severity: PATH: message, with no made-up position."""
+severity: PATH: message, and for a problem that is in no file (an option, an environment
+variable, the cluster) as severity: message, with no made-up position."""
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -31,6 +34,22 @@ class Mark:
         """PATH:LINE:COLUMN, or PATH where there is no position: how a message names
         another place ("already defined at ...")."""
         return f"{self.path}:{self.line}:{self.column}" if self.positioned else self.path
+
+
+NOWHERE = Mark("")  # a problem in no file: an option, an environment variable, the cluster, git
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`; did you mean 'NEAREST'?` for the choice nearest to a mistyped word (difflib), or ''."""
+    nearest = difflib.get_close_matches(word, list(choices), n=1)
+    return f"; did you mean {nearest[0]!r}?" if nearest else ""
+
+
+def not_one_of(named: str, value: str, choices: Iterable[str]) -> str:
+    """`NAMED is not one of A, B, C; did you mean 'B'?`: what exists, and the nearest to value
+    (named is the value as the message shows it: `target: 'helm'`, `NAME='helm'`)."""
+    choices = list(choices)
+    return f"{named} is not one of {', '.join(choices)}{did_you_mean(value, choices)}"
 
 
 @dataclass(frozen=True, order=True)

@@ -4,10 +4,15 @@ and the options they give the facade."""
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Callable
 from pathlib import Path
 
+from mpigen.cli.streams import say
 from mpigen.project.options import ClusterFlags, Flags
+from mpigen.project.repository import describe
 from mpigen.compile.mpijob import MPIJOB_APIS
+from mpigen.errors import not_one_of
 from mpigen.render.target import DEFAULT_KUBE_VERSION, DEFAULT_KUBECTL_DELIVERY_IMAGE
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.render.targets import TARGETS
@@ -24,7 +29,7 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
                          help="render for this overlay (a folder under overlays/, or a path); repeatable, "
                               "each overlay into its own folder (default: mpigen.yaml's overlays when no "
                               "PATH is given)")
-    command.add_argument("--target", choices=TARGETS, default=None,
+    command.add_argument("--target", choices=TARGETS, type=one_of(TARGETS), default=None,
                          help="static: the objects the MPI Operator (v1alpha2) would create (default); "
                               "jobset: one JobSet per job, ranks started over SSH (needs JobSet); "
                               "mpijob: the MPIJob resource, for clusters that run an operator")
@@ -35,11 +40,25 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
     command.add_argument("--mpijob-api", choices=MPIJOB_APIS, default=None,
                          help="with --target mpijob: kubeflow.org/v2beta1 (the MPI Operator v0.4+, "
                               "default) or kubeflow.org/v1 (the Kubeflow training-operator)")
-    command.add_argument("--gitops", choices=GITOPS_PROFILES, default=None,
+    command.add_argument("--gitops", choices=GITOPS_PROFILES, type=one_of(GITOPS_PROFILES), default=None,
                          help="GitOps profile; none keeps the operator's names (default)")
+    command.add_argument("-v", "--verbose", action="store_true",
+                         help="say which mpigen.yaml the run uses (that of this folder or of the nearest folder "
+                              "above it), on standard error")
     command.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
                          help="image of the launcher's kubectl-delivery init container "
                               f"(default: {DEFAULT_KUBECTL_DELIVERY_IMAGE}, as the operator's deployment)")
+
+
+def one_of(choices) -> Callable[[str], str]:
+    """An argument type that refuses a value not among choices as mpigen.yaml and ARGOCD_ENV_*
+    do: with what exists and the nearest (argparse would say only `invalid choice`)."""
+    def check(value: str) -> str:
+        if value not in choices:
+            raise argparse.ArgumentTypeError(not_one_of(repr(value), value, choices))
+        return value
+
+    return check
 
 
 def cluster_options(command: argparse.ArgumentParser) -> None:
@@ -59,5 +78,12 @@ def flags(args: argparse.Namespace, output: Path | None) -> Flags:
 
 
 def cluster(args: argparse.Namespace) -> ClusterFlags:
-    """The options `cluster_options` parsed."""
-    return ClusterFlags(args.kubeconfig, args.context)
+    """The options `cluster_options` parsed. The kubeconfig is made absolute here, where it
+    was typed: a run started in a sub-folder of the repository works from the repository."""
+    return ClusterFlags(os.path.abspath(args.kubeconfig) if args.kubeconfig else None, args.context)
+
+
+def announce(args: argparse.Namespace) -> None:
+    """With -v: which mpigen.yaml the run uses, on standard error."""
+    if args.verbose:
+        say(describe())

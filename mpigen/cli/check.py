@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mpigen.cli.arguments import flags, inputs
+from mpigen.cli.arguments import announce, flags, inputs
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.check import check
@@ -21,6 +21,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    announce(args)
     checked = check(flags(args, args.output), print_diagnostics)
     stale = False
     for folder, report in checked.reports:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mpigen.cli.arguments import cluster, cluster_options, flags, inputs
+from mpigen.cli.arguments import announce, cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
 from mpigen.cli.streams import print_diagnostics, write_stdout
 from mpigen.project.diff import diff
@@ -34,6 +34,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    announce(args)
     report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_diagnostics)
     write_stdout(report.format(args.format))
     differs = report.immutable() if args.fail_on == "immutable" else report.differs()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mpigen.cli.arguments import flags, inputs
+from mpigen.cli.arguments import announce, flags, inputs
 from mpigen.cli.exit_codes import SUCCESS
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.render import render
@@ -24,6 +24,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    announce(args)
     done = render(flags(args, args.output), args.stdout, print_diagnostics)
     result = done.result
     if done.output is None:

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Iterable
 
-from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.errors import NOWHERE, Diagnostic, InputError, error
 
 
 def write_stdout(*texts: str) -> None:
@@ -35,7 +35,7 @@ def write_stdout(*texts: str) -> None:
         hint = {errno.EBADF: "it is closed: run the command with an open standard output",
                 errno.ENOSPC: "free some space, or send the output elsewhere"}.get(
             exc.errno, "send the output to a file or a program that reads it")
-        raise InputError([error(Mark(""), f"cannot write to standard output: {exc.strerror or exc}; {hint}")])
+        raise InputError([error(NOWHERE, f"cannot write to standard output: {exc.strerror or exc}; {hint}")])
 
 
 def silence_stdout() -> None:

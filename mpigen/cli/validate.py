@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from mpigen.cli.arguments import cluster, cluster_options, flags, inputs
+from mpigen.cli.arguments import announce, cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import INPUT_ERROR, SUCCESS
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.validate import Validated, validate
@@ -31,6 +31,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Exit 2 when an object is invalid: a cluster would refuse what mpigen would write."""
+    announce(args)
     checked = validate(flags(args, None), args.output, args.server, cluster(args), print_diagnostics)
     if isinstance(checked, Validated):
         per = f" under {plural(checked.overlays, 'overlay')}" if checked.overlays else ""

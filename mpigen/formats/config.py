@@ -9,8 +9,9 @@
     gitops: none
     kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
 
-mpigen.project.config reads it from the working folder only (CI, pre-commit and Argo CD all
-run in a known folder); every path in it is relative to that folder.
+mpigen.project.config reads it from the folder a run works in: the working folder or, from a
+sub-folder, the nearest folder above it that holds one (mpigen.project.repository); every
+path in it is relative to the folder that holds it.
 """
 
 from __future__ import annotations

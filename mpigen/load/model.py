@@ -5,11 +5,12 @@ all go through it)."""
 from __future__ import annotations
 
 import difflib
+import re
 from typing import get_args
 
 from pydantic import BaseModel, ValidationError
 
-from mpigen.errors import Diagnostic, error
+from mpigen.errors import Diagnostic, did_you_mean, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.formats.patterns import PATTERN_HELP
 from mpigen.load.document import Document, Loc, field_path
@@ -103,7 +104,9 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
             hint = "; write it as a YAML list, e.g. [python, train.py]"
         return error(mark, f"{field}: expected {_EXPECTED[kind]}, got {_describe(value)}{hint}")
     if kind == "literal_error":
-        return error(mark, f"{field}: {_describe(value)} is not one of {ctx.get('expected', '')}")
+        expected = str(ctx.get("expected", ""))
+        near = did_you_mean(value, re.findall(r"'([^']*)'", expected)) if isinstance(value, str) else ""
+        return error(mark, f"{field}: {_describe(value)} is not one of {expected}{near}")
     if kind == "string_pattern_mismatch":
         pattern = ctx.get("pattern")
         what = PATTERN_HELP.get(pattern, f"matching {pattern}")

@@ -19,6 +19,7 @@ from yaml.nodes import ScalarNode
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.load.files import NAMED, display_path, read_text
+from mpigen.load.syntax_hints import syntax_hint
 
 MAX_DEPTH = 64
 
@@ -61,9 +62,12 @@ def parse(text: str, shown: str) -> list[Document]:
     try:
         return _Composer(loader, shown).documents()
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        message = _yaml_message(exc)
-        raise InputError([error(_mark(mark, shown) if mark else Mark(shown), message)])
+        if not (exc.problem_mark or exc.context_mark):
+            raise InputError([error(Mark(shown), _yaml_message(exc))])
+        # Where the mistake likely is (the colon that needs a space, the quote never closed),
+        # with libyaml's words and a hint of how to fix it.
+        hint = syntax_hint(text, exc)
+        raise InputError([error(Mark(shown, hint.line, hint.column), f"{_yaml_message(exc)}; {hint.text}")])
     except yaml.reader.ReaderError as exc:
         raise InputError([_reader_error(text, shown, exc)])
     except yaml.YAMLError as exc:
@@ -79,10 +83,9 @@ def load_file(path: Path, fix: str = NAMED) -> list[Document]:
 
 
 def _yaml_message(exc) -> str:
-    problem = (exc.problem or "").strip()
-    context = (exc.context or "").strip()
-    text = problem if not context else f"{problem} ({context})" if problem else context
-    return f"invalid YAML: {text}"
+    """libyaml's words for what it could not parse (its context, `while parsing a block
+    mapping`, is left to the hint, which says it in a user's terms)."""
+    return f"invalid YAML: {(exc.problem or exc.context or 'cannot parse').strip()}"
 
 
 def _one_line(text: str) -> str:

@@ -6,7 +6,7 @@ import os
 import stat
 from pathlib import Path
 
-from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.errors import NOWHERE, Diagnostic, InputError, Mark, did_you_mean, error
 from mpigen.formats.overlay import OVERLAY_KIND, OverlayModel
 from mpigen.kube.names import path_problem
 from mpigen.kube.selectors import parse_selector
@@ -19,9 +19,10 @@ OVERLAYS_FOLDER = "overlays"
 _FIX = "or stop using this overlay"
 
 
-def overlay_file(path: Path, referrer: Mark | None, problems: list[Diagnostic]) -> Path | None:
+def overlay_file(path: Path, referrer: Mark | None, problems: list[Diagnostic], name: str | None = None) -> Path | None:
     """The overlay file at path (a file, or a folder holding exactly one); None when
-    there is none, with the reason in problems."""
+    there is none, with the reason in problems. `name` is the bare name the overlay was
+    asked for by (path is then <repository>/overlays/<name>), None for a path."""
     shown = display_path(path)
     try:
         mode = stat_input(path, shown, _FIX).st_mode
@@ -29,10 +30,7 @@ def overlay_file(path: Path, referrer: Mark | None, problems: list[Diagnostic]) 
         if not exc.missing:
             problems.extend(exc.diagnostics)
             return None
-        what = f"overlay {shown} not found" if referrer else "no such overlay"
-        problems.append(error(referrer or Mark(shown),
-                              f"{what}; an overlay is a folder under {OVERLAYS_FOLDER}/ holding one file "
-                              f"of kind {OVERLAY_KIND}"))
+        problems.append(_missing(path, shown, referrer, name))
         return None
     if stat.S_ISREG(mode):
         return path
@@ -46,6 +44,31 @@ def overlay_file(path: Path, referrer: Mark | None, problems: list[Diagnostic]) 
                               f"{OVERLAY_KIND}); found: {found}"))
         return None
     return files[0]
+
+
+def _missing(path: Path, shown: str, referrer: Mark | None, name: str | None) -> Diagnostic:
+    """An overlay that does not exist: at the line that names it (a base, an entry of
+    mpigen.yaml's overlays) or, asked for on the command line, with no position. Asked for
+    by name, the message lists the overlays there are and suggests the nearest."""
+    what = f"overlay {shown} not found" if referrer else f"{shown}: no such overlay"
+    if name is None:
+        return error(referrer or NOWHERE, f"{what}; an overlay is a folder under {OVERLAYS_FOLDER}/ holding one "
+                                          f"file of kind {OVERLAY_KIND}")
+    names = overlay_names(path.parent)
+    what = f"no overlay named {name!r} ({shown} does not exist)"
+    if not names:
+        return error(referrer or NOWHERE, f"{what}; there are no overlays yet: an overlay is a folder under "
+                                          f"{OVERLAYS_FOLDER}/ holding one file of kind {OVERLAY_KIND}")
+    return error(referrer or NOWHERE, f"{what}; the overlays are {', '.join(names)}{did_you_mean(name, names)}")
+
+
+def overlay_names(folder: Path) -> list[str]:
+    """The overlays of a repository's overlays/ folder: its sub-folders (hidden ones left out)."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(e.name for e in entries if not e.name.startswith(".") and e.is_dir())
+    except OSError:
+        return []
 
 
 def _folder_files(folder: Path, shown: str, problems: list[Diagnostic]) -> list[Path] | None:

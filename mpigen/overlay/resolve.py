@@ -68,12 +68,14 @@ class Overlay:
         return order
 
 
-def resolve(specs: list[str], root: Path) -> list[Overlay]:
+def resolve(specs: list[str], root: Path, marks: list[Mark] | None = None) -> list[Overlay]:
     """The overlays named on the command line or in mpigen.yaml: a bare name (a folder
     under root/overlays, root being the repository: the folder of mpigen.yaml) or a path
-    to an overlay folder or file. Raises InputError."""
+    to an overlay folder or file. `marks` are where each spec is written (mpigen.yaml's
+    lines), None for the command line. Raises InputError."""
     loader = _Loader(root)
-    found = [loader.load(_named(spec, root) or Path(spec), None) for spec in specs]
+    where = marks or [None] * len(specs)
+    found = [loader.load(_named(spec, root) or Path(spec), mark, bare_name(spec)) for spec, mark in zip(specs, where)]
     problems = loader.problems + _name_problems([overlay for overlay in found if overlay is not None])
     if problems:
         raise InputError(problems)
@@ -109,9 +111,13 @@ def _name_problems(overlays: list[Overlay]) -> list[Diagnostic]:
 def _named(spec: str, root: Path) -> Path | None:
     """A bare name (no '/', not starting with '.') names a folder under root/overlays,
     never a folder of the working folder."""
-    if "/" in spec or spec.startswith(".") or not spec:
-        return None
-    return root / OVERLAYS_FOLDER / spec
+    name = bare_name(spec)
+    return None if name is None else root / OVERLAYS_FOLDER / name
+
+
+def bare_name(spec: str) -> str | None:
+    """The spec when it is a bare name, else None (a path)."""
+    return None if "/" in spec or spec.startswith(".") or not spec else spec
 
 
 def _repository(file: Path, root: Path) -> Path:
@@ -137,8 +143,10 @@ class _Loader:
         self.loading: list[Path] = []
         self.problems: list[Diagnostic] = []
 
-    def load(self, path: Path, referrer: Mark | None) -> Overlay | None:
-        file = overlay_file(path, referrer, self.problems)
+    def load(self, path: Path, referrer: Mark | None, name: str | None = None) -> Overlay | None:
+        """The overlay at path (asked for by the bare `name`, or by a path when None), its
+        bases loaded; None when it cannot be, with the reasons in self.problems."""
+        file = overlay_file(path, referrer, self.problems, name)
         if file is None:
             return None
         key = file.resolve()  # an overlay named by its folder or by its file is one overlay
@@ -160,7 +168,7 @@ class _Loader:
                 continue
             mark = doc.value_mark(("bases", index))
             base_path = _named(base, _repository(file, self.root)) or file.parent / base
-            loaded = self.load(base_path, mark)
+            loaded = self.load(base_path, mark, bare_name(base))
             if loaded is not None and overlay is not None:
                 overlay.bases.append(loaded)
         self.loading.pop()

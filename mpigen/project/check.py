@@ -12,6 +12,7 @@ from mpigen.output.staleness import FolderReport, compare_folder
 from mpigen.project.options import Flags, resolve
 from mpigen.project.render import companion_files
 from mpigen.project.rendered import Warn, rendered
+from mpigen.project.repository import NO_CONFIG
 
 
 @dataclass(frozen=True)
@@ -28,8 +29,8 @@ def check(flags: Flags, warn: Warn) -> Checked:
     fresh render. Raises InputError and UsageError."""
     setup = resolve(flags)
     if setup.output is None:
-        raise UsageError("say which output folder to check: -o DIR (or run in a folder whose mpigen.yaml "
-                         "names it, with no PATH)")
+        where = f"{NO_CONFIG} to name it" if setup.config is None else f"{setup.config.path} names it for no PATH"
+        raise UsageError(f"say which output folder to check: -o DIR ({where})")
     result = rendered(setup, warn)
     plan = plan_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
     if plan.problems:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-from mpigen.errors import InputError, Mark, error
+from mpigen.errors import NOWHERE, InputError, error
 from mpigen.project.options import ClusterFlags
 from mpigen.review.live import Cluster
 
@@ -13,6 +13,6 @@ def connect(flags: ClusterFlags, flag: str) -> Cluster:
     """The cluster for the command's `flag` (--server, --live); InputError without the
     kubernetes client."""
     if find_spec("kubernetes") is None:
-        raise InputError([error(Mark(flag), "the live-cluster commands need the kubernetes client: pip install "
+        raise InputError([error(NOWHERE, f"{flag}: the live-cluster commands need the kubernetes client: pip install "
                                             "'mpigen[cluster]'")])
     return Cluster(flags.kubeconfig, flags.context)

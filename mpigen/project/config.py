@@ -1,8 +1,8 @@
-"""mpigen.yaml read from the working folder, checked against the targets and GitOps profiles mpigen has.
+"""mpigen.yaml read from the folder a run works in, checked against the targets and GitOps profiles mpigen has.
 
-mpigen reads it from the working folder only (CI, pre-commit and Argo CD all run in a
-known folder), and every path in it is relative to that folder. Its format is
-mpigen.formats.config.
+The run works in the folder that holds it (mpigen.project.repository finds it from a
+sub-folder, and moves there), so every path in it is relative to that folder. Its format
+is mpigen.formats.config.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.errors import Diagnostic, InputError, Mark, error, not_one_of
 from mpigen.formats.config import CONFIG_FILE, CONFIG_KIND, ConfigModel
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.load.document import Document
@@ -48,7 +48,7 @@ def load_config(folder: Path = Path(".")) -> Config | None:
     for key, allowed in (("target", targets.TARGETS), ("gitops", GITOPS_PROFILES)):
         value = getattr(model, key)
         if value is not None and value not in allowed:
-            problems.append(error(doc.value_mark((key,)), f"{key}: {value!r} is not one of {', '.join(allowed)}"))
+            problems.append(error(doc.value_mark((key,)), not_one_of(f"{key}: {value!r}", value, allowed)))
     problems += _companion_folder_problems(model, doc, folder)
     if problems:
         raise InputError(problems)

@@ -8,6 +8,7 @@ from mpigen.errors import UsageError
 from mpigen.project.cluster import connect
 from mpigen.project.options import ClusterFlags, Flags, resolve
 from mpigen.project.rendered import Warn, rendered
+from mpigen.project.repository import NO_CONFIG
 from mpigen.review.diff.compare import compare
 from mpigen.review.diff.report import Report
 from mpigen.review.live import live_texts
@@ -33,8 +34,8 @@ def diff(flags: Flags, dirs: list[str], base: str | None, live: bool, cluster: C
         return compare(folder_texts(Path(dirs[0])), folder_texts(Path(dirs[1])), dirs[0], dirs[1])
     setup = resolve(flags)
     if setup.output is None:
-        raise UsageError("say which output folder the base revision holds: -o DIR (or run in a folder "
-                         "whose mpigen.yaml names it, with no PATH)")
+        where = f"{NO_CONFIG} to name it" if setup.config is None else f"{setup.config.path} names it for no PATH"
+        raise UsageError(f"say which output folder the base revision holds: -o DIR ({where})")
     new = render_texts(rendered(setup, warn))
     rev, old = revision_texts(base, setup.output, setup.scope)
     return compare(old, new, rev, "working tree")

@@ -6,8 +6,10 @@ Each option takes the first value given by, in order:
 2. Argo CD's Config Management Plugin settings, ARGOCD_ENV_MPIGEN_OVERLAY, ARGOCD_ENV_MPIGEN_GITOPS
    and ARGOCD_ENV_MPIGEN_TARGET (spec.source.plugin.env of the Application);
 3. the overlay's own `gitops:` and `target:` (or its nearest base's), for that overlay's folder;
-4. mpigen.yaml in the working folder: its target, gitops, kubectlDeliveryImage, mpijobApi, withCRD
-   and kubeVersion always; its blueprints, overlays and output folder only when no PATH is given;
+4. mpigen.yaml, that of the working folder or of the nearest folder above it (the run then
+   works from that folder: mpigen.project.repository): its target, gitops,
+   kubectlDeliveryImage, mpijobApi, withCRD and kubeVersion always; its blueprints, overlays
+   and output folder only when no PATH is given;
 5. the defaults: blueprints/, no overlay, no output folder, and mpigen.render.target.Options.
 
 ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names none.
@@ -19,11 +21,12 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mpigen.errors import InputError, Mark, error
+from mpigen.errors import NOWHERE, InputError, error, not_one_of
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.kube.image import image_problem
-from mpigen.overlay.resolve import Overlay, resolve as resolve_overlays
+from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
 from mpigen.project.config import Config, load_config
+from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG, Moved, enter_repository
 from mpigen.render import targets
 from mpigen.render.mpijob.crd import available_kube_versions
 from mpigen.render.target import DEFAULT_KUBE_VERSION, Options
@@ -85,12 +88,15 @@ class Setup:
 def resolve(flags: Flags) -> Setup:
     """The options of a run, from the flags, ARGOCD_ENV_*, the overlays, mpigen.yaml and the
     defaults, in the order of this module's docstring. Raises InputError."""
-    flags = _with_argocd_env(flags)
+    flags = _rebased(_with_argocd_env(flags), enter_repository())
     config = load_config()
+    if not flags.paths and config is None and not os.path.lexists(DEFAULT_PATHS[0]):
+        raise InputError([error(NOWHERE, f"{NO_CONFIG}, and no {DEFAULT_PATHS[0]}/ folder here to read by "
+                                         "default: name the blueprints (mpigen validate PATH, mpigen render PATH "
+                                         f"--stdout or -o DIR), {CREATE_CONFIG}")])
     whole_repo = not flags.paths and config is not None
     paths = [Path(p) for p in (flags.paths or (config.model.blueprints if config else DEFAULT_PATHS))]
-    overlay_specs = flags.overlays if flags.overlays else (config.model.overlays if whole_repo else [])
-    overlays = resolve_overlays(list(overlay_specs), Path(".")) if overlay_specs else []
+    overlays = _overlays(flags, config if whole_repo else None)
     output = flags.output
     if output is None and whole_repo:
         output = Path(config.model.output)
@@ -107,6 +113,30 @@ def resolve(flags: Flags) -> Setup:
                  whole_repo and not flags.overlays)
 
 
+def _rebased(flags: Flags, moved: Moved | None) -> Flags:
+    """The flags of a run started in a sub-folder of the repository, their paths (PATH, an
+    overlay's path, -o) rebased onto the repository's folder, where the run now works. A bare
+    overlay name names an overlay of the repository wherever the run starts."""
+    if moved is None:
+        return flags
+    overlays = flags.overlays
+    if overlays is not None:
+        overlays = tuple(spec if bare_name(spec) else moved.path(spec) for spec in overlays)
+    output = None if flags.output is None else Path(moved.path(str(flags.output)))
+    return replace(flags, paths=tuple(moved.path(p) for p in flags.paths), overlays=overlays, output=output)
+
+
+def _overlays(flags: Flags, config: Config | None) -> list[Overlay]:
+    """The overlays the flags name, else those of mpigen.yaml (when given), each problem of
+    mpigen.yaml's at its line there."""
+    if flags.overlays:
+        return resolve_overlays(list(flags.overlays), Path("."))
+    if config is None or not config.model.overlays:
+        return []
+    specs = list(config.model.overlays)
+    return resolve_overlays(specs, Path("."), [config.doc.value_mark(("overlays", i)) for i in range(len(specs))])
+
+
 def _overlay_options(options: Options, overlay, flags: Flags) -> Options:
     """The options of one overlay's folder: its own (or its nearest base's) gitops and target
     where no flag sets them; a target mpigen does not have is an error at the overlay's line."""
@@ -116,7 +146,7 @@ def _overlay_options(options: Options, overlay, flags: Flags) -> Options:
     if target is not None and target not in targets.TARGETS:
         owner = next(o for o in reversed(overlay.chain()) if o.model.target is not None)
         raise InputError([error(owner.doc.value_mark(("target",)),
-                                f"target: {target!r} is not one of {', '.join(targets.TARGETS)}")])
+                                not_one_of(f"target: {target!r}", target, targets.TARGETS))])
     if target and flags.target is None:
         options = replace(options, target=target)
     return options
@@ -133,7 +163,7 @@ def _with_argocd_env(flags: Flags) -> Flags:
             continue
         allowed = GITOPS_PROFILES if key == "gitops" else targets.TARGETS
         if value not in allowed:
-            raise InputError([error(Mark(name), f"{name}={value!r} is not one of {', '.join(allowed)}")])
+            raise InputError([error(NOWHERE, not_one_of(f"{name}={value!r}", value, allowed))])
         flags = replace(flags, **{key: value})
     return flags
 
@@ -161,14 +191,14 @@ def _check_image_flag(image: str | None) -> None:
         return
     problem = image_problem(image)
     if problem:
-        raise InputError([error(Mark("--kubectl-delivery-image"), f"{image!r} is not an image reference: {problem}")])
+        raise InputError([error(NOWHERE, f"--kubectl-delivery-image: {image!r} is not an image reference: {problem}")])
 
 
 def _check_crd_options(options: Options) -> None:
     """--with-crd belongs to the mpijob target, and the CRD's pod schema must exist for the
     Kubernetes version asked for."""
     if options.with_crd and options.target != "mpijob":
-        raise InputError([error(Mark("--with-crd"), "--with-crd adds the MPIJob CRD, which only the mpijob target "
+        raise InputError([error(NOWHERE, "--with-crd adds the MPIJob CRD, which only the mpijob target "
                                                     "uses; add --target mpijob")])
     if options.with_crd or options.kube_version != DEFAULT_KUBE_VERSION:
         require_kube_version(options.kube_version, "--with-crd", "the MPIJob CRD takes the pod schema from the "
@@ -181,7 +211,7 @@ def require_kube_version(version: str, flag: str, needs: str) -> None:
     try:
         versions = available_kube_versions()
     except ModuleNotFoundError:
-        raise InputError([error(Mark(flag), needs)])
+        raise InputError([error(NOWHERE, f"{flag}: {needs}")])
     if version not in versions:
-        raise InputError([error(Mark("--kube-version"), f"Kubernetes {version} is not one of the known versions "
+        raise InputError([error(NOWHERE, f"--kube-version: Kubernetes {version} is not one of the known versions "
                                                         f"{', '.join(versions)}")])

@@ -15,6 +15,7 @@ from mpigen.output.safety import refuse_overlap
 from mpigen.pipeline import Result
 from mpigen.project.options import Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
+from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,11 @@ def render(flags: Flags, stdout: bool, warn: Warn) -> Rendered:
     in place of what they held. Raises InputError (nothing written) and UsageError."""
     setup = resolve(flags)
     if not stdout and setup.output is None:
-        raise UsageError("say where the output goes: --stdout or -o DIR (or run in a folder whose "
-                         "mpigen.yaml names the output folder, with no PATH)")
+        if setup.config is None:
+            raise UsageError(f"{NO_CONFIG} to name the output folder: say where the output goes, mpigen render "
+                             f"PATH --stdout or mpigen render PATH -o DIR, {CREATE_CONFIG}")
+        raise UsageError(f"say where the output goes: --stdout or -o DIR ({setup.config.path} names the output "
+                         "folder of the whole repository, rendered with no PATH)")
     if not stdout:
         refuse_overlap(setup.output, setup.inputs)
     result = rendered(setup, warn)

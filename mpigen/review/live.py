@@ -19,7 +19,7 @@ import json
 from dataclasses import dataclass
 
 from mpigen.emit.yaml import dump_object
-from mpigen.errors import InputError, Mark, error
+from mpigen.errors import NOWHERE, InputError, Mark, error
 from mpigen.load.parser import parse
 from mpigen.review.object_reports import check_rendered
 
@@ -50,12 +50,14 @@ class Cluster:
         from kubernetes import config
         from kubernetes.config.config_exception import ConfigException
 
-        where = kubeconfig or "kubeconfig"
+        # A kubeconfig named with --kubeconfig is a file; the default one is wherever KUBECONFIG
+        # or ~/.kube/config says: no file to put before the message.
+        where = Mark(kubeconfig) if kubeconfig else NOWHERE
         try:
             self.client = config.new_client_from_config(config_file=kubeconfig, context=context)
         except (ConfigException, OSError, TypeError, ValueError) as exc:
-            raise InputError([error(Mark(where), f"cannot use the kubeconfig: {exc}; give one with --kubeconfig or "
-                                                 "KUBECONFIG, and a context with --context")]) from None
+            raise InputError([error(where, f"cannot use the kubeconfig: {_one_line(exc)}; give one with --kubeconfig "
+                                           "or KUBECONFIG, and a context with --context")]) from None
         self.server = self.client.configuration.host
 
     def request(self, method: str, path: str, query: list | None = None, body: str | None = None,
@@ -78,8 +80,8 @@ class Cluster:
         except ApiException as exc:
             return Answer(exc.status, _json(exc.body))
         except (HTTPError, OSError) as exc:
-            raise InputError([error(Mark(self.server), f"cannot reach the API server: {_reason(exc)}; check the "
-                                                       "kubeconfig's server and your network")]) from None
+            raise InputError([error(NOWHERE, f"cannot reach the API server {self.server}: {_reason(exc)}; check the "
+                                              "kubeconfig's server and your network")]) from None
 
     def dry_run_apply(self, obj: dict) -> Answer:
         query = [("dryRun", "All"), ("fieldManager", FIELD_MANAGER), ("fieldValidation", "Strict"), ("force", "true")]
@@ -95,6 +97,11 @@ def _json(data) -> dict:
     except (TypeError, ValueError):
         return {"message": str(data)[:500]}
     return value if isinstance(value, dict) else {}
+
+
+def _one_line(exc: Exception) -> str:
+    """The client's message on one line, without the full stop it may end with."""
+    return " ".join(str(exc).split()).rstrip(".")
 
 
 def _reason(exc: Exception) -> str:

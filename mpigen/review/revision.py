@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from mpigen.emit.layout import folder_files
-from mpigen.errors import InputError, Mark, error
+from mpigen.errors import NOWHERE, InputError, Mark, error
 from mpigen.load.files import YAML_SUFFIXES, display_path, read_text
 
 
@@ -49,12 +49,12 @@ def _git(*args: str, check: bool = True) -> str | None:
     try:
         done = subprocess.run(["git", *args], capture_output=True, check=False)
     except FileNotFoundError:
-        raise InputError([error(Mark("."), "git is not installed; compare two folders instead: "
+        raise InputError([error(NOWHERE, "git is not installed; compare two folders instead: "
                                            "mpigen diff OLD_DIR NEW_DIR")])
     if done.returncode != 0:
         if check:
             message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise InputError([error(Mark("."), f"git {args[0]} failed: {message[-1] if message else done.returncode}")])
+            raise InputError([error(NOWHERE, f"git {args[0]} failed: {message[-1] if message else done.returncode}")])
         return None
     return done.stdout.decode("utf-8", "surrogateescape")
 
@@ -71,7 +71,7 @@ def default_base() -> str:
             base = _git("merge-base", "HEAD", branch, check=False)
             if base:
                 return base.strip()
-    raise InputError([error(Mark("."), "cannot find the default branch (tried origin/HEAD, origin/main, "
+    raise InputError([error(NOWHERE, "cannot find the default branch (tried origin/HEAD, origin/main, "
                                        "origin/master, main, master); name the base: --base REV")])
 
 
@@ -79,12 +79,12 @@ def revision_texts(base: str | None, output: Path, scope: tuple[str, ...]) -> tu
     """(label, files) of the output folder as committed at `base` (default: the merge base
     with the default branch), restricted to the output sub-folders this run renders."""
     if _git("rev-parse", "--is-inside-work-tree", check=False) is None:
-        raise InputError([error(Mark("."), "not inside a git repository; compare two folders instead: "
+        raise InputError([error(NOWHERE, "not inside a git repository; compare two folders instead: "
                                            "mpigen diff OLD_DIR NEW_DIR")])
     rev = base if base is not None else default_base()
     commit = _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
     if not commit:
-        raise InputError([error(Mark("."), f"unknown git revision {rev!r}; fetch it (in CI: a full clone, e.g. "
+        raise InputError([error(NOWHERE, f"unknown git revision {rev!r}; fetch it (in CI: a full clone, e.g. "
                                            "actions/checkout with fetch-depth: 0) or name another with --base")])
     commit = commit.strip()
     label = f"{rev} ({commit[:12]})" if rev != commit else commit[:12]

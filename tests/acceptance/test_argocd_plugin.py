@@ -83,5 +83,10 @@ def test_no_blueprint_is_a_failure_not_an_empty_render(app):
 def test_a_bad_setting_is_an_error(app):
     done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod", ARGOCD_ENV_MPIGEN_GITOPS="helm")
     assert done.returncode == 2 and done.stdout == "" and "ARGOCD_ENV_MPIGEN_GITOPS" in done.stderr
+    # A setting is in no file: a plain `error:` line that names it, what exists, and the nearest.
+    done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod", ARGOCD_ENV_MPIGEN_TARGET="jobsets")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("error: ARGOCD_ENV_MPIGEN_TARGET='jobsets' is not one of static, mpijob, jobset; "
+                           "did you mean 'jobset'?\n")
     done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="staging")
     assert done.returncode == 2 and done.stdout == "" and "staging" in done.stderr

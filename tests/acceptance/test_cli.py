@@ -28,7 +28,20 @@ def test_render_needs_stdout_or_output_folder(tmp_path):
 
 def test_unknown_target_is_a_usage_error():
     done = run_mpigen("render", "--stdout", "--target", "helm", cwd=ROOT)
-    assert done.returncode == 2 and b"invalid choice" in done.stderr
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines()[-1] == ("mpigen render: error: argument --target: 'helm' is not one of "
+                                                     "static, mpijob, jobset")
+
+
+def test_mistyped_target_and_profile_flags_suggest_the_nearest():
+    done = run_mpigen("render", "--stdout", "--target", "jobsett", cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines()[-1] == ("mpigen render: error: argument --target: 'jobsett' is not one "
+                                                     "of static, mpijob, jobset; did you mean 'jobset'?")
+    done = run_mpigen("validate", "--gitops", "argo", cwd=ROOT)
+    assert done.returncode == 2
+    assert done.stderr.decode().splitlines()[-1] == ("mpigen validate: error: argument --gitops: 'argo' is not one "
+                                                     "of none, argocd, flux; did you mean 'argocd'?")
 
 
 def test_validate_writes_nothing_and_reports_count(tmp_path):

@@ -84,7 +84,8 @@ def test_documented_error_lines_have_the_contract_form():
 def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
     """The position-less error lines docs/cli.md shows, each from the run it describes:
     a FIFO in a searched folder, an option that is no image reference, a full disk behind
-    standard output (/dev/full)."""
+    standard output (/dev/full), a mistyped overlay on the command line and a mistyped
+    target in Argo CD's plugin settings."""
     text = (ROOT / "docs" / "cli.md").read_text()
     shown = [line for line in text.splitlines() if line.startswith("error: ")]
     (tmp_path / "blueprints").mkdir()
@@ -94,8 +95,46 @@ def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
             run_mpigen("render", example, "--stdout", "--kubectl-delivery-image", "kubectl delivery")]
     with open("/dev/full", "wb") as full:
         runs.append(run_mpigen("render", example, "--stdout", stdout=full, stderr=subprocess.PIPE))
+    runs.append(run_mpigen("render", "--overlay", "prd", "--stdout", cwd=ROOT))
+    runs.append(run_mpigen("render", "--stdout", cwd=ROOT, env={**os.environ, "ARGOCD_ENV_MPIGEN_TARGET": "jobsett"}))
     assert [done.stderr.decode().strip() for done in runs] == shown
-    assert [done.returncode for done in runs] == [2, 2, 2]
+    assert [done.returncode for done in runs] == [2, 2, 2, 2, 2]
+
+
+def test_documented_repository_messages_are_what_mpigen_prints(tmp_path):
+    """docs/cli.md's `-v` line and its message outside any repository, from those runs."""
+    text = (ROOT / "docs" / "cli.md").read_text()
+    section = text[text.index("### Finding the repository"):text.index("PATH is a blueprint file")]
+    verbose, outside = re.findall(r"```\n(.*?)\n```", section, re.S)
+    (tmp_path / "blueprints").mkdir()
+    (tmp_path / "blueprints" / "job.yaml").write_text((ROOT / "blueprints" / "mpich-pi.yaml").read_text())
+    done = run_mpigen("render", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.decode().strip() == outside
+    shown = re.fullmatch(r"mpigen: using (\S+)/mpigen.yaml \(the paths in it and in the messages are relative to "
+                         r"(\S+)\)", verbose)
+    assert shown and shown[1] == shown[2]
+    done = run_mpigen("validate", "-v", cwd=ROOT / "blueprints")
+    root = ROOT.resolve().as_posix()
+    assert done.returncode == 0 and done.stderr.decode().splitlines()[0] == verbose.replace(shown[1], root)
+
+
+def test_documented_yaml_hints_are_what_mpigen_prints(tmp_path):
+    """The YAML syntax errors docs/cli.md shows, each from the mistake it describes in the
+    line it names of a copy of an example blueprint."""
+    text = (ROOT / "docs" / "cli.md").read_text()
+    shown = [line for line in text.splitlines() if line.startswith("blueprints/resnet.yaml:") and "YAML" in line]
+    good = (ROOT / "blueprints" / "resnet50-imagenet.yaml").read_text()
+    mistakes = [("image: horovod/horovod:0.28.1", "image: horovod/horovod: 0.28.1"), ("workers: 4", "workers:4"),
+                ("  workers: 4", "\tworkers: 4"), ("400Gi}", "400Gi")]
+    printed = []
+    for old, new in mistakes:
+        assert good.count(old) == 1, old
+        (tmp_path / "blueprints").mkdir(exist_ok=True)
+        (tmp_path / "blueprints" / "resnet.yaml").write_text(good.replace(old, new))
+        done = run_mpigen("validate", cwd=tmp_path)
+        assert done.returncode == 2
+        printed.append(done.stderr.decode().strip())
+    assert printed == shown
 
 
 def test_documented_import_commands_run(tmp_path):

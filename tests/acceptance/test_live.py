@@ -12,6 +12,7 @@ Kubernetes API paths the commands use, as an API server does (Status objects inc
 from __future__ import annotations
 
 import json
+import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
@@ -186,6 +187,18 @@ def test_no_kubeconfig(tmp_path):
     assert done.stderr.decode().startswith(f"error: {tmp_path / 'missing'}: cannot use the kubeconfig: ")
 
 
+def test_no_kubeconfig_anywhere_is_a_plain_error_line(tmp_path):
+    """No --kubeconfig, no KUBECONFIG, no ~/.kube/config: there is no file to name, so the
+    line is `error: MESSAGE`, with no made-up `kubeconfig:` path before it."""
+    env = {key: value for key, value in os.environ.items() if key != "KUBECONFIG"}
+    env["HOME"] = str(tmp_path / "home")
+    done = run_mpigen("validate", "--server", "blueprints", cwd=repo(tmp_path), env=env)
+    assert done.returncode == 2 and done.stdout == b""
+    line, = done.stderr.decode().splitlines()
+    assert line.startswith("error: cannot use the kubeconfig: "), line
+    assert line.endswith("; give one with --kubeconfig or KUBECONFIG, and a context with --context"), line
+
+
 def test_unknown_context(server, tmp_path):
     config = kubeconfig(tmp_path / "kubeconfig", server.url)
     done = run_mpigen("validate", "--server", "--kubeconfig", config, "--context", "prod", "blueprints",
@@ -197,7 +210,7 @@ def test_unreachable_server(tmp_path):
     config = kubeconfig(tmp_path / "kubeconfig", "http://127.0.0.1:9")  # the discard port: nothing listens
     done = run_mpigen("validate", "--server", "--kubeconfig", config, "blueprints", cwd=repo(tmp_path), timeout=120)
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.decode().startswith("error: http://127.0.0.1:9: cannot reach the API server: ")
+    assert done.stderr.decode().startswith("error: cannot reach the API server http://127.0.0.1:9: ")
     assert "Traceback" not in done.stderr.decode()
 
 

@@ -107,7 +107,8 @@ def test_diff_of_a_missing_folder_or_invalid_yaml_exits_2(tmp_path):
     run = mpigen(where, "diff", "old", "new", env=no_git(tmp_path))
     assert run.code == 2 and run.out == ""
     lines = run.err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("new/dev/ml-dev/broken.yaml:3:1: error: invalid YAML"), run.err
+    assert len(lines) == 1 and lines[0] == ("new/dev/ml-dev/broken.yaml:2:11: error: invalid YAML: did not find expected node content; "
+                                        "the file ends inside this '[': add ']' where it ends"), run.err
     assert mpigen(where, "diff", "old").code == 2  # two folders, not one
 
 

@@ -86,7 +86,7 @@ def test_diff_defaults_to_the_merge_base_with_origin_main(tmp_path):
 def test_diff_of_an_unknown_revision_exits_2(repo):
     run = mpigen(repo, "diff", "--base", "no-such-branch")
     assert run.code == 2 and run.out == ""
-    assert run.err.startswith("error: .: unknown git revision 'no-such-branch';")
+    assert run.err.startswith("error: unknown git revision 'no-such-branch';")
     assert "--base" in run.err
 
 
@@ -105,7 +105,7 @@ def test_diff_outside_a_git_repository_exits_2(tmp_path):
     for args in (("diff",), ("diff", "--base", "main")):
         run = mpigen(root, *args, env=no_git(tmp_path))
         assert run.code == 2 and run.out == "", args
-        assert run.err == ("error: .: not inside a git repository; compare two folders instead: "
+        assert run.err == ("error: not inside a git repository; compare two folders instead: "
                            "mpigen diff OLD_DIR NEW_DIR\n")
 
 

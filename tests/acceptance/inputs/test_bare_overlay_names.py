@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import run_mpigen, write
+from tests.conftest import pos, run_mpigen, write
 from tests.support.input_repository import CONFIG, OVERLAY, refused
 
 
@@ -63,12 +63,12 @@ def test_a_bare_overlay_name_never_means_a_folder_of_the_working_folder(repo):
     write(repo / "staging/overlay.yaml", OVERLAY + "namespace: staging\n")
     done = run_mpigen("render", "blueprints", "--overlay", "staging", "--stdout", cwd=repo)
     assert refused(done, "--overlay staging") == [
-        "error: overlays/staging: no such overlay; an overlay is a folder under overlays/ holding one file of "
-        "kind Overlay"]
-    write(repo / "mpigen.yaml", CONFIG.replace("[dev, prod]", "[dev, staging]"))
+        "error: no overlay named 'staging' (overlays/staging does not exist); the overlays are dev, pool, prod"]
+    config = write(repo / "mpigen.yaml", CONFIG.replace("[dev, prod]", "[dev, staging]"))
     done = run_mpigen("validate", cwd=repo)
-    assert refused(done, "mpigen.yaml overlays") == [
-        "error: overlays/staging: no such overlay; an overlay is a folder under overlays/ holding one file of "
-        "kind Overlay"]
+    line, column = pos(config, "staging]", "staging")
+    assert refused(done, "mpigen.yaml overlays") == [  # at its line in mpigen.yaml
+        f"mpigen.yaml:{line}:{column}: error: no overlay named 'staging' (overlays/staging does not exist); the "
+        "overlays are dev, pool, prod"]
     done = run_mpigen("render", "blueprints", "--overlay", "./staging", "--stdout", cwd=repo)
     assert {o["metadata"]["namespace"] for o in _objects(done)} == {"staging"}  # a path still names it

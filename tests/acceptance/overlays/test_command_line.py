@@ -59,10 +59,23 @@ def test_two_overlays_with_the_same_folder_name_are_an_error(cli, previous):
 
 
 def test_unknown_overlay_is_an_error(cli, previous):
+    """On the command line there is no file to point at: a plain `error:` line, without a
+    made-up position, naming what there is."""
     add_blueprint("job")
     assert refused(cli, previous, "blueprints", "--overlay", "nope") == [
-        "error: overlays/nope: no such overlay; an overlay is a folder under overlays/ holding one file of "
-        "kind Overlay"]
+        "error: no overlay named 'nope' (overlays/nope does not exist); there are no overlays yet: an overlay is "
+        "a folder under overlays/ holding one file of kind Overlay"]
+
+
+def test_unknown_overlay_lists_the_overlays_and_suggests_the_nearest(cli, previous):
+    add_blueprint("job")
+    overlay("dev", "namespace: dev\n")
+    overlay("staging", "namespace: staging\n")
+    assert refused(cli, previous, "blueprints", "--overlay", "stagng") == [
+        "error: no overlay named 'stagng' (overlays/stagng does not exist); the overlays are dev, staging; "
+        "did you mean 'staging'?"]
+    assert refused(cli, previous, "blueprints", "--overlay", "qa") == [
+        "error: no overlay named 'qa' (overlays/qa does not exist); the overlays are dev, staging"]
 
 
 def test_the_same_overlay_named_twice_is_rendered_once(cli):

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from tests.conftest import write
-from tests.support.overlays import CONFIG_HEAD, _repository, add_blueprint, at, index_paths, pod_spec
+from tests.support.overlays import CONFIG_HEAD, _repository, add_blueprint, at, index_paths, overlay, pod_spec
 
 
 # --- 8. mpigen.yaml -----------------------------------------------------------------------------
@@ -106,9 +106,13 @@ def test_explicit_paths_use_the_config_options_but_not_its_overlays(cli):
     (CONFIG_HEAD + "blueprints: [blueprints]\nouptut: out\n", "ouptut", None,
      "document: unknown key 'ouptut'; did you mean 'output'?"),
     (CONFIG_HEAD + "output: out\ntarget: helm\n", "target: helm", "helm", "target: 'helm' is not one of static, mpijob, jobset"),
+    (CONFIG_HEAD + "output: out\ntarget: jobsett\n", "target: jobsett", "jobsett",
+     "target: 'jobsett' is not one of static, mpijob, jobset; did you mean 'jobset'?"),
+    (CONFIG_HEAD + "output: out\ngitops: argo\n", "gitops: argo", "argo",
+     "gitops: 'argo' is not one of none, argocd, flux; did you mean 'argocd'?"),
     ("# the repository\napiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n", "apiVersion", None,
      "mpigen.yaml holds one document with apiVersion: mpigen.dev/v1alpha1 and kind: Config"),
-], ids=["unknown-key", "bad-target", "wrong-kind"])
+], ids=["unknown-key", "bad-target", "mistyped-target", "mistyped-gitops", "wrong-kind"])
 def test_invalid_mpigen_yaml_is_an_error_with_position(cli, config, needle, sub, message):
     add_blueprint("job")
     write("mpigen.yaml", config)
@@ -116,6 +120,20 @@ def test_invalid_mpigen_yaml_is_an_error_with_position(cli, config, needle, sub,
         done = cli(*args)
         assert done.returncode == 2 and done.stdout == b""
         assert done.lines("error") == [f"{at('mpigen.yaml', config, needle, sub)}: error: {message}"]
+    assert not Path("out").exists()
+
+
+def test_a_mistyped_overlay_of_mpigen_yaml_is_an_error_at_its_line(cli):
+    add_blueprint("job")
+    overlay("dev", "namespace: dev\n")
+    overlay("staging", "namespace: staging\n")
+    config = write("mpigen.yaml", CONFIG_HEAD + "output: out\noverlays:\n  - dev\n  - stagin\n")
+    for args in (("render",), ("validate",), ("check",)):
+        done = cli(*args)
+        assert done.returncode == 2 and done.stdout == b""
+        assert done.lines("error") == [f"{at('mpigen.yaml', config, 'stagin')}: error: no overlay named 'stagin' "
+                                       "(overlays/stagin does not exist); the overlays are dev, staging; did you "
+                                       "mean 'staging'?"], args
     assert not Path("out").exists()
 
 

@@ -23,8 +23,17 @@ def test_missing_base_is_an_error_at_the_bases_item(cli, previous):
     text = overlay("dev", "bases: [common, nowhere]\n")
     overlay("common", "namespace: x\n")
     assert refused(cli, previous, "blueprints", "--overlay", "dev") == [
-        f"{at('overlays/dev/overlay.yaml', text, 'nowhere')}: error: overlay overlays/nowhere not found; an "
-        "overlay is a folder under overlays/ holding one file of kind Overlay"]
+        f"{at('overlays/dev/overlay.yaml', text, 'nowhere')}: error: no overlay named 'nowhere' (overlays/nowhere "
+        "does not exist); the overlays are common, dev"]
+
+
+def test_mistyped_base_suggests_the_nearest_overlay(cli, previous):
+    add_blueprint("job")
+    text = overlay("dev", "bases: [comon]\n")
+    overlay("common", "namespace: x\n")
+    assert refused(cli, previous, "blueprints", "--overlay", "dev") == [
+        f"{at('overlays/dev/overlay.yaml', text, 'comon')}: error: no overlay named 'comon' (overlays/comon "
+        "does not exist); the overlays are common, dev; did you mean 'common'?"]
 
 
 def test_base_cycle_is_an_error_at_the_bases_item_that_closes_it(cli, previous):
