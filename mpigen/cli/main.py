@@ -3,7 +3,8 @@
 Each command is a module of this package (DESCRIPTION, arguments(parser), run(args)) named in
 COMMANDS and imported only when that command runs, so that `mpigen --help` and each command
 load only what they use. Exit codes: mpigen.cli.exit_codes; every problem with the input is
-printed as PATH:LINE:COLUMN: error: MESSAGE on stderr, and nothing is written.
+printed as PATH:LINE:COLUMN: error: MESSAGE on stderr, and nothing is written. Bare `mpigen`
+prints the help and exits 0.
 """
 
 from __future__ import annotations
@@ -41,20 +42,27 @@ COMMANDS = {
 }
 
 
+def parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
+    """mpigen's parser: the commands of `modules` (name -> module) with their arguments, the
+    others by their summary only (what `mpigen --help` shows)."""
+    top = argparse.ArgumentParser(prog="mpigen", description=DESCRIPTION)
+    top.add_argument("--version", action="version", version=f"mpigen {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command, info in COMMANDS.items():
+        if command in modules:
+            module = modules[command]
+            module.arguments(commands.add_parser(command, help=info.summary, description=module.DESCRIPTION))
+        else:
+            commands.add_parser(command, help=info.summary)
+    return top
+
+
 def parse(argv: list[str]) -> tuple[argparse.Namespace, ModuleType]:
     """The arguments and the module of the command they name. Only that command's module is
     imported and its arguments added; the others appear in `mpigen --help` by their summary."""
     name = next((arg for arg in argv if not arg.startswith("-")), None)
-    chosen = importlib.import_module(COMMANDS[name].module) if name in COMMANDS else None
-    parser = argparse.ArgumentParser(prog="mpigen", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"mpigen {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command, info in COMMANDS.items():
-        if command == name:
-            chosen.arguments(commands.add_parser(command, help=info.summary, description=chosen.DESCRIPTION))
-        else:
-            commands.add_parser(command, help=info.summary)
-    return parser.parse_args(argv), chosen
+    modules = {name: importlib.import_module(COMMANDS[name].module)} if name in COMMANDS else {}
+    return parser(modules).parse_args(argv), modules.get(name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     # (about 50 ms of a cold start); the command line uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-    args, command = parse(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:  # as kubectl and helm: the help, and success (1 would say "differences found")
+        parser({}).print_help()
+        return SUCCESS
+    args, command = parse(argv)
     try:
         return command.run(args)
     except InputError as exc:
