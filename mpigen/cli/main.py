@@ -18,7 +18,7 @@ from types import ModuleType
 
 from mpigen import __version__
 from mpigen.cli.exit_codes import INPUT_ERROR, INTERNAL_ERROR, INTERRUPTED, SUCCESS
-from mpigen.cli.streams import print_diagnostics, silence_stdout
+from mpigen.cli.streams import print_diagnostics, say_error, silence_stdout
 from mpigen.errors import InputError, UsageError
 
 DESCRIPTION = ("Compile MPI training job blueprints into the Kubernetes objects the Kubeflow MPI Operator would "
@@ -42,10 +42,20 @@ COMMANDS = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors say `error:` in colour on a terminal (the same
+    bytes as argparse's elsewhere)."""
+
+    def error(self, message: str):  # never returns: exit 2, as argparse's
+        self.print_usage(sys.stderr)
+        say_error(message, prefix=f"{self.prog}: ")
+        self.exit(INPUT_ERROR)
+
+
 def parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
     """mpigen's parser: the commands of `modules` (name -> module) with their arguments, the
     others by their summary only (what `mpigen --help` shows)."""
-    top = argparse.ArgumentParser(prog="mpigen", description=DESCRIPTION)
+    top = Parser(prog="mpigen", description=DESCRIPTION)
     top.add_argument("--version", action="version", version=f"mpigen {__version__}")
     commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command, info in COMMANDS.items():
@@ -83,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         print_diagnostics(exc.diagnostics)
         return INPUT_ERROR
     except UsageError as exc:
-        print(f"mpigen: error: {exc}", file=sys.stderr)
+        say_error(str(exc))
         return INPUT_ERROR
     except KeyboardInterrupt:
         return INTERRUPTED
@@ -91,12 +101,12 @@ def main(argv: list[str] | None = None) -> int:
         silence_stdout()
         return SUCCESS
     except MemoryError:  # the machine's limit (ulimit -v, a container's memory), not a bug
-        print("error: mpigen ran out of memory; give it more (ulimit -v, the container's memory limit) or "
-              "render fewer blueprints at once", file=sys.stderr)
+        say_error("mpigen ran out of memory; give it more (ulimit -v, the container's memory limit) or "
+                  "render fewer blueprints at once", prefix="")
         return INPUT_ERROR
     except Exception as exc:  # a bug: say so, without a traceback unless asked
         if os.environ.get("MPIGEN_DEBUG"):
             raise
-        print(f"mpigen: internal error: {type(exc).__name__}: {exc} (set MPIGEN_DEBUG=1 for a traceback, "
-              "and please report it)", file=sys.stderr)
+        say_error(f"{type(exc).__name__}: {exc} (set MPIGEN_DEBUG=1 for a traceback, and please report it)",
+                  "internal error")
         return INTERNAL_ERROR
