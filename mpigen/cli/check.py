@@ -8,6 +8,7 @@ from pathlib import Path
 from mpigen.cli.arguments import flags, inputs
 from mpigen.cli.colour import unified_diff
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
+from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import colour_on_stdout, plural, print_diagnostics, say, write_stdout
 from mpigen.project.check import check
 
@@ -22,7 +23,8 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    checked = check(flags(args, args.output), print_diagnostics)
+    with progress_bar("rendering") as progress:
+        checked = check(flags(args, args.output), print_diagnostics, progress)
     stale = False
     painted = colour_on_stdout()
     for folder, report in checked.reports:

@@ -8,6 +8,7 @@ from pathlib import Path
 from mpigen.cli import colour
 from mpigen.cli.arguments import cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
+from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import colour_on_stdout, print_diagnostics, write_stdout
 from mpigen.project.diff import diff
 from mpigen.review.diff.text_format import PLAIN, Style
@@ -42,7 +43,9 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_diagnostics)
+    with progress_bar("rendering") as progress:
+        report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_diagnostics,
+                      progress)
     write_stdout(report.format(args.format, COLOURS if colour_on_stdout() else PLAIN))
     differs = report.immutable() if args.fail_on == "immutable" else report.differs()
     return DIFFERENCES_FOUND if differs else SUCCESS

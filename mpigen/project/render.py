@@ -12,7 +12,7 @@ from mpigen.emit.layout import folder_files
 from mpigen.output.plan import plan_folder
 from mpigen.output.write import write_folder
 from mpigen.output.safety import refuse_overlap
-from mpigen.pipeline import Result
+from mpigen.pipeline import Progress, Result
 from mpigen.project.options import Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
 
@@ -25,16 +25,17 @@ class Rendered:
     output: Path | None
 
 
-def render(flags: Flags, stdout: bool, warn: Warn) -> Rendered:
-    """Render the project; unless `stdout`, write its output folder and the companion folders
-    in place of what they held. Raises InputError (nothing written) and UsageError."""
+def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = None) -> Rendered:
+    """Render the project (telling `progress` how far it is); unless `stdout`, write its output
+    folder and the companion folders in place of what they held. Raises InputError (nothing
+    written) and UsageError."""
     setup = resolve(flags)
     if not stdout and setup.output is None:
         raise UsageError("say where the output goes: --stdout or -o DIR (or run in a folder whose "
                          "mpigen.yaml names the output folder, with no PATH)")
     if not stdout:
         refuse_overlap(setup.output, setup.inputs)
-    result = rendered(setup, warn)
+    result = rendered(setup, warn, progress)
     if stdout:
         return Rendered(result, None)
     companions = companion_files(setup, result)
