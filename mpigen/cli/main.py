@@ -1,4 +1,4 @@
-"""The command line: mpigen render | check | diff | import | validate | schema.
+"""The command line: mpigen render | check | diff | import | validate | schema | completion.
 
 Each command is a module of this package (DESCRIPTION, arguments(parser), run(args)) named in
 COMMANDS and imported only when that command runs, so that `mpigen --help` and each command
@@ -39,6 +39,7 @@ COMMANDS = {
     "import": Command("mpigen.cli.import_", "turn MPIJob manifests into blueprints"),
     "validate": Command("mpigen.cli.validate", "check blueprints without writing anything"),
     "schema": Command("mpigen.cli.schema", "print the JSON Schema of the blueprint format"),
+    "completion": Command("mpigen.cli.completion", "print the shell completion script (bash, zsh or fish)"),
 }
 
 
@@ -65,6 +66,11 @@ def parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
         else:
             commands.add_parser(command, help=info.summary)
     return top
+
+
+def full_parser() -> argparse.ArgumentParser:
+    """The parser with every command's arguments (for shell completion: it imports them all)."""
+    return parser({name: importlib.import_module(info.module) for name, info in COMMANDS.items()})
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, ModuleType]:
