@@ -23,7 +23,8 @@ CYAN = "\x1b[36m"
 BOLD_RED = "\x1b[1;31m"
 
 SEVERITIES = {"error": BOLD_RED, "internal error": BOLD_RED, "warning": f"{BOLD}{MAGENTA}"}  # gcc's
-HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+# A hunk header; compiled at its first use (re keeps it), not at every start.
+HUNK = r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@"
 
 
 def wanted(stream: TextIOBase | None) -> bool:
@@ -73,7 +74,7 @@ def unified_diff(text: str) -> str:
                 new, style = new - 1, GREEN
             elif not body.startswith("\\"):  # `\ No newline at end of file` counts for no side
                 old, new = old - 1, new - 1
-        elif hunk := HUNK.match(body):
+        elif hunk := re.match(HUNK, body):
             old, new, style = _count(hunk.group(1)), _count(hunk.group(2)), CYAN
         elif body.startswith(("--- ", "+++ ")):
             style = BOLD
