@@ -36,6 +36,7 @@ def in_process_on_a_terminal(monkeypatch, *args: str) -> bytes:
     reader.start()
     with monkeypatch.context() as patch:
         patch.setattr(sys, "stderr", stream)
+        patch.setenv("TERM", "xterm-256color")  # whatever the TERM of the machine running the tests
         assert main(list(args)) == 0
         stream.flush()
     os.close(follower)
