@@ -7,13 +7,16 @@ is its own environment (its own folder under -o, with its own kustomization.yaml
 
 Blueprints are independent of each other, so a large repository is split into chunks
 rendered in parallel processes (one per core); results are put back in input order,
-so the output is the same bytes as a serial run.
+so the output is the same bytes as a serial run. After each chunk the caller's Progress
+hears how many files are done (the command line draws a bar with it; the pipeline prints
+nothing).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +38,9 @@ from mpigen.validate.written_patches import written_patch_problems
 
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
-MAX_SLICE = 200  # files a worker takes at a time
+MAX_SLICE = 200  # files a worker takes at a time (and a serial run between two reports of progress)
+
+Progress = Callable[[int, int], None]  # (files done, files in all): at the start, then after each chunk
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,7 @@ class _Chunk:
     problems: list[Diagnostic]
     per_env: list[list[_DocResult]]
     used: set
+    files: int = 0  # how many files the slice had
 
 
 # State shared with forked worker processes (set before the fork, read-only after).
@@ -98,7 +104,7 @@ def _process(files: list) -> _Chunk:
     under every environment. One file at a time: only the results are kept, never the
     loaded documents (with the marks of every key and value, they are the bulk)."""
     envs = max(1, len(_WORK["overlays"]))
-    chunk = _Chunk([], [[] for _ in range(envs)], set())
+    chunk = _Chunk([], [[] for _ in range(envs)], set(), len(files))
     for file in files:
         docs, problems = load_files([file])
         chunk.problems.extend(problems)
@@ -174,7 +180,7 @@ def _run(files, overlays, env_options, default_namespace=None, render=True):
     (killed by the kernel's out-of-memory killer), the remaining slices are processed in
     this process: the same results, never a hang or a lost slice."""
     workers = _workers(len(files) * max(1, len(overlays)))
-    size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)))) if workers > 1 else max(1, len(files))
+    size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)) if workers > 1 else len(files)))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
     _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render)
     done = 0
@@ -229,11 +235,13 @@ def _workers(renders: int) -> int:
 
 
 def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, default_namespace=None,
-              render: bool = True) -> Result:
+              render: bool = True, progress: Progress | None = None) -> Result:
     """Render (or only validate) every blueprint under paths for every overlay (with
-    env_options[i] for overlay i when given). Raises InputError with every problem of
-    every blueprint under every overlay."""
+    env_options[i] for overlay i when given), telling `progress` after each chunk. Raises
+    InputError with every problem of every blueprint under every overlay."""
     files, problems = find_yaml_files(paths)
+    done, report = 0, progress or (lambda done, total: None)
+    report(done, len(files))
     overlays = list(overlays or [])
     if not env_options or options is None:
         env_options = [options] * max(1, len(overlays))
@@ -241,6 +249,8 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     diagnostics: list[Diagnostic] = list(problems)
     used: set = set()
     for chunk in _run(files, overlays, env_options, default_namespace, render):
+        done += chunk.files
+        report(done, len(files))
         diagnostics.extend(chunk.problems)
         used |= chunk.used
         for env, results in zip(envs, chunk.per_env):
@@ -321,12 +331,13 @@ def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:
                  "job names must be unique per namespace")
 
 
-def render_paths(paths: list[Path], options, overlays=None, env_options=None, default_namespace=None) -> Result:
-    return run_paths(paths, options, overlays, env_options, default_namespace)
+def render_paths(paths: list[Path], options, overlays=None, env_options=None, default_namespace=None,
+                 progress: Progress | None = None) -> Result:
+    return run_paths(paths, options, overlays, env_options, default_namespace, progress=progress)
 
 
 def validate_paths(paths: list[Path], options=None, overlays=None, env_options=None,
-                   default_namespace=None) -> Result:
+                   default_namespace=None, progress: Progress | None = None) -> Result:
     """Every check of render_paths (the profile's included), without rendering:
     result.jobs counts the valid blueprints."""
-    return run_paths(paths, options, overlays, env_options, default_namespace, render=False)
+    return run_paths(paths, options, overlays, env_options, default_namespace, render=False, progress=progress)

@@ -6,8 +6,10 @@ import argparse
 from pathlib import Path
 
 from mpigen.cli.arguments import announce, flags, inputs
+from mpigen.cli.colour import unified_diff
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
-from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
+from mpigen.cli.progress import progress_bar
+from mpigen.cli.streams import colour_on_stdout, plural, print_diagnostics, say, write_stdout
 from mpigen.project.check import check
 
 DESCRIPTION = ("Render in memory and compare with the output folder: exit 0 when identical, 1 with a unified diff "
@@ -22,10 +24,12 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     announce(args)
-    checked = check(flags(args, args.output), print_diagnostics)
+    with progress_bar("rendering") as progress:
+        checked = check(flags(args, args.output), print_diagnostics, progress)
     stale = False
+    painted = colour_on_stdout()
     for folder, report in checked.reports:
-        write_stdout(report.diff)
+        write_stdout(unified_diff(report.diff) if painted else report.diff)
         if report.stale:
             stale = True
             say(f"{folder.as_posix()} is stale: {report.summary()}; run `mpigen render` and commit the result")

@@ -5,14 +5,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from mpigen.cli import colour
 from mpigen.cli.arguments import announce, cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
-from mpigen.cli.streams import print_diagnostics, write_stdout
+from mpigen.cli.progress import progress_bar
+from mpigen.cli.streams import colour_on_stdout, print_diagnostics, write_stdout
 from mpigen.project.diff import diff
+from mpigen.review.diff.text_format import PLAIN, Style
 
 DESCRIPTION = ("Compare two renders object by object: the committed output at a git revision against a fresh "
                "render of the working tree (--base), or two output folders (OLD_DIR NEW_DIR). Exit 0 when the "
                "same, 1 when not.")
+
+# The text report on a terminal: job titles bold, immutable changes bold red, objects added
+# green, removed red, changed yellow (markdown and json are for programs and comments: plain).
+COLOURS = Style(title=colour.painter(colour.BOLD), immutable=colour.painter(colour.BOLD_RED),
+                added=colour.painter(colour.GREEN), removed=colour.painter(colour.RED),
+                changed=colour.painter(colour.YELLOW), hunk=colour.painter(colour.CYAN))
 
 
 def arguments(command: argparse.ArgumentParser) -> None:
@@ -35,7 +44,9 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     announce(args)
-    report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_diagnostics)
-    write_stdout(report.format(args.format))
+    with progress_bar("rendering") as progress:
+        report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_diagnostics,
+                      progress)
+    write_stdout(report.format(args.format, COLOURS if colour_on_stdout() else PLAIN))
     differs = report.immutable() if args.fail_on == "immutable" else report.differs()
     return DIFFERENCES_FOUND if differs else SUCCESS

@@ -1,9 +1,10 @@
-"""The command line: mpigen render | check | diff | import | validate | schema.
+"""The command line: mpigen render | check | diff | import | validate | schema | completion.
 
 Each command is a module of this package (DESCRIPTION, arguments(parser), run(args)) named in
 COMMANDS and imported only when that command runs, so that `mpigen --help` and each command
 load only what they use. Exit codes: mpigen.cli.exit_codes; every problem with the input is
-printed as PATH:LINE:COLUMN: error: MESSAGE on stderr, and nothing is written.
+printed as PATH:LINE:COLUMN: error: MESSAGE on stderr, and nothing is written. Bare `mpigen`
+prints the help and exits 0.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from types import ModuleType
 
 from mpigen import __version__
 from mpigen.cli.exit_codes import INPUT_ERROR, INTERNAL_ERROR, INTERRUPTED, SUCCESS
-from mpigen.cli.streams import print_diagnostics, silence_stdout
+from mpigen.cli.streams import print_diagnostics, say_error, silence_stdout
 from mpigen.errors import InputError, UsageError
 
 DESCRIPTION = ("Compile MPI training job blueprints into the Kubernetes objects the Kubeflow MPI Operator would "
@@ -38,23 +39,46 @@ COMMANDS = {
     "import": Command("mpigen.cli.import_", "turn MPIJob manifests into blueprints"),
     "validate": Command("mpigen.cli.validate", "check blueprints without writing anything"),
     "schema": Command("mpigen.cli.schema", "print the JSON Schema of the blueprint format"),
+    "completion": Command("mpigen.cli.completion", "print the shell completion script (bash, zsh or fish)"),
 }
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors say `error:` in colour on a terminal (the same
+    bytes as argparse's elsewhere)."""
+
+    def error(self, message: str):  # never returns: exit 2, as argparse's
+        self.print_usage(sys.stderr)
+        say_error(message, prefix=f"{self.prog}: ")
+        self.exit(INPUT_ERROR)
+
+
+def parser(modules: dict[str, ModuleType]) -> argparse.ArgumentParser:
+    """mpigen's parser: the commands of `modules` (name -> module) with their arguments, the
+    others by their summary only (what `mpigen --help` shows)."""
+    top = Parser(prog="mpigen", description=DESCRIPTION)
+    top.add_argument("--version", action="version", version=f"mpigen {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command, info in COMMANDS.items():
+        if command in modules:
+            module = modules[command]
+            module.arguments(commands.add_parser(command, help=info.summary, description=module.DESCRIPTION))
+        else:
+            commands.add_parser(command, help=info.summary)
+    return top
+
+
+def full_parser() -> argparse.ArgumentParser:
+    """The parser with every command's arguments (for shell completion: it imports them all)."""
+    return parser({name: importlib.import_module(info.module) for name, info in COMMANDS.items()})
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, ModuleType]:
     """The arguments and the module of the command they name. Only that command's module is
     imported and its arguments added; the others appear in `mpigen --help` by their summary."""
     name = next((arg for arg in argv if not arg.startswith("-")), None)
-    chosen = importlib.import_module(COMMANDS[name].module) if name in COMMANDS else None
-    parser = argparse.ArgumentParser(prog="mpigen", description=DESCRIPTION)
-    parser.add_argument("--version", action="version", version=f"mpigen {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command, info in COMMANDS.items():
-        if command == name:
-            chosen.arguments(commands.add_parser(command, help=info.summary, description=chosen.DESCRIPTION))
-        else:
-            commands.add_parser(command, help=info.summary)
-    return parser.parse_args(argv), chosen
+    modules = {name: importlib.import_module(COMMANDS[name].module)} if name in COMMANDS else {}
+    return parser(modules).parse_args(argv), modules.get(name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     # (about 50 ms of a cold start); the command line uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-    args, command = parse(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:  # as kubectl and helm: the help, and success (1 would say "differences found")
+        parser({}).print_help()
+        return SUCCESS
+    args, command = parse(argv)
     try:
         return command.run(args)
     except InputError as exc:
@@ -71,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         print_diagnostics(exc.diagnostics)
         return INPUT_ERROR
     except UsageError as exc:
-        print(f"mpigen: error: {exc}", file=sys.stderr)
+        say_error(str(exc))
         return INPUT_ERROR
     except KeyboardInterrupt:
         return INTERRUPTED
@@ -79,12 +107,12 @@ def main(argv: list[str] | None = None) -> int:
         silence_stdout()
         return SUCCESS
     except MemoryError:  # the machine's limit (ulimit -v, a container's memory), not a bug
-        print("error: mpigen ran out of memory; give it more (ulimit -v, the container's memory limit) or "
-              "render fewer blueprints at once", file=sys.stderr)
+        say_error("mpigen ran out of memory; give it more (ulimit -v, the container's memory limit) or "
+                  "render fewer blueprints at once", prefix="")
         return INPUT_ERROR
     except Exception as exc:  # a bug: say so, without a traceback unless asked
         if os.environ.get("MPIGEN_DEBUG"):
             raise
-        print(f"mpigen: internal error: {type(exc).__name__}: {exc} (set MPIGEN_DEBUG=1 for a traceback, "
-              "and please report it)", file=sys.stderr)
+        say_error(f"{type(exc).__name__}: {exc} (set MPIGEN_DEBUG=1 for a traceback, and please report it)",
+                  "internal error")
         return INTERNAL_ERROR

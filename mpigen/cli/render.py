@@ -7,6 +7,7 @@ from pathlib import Path
 
 from mpigen.cli.arguments import announce, flags, inputs
 from mpigen.cli.exit_codes import SUCCESS
+from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.render import render
 
@@ -25,7 +26,8 @@ def arguments(command: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     announce(args)
-    done = render(flags(args, args.output), args.stdout, print_diagnostics)
+    with progress_bar("rendering") as progress:
+        done = render(flags(args, args.output), args.stdout, print_diagnostics, progress)
     result = done.result
     if done.output is None:
         write_stdout(*(item.text for item in result.objects))

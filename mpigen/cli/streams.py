@@ -1,4 +1,5 @@
-"""Standard output and standard error: what every command prints goes through here."""
+"""Standard output and standard error: what every command prints goes through here, in colour
+where it goes to a terminal (mpigen.cli.colour)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import os
 import sys
 from collections.abc import Iterable
 
+from mpigen.cli import colour
 from mpigen.errors import NOWHERE, Diagnostic, InputError, error
 
 
@@ -52,8 +54,20 @@ def silence_stdout() -> None:
 
 def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
     """Diagnostics on standard error, one line each (PATH:LINE:COLUMN: severity: MESSAGE)."""
+    painted = colour.wanted(sys.stderr)
     for diagnostic in diagnostics:
-        print(diagnostic, file=sys.stderr)
+        print(colour.diagnostic(diagnostic) if painted else diagnostic, file=sys.stderr)
+
+
+def say_error(message: str, severity: str = "error", prefix: str = "mpigen: ") -> None:
+    """`mpigen: error: MESSAGE` on standard error (its `error:` in colour on a terminal)."""
+    label = colour.severity(severity) if colour.wanted(sys.stderr) else f"{severity}:"
+    print(f"{prefix}{label} {message}", file=sys.stderr)
+
+
+def colour_on_stdout() -> bool:
+    """Whether standard output is a terminal that takes colour (see mpigen.cli.colour)."""
+    return colour.wanted(sys.stdout)
 
 
 def say(message: str) -> None:

@@ -7,6 +7,7 @@ import argparse
 
 from mpigen.cli.arguments import announce, cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import INPUT_ERROR, SUCCESS
+from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.validate import Validated, validate
 from mpigen.review.object_reports import FORMATS, summary
@@ -32,7 +33,9 @@ def arguments(command: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Exit 2 when an object is invalid: a cluster would refuse what mpigen would write."""
     announce(args)
-    checked = validate(flags(args, None), args.output, args.server, cluster(args), print_diagnostics)
+    doing = "rendering" if args.output or args.server else "validating"
+    with progress_bar(doing) as progress:
+        checked = validate(flags(args, None), args.output, args.server, cluster(args), print_diagnostics, progress)
     if isinstance(checked, Validated):
         per = f" under {plural(checked.overlays, 'overlay')}" if checked.overlays else ""
         say(f"{plural(checked.blueprints, 'blueprint')} valid{per}")

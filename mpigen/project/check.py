@@ -9,6 +9,7 @@ from mpigen.errors import InputError, UsageError
 from mpigen.emit.layout import folder_files
 from mpigen.output.plan import plan_folder
 from mpigen.output.staleness import FolderReport, compare_folder
+from mpigen.pipeline import Progress
 from mpigen.project.options import Flags, resolve
 from mpigen.project.render import companion_files
 from mpigen.project.rendered import Warn, rendered
@@ -24,14 +25,14 @@ class Checked:
     jobs: int
 
 
-def check(flags: Flags, warn: Warn) -> Checked:
+def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked:
     """Compare the output folder (and the companion folders of the whole repository) with a
     fresh render. Raises InputError and UsageError."""
     setup = resolve(flags)
     if setup.output is None:
         where = f"{NO_CONFIG} to name it" if setup.config is None else f"{setup.config.path} names it for no PATH"
         raise UsageError(f"say which output folder to check: -o DIR ({where})")
-    result = rendered(setup, warn)
+    result = rendered(setup, warn, progress)
     plan = plan_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
     if plan.problems:
         raise InputError(plan.problems + plan.warnings)

@@ -12,7 +12,7 @@ from mpigen.emit.layout import folder_files
 from mpigen.output.plan import plan_folder
 from mpigen.output.write import write_folder
 from mpigen.output.safety import refuse_overlap
-from mpigen.pipeline import Result
+from mpigen.pipeline import Progress, Result
 from mpigen.project.options import Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG
@@ -26,9 +26,10 @@ class Rendered:
     output: Path | None
 
 
-def render(flags: Flags, stdout: bool, warn: Warn) -> Rendered:
-    """Render the project; unless `stdout`, write its output folder and the companion folders
-    in place of what they held. Raises InputError (nothing written) and UsageError."""
+def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = None) -> Rendered:
+    """Render the project (telling `progress` how far it is); unless `stdout`, write its output
+    folder and the companion folders in place of what they held. Raises InputError (nothing
+    written) and UsageError."""
     setup = resolve(flags)
     if not stdout and setup.output is None:
         if setup.config is None:
@@ -38,7 +39,7 @@ def render(flags: Flags, stdout: bool, warn: Warn) -> Rendered:
                          "folder of the whole repository, rendered with no PATH)")
     if not stdout:
         refuse_overlap(setup.output, setup.inputs)
-    result = rendered(setup, warn)
+    result = rendered(setup, warn, progress)
     if stdout:
         return Rendered(result, None)
     companions = companion_files(setup, result)

@@ -1,5 +1,6 @@
 """The project's blueprints rendered in memory, as every command that renders needs them: finding
-no blueprint at all is an error, and warnings go where the command prints them."""
+no blueprint at all is an error, warnings go where the command prints them, and the progress of
+a long render to the command's Progress."""
 
 from __future__ import annotations
 
@@ -7,16 +8,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.pipeline import Result, render_paths
+from mpigen.pipeline import Progress, Result, render_paths
 from mpigen.project.options import Setup
 
 Warn = Callable[[Iterable[Diagnostic]], None]  # where warnings go, as they are found
 
 
-def rendered(setup: Setup, warn: Warn) -> Result:
-    """The render of the setup's blueprints, its warnings given to `warn`; InputError when
-    there is no blueprint at all."""
-    result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
+def rendered(setup: Setup, warn: Warn, progress: Progress | None = None) -> Result:
+    """The render of the setup's blueprints, its warnings given to `warn` and its progress
+    (files done, files in all) to `progress`; InputError when there is no blueprint at all."""
+    result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
+                          progress)
     require_jobs(result.jobs, setup.paths)
     warn(result.warnings)
     return result

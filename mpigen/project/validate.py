@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mpigen.pipeline import validate_paths
+from mpigen.pipeline import Progress, validate_paths
 from mpigen.project.cluster import connect
 from mpigen.project.options import ClusterFlags, Flags, Setup, require_kube_version, resolve
 from mpigen.project.rendered import Warn, rendered, require_jobs
@@ -33,33 +33,34 @@ class ObjectsChecked:
 
 
 def validate(flags: Flags, output: bool, server: bool, cluster: ClusterFlags,
-             warn: Warn) -> Validated | ObjectsChecked:
-    """Check the blueprints (and overlays); with `server`, send every rendered object to the
-    cluster as a server-side dry-run apply; with `output`, check every rendered object against
-    the Kubernetes schemas. Raises InputError."""
+             warn: Warn, progress: Progress | None = None) -> Validated | ObjectsChecked:
+    """Check the blueprints (and overlays), telling `progress` how far it is; with `server`,
+    send every rendered object to the cluster as a server-side dry-run apply; with `output`,
+    check every rendered object against the Kubernetes schemas. Raises InputError."""
     setup = resolve(flags)
     if server:
-        return _on_server(setup, cluster, warn)
+        return _on_server(setup, cluster, warn, progress)
     if output:
-        return _against_schemas(setup, warn)
-    result = validate_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace)
+        return _against_schemas(setup, warn, progress)
+    result = validate_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
+                            progress)
     require_jobs(result.jobs, setup.paths)
     warn(result.warnings)
     return Validated(result.jobs, len(setup.overlays))
 
 
-def _on_server(setup: Setup, cluster: ClusterFlags, warn: Warn) -> ObjectsChecked:
+def _on_server(setup: Setup, cluster: ClusterFlags, warn: Warn, progress: Progress | None) -> ObjectsChecked:
     """Every rendered object as a server-side dry-run apply with strict field validation."""
     live = connect(cluster, "--server")
-    result = rendered(setup, warn)
+    result = rendered(setup, warn, progress)
     reports = validate_on_server(live, result.objects)
     return ObjectsChecked(reports, f"the API server {live.server} (dry run)", result.jobs, live.server)
 
 
-def _against_schemas(setup: Setup, warn: Warn) -> ObjectsChecked:
+def _against_schemas(setup: Setup, warn: Warn, progress: Progress | None) -> ObjectsChecked:
     """Every rendered object against the schemas of the Kubernetes version (kubernetes-validate)."""
     version = setup.options.kube_version
     require_kube_version(version, "--output", "validating the output needs the Kubernetes schemas of the "
                                               "kubernetes-validate package: pip install 'mpigen[crd]'")
-    result = rendered(setup, warn)
+    result = rendered(setup, warn, progress)
     return ObjectsChecked(validate_rendered(result.objects, version), f"Kubernetes {version}", result.jobs, None)

@@ -13,6 +13,18 @@ def test_help_and_version():
     assert done.returncode == 0 and done.stdout.startswith(b"mpigen ")
 
 
+def test_bare_mpigen_prints_the_help_and_succeeds():
+    """As kubectl and helm (git exits 1, which for mpigen would mean "differences found")."""
+    bare, helped = run_mpigen(), run_mpigen("--help")
+    assert bare.returncode == 0 and bare.stderr == b""
+    assert bare.stdout == helped.stdout and b"COMMAND" in bare.stdout and b"render" in bare.stdout
+
+
+def test_options_without_a_command_are_still_a_usage_error():
+    done = run_mpigen("--verbose")
+    assert done.returncode == 2 and done.stdout == b"" and b"usage: mpigen" in done.stderr
+
+
 def test_render_defaults_to_the_blueprints_folder(tmp_path):
     # Without mpigen.yaml (this repository has one, so work in a copy of blueprints/).
     shutil.copytree(ROOT / "blueprints", tmp_path / "blueprints")

@@ -18,11 +18,12 @@ TEST_MODULES = sorted(p for p in (ROOT / "tests").rglob("*.py"))
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 # Only these may be imported inside a function: the libraries of the optional extras (the
-# live-cluster client and the schema validators), loaded by the commands that need them, and
+# live-cluster client and the schema validators), loaded by the commands that need them;
 # the standard library's process pool (about 8 ms of every start), loaded only when a
-# render is large enough to run in parallel.
+# render is large enough to run in parallel; and tqdm, the progress bar's, loaded only when
+# standard error is a terminal (mpigen/cli/progress.py), so that no run in a pipe or CI pays.
 DEFERRED = ("kubernetes", "kubernetes_validate", "kubeflow_trainer_api", "jsonschema", "urllib3", "multiprocessing",
-            "concurrent")
+            "concurrent", "tqdm")
 COMMAND_TABLE = PACKAGE / "cli" / "main.py"
 
 

@@ -38,7 +38,7 @@ def _fence(lines: list[str], language: str) -> list[str]:
 def _markdown_row(job: JobDiff) -> str:
     def delta(pair: tuple[int, int]) -> str:
         old, new = pair
-        return "" if not (old or new) else f"{old} → {new}" if old == new else f"**{old} → {new}**"
+        return "" if old == new else f"**{old} → {new}**"  # a total that did not change is left out
 
     notes = (["⚠️ immutable"] if job.immutable else []) + (["new run"] if job.new_run else []) \
         + (["ends run"] if job.ends_run else []) + (["restarts workers"] if job.restarts_workers else [])

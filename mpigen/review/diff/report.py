@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from mpigen.review.diff.json_format import format_json
 from mpigen.review.diff.markdown_format import format_markdown
 from mpigen.review.diff.model import JobDiff
-from mpigen.review.diff.text_format import format_text
+from mpigen.review.diff.text_format import PLAIN, Style, format_text
 
 
 @dataclass
@@ -25,8 +25,10 @@ class Report:
     def immutable(self) -> bool:
         return any(job.immutable for job in self.jobs)
 
-    def format(self, fmt: str) -> str:
-        formats = {"text": format_text, "markdown": format_markdown, "json": format_json}
+    def format(self, fmt: str, style: Style = PLAIN) -> str:
+        """The report as text (its lines marked by `style`), markdown or json."""
+        formats = {"text": lambda report: format_text(report, style), "markdown": format_markdown,
+                   "json": format_json}
         if fmt not in formats:
             raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(formats)}")
         return formats[fmt](self)

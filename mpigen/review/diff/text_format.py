@@ -1,33 +1,63 @@
 """The text report of `mpigen diff` (the default, for a terminal): per job, the immutable
 changes first, then its GPUs, slots and run, then each object added, removed or changed
-with its fields."""
+with its fields. A Style marks its lines (the command line's colours on a terminal); the
+plain style leaves every line as it is."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from mpigen.review.diff.model import FieldChange
 from mpigen.review.diff.wording import facts, line_diff, multiline, show, summary
 
 
-def _text_change(change: FieldChange) -> list[str]:
+def _plain(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True)
+class Style:
+    """How each kind of line is marked: a function of the line's text, without its indent."""
+
+    title: Callable[[str], str] = _plain      # `job NAMESPACE/NAME (env ENV)`
+    immutable: Callable[[str], str] = _plain  # `IMMUTABLE: ...`
+    added: Callable[[str], str] = _plain      # `+ added ...`, and the added lines of a line diff
+    removed: Callable[[str], str] = _plain    # `- removed ...`, and the removed lines of a line diff
+    changed: Callable[[str], str] = _plain    # `~ changed ...`
+    hunk: Callable[[str], str] = _plain       # `@@ ... @@` of a line diff
+
+
+PLAIN = Style()
+
+
+def _diff_line(line: str, style: Style) -> str:
+    if line.startswith("@@"):
+        return style.hunk(line)
+    return style.added(line) if line.startswith("+") else style.removed(line) if line.startswith("-") else line
+
+
+def _text_change(change: FieldChange, style: Style) -> list[str]:
     if change.op == "reorder":
         return [f"{change.path}: order of items {show(change.old)} -> {show(change.new)}"]
     if multiline(change):
-        return [f"{change.path}:"] + ["  " + line for line in line_diff(change.old, change.new)]
+        return [f"{change.path}:"] + ["  " + _diff_line(line, style) for line in line_diff(change.old, change.new)]
     return [f"{change.path}: {show(change.old)} -> {show(change.new)}"]
 
 
-def format_text(report) -> str:
+def format_text(report, style: Style = PLAIN) -> str:
     if not report.differs():
         return "no changes\n"
     lines = []
     for job in report.jobs:
-        lines.append(job.title())
-        lines += [f"IMMUTABLE: {finding.message}" for finding in job.immutable]
+        lines.append(style.title(job.title()))
+        lines += [style.immutable(f"IMMUTABLE: {finding.message}") for finding in job.immutable]
         lines += ["  " + fact for fact in facts(job)]
-        lines += [f"  + added {m.key}" for m in job.added]
-        lines += [f"  - removed {m.key}" for m in job.removed]
+        lines += ["  " + style.added(f"+ added {m.key}") for m in job.added]
+        lines += ["  " + style.removed(f"- removed {m.key}") for m in job.removed]
         for change in job.changed:
-            lines.append(f"  ~ changed {change.key}")
-            lines += ["      " + line for field_change in change.fields for line in _text_change(field_change)]
+            lines.append("  " + style.changed(f"~ changed {change.key}"))
+            lines += ["      " + line for field_change in change.fields
+                      for line in _text_change(field_change, style)]
         lines.append("")
     return "\n".join(lines + [summary(report)]) + "\n"

@@ -36,11 +36,12 @@ def line_diff(old: Any, new: Any) -> list[str]:
 
 
 def facts(job: JobDiff, arrow: str = "->") -> list[str]:
-    """GPUs and slots (when there are any) and what the change does to a run."""
+    """The GPU and slot totals that changed (`slots 1 -> 1` says nothing) and what the change
+    does to a run."""
     facts = []
     for label, (old, new) in (("GPUs", job.gpus), ("slots", job.slots)):
-        if old or new:
-            facts.append(f"{label} {old} {arrow} {new}" + (" (changed)" if old != new else ""))
+        if old != new:
+            facts.append(f"{label} {old} {arrow} {new}")
     if job.new_run:
         facts.append("starts a new run: a launcher Job is created")
     if job.ends_run:

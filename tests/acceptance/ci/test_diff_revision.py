@@ -27,8 +27,8 @@ def test_diff_against_a_revision_renders_the_working_tree(repo):
     assert run.code == 1, run.err
     lines = run.out.splitlines()
     assert lines[0] == "job ml-team/resnet50-imagenet (env prod)"
-    assert "  GPUs 128 -> 64 (changed)" in lines
-    assert "  slots 128 -> 64 (changed)" in lines
+    assert "  GPUs 128 -> 64" in lines
+    assert "  slots 128 -> 64" in lines
     assert lines[-1] == (f"main ({short}) -> working tree: 1 job changed; objects: 0 added, 0 removed, "
                          "3 changed; 1 immutable change")
     # Re-rendered and committed on the branch: the same report (the base side is read from git).

@@ -75,6 +75,6 @@ def test_diff_of_completing_a_run_releases_the_gpus_without_a_new_run(cli):
                         blueprint("train", gpusPerWorker=2, state="completed"))
     text = done.stdout.decode()
     assert done.returncode == 1
-    assert "GPUs 4 -> 0 (changed)" in text
+    assert "GPUs 4 -> 0" in text
     assert "starts a new run" not in text and "ends the run" not in text and "IMMUTABLE" not in text
     assert "0 added, 0 removed, 1 changed" in text

@@ -43,7 +43,7 @@ def test_more_workers_changes_gpus_and_slots_but_nothing_immutable():
     assert [(f.path, f.old, f.new, f.op) for f in sts] == [("spec.replicas", 4, 8, "change")]
     text = report.format("text")
     assert text.splitlines()[0] == "job ml-team/resnet50-imagenet"
-    assert "  GPUs 32 -> 64 (changed)\n" in text and "  slots 32 -> 64 (changed)\n" in text
+    assert "  GPUs 32 -> 64\n" in text and "  slots 32 -> 64\n" in text
     assert "      spec.replicas: 4 -> 8\n" in text
     # The hostfile is shown as a small line diff, indented under its field.
     assert "      data.hostfile:\n        @@ -4 +4,5 @@\n         resnet50-imagenet-worker-3 slots=8\n" \
@@ -70,7 +70,11 @@ def test_launcher_image_change_is_immutable():
             "instead\n") in text
     assert '      spec.template.spec.containers[mpi-launcher].image: "horovod/horovod:0.28.1" -> ' \
            '"horovod/horovod:0.29.0"\n' in text
-    assert "  GPUs 32 -> 32\n" in text  # shown (the job has GPUs) but not flagged
+    # Totals that did not change are left out of the text and markdown (`GPUs 32 -> 32` says
+    # nothing); the JSON keeps them, for programs.
+    assert "GPUs" not in text and "slots" not in text
+    assert "| ml-team/resnet50-imagenet |  | +0 −0 ~1 |  |  | ⚠️ immutable |" in report.format("markdown")
+    assert json.loads(report.format("json"))["jobs"][0]["gpus"] == {"old": 32, "new": 32}
     assert "main -> pr: 1 job changed" in text
 
 

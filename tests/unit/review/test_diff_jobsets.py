@@ -105,7 +105,7 @@ def test_added_jobset_job_starts_a_run_with_its_gpus_and_slots():
     assert job.gpus == (0, 32) and job.slots == (0, 32)
     assert job.new_run and not job.ends_run and not report.immutable()
     text = report.format("text")
-    assert "  GPUs 0 -> 32 (changed)\n  slots 0 -> 32 (changed)\n" in text
+    assert "  GPUs 0 -> 32\n  slots 0 -> 32\n" in text
     assert "  starts a new run: a launcher Job is created\n" in text
 
 
@@ -152,7 +152,7 @@ def test_completed_suspends_the_jobset_releasing_gpus_and_slots():
     assert not report.immutable() and not job.new_run and not job.ends_run
     assert [(str(c.key), [(f.path, f.op, f.new) for f in c.fields]) for c in job.changed] == [
         ("JobSet ml/llm", [("spec.suspend", "add", True)])]
-    assert "  GPUs 16 -> 0 (changed)\n  slots 16 -> 0 (changed)\n" in report.format("text")
+    assert "  GPUs 16 -> 0\n  slots 16 -> 0\n" in report.format("text")
 
 
 # --- a new run ----------------------------------------------------------------------------------

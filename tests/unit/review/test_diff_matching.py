@@ -28,7 +28,7 @@ def test_added_job():
     assert job.new_run and not job.ends_run and job.removed == [] and job.changed == []
     assert job.gpus == (0, 0) and job.slots == (0, 2)
     text = report.format("text")
-    assert "GPUs" not in text and "  slots 0 -> 2 (changed)\n" in text
+    assert "GPUs" not in text and "  slots 0 -> 2\n" in text
     assert text.endswith("1 job changed; objects: 6 added, 0 removed, 0 changed; 0 immutable changes\n")
 
 

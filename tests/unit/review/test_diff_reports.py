@@ -44,7 +44,7 @@ def test_markdown_puts_the_immutable_warning_first():
     assert lines[0] == "### mpigen diff: `old` → `new`"
     assert lines[2] == "> [!WARNING]" and "⚠️" in lines[3]
     assert text.index("[!WARNING]") < text.index("| Job |") < text.index("<details>")
-    assert "| ml-team/resnet50-imagenet |  | +0 −0 ~2 | **32 → 64** | 32 → 32 | ⚠️ immutable |" in lines
+    assert "| ml-team/resnet50-imagenet |  | +0 −0 ~2 | **32 → 64** |  | ⚠️ immutable |" in lines
     assert "- spec.replicas: 4\n+ spec.replicas: 8\n" in text and "```diff\n" in text
 
 
