@@ -86,6 +86,8 @@ def test_only_what_needs_a_cluster_or_another_tool_is_not_run():
     assert skipped == [
         ("README.md", "make render"), ("README.md", "make test"),
         ("README.md", "mpigen validate"), ("README.md", "mpigen diff"), ("docs/cli.md", "mpigen validate"),
+        ("docs/cli.md", "source <(mpigen"), ("docs/cli.md", "mpigen completion"), ("docs/cli.md", "eval \"$(mpigen"),
+        ("docs/cli.md", "mpigen completion"), ("docs/cli.md", "mpigen completion"),
         ("docs/ssh.md", "ssh-keygen -t"), ("docs/ssh.md", "kubectl create"), ("docs/ssh.md", "kubectl create"),
         ("docs/ssh.md", "sops --encrypt"),
         ("docs/tutorial.md", "python3 -m"), ("docs/tutorial.md", "~/.local/mpigen/bin/pip install"),

@@ -16,6 +16,7 @@ The conventions the docs follow, so that the tests can read them:
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
@@ -51,6 +52,13 @@ NOT_RUN = {
     "sops ": "docs/ssh.md's encryption of a Secret: not mpigen's",
     "mpigen validate --server": "needs a cluster: tests/acceptance/test_live.py runs it against a fake API server",
     "mpigen diff --live": "needs a cluster: tests/acceptance/test_live.py runs it against a fake API server",
+    # docs/cli.md's completion set-up, a line per shell, into the user's shell start-up files
+    # (bash runs them all here): tests/acceptance/test_completion.py runs each shell's script.
+    "source <(mpigen completion": "a shell's start-up: test_completion.py loads the script in bash",
+    "mpigen completion bash > ~": "writes into the user's home folder",
+    'eval "$(mpigen completion zsh)"': "zsh's start-up, not bash's",
+    "mpigen completion zsh > ": "zsh's fpath, not bash's",
+    "mpigen completion fish > ~": "fish's, into the user's home folder",
 }
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```[ \t]*$", re.M | re.S)
 WRITE_TO = re.compile(r"`([\w./-]+)`:\s*$")
@@ -143,8 +151,9 @@ def run_block(block: Block, cwd: Path) -> tuple[Path, str]:
 
 def assert_shown(where: str, output: str, shown: str) -> None:
     """The output of commands is exactly what a doc shows, but for the commit ids of diffs."""
-    assert COMMIT.sub("<commit>", output) == COMMIT.sub("<commit>", shown), (
-        f"{where}: the output shown is not what the commands print")
+    printed, documented = COMMIT.sub("<commit>", output), COMMIT.sub("<commit>", shown)
+    assert printed == documented, (f"{where}: the output shown is not what the commands print:\n" + "".join(
+        difflib.unified_diff(documented.splitlines(True), printed.splitlines(True), "shown", "printed")))
 
 
 def repository(folder: Path) -> Path:
