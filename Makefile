@@ -8,25 +8,29 @@ BIN    := $(VENV)/bin
 RENDER_STAMP := $(VENV)/.mpigen-render
 TEST_STAMP   := $(VENV)/.mpigen-test
 
-.PHONY: install install-render install-test render test golden schemas bench clean sshd
+.PHONY: install install-render install-test render test golden schemas bench clean system-packages
 
 # The development set-up (everything `make test` needs), as before the split.
 install: install-test
 install-render: $(RENDER_STAMP)
-install-test: $(TEST_STAMP) sshd
+install-test: $(TEST_STAMP) system-packages
 
-# OpenSSH's server, which the jobset end-to-end test runs in its pretend workers: Debian's
-# openssh-server when missing (apt-get update only if the install fails: a fresh machine's
-# package lists may be stale). Not root: say how, and go on (that test then skips).
-sshd:
-	@if [ "$$(uname -s)" = Linux ] && [ ! -x /usr/sbin/sshd ]; then \
+# What the tests run besides Python, from Debian's packages when missing: OpenSSH's server
+# (the jobset end-to-end test runs it in its pretend workers), zsh and fish (the completion
+# tests load mpigen's scripts in them). apt-get update only if the install fails: a fresh
+# machine's package lists may be stale. Not root: say how, and go on (those tests then skip).
+SYSTEM_PACKAGES := /usr/sbin/sshd:openssh-server /usr/bin/zsh:zsh /usr/bin/fish:fish
+system-packages:
+	@missing=""; for item in $(SYSTEM_PACKAGES); do \
+	  [ -x "$${item%%:*}" ] || missing="$$missing $${item#*:}"; done; \
+	if [ "$$(uname -s)" = Linux ] && [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "Installing OpenSSH's server (openssh-server) for the jobset end-to-end test"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server || \
-	    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openssh-server; }; \
+	    echo "Installing$$missing for the tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing || \
+	    { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; }; \
 	  else \
-	    echo "The jobset end-to-end test needs OpenSSH's server (/usr/sbin/sshd); install it with:"; \
-	    echo "  sudo apt-get install -y --no-install-recommends openssh-server"; \
+	    echo "Some tests need$$missing; install with:"; \
+	    echo "  sudo apt-get install -y --no-install-recommends$$missing"; \
 	  fi; \
 	fi
 
@@ -45,7 +49,7 @@ $(TEST_STAMP): $(RENDER_STAMP)
 render: $(RENDER_STAMP)
 	$(BIN)/mpigen render
 
-test: $(TEST_STAMP) sshd
+test: $(TEST_STAMP) system-packages
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/python -m pytest
 
