@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from tests.support.e2e.pods import Pod
 from tests.support.e2e.processes import kill
 from tests.support.e2e.secrets import ApiError
 
