@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.support.health_checks import argo_cd_check, flux_programs, flux_state
 
 ARGO = ROOT / "docs" / "argocd" / "mpijob-health.yaml"
 FLUX = ROOT / "docs" / "flux" / "mpijob-health.yaml"
@@ -50,17 +51,7 @@ def mpijob(status) -> dict:
 
 @pytest.fixture(scope="module")
 def argo_health():
-    from lupa import LuaRuntime
-
-    script = yaml.safe_load(ARGO.read_text())["data"]["resource.customizations.health.kubeflow.org_MPIJob"]
-    lua = LuaRuntime(unpack_returned_tuples=True)
-    check = lua.execute(f"return function(obj)\n{script}\nend")
-
-    def run(obj: dict) -> dict:
-        result = check(lua.table_from(obj, recursive=True))
-        return dict(result.items())
-
-    return run
+    return argo_cd_check(ARGO, "resource.customizations.health.kubeflow.org_MPIJob")
 
 
 @pytest.mark.parametrize("status, health, _", CASES)
@@ -76,25 +67,12 @@ def test_argo_cd_health_key_is_the_one_argo_cd_reads():
     assert list(yaml.safe_load(ARGO.read_text())["data"]) == ["resource.customizations.health.kubeflow.org_MPIJob"]
 
 
-def flux_state(exprs: dict, obj: dict) -> str:
-    """The one expression that holds: exactly one must, so the result does not depend on
-    the order in which kustomize-controller evaluates them."""
-    import celpy
-
-    env = celpy.Environment()
-    activation = {key: celpy.json_to_cel(value) for key, value in obj.items()}
-    holding = [state for state in ("inProgress", "failed", "current")
-               if bool(env.program(env.compile(exprs[state])).evaluate(activation))]
-    assert len(holding) == 1, holding
-    return holding[0]
-
-
 @pytest.mark.parametrize("status, _, state", CASES)
 def test_flux_health(status, _, state):
     kustomization = yaml.safe_load(FLUX.read_text())
     for exprs in kustomization["spec"]["healthCheckExprs"]:
         obj = dict(mpijob(status), apiVersion=exprs["apiVersion"])
-        assert flux_state(exprs, obj) == state, exprs["apiVersion"]
+        assert flux_state(flux_programs(exprs), obj) == state, exprs["apiVersion"]
 
 
 def test_flux_expressions_cover_both_mpijob_apis():

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import itertools
 
-import celpy
 import pytest
 import yaml
-from lupa import LuaRuntime
 
 from tests.conftest import ROOT
+from tests.support.health_checks import argo_cd_check, flux_state
+from tests.support.health_checks import flux_programs as compile_exprs
 
 ARGO = ROOT / "docs" / "argocd" / "jobset-health.yaml"
 FLUX = ROOT / "docs" / "flux" / "jobset-health.yaml"
@@ -119,31 +119,13 @@ def jobset(written) -> dict:
 
 @pytest.fixture(scope="module")
 def argo_health():
-    script = yaml.safe_load(ARGO.read_text())["data"][ARGO_KEY]
-    lua = LuaRuntime(unpack_returned_tuples=True)
-    check = lua.execute(f"return function(obj)\n{script}\nend")
-
-    def run(obj: dict) -> dict:
-        result = check(lua.table_from(obj, recursive=True))
-        return dict(result.items())
-
-    return run
+    return argo_cd_check(ARGO, ARGO_KEY)
 
 
 @pytest.fixture(scope="module")
 def flux_programs():
     exprs, = yaml.safe_load(FLUX.read_text())["spec"]["healthCheckExprs"]
-    env = celpy.Environment()
-    return {state: env.program(env.compile(exprs[state])) for state in ("inProgress", "failed", "current")}
-
-
-def flux_state(programs: dict, obj: dict) -> str:
-    """The one expression that holds: exactly one must, so the result does not depend on
-    the order in which kustomize-controller evaluates them."""
-    activation = {key: celpy.json_to_cel(value) for key, value in obj.items()}
-    holding = [state for state, program in programs.items() if bool(program.evaluate(activation))]
-    assert len(holding) == 1, holding
-    return holding[0]
+    return compile_exprs(exprs)
 
 
 @pytest.mark.parametrize("_case, written, health, message, _", CASES, ids=[c[0] for c in CASES])
