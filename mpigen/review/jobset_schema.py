@@ -19,7 +19,9 @@ def validate_jobset(obj: dict) -> list[str]:
     try:
         model = JobsetV1alpha2JobSet.from_dict(obj)
     except ValidationError as exc:
-        return [f"{'.'.join(str(p) for p in e['loc']) or 'object'}: {e['msg']}" for e in exc.errors()]
+        # The models validate each nested object on its own: the location is within it.
+        return [f"{'.'.join(str(p) for p in e['loc']) or 'object'} (of a {exc.title}): {e['msg']}"
+                for e in exc.errors()]
     return [f"{'.'.join(str(p) for p in path)}: unknown field" for path in dropped(obj, model.to_dict())]
 
 
