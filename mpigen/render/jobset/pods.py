@@ -12,22 +12,12 @@ from mpigen.kube.data import copy_data
 from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name,
                                         launcher_host, secret_name)
 from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.sshd import allow_root_sshd, runs_as_root
 
 PRIVATE_KEY_MODE = 0o400  # ssh and sshd refuse a key its owner's group may read (root's)
 SHARED_KEY_MODE = 0o440  # a non-root user reads root's key through its group (fsGroup)
-# What a root sshd needs of the capabilities every mpigen container drops (found by running
-# OpenSSH's sshd with each one removed; mpigen.render.mpijob.resource has the same list for
-# the operator's sshd): privilege separation, becoming the user, recording the login, and
-# ending its unprivileged pre-authentication child when a login fails.
-SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT")
 HYDRA = ("MPICH", "IntelMPI")
 PROBE = {"periodSeconds": 2, "timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3}
-
-
-def runs_as_root(pod: dict) -> bool:
-    """Whether the main container runs as root, as far as the pod spec says."""
-    context = pod["containers"][0].get("securityContext", {})
-    return context.get("runAsUser", pod.get("securityContext", {}).get("runAsUser", 0)) == 0
 
 
 def mount_ssh(job: MPIJob, pod: dict) -> None:
@@ -53,8 +43,7 @@ def worker_pod(job: MPIJob) -> dict:
     container["ports"] = [*container.get("ports", []), {"name": "ssh", "containerPort": port, "protocol": "TCP"}]
     container["readinessProbe"] = {"tcpSocket": {"port": port}, **PROBE}
     mount_ssh(job, pod)
-    if runs_as_root(pod):
-        _allow_root_sshd(container, port)
+    allow_root_sshd(pod, port)
     return template
 
 
@@ -71,13 +60,3 @@ def launcher_pod(job: MPIJob) -> dict:
         container["command"] = [command[0], "-localhost", launcher_host(job), *command[1:]]
     mount_ssh(job, pod)
     return template
-
-
-def _allow_root_sshd(container: dict, port: int) -> None:
-    """Add what a root sshd needs to a container that drops every capability."""
-    context = container.get("securityContext", {})
-    if context.get("privileged") or "ALL" not in context.get("capabilities", {}).get("drop", []):
-        return
-    needed = SSHD_ROOT_CAPABILITIES + (("NET_BIND_SERVICE",) if port < 1024 else ())
-    added = context["capabilities"].get("add", [])
-    context["capabilities"]["add"] = added + [c for c in sorted(needed) if c not in added]

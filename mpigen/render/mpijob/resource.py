@@ -19,7 +19,7 @@ Kueue (v2beta1, which Kueue's MPIJob integration reads): the queue and priority 
 MPIJob, a topology request on the rank pods' templates, MultiKueue through runPolicy.managedBy.
 
 v2beta1 workers run the image's sshd: as root it needs a few of the capabilities that every
-mpigen container drops (SSHD_ROOT_CAPABILITIES).
+mpigen container drops (mpigen.render.sshd).
 """
 
 from __future__ import annotations
@@ -28,18 +28,16 @@ from mpigen.compile.environment import openmpi5_env
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
+from mpigen.render.sshd import allow_root_sshd, root_capabilities
 
 
 # The blueprint's names for MPI implementations, as each API spells them.
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}
 SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default
+SSHD_PORT = 22  # of the v2beta1 workers' sshd, as the operator's controller reaches it
 # What the v2beta1 workers' sshd needs when it runs as root (the operator's images' default
-# user), found by running OpenSSH's sshd with only these in its bounding set and dropping
-# each in turn: SYS_CHROOT (privilege separation), SETUID and SETGID (becoming the user),
-# NET_BIND_SERVICE (port 22). AUDIT_WRITE because sshd built with Linux audit (the Red Hat
-# family) refuses logins it cannot record; KILL to end its unprivileged pre-authentication
-# child when a login fails. Non-root sshd (sshAuthMountPath) needs none.
-SSHD_ROOT_CAPABILITIES = ("AUDIT_WRITE", "KILL", "NET_BIND_SERVICE", "SETGID", "SETUID", "SYS_CHROOT")
+# user); non-root sshd (sshAuthMountPath) needs none.
+SSHD_ROOT_CAPABILITIES = root_capabilities(SSHD_PORT)
 # The operators' default restart policies (v2beta1 default.go; training-operator mpi_defaults.go).
 RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
 
@@ -60,16 +58,6 @@ def scheduling_policy(job: MPIJob) -> dict:
     if gang.scheduleTimeoutSeconds is not None:
         policy["scheduleTimeoutSeconds"] = gang.scheduleTimeoutSeconds
     return policy
-
-
-def allow_root_sshd(pod: dict) -> None:
-    """Add what a root sshd needs to a v2beta1 worker container that drops every capability."""
-    context = pod["containers"][0].get("securityContext", {})
-    user = context.get("runAsUser", pod.get("securityContext", {}).get("runAsUser", 0))
-    if user != 0 or context.get("privileged") or "ALL" not in context.get("capabilities", {}).get("drop", []):
-        return
-    added = context["capabilities"].get("add", [])
-    context["capabilities"]["add"] = added + [c for c in SSHD_ROOT_CAPABILITIES if c not in added]
 
 
 def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = None) -> dict:
@@ -94,7 +82,7 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
             container = template["spec"]["containers"][0]
             container["env"] = container.get("env", []) + openmpi5_env(kubexec=api == V1)
         if role == WORKER and api == V2BETA1:
-            allow_root_sshd(template["spec"])
+            allow_root_sshd(template["spec"], SSHD_PORT)
         if ext.topology is not None and (role == WORKER or ext.runLauncherAsWorker):
             key, level = topology_annotation(ext.topology.required, ext.topology.preferred)
             template.setdefault("metadata", {}).setdefault("annotations", {})[key] = level

@@ -1,0 +1,34 @@
+"""The image's sshd as the workers' process, for the targets that start ranks over SSH
+(mpijob v2beta1, jobset): what a root sshd needs of the capabilities every mpigen
+container drops.
+
+Found by running OpenSSH's sshd with only these in its bounding set and dropping each in
+turn: SYS_CHROOT (privilege separation), SETUID and SETGID (becoming the user), AUDIT_WRITE
+(sshd built with Linux audit, the Red Hat family, refuses logins it cannot record), KILL
+(ending its unprivileged pre-authentication child when a login fails), and NET_BIND_SERVICE
+for a port below 1024. A non-root sshd needs none.
+"""
+
+from __future__ import annotations
+
+
+def root_capabilities(port: int) -> tuple[str, ...]:
+    """What a root sshd listening on `port` needs, in order."""
+    needed = ("AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT") + (("NET_BIND_SERVICE",) if port < 1024 else ())
+    return tuple(sorted(needed))
+
+
+def runs_as_root(pod: dict) -> bool:
+    """Whether the main container runs as root, as far as the pod spec says."""
+    context = pod["containers"][0].get("securityContext", {})
+    return context.get("runAsUser", pod.get("securityContext", {}).get("runAsUser", 0)) == 0
+
+
+def allow_root_sshd(pod: dict, port: int) -> None:
+    """Add what a root sshd needs to a main container that drops every capability (nothing
+    to a non-root, a privileged, or a container that keeps the runtime's capabilities)."""
+    context = pod["containers"][0].get("securityContext", {})
+    if not runs_as_root(pod) or context.get("privileged") or "ALL" not in context.get("capabilities", {}).get("drop", []):
+        return
+    added = context["capabilities"].get("add", [])
+    context["capabilities"]["add"] = added + [c for c in root_capabilities(port) if c not in added]
