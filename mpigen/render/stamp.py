@@ -21,16 +21,24 @@ def own_labels(job: MPIJob, job_name: str | None = None, run: str | None = None)
 def stamp(obj: dict, job: MPIJob, job_name: str | None = None, run: str | None = None,
           templates: bool = True) -> dict:
     """The blueprint's labels and annotations and mpigen's labels on the object; on its pod
-    template too, or (templates=False, the GitOps profiles) only mpigen's labels there."""
+    templates too (a workload's, a JobSet's replicated jobs'), or (templates=False, the
+    GitOps profiles) only mpigen's labels there."""
     own = own_labels(job, job_name, run)
     _merge(obj["metadata"], {**job.metadata.labels, **own}, job.metadata.annotations)
-    template = obj.get("spec", {}).get("template")
-    if isinstance(template, dict):
+    for template in _pod_templates(obj):
         if templates:
             _merge(template.setdefault("metadata", {}), {**job.metadata.labels, **own}, job.metadata.annotations)
         else:
             _merge(template.setdefault("metadata", {}), own, {})
     return obj
+
+
+def _pod_templates(obj: dict) -> list[dict]:
+    spec = obj.get("spec", {})
+    template = spec.get("template")
+    if isinstance(template, dict):
+        return [template]
+    return [replicated["template"]["spec"]["template"] for replicated in spec.get("replicatedJobs", [])]
 
 
 def _merge(meta: dict, labels: dict[str, str], annotations: dict[str, str]) -> None:

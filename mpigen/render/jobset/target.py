@@ -19,7 +19,7 @@ from mpigen.render.jobset.jobset import new_jobset
 from mpigen.render.jobset.keygen import keygen_objects
 from mpigen.render.jobset.names import first_rank_host
 from mpigen.render.podgroup import join_group, new_pod_group
-from mpigen.render.stamp import own_labels, stamp
+from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
 
 WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
@@ -50,25 +50,17 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     if options.gitops != "none":
         run = gitops.run_id(objects, lifecycle.run)
         objects = jobset_objects(gitops.instance(base, run), wait)
-    templates = options.gitops == "none"
     for obj in objects:
-        stamp(obj, base, job.metadata.name, run, templates=templates)
+        stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none")
         if obj["kind"] == "JobSet":
-            _finish(obj, base, job.metadata.name, run, templates, lifecycle)
+            _finish(obj, lifecycle)
         if options.gitops == "argocd" and obj["kind"] in WAVES:
             obj["metadata"].setdefault("annotations", {})[ARGOCD_SYNC_WAVE] = WAVES[obj["kind"]]
     return objects
 
 
-def _finish(jobset: dict, job: MPIJob, job_name: str, run: str | None, templates: bool, lifecycle: Lifecycle) -> None:
-    """mpigen's labels (and, without a GitOps profile, the blueprint's) on every pod template;
-    what the blueprint's state and TTL say, which are not part of the run."""
-    labels = {**(job.metadata.labels if templates else {}), **own_labels(job, job_name, run)}
-    for replicated in jobset["spec"]["replicatedJobs"]:
-        meta = replicated["template"]["spec"]["template"].setdefault("metadata", {})
-        meta["labels"] = {**labels, **meta.get("labels", {})}
-        if templates and job.metadata.annotations:
-            meta["annotations"] = {**job.metadata.annotations, **meta.get("annotations", {})}
+def _finish(jobset: dict, lifecycle: Lifecycle) -> None:
+    """What the blueprint's state and TTL say, which are not part of the run."""
     if lifecycle.ttl_seconds_after_finished is not None:
         jobset["spec"]["ttlSecondsAfterFinished"] = lifecycle.ttl_seconds_after_finished
     if lifecycle.state == "completed":
