@@ -55,21 +55,23 @@ def pod_host(job: MPIJob, replicated_job: str, pod: int) -> str:
     return f"{jobset_name(job)}-{replicated_job}-0-{pod}"
 
 
+def dns_name(job: MPIJob, replicated_job: str, pod: int) -> str:
+    """A pod's DNS name, `<host>.<subdomain>`, as the Trainer writes it: every pod resolves
+    it through its namespace's search domain (a bare host name, only the pod itself)."""
+    return f"{pod_host(job, replicated_job, pod)}.{jobset_name(job)}"
+
+
 def worker_hosts(job: MPIJob) -> list[str]:
-    """The workers' DNS names, `<host>.<subdomain>`, as the Trainer writes them: pods resolve
-    them through their namespace's search domain."""
-    return [f"{pod_host(job, WORKER_JOB, i)}.{jobset_name(job)}" for i in range(job.workers)]
+    return [dns_name(job, WORKER_JOB, i) for i in range(job.workers)]
 
 
 def launcher_host(job: MPIJob) -> str:
-    """The launcher pod's DNS name, which every pod resolves (its bare host name does not)."""
-    return f"{pod_host(job, LAUNCHER_JOB, 0)}.{jobset_name(job)}"
+    return dns_name(job, LAUNCHER_JOB, 0)
 
 
 def first_rank_host(job: MPIJob) -> str:
-    """The DNS name of rank 0's pod (the first line of the hostfile), which every pod resolves."""
-    replicated_job = LAUNCHER_JOB if job.extensions.runLauncherAsWorker else WORKER_JOB
-    return f"{pod_host(job, replicated_job, 0)}.{jobset_name(job)}"
+    """Rank 0's pod (the first line of the hostfile)."""
+    return dns_name(job, LAUNCHER_JOB if job.extensions.runLauncherAsWorker else WORKER_JOB, 0)
 
 
 def longest_pod_name(name: str, replicated_job: str, pods: int) -> int:
