@@ -1,4 +1,5 @@
-"""import: MPIJob manifests turned into blueprints, one per job, written all or nothing."""
+"""import: MPIJob and TrainJob manifests turned into blueprints, one per job, written all or
+nothing. A TrainJob's runtime is looked up among the documents of every file given."""
 
 from __future__ import annotations
 
@@ -6,11 +7,14 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mpigen.emit.yaml import dump_object
-from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.errors import Diagnostic, InputError, Mark, error, warning
 from mpigen.load.files import display_path
 from mpigen.load.parser import load_file
 from mpigen.review.importer.manifest import import_document
+from mpigen.load.document import Document
 from mpigen.review.importer.new_files import write_new_files
+from mpigen.review.importer.trainjob import import_trainjob, runtime_ref
+from mpigen.review.importer.trainjob_view import is_runtime, is_trainjob
 
 
 def import_(files: list[str], output: Path | None, strict: bool,
@@ -34,6 +38,37 @@ def _blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Di
     problems: list[Diagnostic] = []
     texts: dict[str, str] = {}
     defined: dict[tuple[str, str], Mark] = {}
+    jobs, runtimes = _documents(files, problems)
+    used: set[int] = set()
+    for doc in jobs:
+        if is_trainjob(doc.data):
+            runtime = _runtime_of(doc, runtimes)
+            used.add(id(runtime))
+            imported = import_trainjob(doc, runtime, strict=strict)
+        else:
+            imported = import_document(doc, strict=strict)
+        problems += doc.problems + imported.diagnostics
+        if not imported.blueprint:
+            continue
+        meta = imported.blueprint["metadata"]
+        job = (meta.get("namespace", "default"), meta["name"])
+        mark = doc.value_mark(("metadata", "name"))
+        if job in defined:
+            problems.append(error(mark, f"{doc.data['kind']} {job[0]}/{job[1]} is already defined at {defined[job]}; "
+                                        "each job becomes one blueprint, so names must be unique per namespace"))
+            continue
+        defined[job] = mark
+        texts[f"{job[0]}/{job[1]}.yaml"] = dump_object(imported.blueprint, f"Imported by mpigen from {doc.path}")
+    for runtime in runtimes:
+        if id(runtime) not in used:
+            problems.append(warning(runtime.key_mark(("kind",)), f"{runtime.data['kind']} "
+                                    f"{runtime.get(('metadata', 'name'))!r}: no TrainJob given references it"))
+    return texts, problems
+
+
+def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Document], list[Document]]:
+    """The jobs (MPIJobs, TrainJobs) and the Trainer runtimes of the files, in order."""
+    jobs, runtimes = [], []
     for name in files:
         path = Path(name)
         try:
@@ -41,21 +76,22 @@ def _blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Di
         except InputError as exc:
             problems += exc.diagnostics
             continue
-        jobs = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == "MPIJob"]
-        if not jobs:
-            problems.append(error(Mark(display_path(path)), "no MPIJob in this file"))
-        for doc in jobs:
-            imported = import_document(doc, strict=strict)
-            problems += doc.problems + imported.diagnostics
-            if not imported.blueprint:
-                continue
-            meta = imported.blueprint["metadata"]
-            job = (meta.get("namespace", "default"), meta["name"])
-            mark = doc.value_mark(("metadata", "name"))
-            if job in defined:
-                problems.append(error(mark, f"MPIJob {job[0]}/{job[1]} is already defined at {defined[job]}; each "
-                                            "job becomes one blueprint, so names must be unique per namespace"))
-                continue
-            defined[job] = mark
-            texts[f"{job[0]}/{job[1]}.yaml"] = dump_object(imported.blueprint, f"Imported by mpigen from {doc.path}")
-    return texts, problems
+        found = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") in ("MPIJob", "TrainJob")]
+        here = [d for d in docs if is_runtime(d.data)]
+        if not found and not here:
+            problems.append(error(Mark(display_path(path)), "no MPIJob, TrainJob or Trainer runtime in this file"))
+        jobs += found
+        runtimes += here
+    return jobs, runtimes
+
+
+def _runtime_of(trainjob: Document, runtimes: list[Document]) -> Document | None:
+    """The runtime the TrainJob references, among those given (a TrainingRuntime is in the
+    TrainJob's namespace)."""
+    kind, name = runtime_ref(trainjob)
+    namespace = trainjob.get(("metadata", "namespace"), "default")
+    for runtime in runtimes:
+        if runtime.data.get("kind") == kind and runtime.get(("metadata", "name")) == name and (
+                kind != "TrainingRuntime" or runtime.get(("metadata", "namespace"), "default") == namespace):
+            return runtime
+    return None

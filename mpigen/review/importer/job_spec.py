@@ -144,6 +144,9 @@ def v2beta1_fields(r, spec: dict, out: dict, implementation: str) -> None:
     if waits != (implementation != "OpenMPI"):
         out["launcher"] = {"waitForWorkers": waits}
         r.came_from(("launcher",), ("spec", "launcherCreationPolicy"))
-    if spec.get("runLauncherAsWorker") not in (None, False):
+    if spec.get("runLauncherAsWorker") is True and r.launcher_as_worker:
+        out.setdefault("launcher", {})["runAsWorker"] = True
+        r.came_from(("launcher", "runAsWorker"), ("spec", "runLauncherAsWorker"))
+    elif spec.get("runLauncherAsWorker") not in (None, False):
         r.lost(("spec", "runLauncherAsWorker"), "runLauncherAsWorker (the launcher's template would have to "
                                                 "match the workers'; set spec.launcher.runAsWorker by hand)")

@@ -17,7 +17,7 @@ FLAG_VALUES = {"-x": 1, "--mca": 2, "-mca": 2, "--bind-to": 1, "-bind-to": 1, "-
                "-genvlist": 1, "-npernode": 1, "--npernode": 1, "-ppn": 1, "-n": 1, "-np": 1}
 # Single-dash long options of older examples, which Open MPI 5 rejects (openmpi5-notes 2).
 TWO_DASH = {"-bind-to": "--bind-to", "-map-by": "--map-by", "-mca": "--mca"}
-SPEC_KEYS = ("image", "workers", "slotsPerWorker", "env", "gpusPerWorker", "mpiImplementation")
+SPEC_KEYS = ("image", "workers", "slotsPerWorker", "env", "gpusPerWorker", "mpiImplementation", "launcher")
 
 
 def launch_fields(argv: list[str], implementation: str, spec: dict) -> dict:

@@ -49,10 +49,11 @@ class Imported:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
-def import_document(doc: Document, strict: bool = False) -> Imported:
+def import_document(doc: Document, strict: bool = False, reader: Reader | None = None) -> Imported:
+    """The blueprint of one MPIJob document (read by `reader`, a Reader of it by default)."""
     data = doc.data
     api = data.get("apiVersion") if isinstance(data, dict) else None
-    r = Reader(doc, strict, api)
+    r = reader or Reader(doc, strict, api)
     if not isinstance(data, dict) or data.get("kind") != "MPIJob" or api not in APIS:
         r.refuse(("kind",) if isinstance(data, dict) else (), f"not an MPIJob of {', '.join(APIS)}")
         return Imported({}, r.problems)

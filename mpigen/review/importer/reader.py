@@ -18,6 +18,9 @@ class Reader:
         self.doc, self.strict, self.api, self.problems = doc, strict, api, []
         self.refused = False  # an error of the MPIJob itself (not a loss made an error by --strict)
         self.origins: dict[Loc, Loc] = {}  # a blueprint location -> where in the MPIJob it comes from
+        # runLauncherAsWorker is the blueprint's launcher.runAsWorker only where the launcher's
+        # template is known to be the workers' as mpigen writes it (a TrainJob's runtime of mpigen's)
+        self.launcher_as_worker = False
 
     def get(self, loc: Loc, default=None):
         return self.doc.get(loc, default)
@@ -42,14 +45,18 @@ class Reader:
 
     def differs(self, loc: Loc, message: str) -> None:
         report = error if self.strict else warning
-        self.problems.append(report(self.doc.key_mark(loc), f"{field_path(loc)}: {message}"))
+        self.problems.append(report(self.doc.key_mark(loc), f"{self.name(loc)}: {message}"))
 
     def refuse(self, loc: Loc, why: str) -> None:
         """An error at the value (at the key of a mapping or a list: where it starts)."""
         whole = isinstance(self.get(loc), (dict, list)) and loc
         mark = self.doc.key_mark(loc) if whole else self.doc.value_mark(loc)
-        self.problems.append(error(mark, f"{field_path(loc) or 'document'}: {why}"))
+        self.problems.append(error(mark, f"{self.name(loc) or 'document'}: {why}"))
         self.refused = True
+
+    def name(self, loc: Loc) -> str:
+        """A location as messages name it."""
+        return field_path(loc)
 
     def came_from(self, spec_loc: Loc, loc: Loc) -> None:
         self.origins[("spec", *spec_loc) if spec_loc[0] != "metadata" else spec_loc] = loc
@@ -57,3 +64,12 @@ class Reader:
     def origin(self, loc: Loc) -> Loc:
         """Where in the MPIJob a location of the blueprint comes from (its nearest known part)."""
         return next((self.origins[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in self.origins), ("spec",))
+
+
+class KindReader(Reader):
+    """A reader whose messages name the document's kind too (a TrainJob's and its runtime's
+    problems are reported together)."""
+
+    def name(self, loc: Loc) -> str:
+        kind = self.doc.data.get("kind") if isinstance(self.doc.data, dict) else None
+        return f"{kind} {field_path(loc)}" if kind and loc else field_path(loc)

@@ -171,7 +171,7 @@ def test_what_a_blueprint_cannot_express_is_reported_at_its_position(tmp_path, a
 
 
 @pytest.mark.parametrize("manifest, message", [
-    (b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n", "no MPIJob in this file"),
+    (b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n", "no MPIJob, TrainJob or Trainer runtime in this file"),
     (b"apiVersion: kubeflow.org/v9\nkind: MPIJob\nmetadata: {name: x}\nspec: {}\n", "not an MPIJob of"),
     (b"apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: x}\nspec: {mpiReplicaSpecs: {}}\n",
      "needs mpiReplicaSpecs with a Launcher"),

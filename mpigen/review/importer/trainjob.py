@@ -1,0 +1,164 @@
+"""`mpigen import`, TrainJobs (trainer.kubeflow.org/v1alpha1) -> blueprints.
+
+The TrainJob and the runtime it references (when its file is given too) are read as the
+v2beta1 MPIJob they amount to (mpigen.review.importer.trainjob_view), with the MPIJob
+importer's rules; then the blueprint takes what only a TrainJob says: the runtime (none
+when mpigen wrote it from a blueprint, else spec.runtime naming it), the launcher as a node
+(runLauncherAsNode), Kueue's priority class and MultiKueue (managedBy), the runtime's gang
+scheduling and the workers' SSH port. Last, the blueprint is rendered with the trainjob
+target and compared with the TrainJob and runtime given (mpigen.review.importer.rendered):
+each value it does not give back is reported at its line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mpigen.compile.mpijob import V2BETA1
+from mpigen.errors import warning
+from mpigen.kube.data import copy_data
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, MULTIKUEUE
+from mpigen.load.document import Document
+from mpigen.render.trainjob.names import FRAMEWORK_LABEL, TRAINER_GROUP
+from mpigen.review.importer.manifest import Imported, import_document
+from mpigen.review.importer.reader import KindReader
+from mpigen.review.importer.rendered import check_rendered
+from mpigen.review.importer.trainjob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
+                                                  ViewReader, build_view, written_by_mpigen)
+
+HASHED_NAME = re.compile(r"mpigen-[0-9a-f]{10}")  # a shared ClusterTrainingRuntime named by its content
+DEFAULT_SSH_PORT = 2222
+VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
+# Frameworks whose launch lines are the same, by the one the MPIJob importer picks.
+SAME_LINE = {"pytorch": ("pytorch", "deepspeed"), "horovod": ("horovod", "tensorflow", "mxnet")}
+
+
+def runtime_ref(doc: Document) -> tuple[str, str | None]:
+    """(kind, name) of the runtime a TrainJob references."""
+    ref = doc.get(("spec", "runtimeRef"), {})
+    ref = ref if isinstance(ref, dict) else {}
+    return ref.get("kind", DEFAULT_RUNTIME_KIND), ref.get("name")
+
+
+def import_trainjob(doc: Document, runtime: Document | None, strict: bool = False) -> Imported:
+    """The blueprint of one TrainJob; `runtime` is the runtime it references, when given."""
+    r = KindReader(doc, strict, TRAINER_API)
+    if doc.get(("apiVersion",)) != TRAINER_API:
+        r.refuse(("apiVersion",), f"not a TrainJob of {TRAINER_API}")
+        return Imported({}, r.problems)
+    kind, name = runtime_ref(doc)
+    group = doc.get(("spec", "runtimeRef", "apiGroup"), TRAINER_GROUP)
+    if not isinstance(name, str) or not name or kind not in RUNTIME_KINDS or group != TRAINER_GROUP:
+        r.refuse(("spec", "runtimeRef"), f"a TrainJob references a runtime: runtimeRef needs a name, apiGroup "
+                                         f"{TRAINER_GROUP} and a kind of {', '.join(RUNTIME_KINDS)}")
+        return Imported({}, r.problems)
+    if runtime is None:
+        r.problems.append(warning(doc.key_mark(("spec", "runtimeRef")), f"TrainJob spec.runtimeRef: the {kind} {name!r} was "
+                          "not given (pass its file too): the blueprint names it (spec.runtime) and takes only what "
+                          "the TrainJob says"))
+    view = build_view(doc, runtime)
+    vdoc = view.document(doc)
+    imported = import_document(vdoc, strict, ViewReader(vdoc, strict, V2BETA1, view))
+    r.problems += imported.diagnostics
+    if not imported.blueprint:
+        return Imported({}, r.problems)
+    blueprint = imported.blueprint
+    _trainer_fields(doc, runtime, view, blueprint["spec"], blueprint["metadata"])
+    runtime_reader = KindReader(runtime, strict, TRAINER_API) if written_by_mpigen(runtime) else None
+    check_rendered(blueprint, r, _defaulted(doc, runtime, blueprint["spec"]), runtime_reader,
+                   {d.mark for d in imported.diagnostics})
+    if runtime_reader is not None:
+        r.problems += runtime_reader.problems
+    failed = any(d.severity == "error" for d in r.problems)
+    return Imported({} if failed else blueprint, r.problems)
+
+
+def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
+    """The TrainJob as the Trainer reads it, to compare with the render: runtimeRef's
+    defaults; the sizes the runtime gives, when it was given; on a runtime mpigen did not
+    write, the Open MPI 5 hostfile variable mpigen adds to the trainer's env."""
+    data = copy_data(doc.data)
+    spec_data = data.setdefault("spec", {})
+    ref = spec_data.setdefault("runtimeRef", {})
+    if isinstance(ref, dict):
+        ref.setdefault("apiGroup", TRAINER_GROUP)
+        ref.setdefault("kind", DEFAULT_RUNTIME_KIND)
+    trainer = spec_data.setdefault("trainer", {})
+    if runtime is not None and isinstance(trainer, dict):
+        trainer.setdefault("numProcPerNode", spec.get("slotsPerWorker"))
+        trainer.setdefault("numNodes", spec["workers"] + int(spec.get("launcher", {}).get("runAsWorker", False)))
+    if not written_by_mpigen(runtime) and spec.get("mpiImplementation", "OpenMPI") == "OpenMPI" \
+            and isinstance(trainer, dict) and NAMED_HOSTFILE not in trainer.get("env", []):
+        trainer["env"] = [*trainer.get("env", []), dict(NAMED_HOSTFILE)]
+    return data
+
+
+def _trainer_fields(doc: Document, runtime: Document | None, view, spec: dict, metadata: dict) -> None:
+    """What a TrainJob says that an MPIJob does not."""
+    if written_by_mpigen(runtime):
+        _framework(runtime, spec)
+    if view.runAsWorker:
+        spec.setdefault("launcher", {})["runAsWorker"] = True
+    if view.ssh_port not in (None, DEFAULT_SSH_PORT):
+        spec["ssh"] = {"port": view.ssh_port}
+    scheduling = spec.get("scheduling", {})
+    priority = metadata.get("labels", {}).pop(KUEUE_PRIORITY_LABEL, None)
+    if not metadata.get("labels", True):
+        del metadata["labels"]
+    if priority is not None:
+        scheduling["priorityClass"] = priority
+    if doc.get(("spec", "managedBy")) == MULTIKUEUE:
+        scheduling["multiKueue"] = True
+    gang = _gang(runtime) if written_by_mpigen(runtime) else None
+    if gang:
+        scheduling["gang"] = gang
+    if scheduling:
+        spec["scheduling"] = scheduling
+    choice = _runtime(doc, runtime)
+    if choice:
+        spec["runtime"] = choice
+    spec.pop("launcher", None) if spec.get("launcher") == {} else None
+
+
+def _framework(runtime: Document, spec: dict) -> None:
+    """The framework mpigen labels its runtime with: of those whose launch lines are the same
+    (pytorch and deepspeed; horovod, tensorflow and mxnet), the launch line alone cannot tell."""
+    label = runtime.get(("metadata", "labels", FRAMEWORK_LABEL))
+    if "command" not in spec or label not in SAME_LINE.get(spec.get("framework", "custom"), ()):
+        return
+    if label == "custom":
+        spec.pop("framework", None)
+    else:
+        spec["framework"] = label
+
+
+def _gang(runtime: Document) -> dict | None:
+    policy = runtime.get(("spec", "podGroupPolicy"))
+    if not isinstance(policy, dict):
+        return None
+    if "volcano" in policy:
+        gang = {"scheduler": "volcano"}
+        queue = runtime.get(("spec", "template", "metadata", "annotations", VOLCANO_QUEUE))
+        if queue is not None:
+            gang["queue"] = queue
+        return gang
+    if "coscheduling" in policy:
+        gang = {"scheduler": "scheduler-plugins"}
+        timeout = runtime.get(("spec", "podGroupPolicy", "coscheduling", "scheduleTimeoutSeconds"))
+        if timeout is not None:
+            gang["scheduleTimeoutSeconds"] = timeout
+        return gang
+    return None
+
+
+def _runtime(doc: Document, runtime: Document | None) -> dict | None:
+    """spec.runtime: none for the TrainingRuntime mpigen writes by default (named as the
+    job); the kind (and name) of another runtime of mpigen's; the name of the cluster's."""
+    kind, name = runtime_ref(doc)
+    if not written_by_mpigen(runtime):
+        return {"name": name, "kind": kind}
+    if kind == "TrainingRuntime" and name == doc.get(("metadata", "name")):
+        return None
+    if kind == "ClusterTrainingRuntime" and HASHED_NAME.fullmatch(name):
+        return {"emit": kind}
+    return {"emit": kind, "name": name}

@@ -1,0 +1,376 @@
+"""`mpigen import`, a TrainJob (trainer.kubeflow.org/v1alpha1) and its runtime seen as the
+v2beta1 MPIJob they amount to: the launcher is the runtime's launcher job with the TrainJob's
+trainer fields (image, command, env, the launcher's resources), the workers are the node job
+(numNodes of them, less the launcher when it is a node), and the run policy is the
+TrainJob's and the JobSet template's. Each value keeps where it is written (file, line and
+the field's path there), so that the MPIJob importer reads it with its own rules and reports
+at the TrainJob's or the runtime's line. What mpigen's trainjob target adds to the pods of a
+runtime it wrote (the ssh-setup init container, the SSH folder, the workers' sshd command,
+port and probe, the launcher's mpirun variables) is left out of the view, since rendering
+the blueprint writes it again.
+
+Only a runtime mpigen wrote (label app.kubernetes.io/managed-by: mpigen) is read for its pods:
+another runtime is the cluster's, which the blueprint names (spec.runtime) and does not copy;
+of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsNode).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mpigen.compile.blueprint import SHM_VOLUME
+from mpigen.compile.environment import NVIDIA_ENV, SSH_ENV
+from mpigen.compile.mpijob import V2BETA1
+from mpigen.kube.accelerators import is_accelerator
+from mpigen.kube.data import copy_data
+from mpigen.kube.labels import MANAGED_BY
+from mpigen.load.document import Document, Loc, field_path
+from mpigen.render.additions import RANK_ENV_VOLUME
+from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
+                                          PATCH_MANAGER, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT)
+from mpigen.review.importer.reader import Reader
+
+TRAINER_API = "trainer.kubeflow.org/v1alpha1"
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (the TrainJob CRD)
+JOB_TEMPLATE = ("template", "spec", "template")  # a replicated job's pod template, from the job
+OPENMPI4_AGENT = "OMPI_MCA_plm_rsh_agent"
+# What the trainjob target appends to the launcher's env (render/trainjob/pods.launcher_env).
+ADDED_LAUNCHER_ENV = {OPENMPI4_AGENT, *NVIDIA_ENV, *(name for names in SSH_ENV.values() for name, _ in names)}
+NAMED_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}
+IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}  # blueprint -> v2beta1's
+SSH_PORT_NAME = "ssh"
+
+
+def is_runtime(data) -> bool:
+    return isinstance(data, dict) and data.get("apiVersion") == TRAINER_API and data.get("kind") in RUNTIME_KINDS
+
+
+def is_trainjob(data) -> bool:
+    return isinstance(data, dict) and data.get("kind") == "TrainJob"
+
+
+def written_by_mpigen(runtime: Document | None) -> bool:
+    meta = runtime.data.get("metadata") if runtime is not None else None
+    labels = meta.get("labels") if isinstance(meta, dict) else None
+    return isinstance(labels, dict) and labels.get(MANAGED_BY) == "mpigen"
+
+
+@dataclass
+class View:
+    """The MPIJob a TrainJob amounts to, where each of its parts comes from, and what the
+    blueprint takes from the TrainJob beside it (its runtime, Kueue, runAsWorker)."""
+
+    data: dict
+    origins: dict[Loc, tuple[Document, Loc]] = field(default_factory=dict)
+    runAsWorker: bool = False
+    ssh_port: int | None = None
+
+    def put(self, loc: Loc, value, doc: Document, origin: Loc):
+        """Set the view's value at loc (a list's index may be its length: appended), written
+        at origin in doc."""
+        node = self.data
+        for part in loc[:-1]:
+            node = node[part] if isinstance(node, list) else node.setdefault(part, {})
+        if isinstance(node, list) and loc[-1] == len(node):
+            node.append(value)
+        else:
+            node[loc[-1]] = value
+        self.origins[loc] = (doc, origin)
+        return value
+
+    def where(self, loc: Loc) -> tuple[Document, Loc] | None:
+        """The document and path where the view's loc is written (its nearest known part)."""
+        for end in range(len(loc), -1, -1):
+            found = self.origins.get(tuple(loc[:end]))
+            if found is not None:
+                doc, origin = found
+                return doc, origin + tuple(loc[end:])
+        return None
+
+    def document(self, trainjob: Document) -> Document:
+        """The view as a Document whose marks are those of the TrainJob's and runtime's files."""
+        doc = Document(trainjob.path, self.data, trainjob.start)
+        for loc in _locations(self.data):
+            found = self.where(loc)
+            if found is None:
+                continue
+            source, origin = found
+            if origin in source.key_marks:
+                doc.key_marks[loc] = source.key_marks[origin]
+            if origin in source.value_marks:
+                doc.value_marks[loc] = source.value_marks[origin]
+        return doc
+
+
+class ViewReader(Reader):
+    """The MPIJob importer's reader on a view: its messages name the TrainJob's or the
+    runtime's fields, at their lines."""
+
+    def __init__(self, doc: Document, strict: bool, api: str, view: View):
+        super().__init__(doc, strict, api)
+        self.view = view
+        self.launcher_as_worker = True
+
+    def name(self, loc: Loc) -> str:
+        found = self.view.where(loc)
+        if found is None:
+            return field_path(loc)
+        source, origin = found
+        return f"{source.data.get('kind', 'document')} {field_path(origin)}"
+
+
+def _locations(node, loc: Loc = ()):
+    yield loc
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _locations(value, loc + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _locations(value, loc + (index,))
+
+
+def replicated_job(runtime: Document, name: str) -> int | None:
+    jobs = runtime.get(("spec", "template", "spec", "replicatedJobs"))
+    if not isinstance(jobs, list):
+        return None
+    return next((i for i, job in enumerate(jobs) if isinstance(job, dict) and job.get("name") == name), None)
+
+
+def mlpolicy(runtime: Document | None, *keys, default=None):
+    return runtime.get(("spec", "mlPolicy", *keys), default) if runtime is not None else default
+
+
+def build_view(trainjob: Document, runtime: Document | None) -> View:
+    """The MPIJob view of a TrainJob and (when given) its runtime."""
+    view = View({"apiVersion": V2BETA1, "kind": "MPIJob"})
+    view.put(("metadata",), copy_data(trainjob.get(("metadata",), {})), trainjob, ("metadata",))
+    ours = written_by_mpigen(runtime)
+    view.runAsWorker = mlpolicy(runtime, "mpi", "runLauncherAsNode") is True
+    if view.runAsWorker:
+        view.put(("spec", "runLauncherAsWorker"), True, runtime, ("spec", "mlPolicy", "mpi", "runLauncherAsNode"))
+    for role, job in (("Launcher", LAUNCHER_JOB), ("Worker", NODE_JOB)):
+        index = replicated_job(runtime, job) if ours else None
+        base = ("spec", "mpiReplicaSpecs", role)
+        if index is None:
+            name = "mpi-launcher" if role == "Launcher" else "mpi-worker"
+            view.put(base + ("template",), {"spec": {"containers": [{"name": name}]}}, trainjob, ("spec", "trainer"))
+        else:
+            loc = ("spec", "template", "spec", "replicatedJobs", index) + JOB_TEMPLATE
+            _pod(view, base + ("template",), runtime, loc, role)
+    if not ours:
+        _patches(view, trainjob)
+    if ours and view.runAsWorker:
+        _launcher_as_worker(view)
+    _trainer(view, trainjob, runtime, ours)
+    _policies(view, trainjob, runtime)
+    return view
+
+
+def _launcher_as_worker(view: View) -> None:
+    """A launcher that is a node has the workers' accelerators, /dev/shm and rank
+    environment script, which rendering gives it again from the workers'."""
+    roles = view.data["spec"]["mpiReplicaSpecs"]
+    pod = roles["Launcher"]["template"].get("spec", {})
+    worker = roles["Worker"]["template"].get("spec", {})
+    container = (pod.get("containers") or [{}])[0]
+    limits = (container.get("resources") or {}).get("limits")
+    if isinstance(limits, dict):
+        for name in [n for n in limits if is_accelerator(n)]:
+            del limits[name]
+    if pod.get("affinity") is not None and pod.get("affinity") == worker.get("affinity"):
+        del pod["affinity"]  # the workers' placement (onePodPerNode), which the launcher gets as a node
+    shared = [v for v in worker.get("volumes", []) if isinstance(v, dict) and v.get("name") in (SHM_VOLUME, RANK_ENV_VOLUME)]
+    names = {v["name"] for v in shared if v in pod.get("volumes", [])}
+    base = ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec")
+    found = view.where(base)
+    if found is None or not names:
+        return
+    doc, origin = found
+    _without(view, pod, "volumes", base, doc, origin, lambda v: v.get("name") in names)
+    _without(view, container, "volumeMounts", base + ("containers", 0), doc, view.where(base + ("containers", 0))[1],
+             lambda m: m.get("name") in names)
+
+
+def _pod(view: View, loc: Loc, runtime: Document, origin: Loc, role: str) -> None:
+    """A runtime's pod template, less what the trainjob target adds, its container `node`
+    first under the MPI container's name."""
+    template = copy_data(runtime.get(origin, {}))
+    view.put(loc, template, runtime, origin)
+    pod = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+    containers = pod.get("containers") if isinstance(pod.get("containers"), list) else []
+    main = next((i for i, c in enumerate(containers) if isinstance(c, dict) and c.get("name") == NODE_CONTAINER), 0)
+    order = [main] + [i for i in range(len(containers)) if i != main]
+    _keep(view, loc + ("spec", "containers"), containers, order, runtime, origin + ("spec", "containers"))
+    ploc, porigin = loc + ("spec",), origin + ("spec",)
+    _without(view, pod, "initContainers", ploc, runtime, porigin, lambda c: c.get("name") == SSH_SETUP_CONTAINER)
+    _without(view, pod, "volumes", ploc, runtime, porigin, lambda v: v.get("name") == SSH_VOLUME)
+    if not pod.get("containers"):
+        return
+    container, cloc = pod["containers"][0], loc + ("spec", "containers", 0)
+    corigin = origin + ("spec", "containers", main)
+    if isinstance(container, dict):
+        container["name"] = "mpi-launcher" if role == "Launcher" else "mpi-worker"
+        _without(view, container, "volumeMounts", cloc, runtime, corigin, lambda m: m.get("name") == SSH_VOLUME)
+        if role == "Worker":
+            _worker_sshd(view, container)
+        else:
+            _without(view, container, "env", cloc, runtime, corigin, lambda e: e.get("name") in ADDED_LAUNCHER_ENV)
+
+
+def _keep(view: View, loc: Loc, items: list, order: list[int], doc: Document, origin: Loc) -> None:
+    """Reorder or filter a list of the view, each item keeping where it is written."""
+    kept = [items[i] for i in order]
+    items[:] = kept
+    for new, old in enumerate(order):
+        view.origins[loc + (new,)] = (doc, origin + (old,))
+
+
+def _without(view, holder: dict, key: str, loc: Loc, doc, origin: Loc, drop) -> None:
+    """A list of the view less the items `drop` picks (holder is at loc, written at origin)."""
+    items = holder.get(key)
+    if not isinstance(items, list):
+        return
+    order = [i for i, item in enumerate(items) if not (isinstance(item, dict) and drop(item))]
+    _keep(view, loc + (key,), items, order, doc, origin + (key,))
+    if not items:
+        del holder[key]
+
+
+def _worker_sshd(view: View, container: dict) -> None:
+    """The node container's sshd (command, port, probe), which rendering writes again."""
+    if container.get("command") == ["/bin/sh", SSHD_SCRIPT] and not container.get("args"):
+        del container["command"]
+    ports = container.get("ports")
+    if isinstance(ports, list):
+        ssh = [p for p in ports if isinstance(p, dict) and p.get("name") == SSH_PORT_NAME]
+        if ssh:
+            view.ssh_port = ssh[0].get("containerPort")
+            ports.remove(ssh[0])
+            if not ports:
+                del container["ports"]
+    probe = container.get("readinessProbe")
+    if isinstance(probe, dict) and (probe.get("tcpSocket") or {}).get("port") == view.ssh_port:
+        del container["readinessProbe"]
+
+
+def _patches(view: View, trainjob: Document) -> None:
+    """The runtimePatches mpigen writes for a runtime it did not write (manager
+    mpigen.dev/blueprint): the pods' fields, on the view's pods."""
+    for index, patch in enumerate(trainjob.get(("spec", "runtimePatches"), []) or []):
+        if not isinstance(patch, dict) or patch.get("manager") != PATCH_MANAGER:
+            continue
+        jobs_loc = ("spec", "runtimePatches", index, "trainingRuntimeSpec", "template", "spec", "replicatedJobs")
+        for j, job in enumerate(trainjob.get(jobs_loc, []) or []):
+            role = {NODE_JOB: "Worker", LAUNCHER_JOB: "Launcher"}.get(job.get("name") if isinstance(job, dict) else None)
+            template = trainjob.get(jobs_loc + (j, "template", "spec", "template"))
+            if role is None or not isinstance(template, dict):
+                continue
+            origin = jobs_loc + (j, "template", "spec", "template")
+            base = ("spec", "mpiReplicaSpecs", role, "template")
+            for key, value in (template.get("metadata") or {}).items():
+                view.put(base + ("metadata", key), copy_data(value), trainjob, origin + ("metadata", key))
+            spec = template.get("spec") or {}
+            for key, value in spec.items():
+                if key != "containers":
+                    view.put(base + ("spec", key), copy_data(value), trainjob, origin + ("spec", key))
+            for c, container in enumerate(spec.get("containers") or []):
+                if isinstance(container, dict) and container.get("name") == NODE_CONTAINER:
+                    for key, value in container.items():
+                        if key != "name":
+                            view.put(base + ("spec", "containers", 0, key), copy_data(value), trainjob,
+                                     origin + ("spec", "containers", c, key))
+
+
+def _trainer(view: View, trainjob: Document, runtime: Document | None, ours: bool) -> None:
+    """The trainer fields: the launcher's image, command and env; the sizes."""
+    trainer = ("spec", "trainer")
+    launcher = ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec", "containers", 0)
+    worker = ("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers", 0)
+    implementation = _implementation(runtime) if ours else "OpenMPI"
+    if implementation != "OpenMPI":
+        view.put(("spec", "mpiImplementation"), IMPLEMENTATIONS[implementation], runtime,
+                 ("metadata", "annotations", IMPLEMENTATION_ANNOTATION))
+        view.put(("spec", "launcherCreationPolicy"), "WaitForWorkersReady", runtime, ("metadata",))
+    if trainjob.get(trainer + ("image",)) is not None:
+        for loc in (launcher, worker):
+            view.put(loc + ("image",), trainjob.get(trainer + ("image",)), trainjob, trainer + ("image",))
+    command = trainjob.get(trainer + ("command",))
+    if isinstance(command, list):
+        command = list(command)
+        if implementation != "OpenMPI" and command[1:2] == ["-localhost"]:
+            del command[1:3]  # the launcher's DNS name, which rendering writes for Hydra
+        view.put(launcher + ("command",), command, trainjob, trainer + ("command",))
+    if trainjob.get(trainer + ("args",)) is not None:
+        view.put(launcher + ("args",), trainjob.get(trainer + ("args",)), trainjob, trainer + ("args",))
+    _env(view, trainjob, launcher, ours)
+    _sizes(view, trainjob, runtime, worker)
+
+
+def _implementation(runtime: Document) -> str:
+    value = runtime.get(("metadata", "annotations", IMPLEMENTATION_ANNOTATION), "OpenMPI")
+    return value if value in IMPLEMENTATIONS else "OpenMPI"
+
+
+def _env(view: View, trainjob: Document, launcher: Loc, ours: bool) -> None:
+    """The trainer's env on the launcher: as the Trainer merges it, an entry of the runtime's
+    launcher with the same name is replaced, the others are added after."""
+    entries = trainjob.get(("spec", "trainer", "env"))
+    if not isinstance(entries, list):
+        return
+    container = view.data["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    env = container.setdefault("env", [])
+    for index, entry in enumerate(entries):
+        if not ours and entry == NAMED_HOSTFILE:
+            continue  # what mpigen adds for Open MPI 5 on a runtime it did not write
+        name = entry.get("name") if isinstance(entry, dict) else None
+        at = next((i for i, e in enumerate(env) if isinstance(e, dict) and name and e.get("name") == name), len(env))
+        view.put(launcher + ("env", at), copy_data(entry), trainjob, ("spec", "trainer", "env", index))
+        if not ours:  # the blueprint's env, which the runtime's workers are not known to set otherwise
+            worker = ("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers", 0, "env")
+            view.put(worker + (len(view.data["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+                                   .setdefault("env", [])),), copy_data(entry), trainjob,
+                     ("spec", "trainer", "env", index))
+    if not env:
+        del container["env"]
+
+
+def _sizes(view: View, trainjob: Document, runtime: Document | None, worker: Loc) -> None:
+    """Workers from numNodes (less the launcher, a node with runLauncherAsNode), slots from
+    numProcPerNode (the TrainJob's, else the runtime's; 1 with GPUs is the GPU count),
+    the workers' resources from resourcesPerNode (where the runtime's node container has none)."""
+    trainer = ("spec", "trainer")
+    resources = trainjob.get(trainer + ("resourcesPerNode",))
+    container = view.data["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    if isinstance(resources, dict) and ("resources" not in container or view.runAsWorker):
+        view.put(worker + ("resources",), copy_data(resources), trainjob, trainer + ("resourcesPerNode",))
+    nodes, where = trainjob.get(trainer + ("numNodes",)), (trainjob, trainer + ("numNodes",))
+    if nodes is None and mlpolicy(runtime, "numNodes") is not None:
+        nodes, where = mlpolicy(runtime, "numNodes"), (runtime, ("spec", "mlPolicy", "numNodes"))
+    if isinstance(nodes, int) and not isinstance(nodes, bool):
+        view.put(("spec", "mpiReplicaSpecs", "Worker", "replicas"), nodes - int(view.runAsWorker), *where)
+    slots, where = trainjob.get(trainer + ("numProcPerNode",)), (trainjob, trainer + ("numProcPerNode",))
+    if slots is None:
+        slots = mlpolicy(runtime, "mpi", "numProcPerNode", default=1)
+        where = (runtime, ("spec", "mlPolicy", "mpi", "numProcPerNode")) if runtime is not None else where
+        gpus = [v for k, v in ((container.get("resources") or {}).get("limits") or {}).items() if is_accelerator(k)]
+        if slots == 1 and gpus and str(gpus[0]).isdigit() and int(gpus[0]) > 1:
+            slots = int(gpus[0])
+    view.put(("spec", "slotsPerWorker"), slots, *where)
+
+
+def _policies(view: View, trainjob: Document, runtime: Document | None) -> None:
+    """The run policy: the TrainJob's deadline and suspend, the runtime's restarts and TTL."""
+    policy = ("spec", "runPolicy")
+    for key in ("activeDeadlineSeconds", "suspend"):
+        if trainjob.get(("spec", key)) is not None:
+            view.put(policy + (key,), trainjob.get(("spec", key)), trainjob, ("spec", key))
+    if not written_by_mpigen(runtime):
+        return
+    jobset = ("spec", "template", "spec")
+    restarts = runtime.get(jobset + ("failurePolicy", "maxRestarts"))
+    if restarts is not None:
+        view.put(policy + ("backoffLimit",), restarts, runtime, jobset + ("failurePolicy", "maxRestarts"))
+    ttl = runtime.get(jobset + ("ttlSecondsAfterFinished",))
+    if ttl is not None:
+        view.put(policy + ("ttlSecondsAfterFinished",), ttl, runtime, jobset + ("ttlSecondsAfterFinished",))
