@@ -9,7 +9,7 @@ from __future__ import annotations
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.yaml import dump_object
 from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
-from mpigen.load.document import Document, Loc
+from mpigen.load.document import Loc
 from mpigen.load.parser import parse
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import RESERVED, render_job, target_checks
@@ -73,18 +73,20 @@ def _lists(r: Reader, given: list, made: list, reported: set, loc: Loc) -> None:
         by_name = dict(zip(names[1], made))
         for index, item in enumerate(given):
             if names[0][index] not in by_name:
-                r.lost(loc + (index,), f"{names[0][index]!r}")
+                if not _reported(r, loc + (index,), reported):
+                    r.lost(loc + (index,), f"{names[0][index]!r}")
             else:
                 compare(r, item, by_name[names[0][index]], reported, loc + (index,))
         extra = [n for n in names[1] if n not in names[0]]
         if extra:
             r.differs(loc, f"the imported blueprint renders {', '.join(map(repr, extra))} here too")
-        elif [n for n in names[1] if n in names[0]] != names[0]:
+        elif [n for n in names[1] if n in names[0]] != [n for n in names[0] if n in names[1]]:
             r.differs(loc, f"the imported blueprint renders these in another order: {', '.join(names[1])}")
         return
     for index, item in enumerate(given):
         if index >= len(made):
-            r.lost(loc + (index,), _shown(item))
+            if not _reported(r, loc + (index,), reported):
+                r.lost(loc + (index,), _shown(item))
         else:
             compare(r, item, made[index], reported, loc + (index,))
     if len(made) > len(given):

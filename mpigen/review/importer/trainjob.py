@@ -15,17 +15,50 @@ from __future__ import annotations
 import re
 
 from mpigen.compile.mpijob import V2BETA1
-from mpigen.errors import warning
+from mpigen.errors import error, warning
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, MULTIKUEUE
-from mpigen.load.document import Document
-from mpigen.render.trainjob.names import FRAMEWORK_LABEL, TRAINER_GROUP
+from mpigen.load.document import Document, value_at
+from mpigen.render.trainjob.names import FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP
 from mpigen.review.importer.manifest import Imported, import_document
 from mpigen.review.importer.reader import KindReader
 from mpigen.review.importer.rendered import check_rendered
 from mpigen.review.importer.trainjob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
-                                                  ViewReader, build_view, written_by_mpigen)
+                                                  build_view, written_by_mpigen)
+from mpigen.review.importer.view import ViewReader
 
+TRAINER = ("spec", "trainer")
+TRAINJOB_SHAPE = {("metadata",): dict, ("spec",): dict, ("spec", "runtimeRef"): dict, TRAINER: dict,
+                  TRAINER + ("image",): str, TRAINER + ("command",): list, TRAINER + ("args",): list,
+                  TRAINER + ("env",): list, TRAINER + ("numNodes",): int, TRAINER + ("numProcPerNode",): int,
+                  TRAINER + ("resourcesPerNode",): dict, ("spec", "activeDeadlineSeconds"): int,
+                  ("spec", "suspend"): bool, ("spec", "managedBy"): str, ("spec", "runtimePatches"): list,
+                  ("spec", "runtimePatches", "*"): dict}
+_PATCH = ("spec", "runtimePatches", "*", "trainingRuntimeSpec")
+_PATCHED = _PATCH + ("template", "spec", "replicatedJobs", "*", "template", "spec", "template")
+TRAINJOB_SHAPE.update({_PATCH: dict, _PATCH + ("template",): dict, _PATCH + ("template", "spec"): dict,
+                       _PATCH + ("template", "spec", "replicatedJobs"): list,
+                       _PATCH + ("template", "spec", "replicatedJobs", "*"): dict,
+                       _PATCH + ("template", "spec", "replicatedJobs", "*", "template"): dict,
+                       _PATCH + ("template", "spec", "replicatedJobs", "*", "template", "spec"): dict,
+                       _PATCHED: dict, _PATCHED + ("metadata",): dict, _PATCHED + ("spec",): dict,
+                       _PATCHED + ("spec", "containers"): list, _PATCHED + ("spec", "containers", "*"): dict})
+_JOBS = ("spec", "template", "spec", "replicatedJobs")
+RUNTIME_SHAPE = {("metadata",): dict, ("metadata", "labels"): dict, ("metadata", "annotations"): dict,
+                 ("metadata", "annotations", IMPLEMENTATION_ANNOTATION): str, ("spec",): dict,
+                 ("spec", "mlPolicy"): dict, ("spec", "mlPolicy", "numNodes"): int, ("spec", "mlPolicy", "mpi"): dict,
+                 ("spec", "mlPolicy", "mpi", "numProcPerNode"): int, ("spec", "mlPolicy", "mpi", "runLauncherAsNode"): bool,
+                 ("spec", "podGroupPolicy"): dict, ("spec", "template"): dict, ("spec", "template", "spec"): dict,
+                 _JOBS: list, _JOBS + ("*",): dict, _JOBS + ("*", "template"): dict,
+                 _JOBS + ("*", "template", "spec"): dict, _JOBS + ("*", "template", "spec", "template"): dict,
+                 _JOBS + ("*", "template", "spec", "template", "spec"): dict,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers"): list,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers", "*"): dict,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers", "*", "ports"): list,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers", "*", "readinessProbe"): dict,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers", "*", "readinessProbe",
+                          "tcpSocket"): dict}
+TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", int: "a whole number", bool: "true or false"}
 HASHED_NAME = re.compile(r"mpigen-[0-9a-f]{10}")  # a shared ClusterTrainingRuntime named by its content
 DEFAULT_SSH_PORT = 2222
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
@@ -42,7 +75,7 @@ def runtime_ref(doc: Document) -> tuple[str, str | None]:
 
 def import_trainjob(doc: Document, runtime: Document | None, strict: bool = False) -> Imported:
     """The blueprint of one TrainJob; `runtime` is the runtime it references, when given."""
-    r = KindReader(doc, strict, TRAINER_API)
+    r = KindReader(doc, False, TRAINER_API)  # losses are warnings until the end: --strict makes them errors
     if doc.get(("apiVersion",)) != TRAINER_API:
         r.refuse(("apiVersion",), f"not a TrainJob of {TRAINER_API}")
         return Imported({}, r.problems)
@@ -52,25 +85,55 @@ def import_trainjob(doc: Document, runtime: Document | None, strict: bool = Fals
         r.refuse(("spec", "runtimeRef"), f"a TrainJob references a runtime: runtimeRef needs a name, apiGroup "
                                          f"{TRAINER_GROUP} and a kind of {', '.join(RUNTIME_KINDS)}")
         return Imported({}, r.problems)
+    unnamed = None
+    runtime_reader = KindReader(runtime, False, TRAINER_API) if written_by_mpigen(runtime) else None
+    if not _shaped(r, TRAINJOB_SHAPE) or (runtime_reader is not None and not _shaped(runtime_reader, RUNTIME_SHAPE)):
+        return Imported({}, r.problems + (runtime_reader.problems if runtime_reader is not None else []))
     if runtime is None:
-        r.problems.append(warning(doc.key_mark(("spec", "runtimeRef")), f"TrainJob spec.runtimeRef: the {kind} {name!r} was "
+        unnamed = warning(doc.key_mark(("spec", "runtimeRef")), f"TrainJob spec.runtimeRef: the {kind} {name!r} was "
                           "not given (pass its file too): the blueprint names it (spec.runtime) and takes only what "
-                          "the TrainJob says"))
+                          "the TrainJob says")
+        r.problems.append(unnamed)
     view = build_view(doc, runtime)
     vdoc = view.document(doc)
-    imported = import_document(vdoc, strict, ViewReader(vdoc, strict, V2BETA1, view))
+    imported = import_document(vdoc, False, ViewReader(vdoc, False, V2BETA1, view))
     r.problems += imported.diagnostics
     if not imported.blueprint:
         return Imported({}, r.problems)
     blueprint = imported.blueprint
     _trainer_fields(doc, runtime, view, blueprint["spec"], blueprint["metadata"])
-    runtime_reader = KindReader(runtime, strict, TRAINER_API) if written_by_mpigen(runtime) else None
     check_rendered(blueprint, r, _defaulted(doc, runtime, blueprint["spec"]), runtime_reader,
                    {d.mark for d in imported.diagnostics})
     if runtime_reader is not None:
         r.problems += runtime_reader.problems
+    if strict:  # every loss an error, all of them reported (the runtime left out loses nothing)
+        r.problems = [error(d.mark, d.message) if d.severity == "warning" and d is not unnamed else d
+                      for d in r.problems]
     failed = any(d.severity == "error" for d in r.problems)
     return Imported({} if failed else blueprint, r.problems)
+
+
+def _shaped(r: KindReader, shape: dict) -> bool:
+    """Whether each field the import reads has its type (else refused at its line); the
+    `*` of a path is every item of a list."""
+    for path, kind in shape.items():
+        for loc in _expand(r.doc.data, path):
+            value = r.get(loc)
+            if value is not None and not (isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
+                r.refuse(loc, f"expected {TYPE_WORDS[kind]}")
+    return not r.refused
+
+
+def _expand(data, path: tuple, loc: tuple = ()):
+    if not path:
+        yield loc
+        return
+    if path[0] == "*":
+        node = value_at(data, loc)
+        for index in range(len(node) if isinstance(node, list) else 0):
+            yield from _expand(data, path[1:], loc + (index,))
+    else:
+        yield from _expand(data, path[1:], loc + (path[0],))
 
 
 def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
@@ -88,8 +151,8 @@ def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
         trainer.setdefault("numProcPerNode", spec.get("slotsPerWorker"))
         trainer.setdefault("numNodes", spec["workers"] + int(spec.get("launcher", {}).get("runAsWorker", False)))
     if not written_by_mpigen(runtime) and spec.get("mpiImplementation", "OpenMPI") == "OpenMPI" \
-            and isinstance(trainer, dict) and NAMED_HOSTFILE not in trainer.get("env", []):
-        trainer["env"] = [*trainer.get("env", []), dict(NAMED_HOSTFILE)]
+            and isinstance(trainer, dict) and NAMED_HOSTFILE not in (trainer.get("env") or []):
+        trainer["env"] = [*(trainer.get("env") or []), dict(NAMED_HOSTFILE)]
     return data
 
 
@@ -139,13 +202,13 @@ def _gang(runtime: Document) -> dict | None:
     if "volcano" in policy:
         gang = {"scheduler": "volcano"}
         queue = runtime.get(("spec", "template", "metadata", "annotations", VOLCANO_QUEUE))
-        if queue is not None:
+        if isinstance(queue, str):
             gang["queue"] = queue
         return gang
     if "coscheduling" in policy:
         gang = {"scheduler": "scheduler-plugins"}
         timeout = runtime.get(("spec", "podGroupPolicy", "coscheduling", "scheduleTimeoutSeconds"))
-        if timeout is not None:
+        if isinstance(timeout, int) and not isinstance(timeout, bool):
             gang["scheduleTimeoutSeconds"] = timeout
         return gang
     return None

@@ -16,19 +16,17 @@ of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsN
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.compile.environment import NVIDIA_ENV, SSH_ENV
 from mpigen.compile.mpijob import V2BETA1
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
-from mpigen.load.document import Document, Loc, field_path
+from mpigen.load.document import Document, Loc, value_at
 from mpigen.render.additions import RANK_ENV_VOLUME
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
                                           PATCH_MANAGER, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT)
-from mpigen.review.importer.reader import Reader
+from mpigen.review.importer.view import View, keep, named, without
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
 RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
@@ -40,6 +38,7 @@ ADDED_LAUNCHER_ENV = {OPENMPI4_AGENT, *NVIDIA_ENV, *(name for names in SSH_ENV.v
 NAMED_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}  # blueprint -> v2beta1's
 SSH_PORT_NAME = "ssh"
+ROLES = {NODE_JOB: "Worker", LAUNCHER_JOB: "Launcher"}  # a runtime's replicated jobs, as an MPIJob's replicas
 
 
 def is_runtime(data) -> bool:
@@ -54,80 +53,6 @@ def written_by_mpigen(runtime: Document | None) -> bool:
     meta = runtime.data.get("metadata") if runtime is not None else None
     labels = meta.get("labels") if isinstance(meta, dict) else None
     return isinstance(labels, dict) and labels.get(MANAGED_BY) == "mpigen"
-
-
-@dataclass
-class View:
-    """The MPIJob a TrainJob amounts to, where each of its parts comes from, and what the
-    blueprint takes from the TrainJob beside it (its runtime, Kueue, runAsWorker)."""
-
-    data: dict
-    origins: dict[Loc, tuple[Document, Loc]] = field(default_factory=dict)
-    runAsWorker: bool = False
-    ssh_port: int | None = None
-
-    def put(self, loc: Loc, value, doc: Document, origin: Loc):
-        """Set the view's value at loc (a list's index may be its length: appended), written
-        at origin in doc."""
-        node = self.data
-        for part in loc[:-1]:
-            node = node[part] if isinstance(node, list) else node.setdefault(part, {})
-        if isinstance(node, list) and loc[-1] == len(node):
-            node.append(value)
-        else:
-            node[loc[-1]] = value
-        self.origins[loc] = (doc, origin)
-        return value
-
-    def where(self, loc: Loc) -> tuple[Document, Loc] | None:
-        """The document and path where the view's loc is written (its nearest known part)."""
-        for end in range(len(loc), -1, -1):
-            found = self.origins.get(tuple(loc[:end]))
-            if found is not None:
-                doc, origin = found
-                return doc, origin + tuple(loc[end:])
-        return None
-
-    def document(self, trainjob: Document) -> Document:
-        """The view as a Document whose marks are those of the TrainJob's and runtime's files."""
-        doc = Document(trainjob.path, self.data, trainjob.start)
-        for loc in _locations(self.data):
-            found = self.where(loc)
-            if found is None:
-                continue
-            source, origin = found
-            if origin in source.key_marks:
-                doc.key_marks[loc] = source.key_marks[origin]
-            if origin in source.value_marks:
-                doc.value_marks[loc] = source.value_marks[origin]
-        return doc
-
-
-class ViewReader(Reader):
-    """The MPIJob importer's reader on a view: its messages name the TrainJob's or the
-    runtime's fields, at their lines."""
-
-    def __init__(self, doc: Document, strict: bool, api: str, view: View):
-        super().__init__(doc, strict, api)
-        self.view = view
-        self.launcher_as_worker = True
-
-    def name(self, loc: Loc) -> str:
-        found = self.view.where(loc)
-        if found is None:
-            return field_path(loc)
-        source, origin = found
-        return f"{source.data.get('kind', 'document')} {field_path(origin)}"
-
-
-def _locations(node, loc: Loc = ()):
-    yield loc
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from _locations(value, loc + (key,))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _locations(value, loc + (index,))
 
 
 def replicated_job(runtime: Document, name: str) -> int | None:
@@ -167,74 +92,65 @@ def build_view(trainjob: Document, runtime: Document | None) -> View:
     return view
 
 
+def main_container(view: View, role: str) -> dict | None:
+    """The MPI container of a role in the view (None when its template has none)."""
+    container = value_at(view.data, ("spec", "mpiReplicaSpecs", role, "template", "spec", "containers", 0))
+    return container if isinstance(container, dict) else None
+
+
 def _launcher_as_worker(view: View) -> None:
     """A launcher that is a node has the workers' accelerators, /dev/shm and rank
     environment script, which rendering gives it again from the workers'."""
-    roles = view.data["spec"]["mpiReplicaSpecs"]
-    pod = roles["Launcher"]["template"].get("spec", {})
-    worker = roles["Worker"]["template"].get("spec", {})
-    container = (pod.get("containers") or [{}])[0]
-    limits = (container.get("resources") or {}).get("limits")
+    pod = value_at(view.data, ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec"))
+    worker = value_at(view.data, ("spec", "mpiReplicaSpecs", "Worker", "template", "spec"))
+    container = main_container(view, "Launcher")
+    if not isinstance(pod, dict) or not isinstance(worker, dict) or container is None:
+        return
+    limits = value_at(container, ("resources", "limits"))
     if isinstance(limits, dict):
         for name in [n for n in limits if is_accelerator(n)]:
             del limits[name]
     if pod.get("affinity") is not None and pod.get("affinity") == worker.get("affinity"):
         del pod["affinity"]  # the workers' placement (onePodPerNode), which the launcher gets as a node
-    shared = [v for v in worker.get("volumes", []) if isinstance(v, dict) and v.get("name") in (SHM_VOLUME, RANK_ENV_VOLUME)]
-    names = {v["name"] for v in shared if v in pod.get("volumes", [])}
+    volumes = [pod.get("volumes"), worker.get("volumes")]
+    if not all(isinstance(v, list) for v in volumes):
+        return
+    names = {v["name"] for v in volumes[1] if named(v, (SHM_VOLUME, RANK_ENV_VOLUME)) and v in volumes[0]}
     base = ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec")
     found = view.where(base)
     if found is None or not names:
         return
     doc, origin = found
-    _without(view, pod, "volumes", base, doc, origin, lambda v: v.get("name") in names)
-    _without(view, container, "volumeMounts", base + ("containers", 0), doc, view.where(base + ("containers", 0))[1],
-             lambda m: m.get("name") in names)
+    without(view, pod, "volumes", base, doc, origin, lambda v: named(v, names))
+    _, corigin = view.where(base + ("containers", 0))
+    without(view, container, "volumeMounts", base + ("containers", 0), doc, corigin, lambda m: named(m, names))
 
 
 def _pod(view: View, loc: Loc, runtime: Document, origin: Loc, role: str) -> None:
     """A runtime's pod template, less what the trainjob target adds, its container `node`
     first under the MPI container's name."""
-    template = copy_data(runtime.get(origin, {}))
+    template = copy_data(runtime.get(origin))
+    template = template if isinstance(template, dict) else {}
     view.put(loc, template, runtime, origin)
     pod = template.get("spec") if isinstance(template.get("spec"), dict) else {}
     containers = pod.get("containers") if isinstance(pod.get("containers"), list) else []
-    main = next((i for i, c in enumerate(containers) if isinstance(c, dict) and c.get("name") == NODE_CONTAINER), 0)
-    order = [main] + [i for i in range(len(containers)) if i != main]
-    _keep(view, loc + ("spec", "containers"), containers, order, runtime, origin + ("spec", "containers"))
+    main = next((i for i, c in enumerate(containers) if named(c, (NODE_CONTAINER,))), 0)
+    order = [main] + [i for i in range(len(containers)) if i != main] if containers else []
+    keep(view, loc + ("spec", "containers"), containers, order, runtime, origin + ("spec", "containers"))
     ploc, porigin = loc + ("spec",), origin + ("spec",)
-    _without(view, pod, "initContainers", ploc, runtime, porigin, lambda c: c.get("name") == SSH_SETUP_CONTAINER)
-    _without(view, pod, "volumes", ploc, runtime, porigin, lambda v: v.get("name") == SSH_VOLUME)
+    without(view, pod, "initContainers", ploc, runtime, porigin, lambda c: named(c, (SSH_SETUP_CONTAINER,)))
+    without(view, pod, "volumes", ploc, runtime, porigin, lambda v: named(v, (SSH_VOLUME,)))
     if not pod.get("containers"):
         return
     container, cloc = pod["containers"][0], loc + ("spec", "containers", 0)
     corigin = origin + ("spec", "containers", main)
     if isinstance(container, dict):
         container["name"] = "mpi-launcher" if role == "Launcher" else "mpi-worker"
-        _without(view, container, "volumeMounts", cloc, runtime, corigin, lambda m: m.get("name") == SSH_VOLUME)
+        without(view, container, "volumeMounts", cloc, runtime, corigin, lambda m: named(m, (SSH_VOLUME,)))
         if role == "Worker":
             _worker_sshd(view, container)
         else:
-            _without(view, container, "env", cloc, runtime, corigin, lambda e: e.get("name") in ADDED_LAUNCHER_ENV)
-
-
-def _keep(view: View, loc: Loc, items: list, order: list[int], doc: Document, origin: Loc) -> None:
-    """Reorder or filter a list of the view, each item keeping where it is written."""
-    kept = [items[i] for i in order]
-    items[:] = kept
-    for new, old in enumerate(order):
-        view.origins[loc + (new,)] = (doc, origin + (old,))
-
-
-def _without(view, holder: dict, key: str, loc: Loc, doc, origin: Loc, drop) -> None:
-    """A list of the view less the items `drop` picks (holder is at loc, written at origin)."""
-    items = holder.get(key)
-    if not isinstance(items, list):
-        return
-    order = [i for i, item in enumerate(items) if not (isinstance(item, dict) and drop(item))]
-    _keep(view, loc + (key,), items, order, doc, origin + (key,))
-    if not items:
-        del holder[key]
+            without(view, container, "env", cloc, runtime, corigin, lambda e: named(e, ADDED_LAUNCHER_ENV))
 
 
 def _worker_sshd(view: View, container: dict) -> None:
@@ -244,13 +160,13 @@ def _worker_sshd(view: View, container: dict) -> None:
     ports = container.get("ports")
     if isinstance(ports, list):
         ssh = [p for p in ports if isinstance(p, dict) and p.get("name") == SSH_PORT_NAME]
-        if ssh:
-            view.ssh_port = ssh[0].get("containerPort")
+        if ssh and isinstance(ssh[0].get("containerPort"), int):
+            view.ssh_port = ssh[0]["containerPort"]
             ports.remove(ssh[0])
             if not ports:
                 del container["ports"]
     probe = container.get("readinessProbe")
-    if isinstance(probe, dict) and (probe.get("tcpSocket") or {}).get("port") == view.ssh_port:
+    if view.ssh_port is not None and value_at(probe, ("tcpSocket", "port")) == view.ssh_port:
         del container["readinessProbe"]
 
 
@@ -262,7 +178,7 @@ def _patches(view: View, trainjob: Document) -> None:
             continue
         jobs_loc = ("spec", "runtimePatches", index, "trainingRuntimeSpec", "template", "spec", "replicatedJobs")
         for j, job in enumerate(trainjob.get(jobs_loc, []) or []):
-            role = {NODE_JOB: "Worker", LAUNCHER_JOB: "Launcher"}.get(job.get("name") if isinstance(job, dict) else None)
+            role = next((ROLES[name] for name in ROLES if named(job, (name,))), None)
             template = trainjob.get(jobs_loc + (j, "template", "spec", "template"))
             if role is None or not isinstance(template, dict):
                 continue
@@ -318,8 +234,12 @@ def _env(view: View, trainjob: Document, launcher: Loc, ours: bool) -> None:
     entries = trainjob.get(("spec", "trainer", "env"))
     if not isinstance(entries, list):
         return
-    container = view.data["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    container = main_container(view, "Launcher")
+    if container is None:
+        return
     env = container.setdefault("env", [])
+    if not isinstance(env, list):
+        return
     for index, entry in enumerate(entries):
         if not ours and entry == NAMED_HOSTFILE:
             continue  # what mpigen adds for Open MPI 5 on a runtime it did not write
@@ -327,10 +247,9 @@ def _env(view: View, trainjob: Document, launcher: Loc, ours: bool) -> None:
         at = next((i for i, e in enumerate(env) if isinstance(e, dict) and name and e.get("name") == name), len(env))
         view.put(launcher + ("env", at), copy_data(entry), trainjob, ("spec", "trainer", "env", index))
         if not ours:  # the blueprint's env, which the runtime's workers are not known to set otherwise
-            worker = ("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers", 0, "env")
-            view.put(worker + (len(view.data["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
-                                   .setdefault("env", [])),), copy_data(entry), trainjob,
-                     ("spec", "trainer", "env", index))
+            worker = main_container(view, "Worker")
+            view.put(("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers", 0, "env",
+                      len(worker.setdefault("env", []))), copy_data(entry), trainjob, ("spec", "trainer", "env", index))
     if not env:
         del container["env"]
 
@@ -341,7 +260,7 @@ def _sizes(view: View, trainjob: Document, runtime: Document | None, worker: Loc
     the workers' resources from resourcesPerNode (where the runtime's node container has none)."""
     trainer = ("spec", "trainer")
     resources = trainjob.get(trainer + ("resourcesPerNode",))
-    container = view.data["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+    container = main_container(view, "Worker") or {}
     if isinstance(resources, dict) and ("resources" not in container or view.runAsWorker):
         view.put(worker + ("resources",), copy_data(resources), trainjob, trainer + ("resourcesPerNode",))
     nodes, where = trainjob.get(trainer + ("numNodes",)), (trainjob, trainer + ("numNodes",))
@@ -353,7 +272,8 @@ def _sizes(view: View, trainjob: Document, runtime: Document | None, worker: Loc
     if slots is None:
         slots = mlpolicy(runtime, "mpi", "numProcPerNode", default=1)
         where = (runtime, ("spec", "mlPolicy", "mpi", "numProcPerNode")) if runtime is not None else where
-        gpus = [v for k, v in ((container.get("resources") or {}).get("limits") or {}).items() if is_accelerator(k)]
+        limits = value_at(container, ("resources", "limits"))
+        gpus = [v for k, v in limits.items() if is_accelerator(k)] if isinstance(limits, dict) else []
         if slots == 1 and gpus and str(gpus[0]).isdigit() and int(gpus[0]) > 1:
             slots = int(gpus[0])
     view.put(("spec", "slotsPerWorker"), slots, *where)

@@ -1,0 +1,257 @@
+"""`mpigen import` of TrainJobs (trainer.kubeflow.org/v1alpha1) and the runtime they reference.
+
+The proof is the round trip: a blueprint rendered with --target trainjob, its TrainJob and
+runtime imported, and the imported blueprint rendered again gives the same objects, byte for
+byte, with nothing reported. What a blueprint cannot carry (the Trainer's own fields, a
+runtime edited by hand) is a warning at its line (an error with --strict); a runtime the
+Trainer ships (deepspeed-distributed, shared/reference/targets.md 2.4) is named, not copied."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.conftest import BLUEPRINTS, ROOT, pos
+
+# Examples whose blueprint says what a TrainJob and its runtime do not: the cloud identity
+# ServiceAccount mpigen makes (the runtime only names it), as for MPIJobs (test_round_trip.UNMAPPED).
+UNMAPPED = ("intel-cpu-download.yaml",)
+EXAMPLES = [p for p in sorted(BLUEPRINTS.glob("*.yaml")) if p.name not in UNMAPPED]
+# Blueprint changes each example is also round-tripped with (spec fields merged in).
+VARIANTS = {
+    "default": {},
+    "cluster-runtime": {"runtime": {"emit": "ClusterTrainingRuntime"}},
+    "cluster-runtime-named": {"runtime": {"emit": "ClusterTrainingRuntime", "name": "shared-mpi"}},
+    "launcher-as-node": {"launcher": {"runAsWorker": True}},
+    "completed": {"state": "completed"},
+    "deadline": {"runPolicy": {"activeDeadlineSeconds": 7200}},
+}
+# A blueprint a runtime of the cluster's can run (runtimePatches carry its pods' fields).
+NAMED = """apiVersion: mpigen.dev/v1alpha1
+kind: MPIJobBlueprint
+metadata:
+  name: bert-large
+  namespace: nlp
+  labels: {team: nlp}
+spec:
+  framework: horovod
+  image: registry.example.com/nlp/bert:2.1
+  workers: 3
+  gpusPerWorker: 2
+  command: [python, /workspace/pretrain.py]
+  env: {NCCL_DEBUG: INFO}
+  runtime: {name: mpi-openmpi-cuda, kind: ClusterTrainingRuntime}
+  datasets:
+    - {name: corpus, pvc: wiki-corpus, mountPath: /data}
+  placement:
+    worker: {nodeSelector: {gpu: a100}}
+  scheduling: {queue: nlp-queue, priorityClass: high, multiKueue: true}
+"""
+
+
+def without_source(text: bytes) -> bytes:
+    return b"".join(line for line in text.splitlines(keepends=True) if not line.startswith(b"# Source:"))
+
+
+def rendered(cli, path: str) -> bytes:
+    done = cli("render", path, "--stdout", "--target", "trainjob")
+    assert done.returncode == 0, done.stderr
+    return without_source(done.stdout)
+
+
+def round_trip(cli, tmp_path, blueprint: str, *files: str) -> tuple[bytes, bytes, str]:
+    """(first render, render of the imported blueprint, what import reported)."""
+    (tmp_path / "bp.yaml").write_text(blueprint)
+    first = rendered(cli, "bp.yaml")
+    (tmp_path / "trainjob.yaml").write_bytes(first)
+    done = cli("import", "trainjob.yaml", *files)
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "imported.yaml").write_bytes(done.stdout)
+    return first, rendered(cli, "imported.yaml"), done.stderr
+
+
+def with_spec(path, change: dict) -> str:
+    blueprint = yaml.safe_load(path.read_text())
+    for key, value in change.items():
+        blueprint["spec"][key] = {**blueprint["spec"].get(key, {}), **value} if isinstance(value, dict) else value
+    return yaml.safe_dump(blueprint, sort_keys=False)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_example_round_trips_through_a_trainjob_and_its_runtime(cli, tmp_path, variant):
+    checked = 0
+    for example in EXAMPLES:
+        text = with_spec(example, VARIANTS[variant])
+        (tmp_path / "bp.yaml").write_text(text)
+        if cli("render", "bp.yaml", "--stdout", "--target", "trainjob").returncode != 0:
+            continue  # a change the example cannot take (a launcher node's /dev/shm over its memory)
+        first, again, reported = round_trip(cli, tmp_path, text)
+        assert reported == "", (example.name, reported)
+        assert again == first, example.name
+        checked += 1
+    assert checked >= len(EXAMPLES) - 3
+
+
+def test_the_default_runtime_is_not_in_the_blueprint_and_a_shared_one_is(cli, tmp_path):
+    example = BLUEPRINTS / "deepspeed.yaml"
+    _, _, _ = round_trip(cli, tmp_path, example.read_text())
+    spec = yaml.safe_load((tmp_path / "imported.yaml").read_text())["spec"]
+    assert "runtime" not in spec  # the TrainingRuntime mpigen writes by default
+    assert spec["framework"] == "deepspeed"  # from the runtime's label: the launch line is pytorch's too
+    round_trip(cli, tmp_path, with_spec(example, VARIANTS["cluster-runtime-named"]))
+    spec = yaml.safe_load((tmp_path / "imported.yaml").read_text())["spec"]
+    assert spec["runtime"] == {"emit": "ClusterTrainingRuntime", "name": "shared-mpi"}
+
+
+def test_a_trainjob_on_a_runtime_of_the_cluster_round_trips_without_it(cli, tmp_path):
+    first, again, reported = round_trip(cli, tmp_path, NAMED)
+    assert again == first
+    line, column = pos(first.decode(), "  runtimeRef:", "runtimeRef")
+    assert reported == (f"trainjob.yaml:{line}:{column}: warning: TrainJob spec.runtimeRef: the ClusterTrainingRuntime "
+                        "'mpi-openmpi-cuda' was not given (pass its file too): the blueprint names it (spec.runtime) "
+                        "and takes only what the TrainJob says\n")
+    spec = yaml.safe_load((tmp_path / "imported.yaml").read_text())["spec"]
+    assert spec["runtime"] == {"name": "mpi-openmpi-cuda", "kind": "ClusterTrainingRuntime"}
+    assert spec["scheduling"] == {"queue": "nlp-queue", "priorityClass": "high", "multiKueue": True}
+    assert spec["datasets"] == [{"name": "corpus", "mountPath": "/data", "pvc": "wiki-corpus"}]
+    assert (spec["workers"], spec["gpusPerWorker"], spec["slotsPerWorker"]) == (3, 2, 2)
+
+
+# --- a TrainJob written by hand, on the runtime the Trainer ships -----------------------------
+
+RUNTIME = ROOT / "tests" / "support" / "fixtures" / "deepspeed-distributed-runtime.yaml"
+HAND = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: t5-finetune
+  namespace: team-nlp
+  labels:
+    kueue.x-k8s.io/queue-name: nlp
+spec:
+  runtimeRef:
+    name: deepspeed-distributed
+  trainer:
+    image: ghcr.io/kubeflow/trainer/deepspeed-runtime
+    command: [mpirun, --hostfile, /etc/mpi/hostfile, python, /workspace/train.py]
+    numNodes: 3
+    env:
+      - name: NCCL_DEBUG
+        value: INFO
+      - name: HF_TOKEN
+        valueFrom: {secretKeyRef: {name: hf, key: token}}
+    resourcesPerNode:
+      limits:
+        nvidia.com/gpu: 4
+  initializer:
+    model:
+      storageUri: hf://t5-small
+  activeDeadlineSeconds: 36000
+"""
+
+
+def imported_hand(cli, tmp_path, *args: str, text: str = HAND):
+    (tmp_path / "trainjob.yaml").write_text(text)
+    (tmp_path / "runtime.yaml").write_bytes(RUNTIME.read_bytes())
+    return cli("import", "trainjob.yaml", *args)
+
+
+def test_a_hand_written_trainjob_takes_its_sizes_from_the_trainers_runtime(cli, tmp_path):
+    done = imported_hand(cli, tmp_path, "runtime.yaml")
+    assert done.returncode == 0, done.stderr
+    spec = yaml.safe_load(done.stdout)["spec"]
+    # numNodes counts the launcher, a node under runLauncherAsNode (deepspeed-distributed's)
+    assert (spec["workers"], spec["launcher"]) == (2, {"runAsWorker": True})
+    # numProcPerNode: the runtime's 1, which the Trainer turns into the GPU count (targets.md 2.3)
+    assert (spec["slotsPerWorker"], spec["gpusPerWorker"], spec["gpuResource"]) == (4, 4, "nvidia.com/gpu")
+    assert spec["runtime"] == {"name": "deepspeed-distributed", "kind": "ClusterTrainingRuntime"}
+    assert spec["scheduling"] == {"queue": "nlp"} and spec["runPolicy"] == {"activeDeadlineSeconds": 36000}
+    assert spec["launcherCommand"] == ["mpirun", "--hostfile", "/etc/mpi/hostfile", "python", "/workspace/train.py"]
+    assert spec["env"] == {"NCCL_DEBUG": "INFO"}
+
+
+def test_what_a_blueprint_cannot_carry_is_reported_at_its_line(cli, tmp_path):
+    done = imported_hand(cli, tmp_path, "runtime.yaml")
+    warned = {tuple(map(int, line.split(":")[1:3])): line for line in done.lines("warning")}
+    assert pos(HAND, "initializer:") in warned and "initializer" in warned[pos(HAND, "initializer:")]
+    assert pos(HAND, "valueFrom") in warned and "HF_TOKEN's valueFrom" in warned[pos(HAND, "valueFrom")]
+    assert all(line.startswith("trainjob.yaml:") for line in warned.values())
+    strict = imported_hand(cli, tmp_path, "runtime.yaml", "--strict")
+    assert strict.returncode == 2 and strict.stdout == b""
+    assert f"trainjob.yaml:{pos(HAND, 'initializer:')[0]}:" in strict.stderr
+
+
+def test_without_its_runtime_a_trainjob_gives_what_it_says_and_the_runtime_is_named(cli, tmp_path):
+    done = imported_hand(cli, tmp_path)
+    assert done.returncode == 0, done.stderr
+    line, column = pos(HAND, "runtimeRef:")
+    assert (f"trainjob.yaml:{line}:{column}: warning: TrainJob spec.runtimeRef: the ClusterTrainingRuntime "
+            "'deepspeed-distributed' was not given") in done.stderr
+    spec = yaml.safe_load(done.stdout)["spec"]
+    assert spec["workers"] == 3 and "launcher" not in spec  # without the runtime, numNodes are the workers
+
+
+def test_a_hand_edited_runtime_of_mpigens_reports_the_edit_at_its_line(cli, tmp_path):
+    (tmp_path / "bp.yaml").write_text((BLUEPRINTS / "tensorflow-mnist.yaml").read_text())
+    text = rendered(cli, "bp.yaml").decode()
+    edited = text.replace("      - name: launcher\n", "      - name: launcher\n        replicas: 2\n", 1)
+    edited = edited.replace("                containers:\n", "                containers:\n"
+                            "                - name: sidecar\n                  image: busybox\n", 1)
+    (tmp_path / "trainjob.yaml").write_text(edited)
+    done = cli("import", "trainjob.yaml")
+    assert done.returncode == 0, done.stderr
+    warned = sorted(tuple(map(int, line.split(":")[1:3])) for line in done.lines("warning"))
+    assert warned == sorted([pos(edited, "replicas: 2"), pos(edited, "name: sidecar")]), done.stderr
+    assert "an extra container in the worker pod" in done.stderr
+    assert cli("import", "trainjob.yaml", "--strict").returncode == 2
+
+
+def test_a_runtime_is_looked_up_by_kind_name_and_namespace(cli, tmp_path):
+    (tmp_path / "bp.yaml").write_text((BLUEPRINTS / "tensorflow-mnist.yaml").read_text())
+    objects = list(yaml.safe_load_all(rendered(cli, "bp.yaml")))
+    runtime = next(o for o in objects if o["kind"] == "TrainingRuntime")
+    (tmp_path / "trainjob.yaml").write_text(yaml.safe_dump([o for o in objects if o["kind"] == "TrainJob"][0]))
+    (tmp_path / "runtime.yaml").write_text(yaml.safe_dump({**runtime, "metadata": {**runtime["metadata"],
+                                                                                 "namespace": "elsewhere"}}))
+    done = cli("import", "trainjob.yaml", "runtime.yaml")
+    assert done.returncode == 0, done.stderr
+    assert "was not given" in done.stderr  # a TrainingRuntime of another namespace is not the one
+    assert "runtime.yaml:2:1: warning: TrainingRuntime 'tensorflow-mnist': no TrainJob given references it" \
+        in done.stderr
+    (tmp_path / "runtime.yaml").write_text(yaml.safe_dump(runtime))
+    done = cli("import", "trainjob.yaml", "runtime.yaml")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_a_trainjob_that_references_no_runtime_is_an_error(cli, tmp_path):
+    text = HAND.replace("  runtimeRef:\n    name: deepspeed-distributed\n", "  runtimeRef: {}\n")
+    done = imported_hand(cli, tmp_path, text=text)
+    line, column = pos(text, "runtimeRef:")
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.startswith(f"trainjob.yaml:{line}:{column}: error: TrainJob spec.runtimeRef: a TrainJob "
+                                  "references a runtime")
+
+
+# --- MPI Operator v2beta1 MPIJobs as the operator's own examples write them ---------------------
+
+OPERATOR_V2BETA1 = ROOT / "tests" / "support" / "fixtures" / "mpi-operator-v2beta1"
+
+
+@pytest.mark.parametrize("name", ["tensorflow-mnist.yaml", "tensorflow-benchmarks.yaml"])
+def test_the_operators_v2beta1_examples_import_without_loss(cli, tmp_path, name):
+    done = cli("import", str(OPERATOR_V2BETA1 / name))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    spec = yaml.safe_load(done.stdout)["spec"]
+    assert spec["workers"] == 2 and spec["slotsPerWorker"] == 1
+
+
+def test_the_operators_v2beta1_pi_example_reports_its_worker_command(cli, tmp_path):
+    path = OPERATOR_V2BETA1 / "pi.yaml"
+    text = path.read_text()
+    done = cli("import", str(path))
+    line, column = pos(text, "command:\n            - /usr/sbin/sshd", "command")
+    assert done.returncode == 0
+    assert done.lines("warning") == [f"{path.relative_to(tmp_path) if path.is_relative_to(tmp_path) else path}:"
+                                     f"{line}:{column}: warning: spec.mpiReplicaSpecs.Worker.template.spec."
+                                     "containers[0].command: the operator runs the workers' command "
+                                     "['/usr/sbin/sshd'] as written (it runs /usr/sbin/sshd -De only when there is "
+                                     "none); a blueprint cannot express it: its workers run /usr/sbin/sshd -De"]
