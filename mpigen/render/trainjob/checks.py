@@ -45,8 +45,8 @@ def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[
     profile = f" --gitops {options.gitops}" if added else ""
     return [error(doc.value_mark(NAME),
                   f"metadata.name: with --target trainjob{profile} the longest pod of the JobSet the Trainer makes "
-                  f"would be named with {longest} characters (<name>{run}-node-0-<index> and the 5 characters "
-                  "Kubernetes adds), more than the 63 the JobSet webhook allows, and the Trainer accepts the "
+                  f"would be named with {longest} characters (<name>{run}-launcher-0-0 or <name>{run}-node-0-<index>, and "
+                  "the 5 characters Kubernetes adds), more than the 63 the JobSet webhook allows, and the Trainer accepts the "
                   f"TrainJob but never starts it; shorten the name to at most {room} characters")]
 
 
@@ -126,22 +126,22 @@ def _named_runtime(doc: Document, blueprint: Blueprint, refuse) -> None:
 
 def _not_patchable(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
     """What the pods would need that a TrainJob's runtimePatches may not carry (the Trainer's
-    PodSpecPatch), at the blueprint field that asks for it."""
-    job, out = compile_blueprint(blueprint), []
+    PodSpecPatch), once per blueprint field that asks for it."""
+    job, found = compile_blueprint(blueprint), {}
     for role, name in ROLE_PATHS.items():
         pod = job.spec.mpiReplicaSpecs[role].template.get("spec", {})
         for key in sorted(set(pod) - set(POD_FIELDS) - {"containers", "restartPolicy"}):
-            out.append(error(_pod_field_mark(doc, blueprint, name, key),
-                             f"the {name} pod's {key} cannot be set on a runtime the cluster has: a TrainJob's "
-                             f"runtimePatches carry only {', '.join(POD_FIELDS)}; let mpigen write the runtime "
-                             "(spec.runtime.emit), or leave it to the runtime"))
+            found.setdefault(_pod_field_mark(doc, blueprint, name, key), {})[f"the {name} pod's {key}"] = "pod"
         main = pod["containers"][0]
         for key in sorted(set(main) - set(CONTAINER_FIELDS) - {"name", "image", "command", "args", "env", "resources"}):
-            out.append(error(_container_field_mark(doc, name, key),
-                             f"the {name} container's {key} cannot be set on a runtime the cluster has: a TrainJob's "
-                             f"runtimePatches carry only {', '.join(CONTAINER_FIELDS)} of a container; let mpigen "
-                             "write the runtime (spec.runtime.emit)"))
-    return list(dict.fromkeys(out))
+            found.setdefault(_container_field_mark(doc, name, key), {})[f"the {name} container's {key}"] = "container"
+    out = []
+    for mark, fields in found.items():
+        allowed = CONTAINER_FIELDS if "container" in fields.values() else POD_FIELDS
+        out.append(error(mark, f"{' and '.join(fields)} cannot be set on a runtime the cluster has: a TrainJob's "
+                               f"runtimePatches carry only {', '.join(allowed)}; let mpigen write the runtime "
+                               "(spec.runtime.emit), or leave it to the runtime"))
+    return out
 
 
 def _pod_field_mark(doc: Document, blueprint: Blueprint, role: str, key: str):
