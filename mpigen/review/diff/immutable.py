@@ -28,6 +28,9 @@ RUNTIME_REF_DEFAULTS = {"apiGroup": "trainer.kubeflow.org", "kind": "ClusterTrai
 # runtimePatches: the webhook refuses any change unless the old or the new TrainJob is
 # suspended (plugins/jobset checkRuntimePatchesImmutability); even then, CEL keeps these pod
 # fields of a patch's replicated job (entries matched by manager, jobs by name).
+# Kueue writes its own entry on the cluster (admission: nodeSelector, tolerations, ...); no
+# render has it, and a server-side apply of the render leaves it: not a change mpigen makes.
+KUEUE_PATCH_MANAGER = "kueue.x-k8s.io/manager"
 PATCH_IMMUTABLE_POD_FIELDS = ("serviceAccountName", "volumes", "initContainers", "containers", "imagePullSecrets",
                               "securityContext", "terminationGracePeriodSeconds")
 
@@ -118,6 +121,8 @@ def _trainjob_changes(old_spec: dict, new_spec: dict) -> list[str]:
              if ABSENT not in (value(old_spec, name), value(new_spec, name))
              and not equal(value(old_spec, name), value(new_spec, name))]
     old_patches, new_patches = _patches(old_spec), _patches(new_spec)
+    if old_patches is not None and new_patches is not None and KUEUE_PATCH_MANAGER not in new_patches:
+        old_patches.pop(KUEUE_PATCH_MANAGER, None)
     if equal(old_patches, new_patches):
         return paths
     if old_spec.get("suspend") is not True and new_spec.get("suspend") is not True:

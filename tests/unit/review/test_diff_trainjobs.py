@@ -312,6 +312,10 @@ JOB_PATH = f"spec.runtimePatches[{BLUEPRINT}].trainingRuntimeSpec.template.spec.
     ({"runtimePatches": node_patch(serviceAccountName="a"), "suspend": True},
      set_patches(node_patch(serviceAccountName="b", imagePullSecrets=[{"name": "r"}])),
      [f"{JOB_PATH}.template.spec.template.spec.serviceAccountName"]),
+    # Kueue's own entry on a live, admitted TrainJob (diff --live) is not the render's to change
+    ({"runtimePatches": PATCHED + patches((KUEUE, "2026-11-24T06:00:00Z", {"node": {"nodeSelector": {"a": "b"}}}))},
+     set_patches(PATCHED), []),
+    ({"runtimePatches": patches((KUEUE, "2026-11-24T06:00:00Z", {}))}, set_patches(PATCHED), ["spec.runtimePatches"]),
     # the time the mutating webhook stamps on a live TrainJob is no change
     ({"runtimePatches": PATCHED},
      set_patches([{**PATCHED[0], "time": "2026-11-24T06:00:00Z"}]), []),
