@@ -1,4 +1,4 @@
-"""mpigen import: MPIJob manifests turned into blueprints, on standard output or into a folder."""
+"""mpigen import: MPIJob and TrainJob manifests turned into blueprints, on standard output or into a folder."""
 
 from __future__ import annotations
 
@@ -9,12 +9,16 @@ from mpigen.cli.exit_codes import SUCCESS
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.import_ import import_
 
-DESCRIPTION = ("Read MPIJob manifests (kubeflow.org/v1alpha2, v1 or v2beta1) and write the equivalent blueprints. "
-               "What a blueprint cannot express is reported with its position (a warning, an error with --strict).")
+DESCRIPTION = ("Read MPIJob manifests (kubeflow.org/v1alpha2, v1 or v2beta1) and Kubeflow Trainer TrainJobs "
+               "(trainer.kubeflow.org/v1alpha1, with the runtimes they reference among the files) and write the "
+               "equivalent blueprints. What a blueprint cannot express is reported with its position (a warning, an "
+               "error with --strict).")
 
 
 def arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("files", nargs="+", metavar="FILE", help="MPIJob manifests")
+    command.add_argument("files", nargs="+", metavar="FILE",
+                         help="MPIJob and TrainJob manifests, and the TrainingRuntimes and ClusterTrainingRuntimes "
+                              "the TrainJobs reference")
     into = command.add_mutually_exclusive_group()
     into.add_argument("--stdout", action="store_true",
                       help="write the blueprints as one YAML stream on standard output (the default)")

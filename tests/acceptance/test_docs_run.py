@@ -15,7 +15,8 @@ from tests.conftest import ROOT
 from tests.support.docs_run import ENV, assert_shown, commands, not_run, repository, run_block, shell_blocks
 
 TUTORIAL = ROOT / "docs" / "tutorial.md"
-DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if p != TUTORIAL)]
+MIGRATE = ROOT / "docs" / "migrate.md"  # a walkthrough: its blocks run in order, in one folder
+DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").glob("*.md") if p not in (TUTORIAL, MIGRATE))]
 BLOCKS = [block for doc in DOCS for block in shell_blocks(doc)
           if any(not not_run(command) for command in commands(block.text))]
 
@@ -50,6 +51,24 @@ def test_the_tutorial_runs_from_an_empty_folder(tmp_path):
     assert (cwd / "argocd" / "application-mpigen-prod.yaml").is_file()
 
 
+def test_the_migration_walkthrough_runs_in_order(template, tmp_path):
+    """docs/migrate.md, block after block in one copy of the repository, as a reader follows
+    it: the MPIJob imported, rendered for every target, the renders compared, the TrainJob
+    imported back; and the MPIJob it shows is the file it imports."""
+    blocks = shell_blocks(MIGRATE)
+    assert len(blocks) >= 5
+    cwd = tmp_path / "repository"
+    shutil.copytree(template, cwd, symlinks=True)
+    for block in blocks:
+        cwd, output = run_block(block, cwd)
+        assert block.output is not None, f"{block.doc}:{block.line}: show what the walkthrough prints"
+        assert_shown(f"{block.doc}:{block.line}", output, block.output)
+    shown = re.search(r"```yaml\n(.*?)```", MIGRATE.read_text(encoding="utf-8"), re.S).group(1)
+    assert shown == (ROOT / "docs" / "migrate" / "bert-horovod.yaml").read_text(encoding="utf-8")
+    for target in ("static", "jobset", "mpijob", "trainjob"):
+        assert (cwd / "out" / target / "kustomization.yaml").is_file()
+
+
 def test_the_readme_diff_example_is_what_diff_prints(template, tmp_path):
     """The CI loop of README.md: the change it describes, made in a copy, gives the report shown."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -81,7 +100,7 @@ def test_the_overlay_error_example_is_what_validate_prints(template, tmp_path):
 def test_only_what_needs_a_cluster_or_another_tool_is_not_run():
     """The commands the tests leave out, each for the reason NOT_RUN gives: a new command in
     the docs is run unless it is added here, visibly."""
-    skipped = [(block.doc, " ".join(command.split()[:2])) for doc in [*DOCS, TUTORIAL]
+    skipped = [(block.doc, " ".join(command.split()[:2])) for doc in [*DOCS, TUTORIAL, MIGRATE]
                for block in shell_blocks(doc) for command in commands(block.text) if not_run(command)]
     assert skipped == [
         ("README.md", "make render"), ("README.md", "make test"),

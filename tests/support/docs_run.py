@@ -158,9 +158,10 @@ def assert_shown(where: str, output: str, shown: str) -> None:
 
 def repository(folder: Path) -> Path:
     """A copy of this repository as its docs assume it: the examples (blueprints/, overlays/,
-    mpigen.yaml), the schemas, the MPIJobs of golden/ the import examples read, the output
-    `mpigen render` writes, all committed on main, which origin/main also names."""
-    for name in ("blueprints", "overlays", "schemas", "golden/mpijob-v2beta1"):
+    mpigen.yaml), the schemas, the MPIJobs of golden/ the import examples read and the one
+    docs/migrate.md imports, the output `mpigen render` writes, all committed on main,
+    which origin/main also names."""
+    for name in ("blueprints", "overlays", "schemas", "golden/mpijob-v2beta1", "docs/migrate"):
         shutil.copytree(ROOT / name, folder / name)
     shutil.copy2(ROOT / "mpigen.yaml", folder / "mpigen.yaml")
     for command in ("mpigen render", "git init --quiet --initial-branch=main", "git add --all",
