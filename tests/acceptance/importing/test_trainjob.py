@@ -8,8 +8,11 @@ Trainer ships (deepspeed-distributed, shared/reference/targets.md 2.4) is named,
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.conftest import BLUEPRINTS, ROOT, pos
 
@@ -255,3 +258,86 @@ def test_the_operators_v2beta1_pi_example_reports_its_worker_command(cli, tmp_pa
                                      "containers[0].command: the operator runs the workers' command "
                                      "['/usr/sbin/sshd'] as written (it runs /usr/sbin/sshd -De only when there is "
                                      "none); a blueprint cannot express it: its workers run /usr/sbin/sshd -De"]
+
+
+# --- values of the wrong type: refused at their line, never a crash --------------------------
+
+@pytest.mark.parametrize("needle, sub, value", [
+    ("numNodes: 3", "3", "three"),
+    ("env:\n", None, "NCCL_DEBUG=INFO"),
+    ("resourcesPerNode:", None, "[4]"),
+])
+def test_a_trainjob_value_of_the_wrong_type_is_an_error_at_its_line(cli, tmp_path, needle, sub, value):
+    key = needle.split(":")[0]
+    text = HAND.replace(needle, f"{key}: {value}\n" if needle.endswith("\n") else f"{key}: {value}", 1)
+    if key == "env":  # its entries went with it
+        text = text.replace("      - name: NCCL_DEBUG\n        value: INFO\n      - name: HF_TOKEN\n"
+                            "        valueFrom: {secretKeyRef: {name: hf, key: token}}\n", "")
+    if key == "resourcesPerNode":
+        text = text.replace("      limits:\n        nvidia.com/gpu: 4\n", "")
+    done = imported_hand(cli, tmp_path, "runtime.yaml", text=text)
+    # a scalar is reported at the value, a list or a mapping where it starts: its key
+    line, column = pos(text, f"{key}: {value}", None if value.startswith("[") else value)
+    assert done.returncode == 2 and done.stdout == b"", done.stderr
+    assert f"trainjob.yaml:{line}:{column}: error: TrainJob spec.trainer.{key}: expected" in done.stderr, done.stderr
+
+
+WRONG = [None, 0, 2.5, True, "x", [], {}, ["x"], {"name": 1}]
+
+
+def _leaves(node, loc=()):
+    yield loc
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _leaves(value, loc + (key,))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _leaves(value, loc + (index,))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_value_anywhere_in_a_trainjob_or_its_runtime_is_imported_reported_or_refused(rendered_objects, data):
+    """A TrainJob and its runtime (mpigen's, or the Trainer's own) with a value replaced at
+    random: import gives a blueprint or errors at lines, and never crashes."""
+    from mpigen.errors import InputError
+    from mpigen.load.parser import parse
+    from mpigen.review.importer.trainjob import import_trainjob
+
+    objects = copy.deepcopy(data.draw(st.sampled_from(rendered_objects)))
+    which = data.draw(st.integers(0, 1))
+    locs = [loc for loc in _leaves(objects[which]) if loc]
+    for _ in range(data.draw(st.integers(1, 3))):
+        loc = data.draw(st.sampled_from(locs))
+        node = objects[which]
+        try:
+            for part in loc[:-1]:
+                node = node[part]
+            node[loc[-1]] = data.draw(st.sampled_from(WRONG))
+        except (KeyError, IndexError, TypeError):
+            continue
+    try:
+        trainjob, runtime = (parse(yaml.safe_dump(o), name)[0] for o, name in zip(objects, ("trainjob.yaml",
+                                                                                               "runtime.yaml")))
+        result = import_trainjob(trainjob, runtime if isinstance(runtime.data, dict) else None, strict=False)
+    except InputError:
+        return
+    assert all(d.mark.path in ("trainjob.yaml", "runtime.yaml") for d in result.diagnostics), result.diagnostics
+    assert bool(result.blueprint) != any(d.severity == "error" for d in result.diagnostics)
+
+
+@pytest.fixture(scope="module")
+def rendered_objects():
+    """(TrainJob, runtime) pairs: an example rendered with mpigen's runtime, and the hand-written
+    TrainJob with the Trainer's runtime."""
+    from mpigen.compile.blueprint import compile_blueprint
+    from mpigen.render.target import Lifecycle, Options
+    from mpigen.render.targets import render_job
+    from mpigen.formats.blueprint import Blueprint
+
+    model = Blueprint.model_validate(yaml.safe_load((BLUEPRINTS / "deepspeed.yaml").read_text()))
+    objects = render_job(compile_blueprint(model), Options(target="trainjob"), Lifecycle())
+    ours = tuple(next(o for o in objects if o["kind"] == kind) for kind in ("TrainJob", "TrainingRuntime"))
+    runtime = yaml.safe_load("\n".join(line for line in RUNTIME.read_text().splitlines() if not line.startswith("#")))
+    return [ours, (yaml.safe_load(HAND), runtime)]
