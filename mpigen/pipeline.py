@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
-from mpigen.emit.layout import flux_root, object_path
+from mpigen.emit.layout import CLUSTER_FOLDER, flux_root, object_path, trainjob_stage
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
@@ -39,6 +39,8 @@ from mpigen.validate.written_patches import written_patch_problems
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
 MAX_SLICE = 200  # files a worker takes at a time (and a serial run between two reports of progress)
+# A cluster-scoped object a job renders (a ClusterTrainingRuntime) may be every such job's.
+SHARED_COMMENT = "Source: every blueprint that renders it (cluster-scoped, shared)"
 
 Progress = Callable[[int, int], None]  # (files done, files in all): at the start, then after each chunk
 
@@ -162,11 +164,15 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     rendered = []
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
         path, root = object_path(obj), ""
+        shown = comment if obj["metadata"].get("namespace") else SHARED_COMMENT
         if options.gitops == "flux" and TARGETS[options.target].staged:
             root = flux_root(obj, blueprint.metadata.name)
             path = f"{root}/{path.rsplit('/', 1)[1]}"
+        elif options.gitops == "flux" and options.target == "trainjob":
+            root = trainjob_stage(obj)
+            path = f"{root}/{path}"
         running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
-        rendered.append(RenderedObject(sort_key(obj), path, dump_object(obj, comment), env, running, root))
+        rendered.append(RenderedObject(sort_key(obj), path, dump_object(obj, shown), env, running, root))
     return rendered
 
 
@@ -289,6 +295,7 @@ class _Env:
     seen: dict = field(default_factory=dict)
     objects: list = field(default_factory=list)
     owners: dict = field(default_factory=dict)  # sort key (kind, namespace, name) -> the job's name mark
+    texts: dict = field(default_factory=dict)  # sort key -> the first job's text of it
 
     def add(self, results: list[_DocResult], diagnostics: list[Diagnostic]) -> None:
         for item in results:
@@ -301,10 +308,22 @@ class _Env:
             self.seen[item.job] = item.name_mark
             for obj in item.objects:
                 owner = self.owners.setdefault(obj.sort_key, item.name_mark)
-                if owner is not item.name_mark:
+                if owner is item.name_mark:
+                    self.objects.append(obj)
+                    self.texts[obj.sort_key] = obj.text
+                elif not _shared(obj) or self.texts[obj.sort_key] != obj.text:
+                    fix = ("give one of them another spec.runtime.name" if _shared(obj) else "rename one of the jobs")
                     diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, "
-                                                             f"as the job at {owner} does; rename one of the jobs"))
-            self.objects.extend(item.objects)
+                                                             f"as the job at {owner} does{_other(obj)}; {fix}"))
+
+
+def _shared(obj: RenderedObject) -> bool:
+    """A cluster-scoped object (a ClusterTrainingRuntime): jobs that render it the same share it."""
+    return f"/{CLUSTER_FOLDER}/" in f"/{obj.path}"
+
+
+def _other(obj: RenderedObject) -> str:
+    return " with other content" if _shared(obj) else ""
 
 
 def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -32,7 +32,8 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
     command.add_argument("--target", choices=TARGETS, type=one_of(TARGETS), default=None,
                          help="static: the objects the MPI Operator (v1alpha2) would create (default); "
                               "jobset: one JobSet per job, ranks started over SSH (needs JobSet); "
-                              "mpijob: the MPIJob resource, for clusters that run an operator")
+                              "mpijob: the MPIJob resource, for clusters that run an operator; "
+                              "trainjob: a Kubeflow Trainer v2 TrainJob and its runtime")
     command.add_argument("--with-crd", action="store_true", default=None,
                          help="with --target mpijob: also emit the MPIJob CustomResourceDefinition")
     command.add_argument("--kube-version", metavar="1.N", default=None,

@@ -127,10 +127,11 @@ def openmpi5_env(kubexec: bool) -> list[dict]:
     return [dict(e) for e in OPENMPI5_ENV if kubexec or e["name"] != OPENMPI5_AGENT]
 
 
-def ssh_launcher_env(job: MPIJob, ssh_config: str) -> list[dict]:
-    """What the jobset target appends after the launcher's env: the hostfile and mpirun's ssh
-    options for the MPI implementation, then (unless the launcher runs ranks) no GPUs."""
-    values = {"hostfile": HOSTFILE_PATH, "ssh_args": f"-F {ssh_config}"}
+def ssh_launcher_env(job: MPIJob, ssh_config: str, hostfile: str = HOSTFILE_PATH) -> list[dict]:
+    """What the targets that start ranks over ssh (jobset, trainjob) append after the launcher's
+    env: the hostfile and mpirun's ssh options for the MPI implementation, then (unless the
+    launcher runs ranks) no GPUs."""
+    values = {"hostfile": hostfile, "ssh_args": f"-F {ssh_config}"}
     env = [{"name": name, "value": value.format(**values)} for name, value in SSH_ENV[job.distribution]]
     if job.extensions.runLauncherAsWorker:
         return env

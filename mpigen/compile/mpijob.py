@@ -15,6 +15,7 @@ from pydantic import Field
 from mpigen.formats.base import Model
 from mpigen.formats.scheduling import GangScheduler, Topology
 from mpigen.formats.ssh import SSH
+from mpigen.formats.trainer import Runtime
 
 V1ALPHA2 = "kubeflow.org/v1alpha2"  # this model's API
 # The MPIJob APIs operators run today, which the mpijob target writes (--mpijob-api): the MPI
@@ -86,6 +87,9 @@ class Extensions(Model):
     topology: Optional[Topology] = None  # Kueue Topology Aware Scheduling of the rank pods
     multiKueue: bool = False
     ssh: SSH = Field(default_factory=SSH)  # the SSH bootstrap of the targets that use one
+    runtime: Optional[Runtime] = None  # target trainjob: the runtime as the blueprint says it
+    framework: str = "custom"  # the blueprint's (target trainjob labels its runtime with it)
+    blueprintEnv: tuple[str, ...] = ()  # the names of the blueprint's spec.env (a TrainJob's trainer.env)
     runLauncherAsWorker: bool = False
     waitForWorkers: bool = False
     waitForWorkersAsked: Optional[bool] = None  # as the blueprint says it (None: the target's default)

@@ -7,7 +7,9 @@ running Jobs uses: the job's workers (configuration, RBAC, StatefulSet) with wai
 they are healthy (ready) before the launcher Kustomization, which depends on them, applies
 the Job; the launcher Kustomization does not wait (a training run outlasts any timeout).
 The targets that need no such order (a JobSet starts its launcher itself, an operator its
-MPIJob's) get one Kustomization per environment folder, which does not wait either. All
+MPIJob's) get one Kustomization per environment folder, which does not wait either.
+TrainJobs get two per environment: its runtimes and configuration with wait, and its
+TrainJobs, which depend on them (the Trainer refuses a TrainJob whose runtime is missing). All
 prune, so the objects of a finished or replaced run go away.
 
 Their names are built by mpigen.kube.names.generated_name: valid Kubernetes names of at most
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mpigen.emit.layout import RUNTIME_STAGE, STAGES, TRAINJOB_STAGE
 from mpigen.emit.yaml import dump_stream
 from mpigen.errors import InputError, Mark, error
 from mpigen.kube.names import generated_name
@@ -90,9 +93,11 @@ def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
         if profile != "flux":
             continue
         roots = sorted({item.root.rsplit("/", 1)[0] for item in result.objects if item.env == env and item.root})
-        documents = []
+        stages = [root for root in STAGES if root in roots]
+        documents = _stage_pair(flux, output, env, stages)
         for job_root in roots:
-            documents += _job_pair(flux, output, result, env, job_root, owners, problems)
+            if job_root not in STAGES:
+                documents += _job_pair(flux, output, result, env, job_root, owners, problems)
         if not roots and any(item.env == env for item in result.objects):
             documents.append(_environment(flux, output, env))
         if documents:
@@ -122,6 +127,23 @@ def _job_pair(flux, output: Path, result, env: str, job_root: str, owners: dict,
     return [_kustomization(flux, f"{base}-workers", folder / "workers", wait=True, timeout=flux.timeout),
             _kustomization(flux, f"{base}-launcher", folder / "launcher", wait=False,
                            dependsOn=[{"name": f"{base}-workers"}])]
+
+
+def _stage_pair(flux, output: Path, env: str, stages: list[str]) -> list[dict]:
+    """TrainJobs: the environment's runtimes and configuration (wait: applied and healthy)
+    and its TrainJobs, which depend on them (the Trainer's webhook refuses a TrainJob whose
+    runtime does not exist yet); the TrainJobs alone when every runtime is the cluster's."""
+    base = generated_name("mpigen", (env,) if env else (), room=len(TRAINJOB_STAGE) + 1)
+    folder = output / env
+    documents = []
+    if RUNTIME_STAGE in stages:
+        documents.append(_kustomization(flux, f"{base}-{RUNTIME_STAGE}", folder / RUNTIME_STAGE, wait=True,
+                                        timeout=flux.timeout))
+    if TRAINJOB_STAGE in stages:
+        after = {"dependsOn": [{"name": f"{base}-{RUNTIME_STAGE}"}]} if RUNTIME_STAGE in stages else {}
+        documents.append(_kustomization(flux, f"{base}-{TRAINJOB_STAGE}", folder / TRAINJOB_STAGE, wait=False,
+                                        **after))
+    return documents
 
 
 def _environment(flux, output: Path, env: str) -> dict:

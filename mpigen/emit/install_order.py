@@ -17,15 +17,19 @@ INSTALL_ORDER = (
     "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress",
     "APIService", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
 )
-_RANK = {kind: rank for rank, kind in enumerate(INSTALL_ORDER)}
+# Among custom resources, a Kubeflow Trainer runtime goes before the TrainJobs that reference
+# it: the Trainer's webhook refuses a TrainJob whose runtime does not exist yet.
+CUSTOM_FIRST = ("ClusterTrainingRuntime", "TrainingRuntime")
+_RANK = {kind: rank for rank, kind in enumerate(INSTALL_ORDER + CUSTOM_FIRST)}
+_CUSTOM = len(INSTALL_ORDER) + len(CUSTOM_FIRST)
 
 
 def sort_key(obj: dict) -> tuple:
-    """Helm's install order; unknown kinds (custom resources) last, by kind; then namespace, name."""
+    """Helm's install order; unknown kinds (custom resources) last, runtimes first, then by kind; then namespace, name."""
     kind = obj.get("kind", "")
     meta = obj.get("metadata", {})
-    rank = _RANK.get(kind, len(INSTALL_ORDER))
-    return (rank, kind if rank == len(INSTALL_ORDER) else "", meta.get("namespace", ""), meta.get("name", ""))
+    rank = _RANK.get(kind, _CUSTOM)
+    return (rank, kind if rank == _CUSTOM else "", meta.get("namespace", ""), meta.get("name", ""))
 
 
 def sort_objects(objects: Iterable[dict]) -> list[dict]:

@@ -19,6 +19,7 @@ from mpigen.formats.pod_template_patch import PodTemplatePatch
 from mpigen.formats.scheduling import Scheduling
 from mpigen.formats.security import Security, ServiceAccount
 from mpigen.formats.ssh import SSH
+from mpigen.formats.trainer import Runtime
 from mpigen.formats.types import Arg, EnvName, ImageReference, LabelKey, LabelValue, Quantity, ResourceName, RunName
 from mpigen.kube.names import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN
 
@@ -138,6 +139,9 @@ class Spec(Model):
     scheduling: Scheduling = Field(default_factory=Scheduling, description="Gang scheduling and Kueue queueing.")
     security: Security = Field(default_factory=Security, description="Identity and privileges of the containers.")
     ssh: SSH = Field(default_factory=SSH, description="Target jobset: how the launcher reaches the workers over SSH.")
+    runtime: Optional[Runtime] = Field(
+        None, description="Target trainjob: the Kubeflow Trainer runtime the TrainJob references (default: "
+                          "mpigen.yaml's trainingRuntime, else a TrainingRuntime mpigen writes from the blueprint).")
     imagePullSecrets: list[Annotated[str, Field(pattern=DNS1123_SUBDOMAIN, max_length=253)]] = Field(
         default_factory=list, description="Secrets (by name) for pulling the image from a private registry.",
         examples=[["registry-credentials"]])

@@ -8,6 +8,7 @@
     target: static                  # default options; command-line flags win
     gitops: none
     kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
+    trainingRuntime: {name: mpi-openmpi}   # target trainjob: the runtime of blueprints that name none
 
 mpigen.project.config reads it from the folder a run works in: the working folder or, from a
 sub-folder, the nearest folder above it that holds one (mpigen.project.repository); every
@@ -21,6 +22,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import AfterValidator, Field
 
 from mpigen.formats.base import Model
+from mpigen.formats.trainer import Runtime
 from mpigen.formats.types import ImageReference
 from mpigen.kube.names import DNS1123_LABEL, DNS1123_SUBDOMAIN, printable
 
@@ -77,6 +79,9 @@ class ConfigModel(Model):
     kubeVersion: Optional[str] = Field(None, pattern=r"^1\.[0-9]+$",
                                        description="Default --kube-version: the Kubernetes version the output is "
                                                    "for (the MPIJob CRD's pod template schema).", examples=["1.30"])
+    trainingRuntime: Optional[Runtime] = Field(
+        None, description="Default spec.runtime of the blueprints that give none (target trainjob): e.g. "
+                          "{name: mpi-openmpi} on clusters whose platform team provides the runtime.")
     argocd: Optional[ArgoCDConfig] = Field(
         None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
     flux: Optional[FluxConfig] = Field(

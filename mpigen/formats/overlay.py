@@ -23,6 +23,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field, model_validator
 
 from mpigen.formats.base import Model
+from mpigen.formats.trainer import Runtime
 from mpigen.formats.types import GitOpsProfile, LabelKey, LabelValue
 from mpigen.kube.image import TAG
 from mpigen.kube.names import DNS1123_LABEL
@@ -91,6 +92,9 @@ class OverlayModel(Model):
     gitops: Optional[GitOpsProfile] = Field(
         None, description="GitOps profile of this environment (the --gitops flag wins; default: mpigen.yaml's).",
         examples=["argocd"])
+    trainingRuntime: Optional[Runtime] = Field(
+        None, description="Target trainjob: the runtime of this environment's blueprints that give no spec.runtime "
+                          "(default: mpigen.yaml's).", examples=[{"name": "mpi-openmpi"}])
     target: Optional[str] = Field(
         None, min_length=1,
         description="Target of this environment, e.g. jobset on a cluster that runs JobSet (the --target flag wins; "

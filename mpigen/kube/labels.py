@@ -38,3 +38,4 @@ def topology_annotation(required: str | None, preferred: str | None) -> tuple[st
     if required is not None:
         return KUEUE_TOPOLOGY_ANNOTATIONS["required"], required
     return KUEUE_TOPOLOGY_ANNOTATIONS["preferred"], preferred
+ARGOCD_COMPARE_OPTIONS = "argocd.argoproj.io/compare-options"

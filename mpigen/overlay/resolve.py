@@ -40,6 +40,10 @@ class Overlay:
     def target(self) -> str | None:
         return self._inherited("target")
 
+    @property
+    def training_runtime(self):
+        return self._inherited("trainingRuntime")
+
     def _inherited(self, key: str):
         """A setting of this overlay, else of its nearest base that has it."""
         for item in reversed(self.chain()):

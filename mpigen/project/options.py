@@ -149,6 +149,8 @@ def _overlay_options(options: Options, overlay, flags: Flags) -> Options:
                                 not_one_of(f"target: {target!r}", target, targets.TARGETS))])
     if target and flags.target is None:
         options = replace(options, target=target)
+    if overlay.training_runtime is not None:
+        options = replace(options, training_runtime=overlay.training_runtime)
     return options
 
 
@@ -177,7 +179,8 @@ def _options(flags: Flags, config: Config | None) -> Options:
     chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
               "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage"),
               "mpijob_api": pick("mpijob_api", "mpijobApi"), "with_crd": pick("with_crd", "withCRD"),
-              "kube_version": pick("kube_version", "kubeVersion")}
+              "kube_version": pick("kube_version", "kubeVersion"),
+              "training_runtime": config.model.trainingRuntime if config else None}
     _check_image_flag(flags.kubectl_delivery_image)
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
     _check_crd_options(options)

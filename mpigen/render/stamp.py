@@ -34,9 +34,13 @@ def stamp(obj: dict, job: MPIJob, job_name: str | None = None, run: str | None =
 
 
 def _pod_templates(obj: dict) -> list[dict]:
+    """A workload's pod template, or those of a JobSet's replicated jobs, or of the JobSet
+    template of a Kubeflow Trainer runtime."""
     spec = obj.get("spec", {})
     template = spec.get("template")
-    if isinstance(template, dict):
+    if isinstance(template, dict) and "replicatedJobs" in template.get("spec", {}):
+        spec = template["spec"]
+    elif isinstance(template, dict):
         return [template]
     return [replicated["template"]["spec"]["template"] for replicated in spec.get("replicatedJobs", [])]
 

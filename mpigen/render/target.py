@@ -15,6 +15,7 @@ from typing import Callable
 from mpigen.compile.mpijob import V2BETA1, MPIJob
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
+from mpigen.formats.trainer import Runtime
 from mpigen.load.document import Document
 from mpigen.validate.reserved import Reserved
 
@@ -33,6 +34,7 @@ class Options:
     mpijob_api: str = V2BETA1  # target mpijob: kubeflow.org/v2beta1 or kubeflow.org/v1
     with_crd: bool = False  # target mpijob: add the MPIJob CustomResourceDefinition
     kube_version: str = DEFAULT_KUBE_VERSION
+    training_runtime: Runtime | None = None  # target trainjob: mpigen.yaml's or the overlay's default runtime
 
 
 @dataclass(frozen=True)

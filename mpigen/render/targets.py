@@ -15,10 +15,11 @@ from mpigen.render.checks import RESERVED as ADDED, profile_checks
 from mpigen.render.jobset.target import JOBSET
 from mpigen.render.mpijob.target import MPIJOB
 from mpigen.render.static.target import STATIC
+from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.render.target import Lifecycle, Options
 from mpigen.validate.reserved import Reserved
 
-TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET)}  # the first is the default
+TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}  # the first is the default
 # What a blueprint may not name: what any target writes into the pods (a blueprint renders
 # under every target, and its file is validated once whatever each environment's target),
 # and what compile and the shared additions write.

@@ -1,8 +1,8 @@
 """Validate rendered objects the way an API server with strict field validation would:
 Kubernetes' own kinds against the OpenAPI schemas of a Kubernetes version (the strict
 JSON schemas kubernetes-validate ships: an unknown field is an error), MPIJobs against the
-CustomResourceDefinition mpigen generates for that version (mpigen.render.mpijob.crd), JobSets
-against Kubeflow's models of the JobSet API (mpigen.review.jobset_schema). A custom
+CustomResourceDefinition mpigen generates for that version (mpigen.render.mpijob.crd), JobSets,
+TrainJobs and Trainer runtimes against Kubeflow's models of them (mpigen.review.kubeflow_models). A custom
 resource with no schema at hand (a PodGroup: its CRD belongs to the scheduler) is
 reported as skipped, as kubeconform does. The reports: mpigen.review.object_reports.
 """
@@ -10,7 +10,7 @@ reported as skipped, as kubeconform does. The reports: mpigen.review.object_repo
 from __future__ import annotations
 
 from mpigen.render.mpijob.crd import new_crd
-from mpigen.review.jobset_schema import JOBSET_API, validate_jobset
+from mpigen.review.kubeflow_models import MODELS, validate_kubeflow
 from mpigen.review.object_reports import ObjectReport, check_rendered
 
 
@@ -48,8 +48,8 @@ def validate_object(obj: dict, kube_version: str, validators: dict) -> tuple[str
             validators[api] = _mpijob_validator(api, kube_version)
         errors = sorted(validators[api].iter_errors(obj), key=lambda e: list(e.absolute_path))
         return ("invalid", [_describe(e) for e in errors]) if errors else ("valid", [])
-    if kind == "JobSet" and api == JOBSET_API:
-        problems = validate_jobset(obj)
+    if (api, kind) in MODELS:
+        problems = validate_kubeflow(obj)
         return ("invalid", problems) if problems else ("valid", [])
     skipped = "skipped", [f"no schema for {api} {kind} (a custom resource whose CRD mpigen does not generate)"]
     try:

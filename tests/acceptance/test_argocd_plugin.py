@@ -86,7 +86,7 @@ def test_a_bad_setting_is_an_error(app):
     # A setting is in no file: a plain `error:` line that names it, what exists, and the nearest.
     done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod", ARGOCD_ENV_MPIGEN_TARGET="jobsets")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == ("error: ARGOCD_ENV_MPIGEN_TARGET='jobsets' is not one of static, mpijob, jobset; "
+    assert done.stderr == ("error: ARGOCD_ENV_MPIGEN_TARGET='jobsets' is not one of static, mpijob, jobset, trainjob; "
                            "did you mean 'jobset'?\n")
     done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="staging")
     assert done.returncode == 2 and done.stdout == "" and "staging" in done.stderr

@@ -42,14 +42,14 @@ def test_unknown_target_is_a_usage_error():
     done = run_mpigen("render", "--stdout", "--target", "helm", cwd=ROOT)
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode().splitlines()[-1] == ("mpigen render: error: argument --target: 'helm' is not one of "
-                                                     "static, mpijob, jobset")
+                                                     "static, mpijob, jobset, trainjob")
 
 
 def test_mistyped_target_and_profile_flags_suggest_the_nearest():
     done = run_mpigen("render", "--stdout", "--target", "jobsett", cwd=ROOT)
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode().splitlines()[-1] == ("mpigen render: error: argument --target: 'jobsett' is not one "
-                                                     "of static, mpijob, jobset; did you mean 'jobset'?")
+                                                     "of static, mpijob, jobset, trainjob; did you mean 'jobset'?")
     done = run_mpigen("validate", "--gitops", "argo", cwd=ROOT)
     assert done.returncode == 2
     assert done.stderr.decode().splitlines()[-1] == ("mpigen validate: error: argument --gitops: 'argo' is not one "

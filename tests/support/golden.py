@@ -35,6 +35,10 @@ CASES = {
     "jobset": ["blueprints", "--target", "jobset", "--gitops", "none"],
     "jobset-argocd": ["blueprints", "--target", "jobset", "--gitops", "argocd"],
     "jobset-flux": ["blueprints", "--target", "jobset", "--gitops", "flux"],
+    # one TrainJob and the TrainingRuntime mpigen writes per example, in each GitOps profile
+    "trainjob": ["blueprints", "--target", "trainjob", "--gitops", "none"],
+    "trainjob-argocd": ["blueprints", "--target", "trainjob", "--gitops", "argocd"],
+    "trainjob-flux": ["blueprints", "--target", "trainjob", "--gitops", "flux"],
 }
 
 

@@ -34,9 +34,9 @@ def new_config_map(job: MPIJob) -> dict:
         "data": {
             HOSTFILE_KEY: hostfile(job),
             # Jinja drops a template's last newline; these files keep theirs.
-            SSH_CONFIG_KEY: scripts.render("ssh_config.j2", port=port, key=KEY_PATH) + "\n",
-            SSHD_CONFIG_KEY: scripts.render("sshd_config.j2", port=port, key=KEY_PATH,
+            SSH_CONFIG_KEY: scripts.render("ssh_config.j2", target="jobset", port=port, key=KEY_PATH) + "\n",
+            SSHD_CONFIG_KEY: scripts.render("sshd_config.j2", target="jobset", port=port, key=KEY_PATH,
                                             authorized_keys=AUTHORIZED_KEYS_PATH) + "\n",
-            SSHD_SCRIPT_KEY: scripts.render("sshd.sh.j2", sshd_config=SSHD_CONFIG_PATH) + "\n",
+            SSHD_SCRIPT_KEY: scripts.render("sshd.sh.j2", target="jobset", sshd_config=SSHD_CONFIG_PATH) + "\n",
         },
     }

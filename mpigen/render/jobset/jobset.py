@@ -19,22 +19,9 @@ from mpigen.render.jobset.keygen import keygen_pod
 from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
 from mpigen.render.names import object_meta
+from mpigen.render.replicated import NETWORK, replicated_job
 
 DEADLINE_RULE = "deadline"
-
-
-def replicated_job(name: str, pods: int, template: dict, depends_on: tuple[str, str] | None = None,
-                   deadline: int | None = None) -> dict:
-    """One replicated job of one Indexed Job whose pods all run at once; a failed pod fails it."""
-    template = {**template, "spec": {**template.get("spec", {}), "restartPolicy": "Never"}}
-    spec = {"completionMode": "Indexed", "completions": pods, "parallelism": pods, "backoffLimit": 0}
-    if deadline is not None:
-        spec["activeDeadlineSeconds"] = deadline
-    job = {"name": name, "groupName": "default", "replicas": 1}
-    if depends_on is not None:
-        job["dependsOn"] = [{"name": depends_on[0], "status": depends_on[1]}]
-    job["template"] = {"spec": {**spec, "template": template}}
-    return job
 
 
 def replicated_jobs(job: MPIJob, key_job: bool, wait_for_workers: bool) -> list[dict]:
@@ -71,7 +58,7 @@ def new_jobset(job: MPIJob, key_job: bool, wait_for_workers: bool) -> dict:
     if ext.multiKueue:
         spec["managedBy"] = MULTIKUEUE
     spec.update({
-        "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
+        "network": dict(NETWORK),
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},
         "startupPolicy": {"startupPolicyOrder": "AnyOrder"},
         "failurePolicy": failure_policy(job),

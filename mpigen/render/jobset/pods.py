@@ -12,12 +12,12 @@ from mpigen.kube.data import copy_data
 from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name,
                                         launcher_host, secret_name)
 from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.replicated import sshd_ports_and_probe
 from mpigen.render.sshd import allow_root_sshd, runs_as_root
 
 PRIVATE_KEY_MODE = 0o400  # ssh and sshd refuse a key its owner's group may read (root's)
 SHARED_KEY_MODE = 0o440  # a non-root user reads root's key through its group (fsGroup)
 HYDRA = ("MPICH", "IntelMPI")
-PROBE = {"periodSeconds": 2, "timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3}
 
 
 def mount_ssh(job: MPIJob, pod: dict) -> None:
@@ -40,8 +40,7 @@ def worker_pod(job: MPIJob) -> dict:
     port = job.extensions.ssh.port
     if "command" not in container:  # a podTemplatePatch's own command stays (it must start sshd)
         container["command"] = ["/bin/sh", SSHD_SCRIPT_PATH]
-    container["ports"] = [*container.get("ports", []), {"name": "ssh", "containerPort": port, "protocol": "TCP"}]
-    container["readinessProbe"] = {"tcpSocket": {"port": port}, **PROBE}
+    sshd_ports_and_probe(container, port)
     mount_ssh(job, pod)
     allow_root_sshd(pod, port)
     return template

@@ -53,4 +53,4 @@ def test_an_unknown_target_is_an_error_at_the_overlays_line(tmp_path):
     line = next(i for i, text in enumerate(lines, 1) if text == "target: helm")
     assert done.returncode == 2 and not (root / "out").exists()
     assert done.stderr.decode().strip() == (f"overlays/dev/overlay.yaml:{line}:9: error: target: 'helm' is not one of "
-                                            "static, mpijob, jobset")
+                                            "static, mpijob, jobset, trainjob")

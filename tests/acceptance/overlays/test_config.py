@@ -105,9 +105,9 @@ def test_explicit_paths_use_the_config_options_but_not_its_overlays(cli):
 @pytest.mark.parametrize("config, needle, sub, message", [
     (CONFIG_HEAD + "blueprints: [blueprints]\nouptut: out\n", "ouptut", None,
      "document: unknown key 'ouptut'; did you mean 'output'?"),
-    (CONFIG_HEAD + "output: out\ntarget: helm\n", "target: helm", "helm", "target: 'helm' is not one of static, mpijob, jobset"),
+    (CONFIG_HEAD + "output: out\ntarget: helm\n", "target: helm", "helm", "target: 'helm' is not one of static, mpijob, jobset, trainjob"),
     (CONFIG_HEAD + "output: out\ntarget: jobsett\n", "target: jobsett", "jobsett",
-     "target: 'jobsett' is not one of static, mpijob, jobset; did you mean 'jobset'?"),
+     "target: 'jobsett' is not one of static, mpijob, jobset, trainjob; did you mean 'jobset'?"),
     (CONFIG_HEAD + "output: out\ngitops: argo\n", "gitops: argo", "argo",
      "gitops: 'argo' is not one of none, argocd, flux; did you mean 'argocd'?"),
     ("# the repository\napiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n", "apiVersion", None,

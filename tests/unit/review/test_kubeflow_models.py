@@ -1,4 +1,4 @@
-"""JobSets read with Kubeflow's models strictly (mpigen.review.jobset_schema): the models drop
+"""JobSets read with Kubeflow's models strictly (mpigen.review.kubeflow_models): the models drop
 keys they do not know and coerce values, so a misspelt field or a wrong type must still be
 reported, at its path, as the API server's strict field validation would."""
 
@@ -8,7 +8,7 @@ import copy
 
 import yaml
 
-from mpigen.review.jobset_schema import validate_jobset
+from mpigen.review.kubeflow_models import validate_kubeflow as validate_jobset
 from tests.conftest import GOLDEN
 
 JOBSET = next(o for o in yaml.safe_load_all((GOLDEN / "jobset.yaml").read_text()) if o and o["kind"] == "JobSet")

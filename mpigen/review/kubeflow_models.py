@@ -1,5 +1,6 @@
-"""JobSets against the JobSet API, with Kubeflow's pydantic models of it (the PyPI package
-kubeflow-trainer-api, generated from the JobSet and Kubernetes OpenAPI schemas). The models
+"""JobSets, TrainJobs and Kubeflow Trainer runtimes against their APIs, with Kubeflow's pydantic
+models of them (the PyPI package kubeflow-trainer-api, generated from the Trainer's, JobSet's
+and Kubernetes' OpenAPI schemas). The models
 drop keys they do not know; read strictly, as the API server's strict field validation
 does, every key of the object that the model did not keep is an unknown field. What the
 models serialise (quantities as floats, defaults added) is never used: only whether the
@@ -10,14 +11,21 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
+TRAINER_API = "trainer.kubeflow.org/v1alpha1"
+# (apiVersion, kind) -> the model's name in kubeflow_trainer_api.models
+MODELS = {(JOBSET_API, "JobSet"): "JobsetV1alpha2JobSet",
+          (TRAINER_API, "TrainJob"): "TrainerV1alpha1TrainJob",
+          (TRAINER_API, "TrainingRuntime"): "TrainerV1alpha1TrainingRuntime",
+          (TRAINER_API, "ClusterTrainingRuntime"): "TrainerV1alpha1ClusterTrainingRuntime"}
 
 
-def validate_jobset(obj: dict) -> list[str]:
-    """The problems of one JobSet, each `path: message`; none when it is valid."""
-    from kubeflow_trainer_api.models import JobsetV1alpha2JobSet
+def validate_kubeflow(obj: dict) -> list[str]:
+    """The problems of one object of a kind in MODELS, each `path: message`; none when it is valid."""
+    from kubeflow_trainer_api import models
 
+    model_class = getattr(models, MODELS[obj.get("apiVersion"), obj.get("kind")])
     try:
-        model = JobsetV1alpha2JobSet.from_dict(obj)
+        model = model_class.from_dict(obj)
     except ValidationError as exc:
         # The models validate each nested object on its own: the location is within it.
         return [f"{'.'.join(str(p) for p in e['loc']) or 'object'} (of a {exc.title}): {e['msg']}"

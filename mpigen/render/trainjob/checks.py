@@ -1,0 +1,165 @@
+"""What the trainjob target cannot render, each at the blueprint's line with the reason, and
+the names its objects write into the pods. Some of it the Trainer itself does not check: a
+TrainJob name too long for the JobSet it becomes, the container its MPI plugin needs."""
+
+from __future__ import annotations
+
+from mpigen.compile.blueprint import compile_blueprint
+from mpigen.compile.mpijob import LAUNCHER, WORKER
+from mpigen.errors import Diagnostic, error, warning
+from mpigen.formats.blueprint import Blueprint
+from mpigen.load.document import Document
+from mpigen.render.gitops import RUN_HASH_LENGTH
+from mpigen.render.target import Options
+from mpigen.render.trainjob.names import (NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
+                                          TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME,
+                                          longest_pod_name)
+from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
+from mpigen.validate.fields import NAME
+from mpigen.validate.reserved import Reserved
+
+RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VOLUME),
+                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR), env=TRAINER_ENV_NAMES)
+MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check
+ROLE_PATHS = {WORKER: "worker", LAUNCHER: "launcher"}
+
+
+def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+    runtime = blueprint.spec.runtime or options.training_runtime
+    named = runtime is not None and runtime.named
+    out = [*_name_length(doc, blueprint, options), *_user(doc, blueprint), *_unsupported(doc, blueprint, named)]
+    if named:
+        out += _not_patchable(doc, blueprint)
+    return out
+
+
+def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+    """The Trainer accepts any TrainJob name up to 63 characters, but its JobSet is refused when
+    the longest pod name (with the five characters Kubernetes adds) is longer."""
+    name, added = blueprint.metadata.name, 0 if options.gitops == "none" else RUN_HASH_LENGTH + 1
+    longest = longest_pod_name(name, blueprint.spec.workers) + added
+    if longest <= MAX_POD_NAME:
+        return []
+    room = MAX_POD_NAME - (longest - len(name))
+    run = "-<run>" if added else ""
+    profile = f" --gitops {options.gitops}" if added else ""
+    return [error(doc.value_mark(NAME),
+                  f"metadata.name: with --target trainjob{profile} the longest pod of the JobSet the Trainer makes "
+                  f"would be named with {longest} characters (<name>{run}-launcher-0-0 or <name>{run}-node-0-<index>, and "
+                  "the 5 characters Kubernetes adds), more than the 63 the JobSet webhook allows, and the Trainer accepts the "
+                  f"TrainJob but never starts it; shorten the name to at most {room} characters")]
+
+
+def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    """ssh-setup copies the key, which Kubernetes mounts as root's with mode 0640, for the
+    container's user: a non-root user reads it through its group (fsGroup)."""
+    sec, port = blueprint.spec.security, blueprint.spec.ssh.port
+    non_root = sec.runAsUser not in (None, 0) or (sec.runAsNonRoot and sec.runAsUser is None)
+    out = []
+    if non_root and sec.fsGroup is None:
+        where = ("spec", "security", "runAsUser" if sec.runAsUser is not None else "runAsNonRoot")
+        out.append(error(doc.value_mark(where),
+                         f"{'.'.join(where)}: a non-root user cannot read the SSH key the Trainer mounts (root's, "
+                         "mode 0640); set spec.security.fsGroup (for example to the user's number) so that its "
+                         "group can"))
+    if non_root and port < 1024:
+        out.append(error(doc.value_mark(("spec", "ssh", "port")),
+                         f"spec.ssh.port: {port} is below 1024, which a non-root sshd cannot bind; use 2222 "
+                         "(the default)"))
+    return out
+
+
+def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagnostic]:
+    spec = blueprint.spec
+    out = []
+
+    def refuse(loc: tuple, message: str, severity=error, key: bool = False) -> None:
+        mark = doc.key_mark(loc) if key else doc.value_mark(loc)
+        out.append(severity(mark, message))
+
+    if spec.ssh.keySecret is not None:
+        refuse(("spec", "ssh", "keySecret"), "spec.ssh.keySecret: with --target trainjob the Trainer makes each "
+               "run's key itself (Secret <trainjob>-mpi-ssh-auth); remove keySecret")
+    if spec.mainContainer not in (None, NODE_CONTAINER):
+        refuse(("spec", "mainContainer"), f"spec.mainContainer: the Trainer's MPI plugin and the TrainJob's trainer "
+               f"fields act only on the container named {NODE_CONTAINER}; remove mainContainer (mpigen names the "
+               f"main container {NODE_CONTAINER}) or set it to {NODE_CONTAINER}")
+    if spec.runPolicy.cleanPodPolicy == "All":
+        refuse(("spec", "runPolicy", "cleanPodPolicy"), "spec.runPolicy.cleanPodPolicy: All cannot be rendered with "
+               "--target trainjob: the JobSet deletes the running workers when the launcher succeeds, but keeps "
+               "the launcher's pod; use Running")
+    gang = spec.scheduling.gang
+    if gang is not None and gang.scheduler == "kube-batch":
+        refuse(("spec", "scheduling", "gang", "scheduler"), "spec.scheduling.gang.scheduler: the Trainer's "
+               "podGroupPolicy knows coscheduling (scheduler-plugins) and Volcano, not kube-batch")
+    if gang is not None and gang.minAvailable is not None:
+        refuse(("spec", "scheduling", "gang", "minAvailable"), "spec.scheduling.gang.minAvailable: the Trainer's "
+               "PodGroup counts every pod of the TrainJob; remove minAvailable")
+    if spec.launcher.runAsWorker and spec.network.hostNetwork:
+        refuse(("spec", "launcher", "runAsWorker"), "spec.launcher.runAsWorker with hostNetwork: a host-network "
+               "pod has the node's hostname, so mpirun cannot tell that the hostfile's launcher is itself; keep "
+               "the launcher off the host network")
+    if spec.security.sshAuthMountPath is not None:
+        refuse(("spec", "security", "sshAuthMountPath"), "spec.security.sshAuthMountPath is for --target mpijob; "
+               f"--target trainjob has the Trainer mount the key at {TRAINER_KEY_MOUNT} and copies it for any user",
+               severity=warning)
+    if named:
+        _named_runtime(doc, blueprint, refuse)
+    return out
+
+
+def _named_runtime(doc: Document, blueprint: Blueprint, refuse) -> None:
+    """A runtime of the cluster's decides how its pods start, are grouped and are kept."""
+    spec, runtime = blueprint.spec, "a runtime the cluster has (spec.runtime.name)"
+    if spec.scheduling.gang is not None:
+        refuse(("spec", "scheduling", "gang"), f"spec.scheduling.gang: on {runtime} the runtime's podGroupPolicy "
+               "decides gang scheduling; remove gang, or let mpigen write the runtime (spec.runtime.emit)", key=True)
+    if spec.runPolicy.ttlSecondsAfterFinished is not None:
+        refuse(("spec", "runPolicy", "ttlSecondsAfterFinished"), "spec.runPolicy.ttlSecondsAfterFinished: a "
+               f"TrainJob has no such field; on {runtime} the runtime's JobSet template sets it; remove it, or "
+               "let mpigen write the runtime (spec.runtime.emit)", key=True)
+    if spec.resources.launcher:
+        refuse(("spec", "resources", "launcher"), f"spec.resources.launcher: on {runtime} the launcher gets the "
+               "runtime's resources and the TrainJob's resourcesPerNode (the workers'); remove it, or let mpigen "
+               "write the runtime (spec.runtime.emit)", key=True)
+
+
+def _not_patchable(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    """What the pods would need that a TrainJob's runtimePatches may not carry (the Trainer's
+    PodSpecPatch), once per blueprint field that asks for it."""
+    job, found = compile_blueprint(blueprint), {}
+    for role, name in ROLE_PATHS.items():
+        pod = job.spec.mpiReplicaSpecs[role].template.get("spec", {})
+        for key in sorted(set(pod) - set(POD_FIELDS) - {"containers", "restartPolicy"}):
+            found.setdefault(_pod_field_mark(doc, blueprint, name, key), {})[f"the {name} pod's {key}"] = "pod"
+        main = pod["containers"][0]
+        for key in sorted(set(main) - set(CONTAINER_FIELDS) - {"name", "image", "command", "args", "env", "resources"}):
+            found.setdefault(_container_field_mark(doc, name, key), {})[f"the {name} container's {key}"] = "container"
+    out = []
+    for mark, fields in found.items():
+        allowed = CONTAINER_FIELDS if "container" in fields.values() else POD_FIELDS
+        out.append(error(mark, f"{' and '.join(fields)} cannot be set on a runtime the cluster has: a TrainJob's "
+                               f"runtimePatches carry only {', '.join(allowed)}; let mpigen write the runtime "
+                               "(spec.runtime.emit), or leave it to the runtime"))
+    return out
+
+
+def _pod_field_mark(doc: Document, blueprint: Blueprint, role: str, key: str):
+    patch = ("spec", "podTemplatePatch", role, "pod", key)
+    if doc.get(patch) is not None:
+        return doc.key_mark(patch)
+    if key in ("hostNetwork", "dnsPolicy"):
+        return doc.key_mark(("spec", "network", "hostNetwork"))
+    if key == "priorityClassName":
+        return doc.key_mark(("spec", "placement", role, "priorityClassName"))
+    if key == "initContainers":
+        index = next(i for i, d in enumerate(blueprint.spec.datasets) if d.download is not None)
+        return doc.key_mark(("spec", "datasets", index, "download"))
+    return doc.key_mark(("spec", "runtime", "name")) if doc.get(("spec", "runtime")) else doc.value_mark(NAME)
+
+
+def _container_field_mark(doc: Document, role: str, key: str):
+    patch = ("spec", "podTemplatePatch", role, "container", key)
+    if doc.get(patch) is not None:
+        return doc.key_mark(patch)
+    return doc.key_mark(("spec", "runtime", "name")) if doc.get(("spec", "runtime")) else doc.value_mark(NAME)

@@ -1,0 +1,93 @@
+"""The node and launcher pod templates of the runtime mpigen writes: the blueprint's pods
+(compiled as for every target) with their main container named `node`, the only one the
+Trainer's MPI plugin and the TrainJob's trainer fields touch, and the SSH bootstrap. The
+plugin mounts the run's key (and the hostfile, on the launcher); the init container
+ssh-setup turns them into files ssh and sshd accept as the container's user. Workers run
+the image's sshd, ready once it listens; the launcher gets mpirun's ssh and hostfile
+variables (the Trainer's own OMPI_MCA_ ones are Open MPI 4's)."""
+
+from __future__ import annotations
+
+from mpigen.compile.environment import ssh_launcher_env
+from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.kube.data import copy_data
+from mpigen.render import scripts
+from mpigen.render.replicated import sshd_ports_and_probe
+from mpigen.render.sshd import allow_root_sshd
+from mpigen.render.trainjob.names import (HYDRA_HOSTFILE, NODE_CONTAINER, SSH_AUTHORIZED_KEYS, SSH_CONFIG,
+                                          SSH_DIR, SSH_KEY, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_CONFIG,
+                                          SSHD_SCRIPT, TRAINER_ENV_NAMES, TRAINER_HOSTFILE, TRAINER_HOSTFILE_DIR,
+                                          TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME)
+
+HYDRA = ("MPICH", "IntelMPI")
+OPENMPI4_AGENT = "OMPI_MCA_plm_rsh_agent"  # Open MPI 4 takes the agent's own arguments from it
+SETUP_RESOURCES = {"limits": {"cpu": "100m", "memory": "64Mi"}}
+
+
+def worker_pod(job: MPIJob) -> dict:
+    """The node job's pod template: sshd as the main container's command."""
+    template = copy_data(job.spec.mpiReplicaSpecs[WORKER].template)
+    pod = template.setdefault("spec", {})
+    container = pod["containers"][0]
+    container["name"] = NODE_CONTAINER
+    if "command" not in container:  # a podTemplatePatch's own command stays (it must start sshd)
+        container["command"] = ["/bin/sh", SSHD_SCRIPT]
+    sshd_ports_and_probe(container, job.extensions.ssh.port)
+    _ssh_setup(job, pod, launcher=False)
+    allow_root_sshd(pod, job.extensions.ssh.port)
+    return template
+
+
+def launcher_pod(job: MPIJob) -> dict:
+    """The launcher job's pod template. Its command is the TrainJob's (trainer.command)."""
+    template = copy_data(job.spec.mpiReplicaSpecs[LAUNCHER].template)
+    pod = template.setdefault("spec", {})
+    container = pod["containers"][0]
+    container["name"] = NODE_CONTAINER
+    container.pop("command", None)
+    container.pop("args", None)
+    container["env"] = container.get("env", []) + launcher_env(job)
+    _ssh_setup(job, pod, launcher=True)
+    return template
+
+
+def launcher_env(job: MPIJob) -> list[dict]:
+    """mpirun's variables: those of the jobset target less what the MPI plugin sets itself,
+    and for Open MPI 4, whose ssh arguments are the plugin's, the agent with its own."""
+    hostfile = HYDRA_HOSTFILE if job.distribution in HYDRA else TRAINER_HOSTFILE
+    env = [e for e in ssh_launcher_env(job, SSH_CONFIG, hostfile) if e["name"] not in TRAINER_ENV_NAMES]
+    if job.distribution == "OpenMPI":
+        env.insert(0, {"name": OPENMPI4_AGENT, "value": f"ssh -F {SSH_CONFIG}"})
+    return env
+
+
+def setup_script(job: MPIJob, launcher: bool) -> str:
+    port = job.extensions.ssh.port
+    return scripts.render(
+        "trainjob-ssh-setup.sh.j2", trainer_key=f"{TRAINER_KEY_MOUNT}/id_rsa", key=SSH_KEY,
+        trainer_authorized_keys=f"{TRAINER_KEY_MOUNT}/authorized_keys", authorized_keys=SSH_AUTHORIZED_KEYS,
+        ssh_config_path=SSH_CONFIG, sshd_config_path=SSHD_CONFIG, sshd_script_path=SSHD_SCRIPT,
+        ssh_config=scripts.render("ssh_config.j2", target="trainjob", port=port, key=SSH_KEY),
+        sshd_config=scripts.render("sshd_config.j2", target="trainjob", port=port, key=SSH_KEY,
+                                   authorized_keys=SSH_AUTHORIZED_KEYS),
+        sshd_script=scripts.render("sshd.sh.j2", target="trainjob", sshd_config=SSHD_CONFIG),
+        trainer_hostfile=TRAINER_HOSTFILE,
+        hydra_hostfile=HYDRA_HOSTFILE if launcher and job.distribution in HYDRA else "") + "\n"
+
+
+def _ssh_setup(job: MPIJob, pod: dict, launcher: bool) -> None:
+    """The init container that writes the SSH files, and the folder it writes them into."""
+    main = pod["containers"][0]
+    mounts = [{"name": TRAINER_KEY_VOLUME, "mountPath": TRAINER_KEY_MOUNT, "readOnly": True},
+              {"name": SSH_VOLUME, "mountPath": SSH_DIR}]
+    if launcher and job.distribution in HYDRA:
+        mounts.append({"name": TRAINER_HOSTFILE_VOLUME, "mountPath": TRAINER_HOSTFILE_DIR, "readOnly": True})
+    setup = {"name": SSH_SETUP_CONTAINER, "image": main["image"], "command": ["/bin/sh", "-c", setup_script(job, launcher)],
+             "resources": copy_data(SETUP_RESOURCES), "volumeMounts": mounts}
+    if "imagePullPolicy" in main:
+        setup["imagePullPolicy"] = main["imagePullPolicy"]
+    if "securityContext" in main:  # the main container's user, so that the files are its own
+        setup["securityContext"] = copy_data(main["securityContext"])
+    pod["initContainers"] = [setup, *pod.get("initContainers", [])]
+    main["volumeMounts"] = main.get("volumeMounts", []) + [{"name": SSH_VOLUME, "mountPath": SSH_DIR, "readOnly": True}]
+    pod["volumes"] = pod.get("volumes", []) + [{"name": SSH_VOLUME, "emptyDir": {"medium": "Memory"}}]

@@ -1,0 +1,83 @@
+"""The runtime mpigen writes from a blueprint (TrainingRuntime, or a ClusterTrainingRuntime that
+jobs share): the Trainer's MPI policy and a JobSet template of the node and launcher jobs
+(shared/reference/targets.md 2.2-2.5). It holds what the workers run, since a TrainJob's
+trainer fields reach only the launcher (and the nodes only with runLauncherAsNode); the sizes
+(numNodes, numProcPerNode) are the TrainJob's, so that jobs of the same kind share one.
+
+Every MPI implementation uses the MPI policy: the plugin's key, hostfile and counts are the
+same for all; its OMPI_ variables are inert for Hydra, and the launcher's init container
+writes the hostfile in Hydra's form (mpigen.render.trainjob.pods). The CRD allows only
+OpenMPI as mpiImplementation, so the implementation is named in an annotation."""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import MPIJob
+from mpigen.kube.labels import topology_annotation
+from mpigen.render.replicated import NETWORK, replicated_job
+from mpigen.render.trainjob.names import (ANCESTOR_LABEL, ANCESTOR_TRAINER, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION,
+                                          LAUNCHER_JOB, NODE_JOB, TRAINER_API, TRAINER_KEY_MOUNT,
+                                          cluster_runtime_name)
+from mpigen.render.trainjob.pods import launcher_pod, worker_pod
+
+COSCHEDULING_TIMEOUT = 60  # the Trainer's default scheduleTimeoutSeconds
+VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
+
+
+def runtime_spec(job: MPIJob) -> dict:
+    ext = job.extensions
+    spec: dict = {"mlPolicy": {"numNodes": 1, "mpi": {
+        "numProcPerNode": 1, "mpiImplementation": "OpenMPI", "sshAuthMountPath": TRAINER_KEY_MOUNT,
+        "runLauncherAsNode": ext.runLauncherAsWorker}}}
+    if ext.gang is not None:
+        spec["podGroupPolicy"] = _pod_group_policy(job)
+    nodes, launcher = worker_pod(job), launcher_pod(job)
+    _request_topology(job, nodes, launcher)
+    spec["template"] = {**_template_metadata(job), "spec": {
+        "network": dict(NETWORK),
+        "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},
+        "failurePolicy": {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"},
+        "replicatedJobs": [
+            replicated_job(NODE_JOB, 1, nodes),
+            replicated_job(LAUNCHER_JOB, 1, launcher, (NODE_JOB, "Ready"), labels={ANCESTOR_LABEL: ANCESTOR_TRAINER}),
+        ],
+    }}
+    return spec
+
+
+def new_runtime(job: MPIJob, kind: str, name: str | None) -> dict:
+    """The runtime object; a ClusterTrainingRuntime without a name is named by its content."""
+    spec = runtime_spec(job)
+    meta: dict = {"name": name or (cluster_runtime_name(spec) if kind == "ClusterTrainingRuntime"
+                                   else job.metadata.name)}
+    if kind == "TrainingRuntime":
+        meta["namespace"] = job.metadata.namespace
+    meta["labels"] = {FRAMEWORK_LABEL: job.extensions.framework}
+    if job.distribution != "OpenMPI":
+        meta["annotations"] = {IMPLEMENTATION_ANNOTATION: job.distribution}
+    return {"apiVersion": TRAINER_API, "kind": kind, "metadata": meta, "spec": spec}
+
+
+def _template_metadata(job: MPIJob) -> dict:
+    """Volcano's queue, which the Trainer's Volcano plugin reads from the JobSet's annotations."""
+    gang = job.extensions.gang
+    if gang is None or gang.scheduler != "volcano" or gang.queue is None:
+        return {}
+    return {"metadata": {"annotations": {VOLCANO_QUEUE: gang.queue}}}
+
+
+def _pod_group_policy(job: MPIJob) -> dict:
+    """The Trainer makes the PodGroup itself: coscheduling (scheduler-plugins) or Volcano."""
+    gang = job.extensions.gang
+    if gang.scheduler == "volcano":
+        return {"volcano": {}}
+    return {"coscheduling": {"scheduleTimeoutSeconds": gang.scheduleTimeoutSeconds or COSCHEDULING_TIMEOUT}}
+
+
+def _request_topology(job: MPIJob, nodes: dict, launcher: dict) -> None:
+    """Kueue's topology request on the rank pods' templates."""
+    topology = job.extensions.topology
+    if topology is None:
+        return
+    key, level = topology_annotation(topology.required, topology.preferred)
+    for template in (nodes, launcher) if job.extensions.runLauncherAsWorker else (nodes,):
+        template.setdefault("metadata", {}).setdefault("annotations", {})[key] = level

@@ -1,0 +1,77 @@
+"""Target `trainjob`: per job, a Kubeflow Trainer v2 TrainJob (mpigen.render.trainjob.trainjob)
+and, unless the cluster has the runtime it names, the runtime mpigen writes from the blueprint
+(mpigen.render.trainjob.runtime), plus mpigen's additions. The Trainer makes the JobSet, the
+SSH key and the hostfile. Under a GitOps profile each run is objects of its own, as on the
+other targets (a TrainJob's trainer and runtimeRef are immutable); the runtime must exist
+before its TrainJob (the Trainer's webhook refuses one whose runtime it cannot find): Argo CD
+applies it in wave -1, Flux in a Kustomization the TrainJobs' depends on. `completed`
+suspends the TrainJob, so a run still going stops and releases its pods."""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.formats.trainer import Runtime
+from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
+from mpigen.render import gitops
+from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.stamp import stamp
+from mpigen.render.target import Lifecycle, Options, Target
+from mpigen.render.trainjob import checks
+from mpigen.render.trainjob.names import DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, first_rank_host
+from mpigen.render.trainjob.runtime import new_runtime
+from mpigen.render.trainjob.trainjob import new_trainjob
+
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "TrainingRuntime": "-1", "ClusterTrainingRuntime": "-1",
+         "TrainJob": "0"}
+# Kueue adds a runtimePatches entry of its own and the Trainer's webhook stamps each entry's
+# time: only a server-side apply and diff leave other managers' entries of the list-map alone.
+SERVER_SIDE = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_COMPARE_OPTIONS: "ServerSideDiff=true"}
+
+
+def runtime_choice(job: MPIJob, options: Options) -> Runtime:
+    """The blueprint's spec.runtime, else the environment's default, else a TrainingRuntime of mpigen's."""
+    return job.extensions.runtime or options.training_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
+
+
+def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None) -> list[dict]:
+    """The runtime (unless named), then the TrainJob, then mpigen's additions."""
+    job = with_defaults(with_additions(job, launcher_service_account=False, master=first_rank_host(job)))
+    objects = []
+    if choice.named:
+        kind, name = choice.kind or DEFAULT_NAMED_KIND, choice.name
+    else:
+        runtime = new_runtime(job, choice.emit, choice.name)
+        if ttl is not None:
+            runtime["spec"]["template"]["spec"]["ttlSecondsAfterFinished"] = ttl
+        objects.append(runtime)
+        kind, name = runtime["kind"], runtime["metadata"]["name"]
+    objects.append(new_trainjob(job, kind, name, choice.named))
+    return objects + addition_objects(job)
+
+
+def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
+    choice, ttl = runtime_choice(job, options), lifecycle.ttl_seconds_after_finished
+    base = job if options.gitops == "none" else gitops.without_template_metadata(job)
+    run = None
+    objects = trainjob_objects(base, choice, ttl)
+    if options.gitops != "none":
+        run = gitops.run_id(objects, lifecycle.run)
+        objects = trainjob_objects(gitops.instance(base, run), choice, ttl)
+    for obj in objects:
+        if obj["kind"] == "ClusterTrainingRuntime":  # shared by jobs: nothing of any one of them
+            obj["metadata"]["labels"][MANAGED_BY] = "mpigen"
+        else:
+            stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none")
+        if obj["kind"] == "TrainJob" and lifecycle.state == "completed":
+            obj["spec"]["suspend"] = True
+        if options.gitops == "argocd" and obj["kind"] in WAVES:
+            annotations = obj["metadata"].setdefault("annotations", {})
+            annotations[ARGOCD_SYNC_WAVE] = WAVES[obj["kind"]]
+            if obj["kind"] == "TrainJob":
+                annotations.update(SERVER_SIDE)
+    return objects
+
+
+TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
+                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"))

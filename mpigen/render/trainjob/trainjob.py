@@ -1,0 +1,70 @@
+"""The TrainJob of one job (shared/reference/targets.md 2.1): the runtime it references and
+the trainer fields the Trainer writes over the runtime's launcher (image, the mpirun line,
+the blueprint's environment) and the sizes (numNodes: the rank hosts; numProcPerNode: the
+slots). resourcesPerNode goes where the Trainer puts it on every node: with
+runLauncherAsNode, and on a runtime mpigen did not write, whose node job it must size; on
+mpigen's own runtime otherwise the runtime holds each role's resources, since the Trainer
+would give the worker's GPUs to the launcher alone. Kueue: the queue and priority labels on
+the TrainJob alone (one workload, from the JobSet the Trainer would make), MultiKueue through
+spec.managedBy."""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.kube.data import copy_data
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE
+from mpigen.render.names import object_meta
+from mpigen.render.trainjob.names import (LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP, dns_name, node_count,
+                                          trainjob_name)
+from mpigen.render.trainjob.patches import runtime_patches
+
+HYDRA = ("MPICH", "IntelMPI")
+# Open MPI 5 ignores the Trainer's OMPI_MCA_orte_default_hostfile; a runtime of mpigen's sets
+# this itself, a runtime of the cluster's gets it from the TrainJob.
+OPENMPI5_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}
+
+
+def launch_command(job: MPIJob) -> list[str]:
+    """The launcher's command as compile writes it; Hydra's proxies connect back to the
+    launcher by the name it gives them (by default its bare host name, which other pods
+    cannot resolve): its DNS name."""
+    command = list(job.spec.mpiReplicaSpecs[LAUNCHER].template["spec"]["containers"][0]["command"])
+    if job.distribution in HYDRA and job.extensions.launchLine:
+        command = [command[0], "-localhost", dns_name(job, LAUNCHER_JOB, 0), *command[1:]]
+    return command
+
+
+def trainer(job: MPIJob, named: bool) -> dict:
+    launcher = job.spec.mpiReplicaSpecs[LAUNCHER].template["spec"]["containers"][0]
+    worker = job.spec.mpiReplicaSpecs[WORKER].template["spec"]["containers"][0]
+    out: dict = {"image": launcher["image"], "command": launch_command(job)}
+    env = [e for e in launcher.get("env", []) if e["name"] in job.extensions.blueprintEnv]
+    if named and job.distribution == "OpenMPI":
+        env.append(dict(OPENMPI5_HOSTFILE))
+    if env:
+        out["env"] = env
+    out["numNodes"] = node_count(job)
+    out["numProcPerNode"] = job.slots
+    if (named or job.extensions.runLauncherAsWorker) and worker.get("resources"):
+        out["resourcesPerNode"] = copy_data(worker["resources"])
+    return out
+
+
+def new_trainjob(job: MPIJob, runtime_kind: str, runtime_name: str, named: bool) -> dict:
+    ext = job.extensions
+    meta = object_meta(job, trainjob_name(job), {})
+    if ext.queue is not None:
+        meta["labels"][KUEUE_QUEUE_LABEL] = ext.queue
+    if ext.priorityClass is not None:
+        meta["labels"][KUEUE_PRIORITY_LABEL] = ext.priorityClass
+    spec: dict = {"runtimeRef": {"name": runtime_name, "apiGroup": TRAINER_GROUP, "kind": runtime_kind},
+                  "trainer": trainer(job, named)}
+    if named:
+        patches = runtime_patches(job)
+        if patches:
+            spec["runtimePatches"] = patches
+    if job.effective_active_deadline() is not None:
+        spec["activeDeadlineSeconds"] = job.effective_active_deadline()
+    if ext.multiKueue:
+        spec["managedBy"] = MULTIKUEUE
+    return {"apiVersion": TRAINER_API, "kind": "TrainJob", "metadata": meta, "spec": spec}

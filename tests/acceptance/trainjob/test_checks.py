@@ -1,0 +1,80 @@
+"""What --target trainjob refuses, each at the blueprint's line with the reason, including
+what the Trainer itself lets through (targets.md 2.6: nothing checks that a TrainJob's name
+leaves room for the pod names of the JobSet it becomes; the JobSet is refused later)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import pos, run_mpigen, write
+
+HEAD = """apiVersion: mpigen.dev/v1alpha1
+kind: MPIJobBlueprint
+metadata:
+  name: {name}
+spec:
+  image: example.com/train:1
+  workers: {workers}
+  command: [python, train.py]
+"""
+
+
+def render(tmp_path, extra: str = "", name: str = "job", workers: int = 2, *flags: str):
+    text = HEAD.format(name=name, workers=workers) + extra
+    path = tmp_path / "job.yaml"
+    write(path, text)
+    out = tmp_path / f"out-{len(name)}-{workers}"
+    done = run_mpigen("render", str(path), "--target", "trainjob", "-o", str(out), *flags, text=True)
+    return text, path, done, out
+
+
+def only_error(done, path, text, needle, sub=None) -> str:
+    assert done.returncode == 2, done.stderr
+    line, column = pos(text, needle, sub)
+    [message] = [l for l in done.stderr.splitlines() if ": error: " in l]
+    assert message.startswith(f"{path}:{line}:{column}: error: "), message
+    return message
+
+
+def test_a_name_too_long_for_the_trainers_jobset(tmp_path):
+    """The JobSet webhook refuses a pod name (plus 5 characters) over 63: <name>-node-0-<i>."""
+    name = "n" * 44  # 44 + len("-launcher-0-0") + 6 = 63: fits
+    text, path, done, out = render(tmp_path, name=name, workers=10)
+    assert done.returncode == 0, done.stderr
+    name = "n" * 42  # 42 + len("-node-0-1000") + 6 = 60 with 1001 workers: fits
+    text, path, done, out = render(tmp_path, name=name, workers=1001)
+    assert done.returncode == 0, done.stderr
+    name = "n" * 45
+    text, path, done, out = render(tmp_path, name=name)
+    message = only_error(done, path, text, name)
+    assert "shorten the name to at most 44 characters" in message and not out.exists()
+
+
+def test_the_run_identity_counts_under_a_gitops_profile(tmp_path):
+    name = "n" * 40  # 40 + 7 ("-<run>") + 13 ("-launcher-0-0") + 6 = 66
+    text, path, done, out = render(tmp_path, "", name, 2, "--gitops", "argocd")
+    message = only_error(done, path, text, name)
+    assert "--gitops argocd" in message and "at most 37 characters" in message
+
+
+@pytest.mark.parametrize("extra, needle, sub, words", [
+    ("  env: {OMPI_MCA_orte_set_default_slots: '4'}\n", "OMPI_MCA_orte_set_default_slots", None,
+     "spec.env: OMPI_MCA_orte_set_default_slots is set by"),
+    ("  ssh: {keySecret: team-ssh}\n", "team-ssh", None, "the Trainer makes each run's key"),
+    ("  mainContainer: trainer\n", "trainer\n", "trainer", "only on the container named node"),
+    ("  security: {runAsUser: 1000}\n", "1000", None, "set spec.security.fsGroup"),
+    ("  scheduling:\n    gang: {scheduler: kube-batch}\n", "kube-batch", None, "not kube-batch"),
+    ("  runtime: {name: mpi-openmpi}\n  network: {hostNetwork: true}\n", "hostNetwork", None,
+     "the worker pod's dnsPolicy and the worker pod's hostNetwork cannot be set on a runtime the cluster has"),
+    ("  runtime: {name: mpi-openmpi}\n  resources:\n    launcher: {cpu: '1'}\n", "launcher", None,
+     "spec.resources.launcher: on a runtime the cluster has"),
+    ("  runtime: {name: mpi-openmpi}\n  scheduling:\n    gang: {scheduler: volcano}\n", "gang", None,
+     "the runtime's podGroupPolicy decides"),
+    ("  runtime: {name: x, emit: TrainingRuntime, kind: TrainingRuntime}\n", "name: x", "name",
+     "give one of them"),
+])
+def test_what_the_trainer_cannot_express_is_refused_at_its_line(tmp_path, extra, needle, sub, words):
+    text, path, done, out = render(tmp_path, extra)
+    message = only_error(done, path, text, needle, sub) if "emit" not in extra else done.stderr
+    assert words in message and not out.exists()
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,209 @@
+"""What --target trainjob writes, against what the Kubeflow Trainer v2.3.0 reads
+(shared/reference/targets.md 2.1-2.7): a TrainJob whose runtimeRef names the runtime, the
+trainer fields the Trainer writes over the runtime (image, command, env on the launcher;
+numNodes and numProcPerNode sizing the node job and the hostfile), and a runtime with the
+MPI policy, the replicated jobs `node` then `launcher` (the trainer ancestor), and the main
+container of both named `node`: the MPI plugin mounts the key and hostfile only there."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from tests.conftest import blueprint_text, by_kind, render_text, run_mpigen, write
+
+ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
+RESERVED = {"OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
+            "OMPI_MCA_orte_set_default_slots"}  # TR:pkg/constants MPIReservedEnvNames
+
+
+def render(**spec) -> dict[str, dict]:
+    return by_kind(render_text(blueprint_text(**spec), target="trainjob"))
+
+
+def jobs(runtime: dict) -> dict[str, dict]:
+    return {job["name"]: job for job in runtime["spec"]["template"]["spec"]["replicatedJobs"]}
+
+
+def pod(runtime: dict, job: str) -> dict:
+    return jobs(runtime)[job]["template"]["spec"]["template"]["spec"]
+
+
+def test_a_trainjob_references_the_runtime_mpigen_writes_for_it():
+    objects = render(workers=3, gpusPerWorker=2, env={"NCCL_DEBUG": "INFO"})
+    trainjob, runtime = objects["TrainJob"], objects["TrainingRuntime"]
+    assert trainjob["apiVersion"] == runtime["apiVersion"] == "trainer.kubeflow.org/v1alpha1"
+    assert trainjob["spec"]["runtimeRef"] == {"name": "job", "apiGroup": "trainer.kubeflow.org",
+                                              "kind": "TrainingRuntime"}
+    assert runtime["metadata"]["namespace"] == trainjob["metadata"]["namespace"] == "default"
+    trainer = trainjob["spec"]["trainer"]
+    assert trainer["image"] == "example.com/train:1"
+    assert trainer["command"][:3] == ["mpirun", "-np", "6"] and trainer["command"][-2:] == ["python", "train.py"]
+    assert trainer["env"] == [{"name": "NCCL_DEBUG", "value": "INFO"}]
+    assert (trainer["numNodes"], trainer["numProcPerNode"]) == (3, 2)
+    # The Trainer merges resourcesPerNode into the launcher alone unless it is a node: the
+    # workers' GPUs stay in the runtime's node job.
+    assert "resourcesPerNode" not in trainer
+    assert pod(runtime, "node")["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "2"
+    assert "nvidia.com/gpu" not in pod(runtime, "launcher")["containers"][0].get("resources", {}).get("limits", {})
+
+
+def test_the_runtime_is_the_mpi_policy_with_node_then_launcher():
+    runtime = render()["TrainingRuntime"]
+    policy = runtime["spec"]["mlPolicy"]
+    assert policy["numNodes"] == 1  # the launcher count: the trainer ancestor's
+    assert policy["mpi"]["mpiImplementation"] == "OpenMPI" and policy["mpi"]["runLauncherAsNode"] is False
+    replicated = runtime["spec"]["template"]["spec"]["replicatedJobs"]
+    assert [job["name"] for job in replicated] == ["node", "launcher"]
+    assert replicated[1]["template"]["metadata"]["labels"] == {ANCESTOR: "trainer"}
+    assert replicated[1]["dependsOn"] == [{"name": "node", "status": "Ready"}]
+    assert ANCESTOR not in replicated[0]["template"].get("metadata", {}).get("labels", {})
+    for job in ("node", "launcher"):
+        assert pod(runtime, job)["containers"][0]["name"] == "node"
+    node = pod(runtime, "node")["containers"][0]
+    assert node["readinessProbe"]["tcpSocket"]["port"] == 2222
+    assert "command" not in pod(runtime, "launcher")["containers"][0]  # the TrainJob's trainer.command
+
+
+def test_the_launcher_as_a_node_is_one_of_num_nodes():
+    """runLauncherAsNode: the Trainer makes numNodes - 1 node pods and lists the launcher in
+    the hostfile, and gives resourcesPerNode to both jobs."""
+    objects = render(workers=2, gpusPerWorker=4, launcher={"runAsWorker": True})
+    trainer = objects["TrainJob"]["spec"]["trainer"]
+    assert trainer["numNodes"] == 3
+    assert trainer["resourcesPerNode"]["limits"]["nvidia.com/gpu"] == "4"
+    assert objects["TrainingRuntime"]["spec"]["mlPolicy"]["mpi"]["runLauncherAsNode"] is True
+
+
+@pytest.mark.parametrize("implementation", ["MPICH", "IntelMPI"])
+def test_hydra_uses_the_mpi_policy_and_its_own_hostfile(implementation):
+    objects = render(mpiImplementation=implementation)
+    runtime, trainjob = objects["TrainingRuntime"], objects["TrainJob"]
+    assert runtime["spec"]["mlPolicy"]["mpi"]["mpiImplementation"] == "OpenMPI"  # the CRD's only value
+    assert runtime["metadata"]["annotations"]["mpigen.dev/mpi-implementation"] == implementation
+    launcher = pod(runtime, "launcher")
+    [setup] = [c for c in launcher["initContainers"] if c["name"] == "ssh-setup"]
+    assert "sed 's/ slots=/:/' /etc/mpi/hostfile > /etc/mpigen-ssh/hostfile" in setup["command"][2]
+    assert {"name": "mpi-hostfile", "mountPath": "/etc/mpi", "readOnly": True} in setup["volumeMounts"]
+    env = {e["name"]: e.get("value") for e in launcher["containers"][0]["env"]}
+    hostfile = "HYDRA_HOST_FILE" if implementation == "MPICH" else "I_MPI_HYDRA_HOST_FILE"
+    assert env[hostfile] == "/etc/mpigen-ssh/hostfile"
+    assert trainjob["spec"]["trainer"]["command"][1:3] == ["-localhost", "job-launcher-0-0.job"]
+
+
+def test_no_variable_the_trainer_reserves_is_written():
+    objects = render()
+    launcher = pod(objects["TrainingRuntime"], "launcher")["containers"][0]
+    names = {e["name"] for e in launcher["env"]} | {e["name"] for e in objects["TrainJob"]["spec"]["trainer"].get("env", [])}
+    assert not names & RESERVED
+    assert {"PRTE_MCA_prte_default_hostfile", "PRTE_MCA_plm_ssh_args", "OMPI_MCA_plm_rsh_agent"} <= names
+
+
+def test_every_pod_copies_the_trainers_key_for_its_user():
+    runtime = render(security={"runAsUser": 1000, "fsGroup": 1000})["TrainingRuntime"]
+    for job in ("node", "launcher"):
+        spec = pod(runtime, job)
+        [setup] = [c for c in spec["initContainers"] if c["name"] == "ssh-setup"]
+        assert {"name": "mpi-ssh-auth", "mountPath": "/etc/mpi-ssh-auth", "readOnly": True} in setup["volumeMounts"]
+        assert "cp /etc/mpi-ssh-auth/id_rsa /etc/mpigen-ssh/key" in setup["command"][2]
+        assert {"name": "mpigen-ssh", "emptyDir": {"medium": "Memory"}} in spec["volumes"]
+    assert runtime["spec"]["mlPolicy"]["mpi"]["sshAuthMountPath"] == "/etc/mpi-ssh-auth"
+
+
+def test_kueue_labels_go_on_the_trainjob_alone():
+    objects = render(scheduling={"queue": "team-a", "priorityClass": "high", "multiKueue": True,
+                                 "topology": {"required": "cloud.provider.com/rack"}})
+    trainjob, runtime = objects["TrainJob"], objects["TrainingRuntime"]
+    assert trainjob["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+    assert trainjob["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] == "high"
+    assert trainjob["spec"]["managedBy"] == "kueue.x-k8s.io/multikueue"
+    assert "kueue.x-k8s.io/queue-name" not in runtime["metadata"]["labels"]
+    node = jobs(runtime)["node"]["template"]["spec"]["template"]
+    assert node["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] == "cloud.provider.com/rack"
+
+
+def test_gang_scheduling_is_the_runtimes_pod_group_policy():
+    coscheduling = render(scheduling={"gang": {"scheduler": "scheduler-plugins"}})
+    assert coscheduling["TrainingRuntime"]["spec"]["podGroupPolicy"] == {"coscheduling": {"scheduleTimeoutSeconds": 60}}
+    assert "PodGroup" not in coscheduling  # the Trainer makes it
+    volcano = render(scheduling={"gang": {"scheduler": "volcano", "queue": "research"}})["TrainingRuntime"]
+    assert volcano["spec"]["podGroupPolicy"] == {"volcano": {}}
+    assert volcano["spec"]["template"]["metadata"]["annotations"] == {"scheduling.volcano.sh/queue-name": "research"}
+
+
+def test_a_named_runtime_gets_runtime_patches_and_no_runtime_is_written():
+    objects = render(runtime={"name": "mpi-openmpi"}, gpusPerWorker=8,
+                     datasets=[{"name": "data", "mountPath": "/data", "pvc": "imagenet"}],
+                     placement={"worker": {"nodeSelector": {"pool": "a100"}}})
+    assert set(objects) == {"TrainJob"}
+    spec = objects["TrainJob"]["spec"]
+    assert spec["runtimeRef"] == {"name": "mpi-openmpi", "apiGroup": "trainer.kubeflow.org",
+                                  "kind": "ClusterTrainingRuntime"}
+    assert spec["trainer"]["resourcesPerNode"]["limits"]["nvidia.com/gpu"] == "8"
+    [patch] = spec["runtimePatches"]
+    assert patch["manager"] == "mpigen.dev/blueprint"  # the webhook wants a domain-prefixed manager
+    replicated = {j["name"]: j["template"]["spec"]["template"]
+                  for j in patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]}
+    assert set(replicated) == {"node", "launcher"}
+    node = replicated["node"]["spec"]
+    assert node["nodeSelector"] == {"pool": "a100"}
+    assert {"name": "data", "persistentVolumeClaim": {"claimName": "imagenet"}} in node["volumes"]
+    for template in replicated.values():  # the webhook refuses env for container node
+        assert all(set(c) <= {"name", "volumeMounts", "securityContext"} for c in template["spec"].get("containers", []))
+        assert all(c["name"] == "node" for c in template["spec"].get("containers", []))
+
+
+def test_mpigen_yaml_and_an_overlay_name_the_default_runtime(tmp_path):
+    write(tmp_path / "mpigen.yaml", "apiVersion: mpigen.dev/v1alpha1\nkind: Config\ntarget: trainjob\n"
+          "trainingRuntime: {name: platform-mpi}\noverlays: [dev]\n")
+    write(tmp_path / "blueprints" / "a.yaml", blueprint_text("a"))
+    write(tmp_path / "blueprints" / "b.yaml", blueprint_text("b", runtime={"emit": "TrainingRuntime"}))
+    write(tmp_path / "overlays" / "dev" / "overlay.yaml", "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n")
+    write(tmp_path / "overlays" / "prod" / "overlay.yaml",
+          "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\ntrainingRuntime: {name: prod-mpi, kind: TrainingRuntime}\n")
+    for overlay, expected in (("dev", {"name": "platform-mpi", "kind": "ClusterTrainingRuntime"}),
+                              ("prod", {"name": "prod-mpi", "kind": "TrainingRuntime"})):
+        done = run_mpigen("render", "--overlay", overlay, "--stdout", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        objects = [o for o in yaml.safe_load_all(done.stdout) if o]
+        refs = {o["metadata"]["name"]: o["spec"]["runtimeRef"] for o in objects if o["kind"] == "TrainJob"}
+        assert {k: refs["a"][k] for k in ("name", "kind")} == expected
+        assert refs["b"]["kind"] == "TrainingRuntime" and refs["b"]["name"] == "b"  # the blueprint's own wins
+        assert [o["metadata"]["name"] for o in objects if o["kind"] == "TrainingRuntime"] == ["b"]
+
+
+def test_jobs_share_a_cluster_runtime_they_render_the_same(tmp_path):
+    for name in ("a", "b"):
+        write(tmp_path / f"{name}.yaml", blueprint_text(name, runtime={"emit": "ClusterTrainingRuntime"}))
+    done = run_mpigen("render", str(tmp_path), "--target", "trainjob", "--stdout")
+    assert done.returncode == 0, done.stderr
+    objects = [o for o in yaml.safe_load_all(done.stdout) if o]
+    [runtime] = [o for o in objects if o["kind"] == "ClusterTrainingRuntime"]
+    assert "namespace" not in runtime["metadata"] and runtime["metadata"]["name"].startswith("mpigen-")
+    assert {o["spec"]["runtimeRef"]["name"] for o in objects if o["kind"] == "TrainJob"} == {runtime["metadata"]["name"]}
+    # Runtimes before TrainJobs: the Trainer refuses a TrainJob whose runtime does not exist.
+    assert [o["kind"] for o in objects] == ["ClusterTrainingRuntime", "TrainJob", "TrainJob"]
+
+
+def test_one_runtime_name_with_two_contents_is_an_error_naming_both(tmp_path):
+    write(tmp_path / "a.yaml", blueprint_text("a", runtime={"emit": "ClusterTrainingRuntime", "name": "shared"}))
+    write(tmp_path / "b.yaml", blueprint_text("b", workers=3, gpusPerWorker=1,
+                                              runtime={"emit": "ClusterTrainingRuntime", "name": "shared"}))
+    out = tmp_path / "out"
+    done = run_mpigen("render", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--target", "trainjob", "-o", str(out),
+                      text=True)
+    assert done.returncode == 2 and not out.exists()
+    assert f"{tmp_path / 'b.yaml'}:5:13: error: job default/b renders _cluster/clustertrainingruntime-shared.yaml, " \
+           f"as the job at {tmp_path / 'a.yaml'}:5:13 does with other content; give one of them another " \
+           "spec.runtime.name" in done.stderr
+
+
+def test_every_example_validates_against_the_trainer_models(tmp_path):
+    done = run_mpigen("validate", "--output", "--target", "trainjob", "--format", "json", "blueprints")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    kinds = {o["kind"] for o in report["resources"]}
+    assert {"TrainJob", "TrainingRuntime"} <= kinds
+    assert all(o["status"] == "valid" for o in report["resources"])
