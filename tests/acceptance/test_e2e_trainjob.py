@@ -113,4 +113,42 @@ def test_the_launcher_as_a_node_runs_its_own_ranks(tmp_path, trainjob_for, mpi):
     seen = result(run(cluster, blueprint))
     hosts = sorted([*(p.hostname for p in cluster.workers()), cluster.launcher().hostname])
     assert seen["size"] == 3 and sorted({r["host"] for r in seen["ranks"]}) == hosts
+    # What mpirun read: the Trainer's hostfile as ssh-setup rewrote it (Hydra's host:slots; for
+    # Open MPI the launcher's line under its host name, which Open MPI takes for itself).
+    name, launcher = trainjob["metadata"]["name"], cluster.launcher().hostname
+    trainers = (cluster.launcher().volume_dir("mpi-hostfile") / "hostfile").read_text()
+    assert trainers == f"{name}-node-0-0.{name} slots=1\n{name}-node-0-1.{name} slots=1\n{launcher}.{name} slots=1\n"
+    want = trainers.replace(" slots=", ":") if mpi == "MPICH" else trainers.replace(f"{launcher}.{name} ", f"{launcher} ")
+    assert (cluster.launcher().volume_dir("mpigen-ssh") / "hostfile").read_text() == want
 
+
+
+@pytest.mark.parametrize("mpi", ["OpenMPI", "MPICH"])
+def test_a_run_scoped_trainjob_of_a_gitops_profile_runs(tmp_path, trainjob_for, mpi):
+    """Under Argo CD each run is a TrainJob `<job>-<run id>` with a runtime of that name: the
+    Trainer names the pods, key and hostfile after it, and the rendered launch line (Hydra's
+    -localhost) and hostfile rewrite must use the same name."""
+    blueprint, trainjob, objects = expanded(tmp_path, 2, 1, mpi, options=("--gitops", "argocd"),
+                                            launcher={"runAsWorker": True})
+    name = trainjob["metadata"]["name"]
+    assert name.startswith(blueprint["metadata"]["name"] + "-") and trainjob["spec"]["runtimeRef"]["name"] == name
+    cluster = trainjob_for(objects, mpi)
+    assert cluster.launcher().hostname == f"{name}-launcher-0-0"
+    seen = result(run(cluster, blueprint))
+    assert seen["size"] == 3
+
+
+def test_the_trainers_key_as_mounted_is_refused_by_ssh_and_the_copy_is_not(tmp_path, trainjob_for):
+    """Why ssh-setup copies the key: ssh run as root refuses the Trainer's id_rsa (root's, mode
+    0640: "UNPROTECTED PRIVATE KEY FILE") and so reaches no worker with it; the copy it made
+    (0600) logs in."""
+    blueprint, trainjob, objects = expanded(tmp_path)
+    cluster = trainjob_for(objects)
+    worker = cluster.workers()[0]
+    options = ["-F", "/dev/null", "-p", "2222", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+               "-o", "UserKnownHostsFile=/dev/null", "-o", "IdentitiesOnly=yes"]
+    host = f"{worker.hostname}.{worker.subdomain}"
+    refused = cluster.run_launcher(["ssh", *options, "-i", "/etc/mpi-ssh-auth/id_rsa", host, "true"])
+    assert refused.returncode == 255 and "UNPROTECTED PRIVATE KEY FILE" in refused.stderr, refused.stderr
+    accepted = cluster.run_launcher(["ssh", *options, "-i", "/etc/mpigen-ssh/key", host, "true"])
+    assert accepted.returncode == 0, accepted.stderr
