@@ -10,6 +10,7 @@ spec.managedBy."""
 
 from __future__ import annotations
 
+from mpigen.compile.environment import RENDEZVOUS_ENV
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE
@@ -38,7 +39,10 @@ def trainer(job: MPIJob, named: bool) -> dict:
     launcher = job.spec.mpiReplicaSpecs[LAUNCHER].template["spec"]["containers"][0]
     worker = job.spec.mpiReplicaSpecs[WORKER].template["spec"]["containers"][0]
     out: dict = {"image": launcher["image"], "command": launch_command(job)}
-    env = [e for e in launcher.get("env", []) if e["name"] in job.extensions.blueprintEnv]
+    # The blueprint's env; on a runtime of the cluster's also the rendezvous (MASTER_ADDR,
+    # MASTER_PORT) that the launch line forwards, which mpigen's own runtime holds itself.
+    keep = {*job.extensions.blueprintEnv, *(RENDEZVOUS_ENV if named else ())}
+    env = [e for e in launcher.get("env", []) if e["name"] in keep]
     if named and job.distribution == "OpenMPI":
         env.append(dict(OPENMPI5_HOSTFILE))
     if env:
