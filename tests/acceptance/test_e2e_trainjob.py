@@ -152,3 +152,21 @@ def test_the_trainers_key_as_mounted_is_refused_by_ssh_and_the_copy_is_not(tmp_p
     assert refused.returncode == 255 and "UNPROTECTED PRIVATE KEY FILE" in refused.stderr, refused.stderr
     accepted = cluster.run_launcher(["ssh", *options, "-i", "/etc/mpigen-ssh/key", host, "true"])
     assert accepted.returncode == 0, accepted.stderr
+
+
+HYDRA_GENVLIST = pytest.mark.xfail(strict=True, reason=(
+    "-genvlist MASTER_ADDR,MASTER_PORT (mpigen.compile.environment.forward_env) replaces Hydra's default of "
+    "passing the launcher's whole environment: the ranks lose PATH and LD_LIBRARY_PATH (every target)"))
+
+
+@pytest.mark.parametrize("mpi,launcher", [("OpenMPI", {}), pytest.param("MPICH", {}, marks=HYDRA_GENVLIST),
+                                          ("OpenMPI", {"runAsWorker": True})])
+def test_pytorch_ranks_start_through_rank_env(tmp_path, trainjob_for, mpi, launcher):
+    """PyTorch under mpirun: every rank runs /etc/mpigen/rank-env.sh (the ConfigMap
+    `<job>-mpigen`, mounted on each pod that runs ranks), which exits unless MASTER_ADDR and
+    MASTER_PORT came from the launcher; the run succeeds only if every rank got through it."""
+    blueprint, trainjob, objects = expanded(tmp_path, 2, 1, mpi, framework="pytorch", launcher=launcher)
+    assert "/etc/mpigen/rank-env.sh" in trainjob["spec"]["trainer"]["command"]
+    cluster = trainjob_for(objects, mpi)
+    seen = result(run(cluster, blueprint))
+    assert seen["size"] == 3 if launcher else 2
