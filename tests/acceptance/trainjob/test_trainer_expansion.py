@@ -17,6 +17,7 @@ import yaml
 
 from tests.conftest import BLUEPRINTS, by_kind, render_text
 from tests.support.e2e.trainer.expand import expand
+from tests.support.e2e.trainer.validate import webhook_errors
 
 TRAINER_RUNTIME = yaml.safe_load((Path(__file__).parents[2] / "support" / "e2e" / "trainer" /
                                   "deepspeed_distributed.yaml").read_text())
@@ -43,6 +44,25 @@ def rank_pods(jobset: dict) -> dict[str, dict]:
 
 def node_container(pod: dict) -> dict:
     return next(c for c in pod["containers"] if c["name"] == "node")
+
+
+@pytest.mark.parametrize("spec", [{}, {"env": {"FOO": "bar"}}, {"launcher": {"runAsWorker": True}},
+                                  {"placement": {"worker": {"tolerations": [{"key": "gpu", "operator": "Exists"}]}}}],
+                         ids=["example", "env", "launcher-as-worker", "placement"])
+def test_the_trainers_webhook_accepts_the_trainjob(spec):
+    trainjob, _ = on_trainer_runtime(**spec)
+    assert webhook_errors(trainjob, TRAINER_RUNTIME) == []
+
+
+def test_the_webhook_port_refuses_what_the_trainer_refuses():
+    """The port's own check: a patched container the runtime lacks, env on container node."""
+    trainjob, _ = on_trainer_runtime()
+    node = trainjob["spec"]["runtimePatches"][0]["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]
+    pod = node["template"]["spec"]["template"]["spec"]
+    pod["containers"] = [{**pod["containers"][0], "env": [{"name": "A", "value": "1"}]}, {"name": "sidecar"}]
+    assert webhook_errors(trainjob, TRAINER_RUNTIME) == [
+        "spec.runtimePatches: must not have envs for the dataset-initializer, model-initializer, node containers",
+        "spec.runtimePatches: must not have container that doesn't exist in the runtime job node"]
 
 
 def test_the_trainer_makes_the_nodes_and_slots_the_launch_line_counts():
