@@ -25,8 +25,10 @@ from mpigen.review.object_reports import check_rendered
 
 PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Role": "roles",
            "RoleBinding": "rolebindings", "StatefulSet": "statefulsets", "Job": "jobs", "PodGroup": "podgroups",
-           "MPIJob": "mpijobs", "JobSet": "jobsets", "CustomResourceDefinition": "customresourcedefinitions"}
-CLUSTER_SCOPED = {"CustomResourceDefinition"}
+           "MPIJob": "mpijobs", "JobSet": "jobsets", "CustomResourceDefinition": "customresourcedefinitions",
+           "TrainJob": "trainjobs", "TrainingRuntime": "trainingruntimes",
+           "ClusterTrainingRuntime": "clustertrainingruntimes"}
+CLUSTER_SCOPED = {"CustomResourceDefinition", "ClusterTrainingRuntime"}
 FIELD_MANAGER = "mpigen"
 
 

@@ -22,6 +22,8 @@ from mpigen.render.trainjob.names import (HYDRA_HOSTFILE, NODE_CONTAINER, SSH_AU
 HYDRA = ("MPICH", "IntelMPI")
 OPENMPI4_AGENT = "OMPI_MCA_plm_rsh_agent"  # Open MPI 4 takes the agent's own arguments from it
 SETUP_RESOURCES = {"limits": {"cpu": "100m", "memory": "64Mi"}}
+SETUP_IDENTITY = ("runAsUser", "runAsGroup", "runAsNonRoot", "seLinuxOptions", "seccompProfile", "appArmorProfile")
+SETUP_SECURITY = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": True}
 
 
 def worker_pod(job: MPIJob) -> dict:
@@ -95,8 +97,9 @@ def _ssh_setup(job: MPIJob, pod: dict, launcher: bool) -> None:
              "resources": copy_data(SETUP_RESOURCES), "volumeMounts": mounts}
     if "imagePullPolicy" in main:
         setup["imagePullPolicy"] = main["imagePullPolicy"]
-    if "securityContext" in main:  # the main container's user, so that the files are its own
-        setup["securityContext"] = copy_data(main["securityContext"])
+    # The main container's user (the files are its own), and no privilege: it only copies files.
+    identity = {k: v for k, v in main.get("securityContext", {}).items() if k in SETUP_IDENTITY}
+    setup["securityContext"] = {**identity, **copy_data(SETUP_SECURITY)}
     pod["initContainers"] = [setup, *pod.get("initContainers", [])]
     main["volumeMounts"] = main.get("volumeMounts", []) + [{"name": SSH_VOLUME, "mountPath": SSH_DIR, "readOnly": True}]
     pod["volumes"] = pod.get("volumes", []) + [{"name": SSH_VOLUME, "emptyDir": {"medium": "Memory"}}]

@@ -1,12 +1,16 @@
 """What a job asks of the cluster, counted from its objects: GPUs (pods times the
-accelerators of one pod) and MPI slots (a hostfile's, or an MPIJob's slotsPerWorker per
-worker). A suspended MPIJob or JobSet runs nothing, so its job counts no slots either."""
+accelerators of one pod) and MPI slots (a hostfile's, an MPIJob's slotsPerWorker per
+worker, or the hostfile the Trainer writes for a TrainJob). A suspended MPIJob, JobSet or
+TrainJob runs nothing, so its job counts no slots either."""
 
 from __future__ import annotations
 
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.review.diff.manifests import job_of
 from mpigen.review.diff.model import Manifest, ObjectKey
+from mpigen.review.diff.trainjobs import is_trainjob, runtime_of, runtimes
+from mpigen.review.diff.trainjobs import pods as trainjob_pods
+from mpigen.review.diff.trainjobs import slots as trainjob_slots
 from mpigen.review.diff.values import get, mapping, whole_number
 
 REPLICA_FIELDS = {"StatefulSet": "replicas", "Deployment": "replicas", "ReplicaSet": "replicas",
@@ -15,15 +19,27 @@ REPLICA_FIELDS = {"StatefulSet": "replicas", "Deployment": "replicas", "ReplicaS
 
 def totals(manifests) -> dict[tuple, tuple[int, int]]:
     """(GPUs, slots) per job of one render."""
+    manifests = list(manifests)
+    known = runtimes(manifests)  # a TrainJob's pods are its runtime's
     by_job: dict[tuple, tuple[int, int]] = {}
     suspended = set()
     for manifest in manifests:
         gpus, slots = by_job.get(job_of(manifest), (0, 0))
-        by_job[job_of(manifest)] = (gpus + _gpus(manifest), slots + _slots(manifest))
+        more_gpus, more_slots = _counted(manifest, known)
+        by_job[job_of(manifest)] = (gpus + more_gpus, slots + more_slots)
         if is_jobset(manifest.key) and get(manifest.data, "spec", "suspend") is True:
             suspended.add(job_of(manifest))
     # A suspended JobSet has no pods: its hostfile names hosts that do not exist.
     return {job: (gpus, 0 if job in suspended else slots) for job, (gpus, slots) in by_job.items()}
+
+
+def _counted(manifest: Manifest, known: dict) -> tuple[int, int]:
+    """(GPUs, slots) of one object; a TrainJob's from the runtime it references, when known."""
+    if is_trainjob(manifest.key):
+        runtime = runtime_of(manifest, known)
+        return (sum(count * _pod_gpus(pod) for count, pod in trainjob_pods(manifest, runtime)),
+                trainjob_slots(manifest, runtime))
+    return _gpus(manifest), _slots(manifest)
 
 
 def is_mpijob(key: ObjectKey) -> bool:

@@ -18,6 +18,7 @@ from mpigen.review.diff.immutable import immutable_changes
 from mpigen.review.diff.manifests import job_of, read_render
 from mpigen.review.diff.model import JobDiff, Manifest, ObjectChange, ObjectKey
 from mpigen.review.diff.report import Report
+from mpigen.review.diff.trainjobs import is_trainjob
 from mpigen.review.diff.values import equal, get
 
 
@@ -46,9 +47,10 @@ def compare(old_files: dict[str, str], new_files: dict[str, str],
 
 def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manifest | None) -> None:
     """Add one differing object to its job, with what it means for a run."""
-    # A run is a launcher Job, an MPIJob (the operator makes its launcher) or a JobSet (its
-    # controller makes the launcher Job).
-    launcher = (key.kind == "Job" and key.api_version.startswith("batch/")) or is_mpijob(key) or is_jobset(key)
+    # A run is a launcher Job, an MPIJob (the operator makes its launcher), a JobSet (its
+    # controller makes the launcher Job) or a TrainJob (the Trainer makes its JobSet).
+    launcher = ((key.kind == "Job" and key.api_version.startswith("batch/")) or is_mpijob(key) or is_jobset(key)
+                or is_trainjob(key))
     if before is None:
         job.added.append(after)
         job.new_run = job.new_run or launcher
