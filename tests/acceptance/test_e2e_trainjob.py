@@ -16,6 +16,7 @@ Modelled rather than real: as in test_e2e_jobset.py; and the Trainer's controlle
 from __future__ import annotations
 
 import pwd
+import subprocess
 
 import pytest
 
@@ -170,3 +171,20 @@ def test_pytorch_ranks_start_through_rank_env(tmp_path, trainjob_for, mpi, launc
     cluster = trainjob_for(objects, mpi)
     seen = result(run(cluster, blueprint))
     assert seen["size"] == 3 if launcher else 2
+
+
+def test_ssh_setup_writes_only_its_own_folder(tmp_path, trainjob_for):
+    """ssh-setup's readOnlyRootFilesystem (as the runtime applies it: the image's file system
+    read-only, the volumes as mounted): it writes its folder, and nothing else."""
+    from tests.support.e2e.container import container_argv
+
+    blueprint, trainjob, objects = expanded(tmp_path)
+    cluster = trainjob_for(objects)
+    pod = cluster.workers()[0]
+    setup = pod.container_named("ssh-setup")
+    assert setup["securityContext"]["readOnlyRootFilesystem"] is True
+    for path, writable in (("/tmp/probe", False), ("/etc/probe", False), ("/etc/mpigen-ssh/probe", True)):
+        done = subprocess.run(container_argv(pod, ["touch", path], cluster.image_env, container=setup),
+                              capture_output=True, text=True)
+        assert (done.returncode == 0) == writable, (path, done.stderr)
+        assert writable or "Read-only file system" in done.stderr
