@@ -45,7 +45,7 @@ def test_bash_completes_commands_options_choices_and_paths(project):
     assert sorted(bash_completes(path, "mpigen ", project)) == sorted(COMMANDS)
     assert bash_completes(path, "mpigen re", project) == ["render"]
     assert bash_completes(path, "mpigen render --ta", project) == ["--target"]
-    assert sorted(bash_completes(path, "mpigen render --target ", project)) == ["jobset", "mpijob", "static"]
+    assert sorted(bash_completes(path, "mpigen render --target ", project)) == ["jobset", "mpijob", "static", "trainjob"]
     assert bash_completes(path, "mpigen diff --format ", project) == ["text", "markdown", "json"]
     assert bash_completes(path, "mpigen completion ", project) == ["bash", "zsh", "fish"]
     assert bash_completes(path, "mpigen render bl", project) == ["blueprints"]
@@ -84,7 +84,7 @@ def test_fish_completes_commands_choices_and_paths(project):
 
     assert sorted(completes("mpigen ")) == sorted(COMMANDS)
     assert completes("mpigen re") == ["render"]
-    assert sorted(completes("mpigen render --target ")) == ["jobset", "mpijob", "static"]
+    assert sorted(completes("mpigen render --target ")) == ["jobset", "mpijob", "static", "trainjob"]
     assert completes("mpigen completion ") == ["bash", "zsh", "fish"]
     assert completes("mpigen render bl") == ["blueprints/"]
 
