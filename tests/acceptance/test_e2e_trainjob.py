@@ -155,12 +155,7 @@ def test_the_trainers_key_as_mounted_is_refused_by_ssh_and_the_copy_is_not(tmp_p
     assert accepted.returncode == 0, accepted.stderr
 
 
-HYDRA_GENVLIST = pytest.mark.xfail(strict=True, reason=(
-    "-genvlist MASTER_ADDR,MASTER_PORT (mpigen.compile.environment.forward_env) replaces Hydra's default of "
-    "passing the launcher's whole environment: the ranks lose PATH and LD_LIBRARY_PATH (every target)"))
-
-
-@pytest.mark.parametrize("mpi,launcher", [("OpenMPI", {}), pytest.param("MPICH", {}, marks=HYDRA_GENVLIST),
+@pytest.mark.parametrize("mpi,launcher", [("OpenMPI", {}), ("MPICH", {}),
                                           ("OpenMPI", {"runAsWorker": True})])
 def test_pytorch_ranks_start_through_rank_env(tmp_path, trainjob_for, mpi, launcher):
     """PyTorch under mpirun: every rank runs /etc/mpigen/rank-env.sh (the ConfigMap
