@@ -83,8 +83,6 @@ def test_the_launcher_has_every_variable_the_launch_line_forwards():
     assert forwarded <= env, f"forwarded by -x but unset on the launcher: {sorted(forwarded - env)}"
 
 
-@pytest.mark.xfail(strict=True, reason="mpigen patches the launcher as a launcher, but deepspeed-distributed has "
-                   "runLauncherAsNode: the Trainer runs ranks there too (reported to the lead, issue 18)")
 @pytest.mark.parametrize("path", ["/etc/mpigen/rank-env.sh", "/dev/shm"])
 def test_every_pod_that_runs_ranks_mounts_what_they_use(path):
     trainjob, jobset = on_trainer_runtime()
