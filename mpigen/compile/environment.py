@@ -91,13 +91,13 @@ def forwarded(spec: Spec) -> list[str]:
 
 
 def forward_env(implementation: str, names: list[str], already: set[str] = frozenset()) -> list[str]:
-    """Flags that pass the named variables on to every rank."""
+    """Flags that pass the named variables on to every rank: Open MPI's `-x NAME`. Hydra (Intel
+    MPI, MPICH) passes the launcher's whole environment by default, and `-genvlist` would
+    narrow it to the list: the ranks would lose PATH and LD_LIBRARY_PATH, so none."""
     names = [n for n in names if n not in already]
-    if not names:
+    if not names or implementation != "OpenMPI":
         return []
-    if implementation == "OpenMPI":
-        return [arg for name in names for arg in ("-x", name)]
-    return ["-genvlist", ",".join(names)]
+    return [arg for name in names for arg in ("-x", name)]
 
 
 def rendezvous_env(master_addr: str, env: list[dict]) -> list[dict]:

@@ -5,8 +5,9 @@ Long options are always spelled with two dashes: Open MPI 4 accepts both spellin
 Open MPI 5 rejects `-bind-to`/`-map-by`/`-mca` (shared/reference/openmpi5-notes.md).
 
 Intel MPI and MPICH both launch through Hydra: `-np` is accepted there as a synonym of
-`-n`, Hydra passes the whole environment to the ranks by default, and `-genvlist`
-names the blueprint's variables explicitly. Open MPI's binding and transport flags have
+`-n`, and Hydra passes the launcher's whole environment to the ranks by default (a
+`-genvlist` would narrow it to its list, and the ranks would lose PATH), so the
+blueprint's variables need no flag. Open MPI's binding and transport flags have
 no Hydra equivalent, so Hydra jobs get no framework flags.
 """
 

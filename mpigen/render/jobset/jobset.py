@@ -14,8 +14,9 @@ JobSet webhook and CRD would default written out, so that a synced JobSet never 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
+from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.jobset.keygen import keygen_pod
+from mpigen.render.kueue import label_workload, request_topology
 from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
 from mpigen.render.names import object_meta
@@ -26,7 +27,7 @@ DEADLINE_RULE = "deadline"
 
 def replicated_jobs(job: MPIJob, key_job: bool, wait_for_workers: bool) -> list[dict]:
     workers, launcher = worker_pod(job), launcher_pod(job)
-    _request_topology(job, workers, launcher)
+    request_topology(job, workers, launcher)
     out = []
     if key_job:
         out.append(replicated_job(KEYGEN_JOB, 1, {"spec": keygen_pod(job)}))
@@ -50,10 +51,7 @@ def failure_policy(job: MPIJob) -> dict:
 def new_jobset(job: MPIJob, key_job: bool, wait_for_workers: bool) -> dict:
     ext = job.extensions
     meta = object_meta(job, jobset_name(job), {})
-    if ext.queue is not None:
-        meta["labels"][KUEUE_QUEUE_LABEL] = ext.queue
-    if ext.priorityClass is not None:
-        meta["labels"][KUEUE_PRIORITY_LABEL] = ext.priorityClass
+    label_workload(job, meta)
     spec: dict = {}
     if ext.multiKueue:
         spec["managedBy"] = MULTIKUEUE
@@ -65,13 +63,3 @@ def new_jobset(job: MPIJob, key_job: bool, wait_for_workers: bool) -> dict:
         "replicatedJobs": replicated_jobs(job, key_job, wait_for_workers),
     })
     return {"apiVersion": JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
-
-
-def _request_topology(job: MPIJob, workers: dict, launcher: dict) -> None:
-    """Kueue's topology request on the pod templates of the rank pods."""
-    topology = job.extensions.topology
-    if topology is None:
-        return
-    key, level = topology_annotation(topology.required, topology.preferred)
-    for template in (workers, launcher) if job.extensions.runLauncherAsWorker else (workers,):
-        template.setdefault("metadata", {}).setdefault("annotations", {})[key] = level

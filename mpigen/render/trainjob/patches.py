@@ -3,6 +3,7 @@ what the blueprint says of the node and launcher pods that the TrainJob has no f
 that a runtime patch may carry (the Trainer's PodSpecPatch): the pods' volumes (datasets,
 shared memory), nodeSelector, tolerations, affinity, imagePullSecrets, account and security
 context; the main container's volume mounts and security context; pod labels and annotations.
+The launcher gets the workers' volumes and mounts too, in case the runtime runs ranks on it.
 What it may not carry is refused, at the blueprint's line (mpigen.render.trainjob.checks)."""
 
 from __future__ import annotations
@@ -35,9 +36,27 @@ def replicated_job_patch(name: str, template: dict) -> dict | None:
     return {"name": name, "template": {"spec": {"template": patch}}}
 
 
+def with_rank_mounts(launcher: dict, worker: dict) -> dict:
+    """The launcher's pod template with the workers' volumes and mounts added: a runtime of the
+    cluster's may run ranks on its launcher (runLauncherAsNode, as the Trainer's own MPI
+    runtimes do), and those ranks need what the workers' do (rank-env.sh, /dev/shm, datasets)."""
+    launcher = copy_data(launcher)
+    pod, rank = launcher.setdefault("spec", {}), worker.get("spec", {})
+    names = {v["name"] for v in pod.get("volumes", [])}
+    added = [v for v in rank.get("volumes", []) if v["name"] not in names]
+    if added:
+        pod["volumes"] = pod.get("volumes", []) + copy_data(added)
+    main, paths = pod["containers"][0], {m["mountPath"] for m in pod["containers"][0].get("volumeMounts", [])}
+    mounts = [m for m in rank["containers"][0].get("volumeMounts", []) if m["mountPath"] not in paths]
+    if mounts:
+        main["volumeMounts"] = main.get("volumeMounts", []) + copy_data(mounts)
+    return launcher
+
+
 def runtime_patches(job: MPIJob) -> list[dict]:
-    jobs = [patch for patch in (replicated_job_patch(NODE_JOB, job.spec.mpiReplicaSpecs[WORKER].template),
-                                replicated_job_patch(LAUNCHER_JOB, job.spec.mpiReplicaSpecs[LAUNCHER].template))
+    worker = job.spec.mpiReplicaSpecs[WORKER].template
+    launcher = with_rank_mounts(job.spec.mpiReplicaSpecs[LAUNCHER].template, worker)
+    jobs = [patch for patch in (replicated_job_patch(NODE_JOB, worker), replicated_job_patch(LAUNCHER_JOB, launcher))
             if patch is not None]
     if not jobs:
         return []

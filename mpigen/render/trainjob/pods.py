@@ -56,7 +56,7 @@ def launcher_pod(job: MPIJob) -> dict:
 def launcher_env(job: MPIJob) -> list[dict]:
     """mpirun's variables: those of the jobset target less what the MPI plugin sets itself,
     and for Open MPI 4, whose ssh arguments are the plugin's, the agent with its own."""
-    hostfile = HYDRA_HOSTFILE if job.distribution in HYDRA else TRAINER_HOSTFILE
+    hostfile = HYDRA_HOSTFILE if _rewrites_hostfile(job) else TRAINER_HOSTFILE
     env = [e for e in ssh_launcher_env(job, SSH_CONFIG, hostfile) if e["name"] not in TRAINER_ENV_NAMES]
     if job.distribution == "OpenMPI":
         env.insert(0, {"name": OPENMPI4_AGENT, "value": f"ssh -F {SSH_CONFIG}"})
@@ -74,7 +74,16 @@ def setup_script(job: MPIJob, launcher: bool) -> str:
                                    authorized_keys=SSH_AUTHORIZED_KEYS),
         sshd_script=scripts.render("sshd.sh.j2", target="trainjob", sshd_config=SSHD_CONFIG),
         trainer_hostfile=TRAINER_HOSTFILE,
-        hydra_hostfile=HYDRA_HOSTFILE if launcher and job.distribution in HYDRA else "") + "\n"
+        hydra_hostfile=HYDRA_HOSTFILE if launcher and job.distribution in HYDRA else "",
+        local_hostfile=HYDRA_HOSTFILE if launcher and _rewrites_hostfile(job) else "") + "\n"
+
+
+def _rewrites_hostfile(job: MPIJob) -> bool:
+    """Whether the launcher reads its own copy of the Trainer's hostfile: Hydra's form, or for
+    Open MPI with the launcher among the rank hosts, the launcher's line under its host name.
+    The Trainer writes the launcher's DNS name there; Open MPI 5 (PRRTE, keeping FQDNs) does
+    not take it for the local host and starts its daemon over ssh, where no sshd listens."""
+    return job.distribution in HYDRA or job.extensions.runLauncherAsWorker
 
 
 def _ssh_setup(job: MPIJob, pod: dict, launcher: bool) -> None:
@@ -82,7 +91,7 @@ def _ssh_setup(job: MPIJob, pod: dict, launcher: bool) -> None:
     main = pod["containers"][0]
     mounts = [{"name": TRAINER_KEY_VOLUME, "mountPath": TRAINER_KEY_MOUNT, "readOnly": True},
               {"name": SSH_VOLUME, "mountPath": SSH_DIR}]
-    if launcher and job.distribution in HYDRA:
+    if launcher and _rewrites_hostfile(job):
         mounts.append({"name": TRAINER_HOSTFILE_VOLUME, "mountPath": TRAINER_HOSTFILE_DIR, "readOnly": True})
     setup = {"name": SSH_SETUP_CONTAINER, "image": main["image"], "command": ["/bin/sh", "-c", setup_script(job, launcher)],
              "resources": copy_data(SETUP_RESOURCES), "volumeMounts": mounts}

@@ -12,7 +12,7 @@ OpenMPI as mpiImplementation, so the implementation is named in an annotation.""
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.kube.labels import topology_annotation
+from mpigen.render.kueue import request_topology
 from mpigen.render.replicated import NETWORK, replicated_job
 from mpigen.render.trainjob.names import (ANCESTOR_LABEL, ANCESTOR_TRAINER, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION,
                                           LAUNCHER_JOB, NODE_JOB, TRAINER_API, TRAINER_KEY_MOUNT,
@@ -31,7 +31,7 @@ def runtime_spec(job: MPIJob) -> dict:
     if ext.gang is not None:
         spec["podGroupPolicy"] = _pod_group_policy(job)
     nodes, launcher = worker_pod(job), launcher_pod(job)
-    _request_topology(job, nodes, launcher)
+    request_topology(job, nodes, launcher)
     spec["template"] = {**_template_metadata(job), "spec": {
         "network": dict(NETWORK),
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},
@@ -71,13 +71,3 @@ def _pod_group_policy(job: MPIJob) -> dict:
     if gang.scheduler == "volcano":
         return {"volcano": {}}
     return {"coscheduling": {"scheduleTimeoutSeconds": gang.scheduleTimeoutSeconds or COSCHEDULING_TIMEOUT}}
-
-
-def _request_topology(job: MPIJob, nodes: dict, launcher: dict) -> None:
-    """Kueue's topology request on the rank pods' templates."""
-    topology = job.extensions.topology
-    if topology is None:
-        return
-    key, level = topology_annotation(topology.required, topology.preferred)
-    for template in (nodes, launcher) if job.extensions.runLauncherAsWorker else (nodes,):
-        template.setdefault("metadata", {}).setdefault("annotations", {})[key] = level

@@ -10,9 +10,11 @@ spec.managedBy."""
 
 from __future__ import annotations
 
+from mpigen.compile.environment import RENDEZVOUS_ENV
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE
+from mpigen.kube.labels import MULTIKUEUE
+from mpigen.render.kueue import label_workload
 from mpigen.render.names import object_meta
 from mpigen.render.trainjob.names import (LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP, dns_name, node_count,
                                           trainjob_name)
@@ -38,7 +40,10 @@ def trainer(job: MPIJob, named: bool) -> dict:
     launcher = job.spec.mpiReplicaSpecs[LAUNCHER].template["spec"]["containers"][0]
     worker = job.spec.mpiReplicaSpecs[WORKER].template["spec"]["containers"][0]
     out: dict = {"image": launcher["image"], "command": launch_command(job)}
-    env = [e for e in launcher.get("env", []) if e["name"] in job.extensions.blueprintEnv]
+    # The blueprint's env; on a runtime of the cluster's also the rendezvous (MASTER_ADDR,
+    # MASTER_PORT) that the launch line forwards, which mpigen's own runtime holds itself.
+    keep = {*job.extensions.blueprintEnv, *(RENDEZVOUS_ENV if named else ())}
+    env = [e for e in launcher.get("env", []) if e["name"] in keep]
     if named and job.distribution == "OpenMPI":
         env.append(dict(OPENMPI5_HOSTFILE))
     if env:
@@ -53,10 +58,7 @@ def trainer(job: MPIJob, named: bool) -> dict:
 def new_trainjob(job: MPIJob, runtime_kind: str, runtime_name: str, named: bool) -> dict:
     ext = job.extensions
     meta = object_meta(job, trainjob_name(job), {})
-    if ext.queue is not None:
-        meta["labels"][KUEUE_QUEUE_LABEL] = ext.queue
-    if ext.priorityClass is not None:
-        meta["labels"][KUEUE_PRIORITY_LABEL] = ext.priorityClass
+    label_workload(job, meta)
     spec: dict = {"runtimeRef": {"name": runtime_name, "apiGroup": TRAINER_GROUP, "kind": runtime_kind},
                   "trainer": trainer(job, named)}
     if named:

@@ -22,7 +22,7 @@ from tests.support.e2e.pods import Pod
 RUNTIME_DEFAULT_CAPS = ("CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD", "NET_RAW", "SETGID", "SETUID",
                         "SETFCAP", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "KILL", "AUDIT_WRITE")
 SUPPORTED_SECURITY = {"allowPrivilegeEscalation", "capabilities", "privileged", "runAsUser", "runAsGroup",
-                      "runAsNonRoot"}
+                      "runAsNonRoot", "readOnlyRootFilesystem"}  # the last: filesystem.py
 
 
 def container_argv(pod: Pod, command: list[str], image_env: dict[str, str], env: dict[str, str] | None = None,

@@ -10,7 +10,8 @@ in the pod and the machine is left unchanged):
 A mount path under a top folder the machine lacks (e.g. /keys) gets a folder in the pod's root,
 as a container runtime creates mount points in the image's root.
 
-Each container mounts its own volumes (container_mount_lines) in a mount namespace of its own,
+Each container mounts its own volumes (container_mount_lines) in a mount namespace of its own
+(with readOnlyRootFilesystem, then every other mount of the pod's root made read-only),
 made from the pod's: containers of one pod share /etc and their volumes' contents, but see only
 the volumes they mount, as in Kubernetes.
 """
@@ -25,6 +26,12 @@ from tests.support.e2e.errors import Unsupported
 from tests.support.e2e.pods import Pod
 
 READ_ONLY_KINDS = ("configMap", "secret", "projected", "downwardAPI")  # the kubelet mounts these read-only
+# readOnlyRootFilesystem: every mount of the pod's root (its folders: binds of the machine's, the
+# overlays) read-only in the container's mount namespace, once its volumes are bound (a bind
+# takes its source's flags, and the volumes' folders are under the machine's); the volumes, and
+# /proc, /dev and /sys (the runtime's own mounts, not the image's file system) stay as they are.
+READ_ONLY_ROOT = ("for point in $(cut -d ' ' -f 5 /proc/self/mountinfo); do case $point in {kept}) ;; "
+                  '*) mount -o remount,bind,ro "$point";; esac; done')
 
 
 def rootfs(pod: Pod) -> Path:
@@ -97,4 +104,8 @@ def container_mount_lines(pod: Pod, container: dict) -> list[str]:
         lines.append(f"mount --bind {shlex.quote(str(pod.volume_dir(volume['name'])))} {path}")
         if mount.get("readOnly") or any(kind in volume for kind in READ_ONLY_KINDS):
             lines.append(f"mount -o remount,bind,ro {path}")
+    if container.get("securityContext", {}).get("readOnlyRootFilesystem"):
+        kept = "|".join(["/proc*", "/dev*", "/sys*", *(shlex.quote(m["mountPath"]) for m in container.get(
+            "volumeMounts", []))])
+        lines.append(READ_ONLY_ROOT.format(kept=kept))
     return lines

@@ -75,16 +75,17 @@ def require(reason: str | None, what: str) -> None:
 
 
 def render(tmp_path: Path, workers: int, slots: int, mpi: str = "OpenMPI", target: str | None = None,
-           **extra) -> tuple[dict, list[dict], Path]:
+           options: tuple[str, ...] = (), **extra) -> tuple[dict, list[dict], Path]:
     """The tensorflow-mnist example with a unique name (the namespaces are named after the
-    pods), rendered by the CLI into a folder; (blueprint, objects, folder)."""
+    pods), rendered by the CLI (with `options`, e.g. a GitOps profile) into a folder;
+    (blueprint, objects, folder)."""
     blueprint = yaml.safe_load((BLUEPRINTS / "tensorflow-mnist.yaml").read_text())
     blueprint["metadata"]["name"] = f"e2e-{secrets.token_hex(3)}-w{workers}"
     blueprint["spec"].update(workers=workers, slotsPerWorker=slots, mpiImplementation=mpi, **extra)
     source = tmp_path / "blueprint.yaml"
     source.write_text(yaml.safe_dump(blueprint))
     out = tmp_path / "rendered"
-    done = run_mpigen("render", str(source), *(["--target", target] if target else []), "-o", str(out))
+    done = run_mpigen("render", str(source), *(["--target", target] if target else []), *options, "-o", str(out))
     assert done.returncode == 0, done.stderr.decode()
     objects = [o for f in sorted(out.rglob("*.yaml")) if f.name != "kustomization.yaml"
                for o in yaml.safe_load_all(f.read_text()) if o]
