@@ -98,6 +98,12 @@ def import_trainjob(doc: Document, runtime: Document | None, strict: bool = Fals
     vdoc = view.document(doc)
     imported = import_document(vdoc, False, ViewReader(vdoc, False, V2BETA1, view))
     r.problems += imported.diagnostics
+    if view.guessed is not None:
+        other = "MPICH" if view.guessed == "IntelMPI" else "Intel MPI"
+        r.differs(("spec", "trainer", "command"), f"a Hydra launch line (-localhost) on a runtime of the cluster's, "
+                                                  f"which does not say whether it is {other}'s or "
+                                                  f"{view.guessed}'s: the imported blueprint says mpiImplementation: "
+                                                  f"{view.guessed} (by its I_MPI_ variables); check it")
     if not imported.blueprint:
         return Imported({}, r.problems)
     blueprint = imported.blueprint

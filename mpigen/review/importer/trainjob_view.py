@@ -17,7 +17,7 @@ of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsN
 from __future__ import annotations
 
 from mpigen.compile.blueprint import SHM_VOLUME
-from mpigen.compile.environment import NVIDIA_ENV, SSH_ENV
+from mpigen.compile.environment import NVIDIA_ENV, RENDEZVOUS_ENV, SSH_ENV
 from mpigen.compile.mpijob import V2BETA1
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
@@ -85,8 +85,8 @@ def build_view(trainjob: Document, runtime: Document | None) -> View:
             _pod(view, base + ("template",), runtime, loc, role)
     if not ours:
         _patches(view, trainjob)
-    if ours and view.runAsWorker:
-        _launcher_as_worker(view)
+    if view.runAsWorker or not ours:
+        _launcher_as_rank_host(view, node=view.runAsWorker)
     _trainer(view, trainjob, runtime, ours)
     _policies(view, trainjob, runtime)
     return view
@@ -98,32 +98,32 @@ def main_container(view: View, role: str) -> dict | None:
     return container if isinstance(container, dict) else None
 
 
-def _launcher_as_worker(view: View) -> None:
-    """A launcher that is a node has the workers' accelerators, /dev/shm and rank
-    environment script, which rendering gives it again from the workers'."""
+def _launcher_as_rank_host(view: View, node: bool) -> None:
+    """What a launcher gets from the workers, which rendering gives it again: their
+    /dev/shm and rank environment script (on a runtime of the cluster's, whose patches
+    give the launcher the ranks' volumes, or when it is a node), and as a node their
+    accelerators and placement."""
     pod = value_at(view.data, ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec"))
     worker = value_at(view.data, ("spec", "mpiReplicaSpecs", "Worker", "template", "spec"))
     container = main_container(view, "Launcher")
     if not isinstance(pod, dict) or not isinstance(worker, dict) or container is None:
         return
     limits = value_at(container, ("resources", "limits"))
-    if isinstance(limits, dict):
+    if node and isinstance(limits, dict):
         for name in [n for n in limits if is_accelerator(n)]:
             del limits[name]
-    if pod.get("affinity") is not None and pod.get("affinity") == worker.get("affinity"):
+    if node and pod.get("affinity") is not None and pod.get("affinity") == worker.get("affinity"):
         del pod["affinity"]  # the workers' placement (onePodPerNode), which the launcher gets as a node
     volumes = [pod.get("volumes"), worker.get("volumes")]
     if not all(isinstance(v, list) for v in volumes):
         return
     names = {v["name"] for v in volumes[1] if named(v, (SHM_VOLUME, RANK_ENV_VOLUME)) and v in volumes[0]}
     base = ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec")
-    found = view.where(base)
-    if found is None or not names:
-        return
-    doc, origin = found
-    without(view, pod, "volumes", base, doc, origin, lambda v: named(v, names))
-    _, corigin = view.where(base + ("containers", 0))
-    without(view, container, "volumeMounts", base + ("containers", 0), doc, corigin, lambda m: named(m, names))
+    for holder, loc, key in ((pod, base, "volumes"), (container, base + ("containers", 0), "volumeMounts")):
+        found = view.where(loc + (key,))
+        if names and found is not None:
+            doc, origin = found
+            without(view, holder, key, loc, doc, origin[:-1], lambda item: named(item, names))
 
 
 def _pod(view: View, loc: Loc, runtime: Document, origin: Loc, role: str) -> None:
@@ -203,11 +203,12 @@ def _trainer(view: View, trainjob: Document, runtime: Document | None, ours: boo
     trainer = ("spec", "trainer")
     launcher = ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec", "containers", 0)
     worker = ("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers", 0)
-    implementation = _implementation(runtime) if ours else "OpenMPI"
+    implementation = _implementation(runtime) if ours else _hydra_line(view, trainjob)
     if implementation != "OpenMPI":
-        view.put(("spec", "mpiImplementation"), IMPLEMENTATIONS[implementation], runtime,
-                 ("metadata", "annotations", IMPLEMENTATION_ANNOTATION))
-        view.put(("spec", "launcherCreationPolicy"), "WaitForWorkersReady", runtime, ("metadata",))
+        where = (runtime, ("metadata", "annotations", IMPLEMENTATION_ANNOTATION)) if ours else \
+            (trainjob, trainer + ("command",))
+        view.put(("spec", "mpiImplementation"), IMPLEMENTATIONS[implementation], *where)
+        view.put(("spec", "launcherCreationPolicy"), "WaitForWorkersReady", *where)
     if trainjob.get(trainer + ("image",)) is not None:
         for loc in (launcher, worker):
             view.put(loc + ("image",), trainjob.get(trainer + ("image",)), trainjob, trainer + ("image",))
@@ -221,6 +222,21 @@ def _trainer(view: View, trainjob: Document, runtime: Document | None, ours: boo
         view.put(launcher + ("args",), trainjob.get(trainer + ("args",)), trainjob, trainer + ("args",))
     _env(view, trainjob, launcher, ours)
     _sizes(view, trainjob, runtime, worker)
+
+
+def _hydra_line(view: View, trainjob: Document) -> str:
+    """The MPI implementation of a TrainJob on a runtime of the cluster's, which says none:
+    a launch line with the `-localhost <launcher's DNS name>` mpigen writes for Hydra is
+    Intel MPI's when an I_MPI_ variable is set, else MPICH's (a guess the import reports);
+    any other is Open MPI's."""
+    name = trainjob.get(("metadata", "name"))
+    command = trainjob.get(("spec", "trainer", "command"))
+    if not isinstance(command, list) or command[1:3] != ["-localhost", f"{name}-launcher-0-0.{name}"]:
+        return "OpenMPI"
+    env = trainjob.get(("spec", "trainer", "env"))
+    names = [e.get("name") for e in env if isinstance(e, dict)] if isinstance(env, list) else []
+    view.guessed = "IntelMPI" if any(isinstance(n, str) and n.startswith("I_MPI_") for n in names) else "MPICH"
+    return view.guessed
 
 
 def _implementation(runtime: Document) -> str:
@@ -246,7 +262,7 @@ def _env(view: View, trainjob: Document, launcher: Loc, ours: bool) -> None:
         name = entry.get("name") if isinstance(entry, dict) else None
         at = next((i for i, e in enumerate(env) if isinstance(e, dict) and name and e.get("name") == name), len(env))
         view.put(launcher + ("env", at), copy_data(entry), trainjob, ("spec", "trainer", "env", index))
-        if not ours:  # the blueprint's env, which the runtime's workers are not known to set otherwise
+        if not ours and name not in RENDEZVOUS_ENV:  # the blueprint's env, on the workers too
             worker = main_container(view, "Worker")
             view.put(("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "containers", 0, "env",
                       len(worker.setdefault("env", []))), copy_data(entry), trainjob, ("spec", "trainer", "env", index))

@@ -19,6 +19,7 @@ class View:
     origins: dict[Loc, tuple[Document, Loc]] = field(default_factory=dict)
     runAsWorker: bool = False  # what the TrainJob says beside the MPIJob: the launcher is a node
     ssh_port: int | None = None  # the workers' sshd port, in a runtime mpigen wrote
+    guessed: str | None = None  # the MPI implementation, where the TrainJob does not tell MPICH from Intel MPI
 
     def put(self, loc: Loc, value, doc: Document, origin: Loc):
         """Set the view's value at loc (a list's index may be its length: appended), written
