@@ -34,5 +34,5 @@ def run(args: argparse.Namespace) -> int:
         return SUCCESS
     envs = [e for e in result.envs if e]
     into = ", ".join(f"{done.output.as_posix()}/{e}" for e in envs) if envs else done.output.as_posix()
-    say(f"rendered {plural(result.jobs, 'job')} ({len(result.objects)} objects) into {into}")
+    say(f"rendered {plural(result.jobs, 'job')} ({plural(len(result.objects), 'object')}) into {into}")
     return SUCCESS
