@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mpigen.cache.fingerprint import context, run_settings
+from mpigen.cache.fingerprint import build, context, run_settings
 from mpigen.cache.memo import Memo
 from mpigen.cache.store import Store
 from mpigen.compile.blueprint import compile_blueprint
@@ -359,7 +359,7 @@ def _memo(cache: Path | None, files, overlays, env_options, default_namespace, r
     if cache is None:
         return Memo(None, b"", files)
     settings = run_settings(overlays, env_options, default_namespace, render)
-    return Memo(Store(cache, CACHED_CLASSES), context(*settings), files)
+    return Memo(Store(cache, build().hex()[:16], CACHED_CLASSES), context(*settings), files)
 
 
 def render_paths(paths: list[Path], options, overlays=None, env_options=None, default_namespace=None,

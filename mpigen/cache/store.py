@@ -8,7 +8,9 @@ would make `mpigen check` pass on output its blueprints do not give). The folder
 wherever it is put. A folder this user does not own, or that anyone may write into, is
 not used at all.
 
-An entry is one file, <folder>/v1/<first two hex digits>/<key in hex>:
+An entry is one file, <folder>/v1/<build>/<first two hex digits>/<key in hex>, where
+<build> names the build of mpigen that wrote it (mpigen.cache.fingerprint.build): no other
+build can use it, and the folders of builds no run has written into for a week are removed.
 
     b"mpigen-cache 1\\n"   (the format; a new format is a new folder and a new line)
     the key                (32 bytes: an entry copied under another name is foreign)
@@ -28,13 +30,16 @@ import hashlib
 import io
 import os
 import pickle
+import shutil
 import stat
 import tempfile
+import time
 from pathlib import Path
 
 MAGIC = b"mpigen-cache 1\n"
 FORMAT = "v1"
 _HEAD = len(MAGIC) + 64
+UNUSED_FOR = 7 * 24 * 3600  # seconds after which the entries of another build are removed
 _IGNORE = "*\n"
 _TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
         "# This folder is a cache made by mpigen (https://bford.info/cachedir/); delete it at any time.\n")
@@ -56,8 +61,8 @@ def cache_folder() -> Path | None:
 class Store:
     """The entries of one cache folder; `get` and `put` never raise for the machine's sake."""
 
-    def __init__(self, folder: Path, allowed: frozenset[tuple[str, str]]):
-        self.root = folder / FORMAT
+    def __init__(self, folder: Path, build: str, allowed: frozenset[tuple[str, str]]):
+        self.root = folder / FORMAT / build
         self.allowed = allowed  # (module, name) of the only classes an entry may hold
         self.readable = _trusted(folder)
         self.writable = self.readable
@@ -92,7 +97,10 @@ class Store:
         temporary = None
         try:
             if not self._prepared:
-                _prepare(self.root.parent)
+                _prepare(self.root.parent.parent)
+                self.root.mkdir(parents=True, exist_ok=True)
+                os.utime(self.root)
+                _prune(self.root)
                 self._prepared = True
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(prefix=".new-", dir=path.parent)
@@ -138,6 +146,15 @@ def _prepare(folder: Path) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
             raise
+
+
+def _prune(root: Path) -> None:
+    """Remove the folders of other builds that no run has written into for a week."""
+    week_ago = time.time() - UNUSED_FOR
+    for other in os.scandir(root.parent):
+        if other.name != root.name and other.is_dir(follow_symlinks=False) \
+                and other.stat(follow_symlinks=False).st_mtime < week_ago:
+            shutil.rmtree(other.path, ignore_errors=True)
 
 
 class _Unpickler(pickle.Unpickler):

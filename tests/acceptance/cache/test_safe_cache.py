@@ -9,6 +9,7 @@ import os
 import pickle
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from tests.support.output_machine import NOBODY, as_nobody, chown_tree, tmpfs
 
 
 def entries(cache: Path) -> list[Path]:
-    return sorted((cache / "v1").glob("*/*")) if (cache / "v1").is_dir() else []
+    return sorted((cache / "v1").glob("*/*/*")) if (cache / "v1").is_dir() else []
 
 
 def repository(root: Path, count: int = 3) -> None:
@@ -155,3 +156,15 @@ def test_a_full_disk_turns_the_cache_off_silently(tmp_path, monkeypatch):
             same_as_without_cache(tmp_path, *argv)
         assert 0 < len(entries(cache)) < 31
         assert not list(cache.rglob(".new-*"))  # no half-written entry left behind
+
+
+def test_the_entries_of_builds_unused_for_a_week_are_removed(cli, cache):
+    repository(Path.cwd())
+    old, recent = cache / "v1" / "0123456789abcdef", cache / "v1" / "fedcba9876543210"
+    for folder in (old, recent):
+        (folder / "00").mkdir(parents=True)
+        (folder / "00" / ("00" * 32)).write_bytes(b"an entry of another build")
+    week_ago = time.time() - 7 * 24 * 3600 - 60
+    os.utime(old, (week_ago, week_ago))
+    cli("render", "bp", "--stdout")
+    assert not old.exists() and recent.exists() and len(entries(cache)) == 5
