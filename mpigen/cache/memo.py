@@ -28,7 +28,7 @@ class Memo:
         self._found: dict[str, Any] = {}    # file -> its cached result
         self._read: dict[str, tuple[bytes, bytes]] = {}  # file -> (key, bytes) of a file to work on
         if store is not None:
-            with _no_collection():  # thousands of entries unpickled: no garbage to find, twice the time to find it
+            with _no_collection():
                 for file in files:
                     self._look_up(file)
         self.misses = len(files) - len(self._found)
@@ -65,11 +65,14 @@ class Memo:
 
 @contextlib.contextmanager
 def _no_collection():
-    """The garbage collector paused (as it was, after)."""
+    """The garbage collector paused while entries are unpickled, and what they hold (kept to
+    the end of the run) left out of its later rounds: thousands of entries hold no garbage,
+    and looking for it took as long as unpickling them."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()

@@ -93,7 +93,7 @@ class Store:
             return
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         entry = MAGIC + key + hashlib.sha256(payload).digest() + payload
-        path = self._path(key)
+        path = Path(self._path(key))
         temporary = None
         try:
             if not self._prepared:
@@ -113,9 +113,9 @@ class Store:
                 with contextlib.suppress(OSError):
                     os.unlink(temporary)
 
-    def _path(self, key: bytes) -> Path:
+    def _path(self, key: bytes) -> str:
         name = key.hex()
-        return self.root / name[:2] / name
+        return f"{self.root}/{name[:2]}/{name}"
 
 
 def _trusted(folder: Path) -> bool:
