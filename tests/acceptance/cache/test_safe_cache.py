@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import pickle
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -15,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from mpigen import pipeline
-from mpigen.cache.store import MAGIC
-from tests.conftest import blueprint_text, run_mpigen
+from mpigen.cache.store import MAGIC, Store
+from tests.conftest import MPIGEN, blueprint_text, run_mpigen
 from tests.support.output_machine import NOBODY, as_nobody, chown_tree, tmpfs
 
 
@@ -168,3 +169,31 @@ def test_the_entries_of_builds_unused_for_a_week_are_removed(cli, cache):
     os.utime(old, (week_ago, week_ago))
     cli("render", "bp", "--stdout")
     assert not old.exists() and recent.exists() and len(entries(cache)) == 5
+
+
+def test_a_render_after_one_change_rewrites_only_that_jobs_files(cli, cache):
+    repository(Path.cwd())
+    cli("render", "bp", "-o", "out")
+    before = {p.relative_to("out").as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes())
+              for p in Path("out").rglob("*") if p.is_file()}
+    time.sleep(0.01)
+    Path("bp/job1.yaml").write_text(blueprint_text("job1", workers=7))
+    assert cli("render", "bp", "-o", "out").returncode == 0
+    after = {p.relative_to("out").as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes())
+             for p in Path("out").rglob("*") if p.is_file()}
+    changed = sorted(path for path in after if after[path] != before.get(path))
+    assert changed[0] == ".mpigen-index" and "default/statefulset-job1-worker.yaml" in changed
+    assert all("-job1-" in path for path in changed[1:])  # every other file: the same inode, bytes and mtime
+
+
+def test_runs_at_the_same_time_share_the_cache_unharmed(tmp_path, cache):
+    (tmp_path / "bp").mkdir()
+    for index in range(40):
+        (tmp_path / "bp" / f"job{index}.yaml").write_text(blueprint_text(f"job{index}", workers=index + 1))
+    expected = run_mpigen("render", "bp", "--stdout", "--no-cache", cwd=tmp_path).stdout
+    runs = [subprocess.Popen([*MPIGEN, "render", "bp", "--stdout"], cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE) for _ in range(4)]
+    assert [run.communicate(timeout=120) for run in runs] == [(expected, b"")] * 4
+    store = Store(cache, entries(cache)[0].parent.parent.name, pipeline.CACHED_CLASSES)
+    assert len(entries(cache)) == 40 and all(store.get(bytes.fromhex(path.name)) for path in entries(cache))
+    assert not list(cache.rglob(".new-*"))
