@@ -20,6 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpigen.cache.fingerprint import build, context, run_settings
+from mpigen.cache.memo import Memo
+from mpigen.cache.store import Store
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import CLUSTER_FOLDER, flux_root, object_path, trainjob_stage
@@ -97,26 +100,40 @@ class _Chunk:
     files: int = 0  # how many files the slice had
 
 
+# The only classes a cache entry may hold: what _one_file gives.
+CACHED_CLASSES = frozenset({("mpigen.pipeline", "_Chunk"), ("mpigen.pipeline", "_DocResult"),
+                            ("mpigen.pipeline", "RenderedObject"), ("mpigen.errors", "Diagnostic"),
+                            ("mpigen.errors", "Mark")})
+
 # State shared with forked worker processes (set before the fork, read-only after).
 _WORK: dict = {}
 
 
 def _process(files: list) -> _Chunk:
     """Load these files, then patch, validate, render and emit each blueprint in them
-    under every environment. One file at a time: only the results are kept, never the
-    loaded documents (with the marks of every key and value, they are the bulk)."""
-    envs = max(1, len(_WORK["overlays"]))
-    chunk = _Chunk([], [[] for _ in range(envs)], set(), len(files))
+    under every environment, or take what the cache holds for a file (mpigen.cache)."""
+    chunk = _Chunk([], [[] for _ in range(max(1, len(_WORK["overlays"])))], set(), len(files))
     for file in files:
-        docs, problems = load_files([file])
-        chunk.problems.extend(problems)
-        validated = [_environments(doc, chunk.used) for doc in docs]
-        del docs  # rendering needs the blueprints, not the documents and their marks
-        for results in validated:
-            for env_results, result in zip(chunk.per_env, results):
-                if result.pending is not None:
-                    result.objects, result.pending = _render(*result.pending), None
-                env_results.append(result)
+        one = _WORK["memo"].result(file, _one_file)
+        chunk.problems.extend(one.problems)
+        chunk.used |= one.used
+        for env_results, results in zip(chunk.per_env, one.per_env):
+            env_results.extend(results)
+    return chunk
+
+
+def _one_file(file, read) -> _Chunk:
+    """What one file gives (its text from `read`). Only the results are kept, never the
+    loaded documents (with the marks of every key and value, they are the bulk)."""
+    chunk = _Chunk([], [[] for _ in range(max(1, len(_WORK["overlays"])))], set(), 1)
+    docs, chunk.problems = load_files([file], read)
+    validated = [_environments(doc, chunk.used) for doc in docs]
+    del docs  # rendering needs the blueprints, not the documents and their marks
+    for results in validated:
+        for env_results, result in zip(chunk.per_env, results):
+            if result.pending is not None:
+                result.objects, result.pending = _render(*result.pending), None
+            env_results.append(result)
     return chunk
 
 
@@ -176,7 +193,7 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     return rendered
 
 
-def _run(files, overlays, env_options, default_namespace=None, render=True):
+def _run(files, overlays, env_options, default_namespace=None, render=True, memo=None):
     """What each slice of the files gives, in order, as it comes: the files in contiguous
     slices, shared by one process per core on large inputs. A worker holds what a slice
     gives until the slice is done, so slices are at most MAX_SLICE files, whatever the
@@ -185,10 +202,12 @@ def _run(files, overlays, env_options, default_namespace=None, render=True):
     When processes cannot be had (no memory or threads left to start them) or one dies
     (killed by the kernel's out-of-memory killer), the remaining slices are processed in
     this process: the same results, never a hang or a lost slice."""
-    workers = _workers(len(files) * max(1, len(overlays)))
+    memo = memo or Memo(None, b"", files)
+    workers = _workers(memo.misses * max(1, len(overlays)))
     size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)) if workers > 1 else len(files)))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
-    _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render)
+    _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render,
+                 memo=memo)
     done = 0
     try:
         if workers > 1:
@@ -241,10 +260,11 @@ def _workers(renders: int) -> int:
 
 
 def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, default_namespace=None,
-              render: bool = True, progress: Progress | None = None) -> Result:
+              render: bool = True, progress: Progress | None = None, cache: Path | None = None) -> Result:
     """Render (or only validate) every blueprint under paths for every overlay (with
-    env_options[i] for overlay i when given), telling `progress` after each chunk. Raises
-    InputError with every problem of every blueprint under every overlay."""
+    env_options[i] for overlay i when given), telling `progress` after each chunk, with what
+    the cache folder `cache` holds of each file (None: no cache). Raises InputError with
+    every problem of every blueprint under every overlay."""
     files, problems = find_yaml_files(paths)
     done, report = 0, progress or (lambda done, total: None)
     report(done, len(files))
@@ -254,7 +274,8 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     envs = [_Env() for _ in range(max(1, len(overlays)))]
     diagnostics: list[Diagnostic] = list(problems)
     used: set = set()
-    for chunk in _run(files, overlays, env_options, default_namespace, render):
+    memo = _memo(cache, files, overlays, env_options, default_namespace, render)
+    for chunk in _run(files, overlays, env_options, default_namespace, render, memo):
         done += chunk.files
         report(done, len(files))
         diagnostics.extend(chunk.problems)
@@ -350,13 +371,24 @@ def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:
                  "job names must be unique per namespace")
 
 
+def _memo(cache: Path | None, files, overlays, env_options, default_namespace, render: bool) -> Memo:
+    """The cache's results for these files under these settings (every one of them is in
+    the key: the overlays as read, each environment's options, the namespace of blueprints
+    that name none, rendering or only validating)."""
+    if cache is None:
+        return Memo(None, b"", files)
+    settings = run_settings(overlays, env_options, default_namespace, render)
+    return Memo(Store(cache, build().hex()[:16], CACHED_CLASSES), context(*settings), files)
+
+
 def render_paths(paths: list[Path], options, overlays=None, env_options=None, default_namespace=None,
-                 progress: Progress | None = None) -> Result:
-    return run_paths(paths, options, overlays, env_options, default_namespace, progress=progress)
+                 progress: Progress | None = None, cache: Path | None = None) -> Result:
+    return run_paths(paths, options, overlays, env_options, default_namespace, progress=progress, cache=cache)
 
 
 def validate_paths(paths: list[Path], options=None, overlays=None, env_options=None,
-                   default_namespace=None, progress: Progress | None = None) -> Result:
+                   default_namespace=None, progress: Progress | None = None, cache: Path | None = None) -> Result:
     """Every check of render_paths (the profile's included), without rendering:
     result.jobs counts the valid blueprints."""
-    return run_paths(paths, options, overlays, env_options, default_namespace, render=False, progress=progress)
+    return run_paths(paths, options, overlays, env_options, default_namespace, render=False, progress=progress,
+                     cache=cache)

@@ -120,6 +120,21 @@ def by_kind(objects: list[dict]) -> dict[str, dict]:
     return {obj["kind"]: obj for obj in objects}
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _cache_folder(tmp_path_factory):
+    """Runs of the suite keep their cache of incremental renders (mpigen.cache) in a folder of
+    their own, never in the user's ~/.cache/mpigen (subprocesses inherit the variable)."""
+    import os
+
+    previous = os.environ.get("MPIGEN_CACHE_DIR")
+    os.environ["MPIGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("mpigen-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("MPIGEN_CACHE_DIR", None)
+    else:
+        os.environ["MPIGEN_CACHE_DIR"] = previous
+
+
 # --- the command-line harness: `mpigen ARGS` in a subprocess (run_mpigen) or in this process
 # (the mpigen_in_process and cli fixtures) ---------------------------------------------------
 

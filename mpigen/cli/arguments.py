@@ -46,6 +46,9 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
     command.add_argument("-v", "--verbose", action="store_true",
                          help="say which mpigen.yaml the run uses (that of this folder or of the nearest folder "
                               "above it), on standard error")
+    command.add_argument("--no-cache", action="store_true",
+                         help="render every blueprint again, without the cache of earlier runs' results "
+                              "($MPIGEN_CACHE_DIR, else ~/.cache/mpigen); the output is the same either way")
     command.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
                          help="image of the launcher's kubectl-delivery init container "
                               f"(default: {DEFAULT_KUBECTL_DELIVERY_IMAGE}, as the operator's deployment)")
@@ -75,7 +78,7 @@ def flags(args: argparse.Namespace, output: Path | None) -> Flags:
     return Flags(paths=tuple(args.paths), overlays=None if args.overlay is None else tuple(args.overlay),
                  output=output, target=args.target, gitops=args.gitops,
                  kubectl_delivery_image=args.kubectl_delivery_image, mpijob_api=args.mpijob_api,
-                 with_crd=args.with_crd, kube_version=args.kube_version)
+                 with_crd=args.with_crd, kube_version=args.kube_version, cache=not args.no_cache)
 
 
 def cluster(args: argparse.Namespace) -> ClusterFlags:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
@@ -25,14 +26,16 @@ def load_blueprints(paths: list[Path]) -> tuple[list[Document], list[Diagnostic]
     return blueprints, problems + found
 
 
-def load_files(files: list[tuple[Path, bool]]) -> tuple[list[Document], list[Diagnostic]]:
-    """The blueprint documents of these files (from find_yaml_files), and the problems."""
+def load_files(files: list[tuple[Path, bool]],
+               read: Callable[[Path, str, str], str] = read_text) -> tuple[list[Document], list[Diagnostic]]:
+    """The blueprint documents of these files (from find_yaml_files), and the problems;
+    `read` gives a file's text as read_text does (the cache gives the bytes it looked up)."""
     problems: list[Diagnostic] = []
     blueprints: list[Document] = []
     for path, named in files:
         shown = display_path(path)
         try:
-            text = read_text(path, shown, NAMED if named else SEARCHED)
+            text = read(path, shown, NAMED if named else SEARCHED)
             docs = parse(text, shown)
         except Unreadable as exc:
             problems.extend(exc.diagnostics)

@@ -21,6 +21,8 @@ YAML_SUFFIXES = (".yaml", ".yml")
 def display_path(path: Path) -> str:
     """The path as it appears in messages and in output: relative to the working folder
     when it lies below it (so output bytes do not depend on where the repo is checked out)."""
+    if not path.is_absolute() and ".." not in path.parts:
+        return path.as_posix()  # what relpath gives, without its cost (a path has no "." parts)
     try:
         rel = os.path.relpath(path)
     except ValueError:
@@ -91,6 +93,12 @@ def unreadable_problem(what: str, exc: OSError, fix: str) -> str:
 def read_text(path: Path, shown: str, fix: str = NAMED) -> str:
     """The file's text, or an InputError that says why it cannot be read as YAML
     (Unreadable when it cannot be read at all)."""
+    return decode_text(read_raw(path, shown, fix), shown)
+
+
+def read_raw(path: Path, shown: str, fix: str = NAMED) -> bytes:
+    """The file's bytes, at most MAX_FILE_BYTES + 1 of them (decode_text refuses more), or
+    Unreadable that says why they cannot be read."""
     if stat.S_ISDIR(stat_input(path, shown, fix).st_mode):
         raise InputError([error(Mark(shown), "is a folder where a file was expected")])
     try:
@@ -104,9 +112,13 @@ def read_text(path: Path, shown: str, fix: str = NAMED) -> str:
         if not stat.S_ISREG(mode):
             raise Unreadable([error(Mark(shown), special_problem(mode, fix))])
         try:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+            return handle.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             raise Unreadable([error(Mark(shown), unreadable_problem("file", exc, fix))])
+
+
+def decode_text(raw: bytes, shown: str) -> str:
+    """The text of a file's bytes (from read_raw), or an InputError: too large, binary, or not UTF-8."""
     if len(raw) > MAX_FILE_BYTES:
         raise InputError([error(Mark(shown), f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB; "
                                               "a blueprint is a short YAML file")])

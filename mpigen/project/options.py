@@ -21,6 +21,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mpigen.cache.store import cache_folder
 from mpigen.errors import NOWHERE, InputError, error, not_one_of
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.kube.image import image_problem
@@ -49,6 +50,7 @@ class Flags:
     mpijob_api: str | None = None
     with_crd: bool | None = None
     kube_version: str | None = None
+    cache: bool = True  # --no-cache: False
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class Setup:
     default_namespace: str | None = None  # for blueprints that name none (else "default")
     config: Config | None = None  # mpigen.yaml, when there is one
     whole_repo: bool = False  # no PATH and no overlay asked for: the repository as mpigen.yaml describes it
+    cache: Path | None = None  # the cache folder of incremental renders (mpigen.cache), None: no cache
 
     @property
     def inputs(self) -> list[Path]:
@@ -110,7 +113,7 @@ def resolve(flags: Flags) -> Setup:
     # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
     return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
-                 whole_repo and not flags.overlays)
+                 whole_repo and not flags.overlays, cache_folder() if flags.cache else None)
 
 
 def _rebased(flags: Flags, moved: Moved | None) -> Flags:

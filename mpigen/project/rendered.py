@@ -18,7 +18,7 @@ def rendered(setup: Setup, warn: Warn, progress: Progress | None = None) -> Resu
     """The render of the setup's blueprints, its warnings given to `warn` and its progress
     (files done, files in all) to `progress`; InputError when there is no blueprint at all."""
     result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
-                          progress)
+                          progress, setup.cache)
     require_jobs(result.jobs, setup.paths)
     warn(result.warnings)
     return result

@@ -43,7 +43,7 @@ def validate(flags: Flags, output: bool, server: bool, cluster: ClusterFlags,
     if output:
         return _against_schemas(setup, warn, progress)
     result = validate_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
-                            progress)
+                            progress, setup.cache)
     require_jobs(result.jobs, setup.paths)
     warn(result.warnings)
     return Validated(result.jobs, len(setup.overlays))

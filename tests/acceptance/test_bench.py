@@ -41,3 +41,16 @@ def test_bench_of_two_targets_prints_them_side_by_side_with_their_ratio():
     refused = subprocess.run([sys.executable, "bench/bench.py", "--targets", "jobset", "static", "--against", "HEAD"],
                              cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "give one of them" in refused.stderr
+
+
+def test_bench_of_incremental_renders_times_a_full_render_and_the_cached_render_and_check():
+    """bench/incremental.py, which the README's Speed section names: one table, the full render
+    first, each row with its ratio to it."""
+    assert "python bench/incremental.py" in (ROOT / "README.md").read_text()
+    done = subprocess.run([sys.executable, "bench/incremental.py", "--jobs", "50", "--runs", "1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    table = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    assert table[0] == "| 50 jobs, one blueprint changed | median (min - max) | full render / this |"
+    assert [row.split(" | ")[0] for row in table[2:]] == ["| full render (--no-cache)", "| render", "| check"]
+    assert all(re.fullmatch(r"\d+\.\d", row.strip("| ").split(" | ")[2]) for row in table[2:])

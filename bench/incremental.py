@@ -1,0 +1,81 @@
+"""Benchmark of incremental renders: a generated repository rendered in full, then with one
+blueprint changed, with the cache of mpigen.cache (`render` and `check`).
+
+    python bench/incremental.py [--jobs N] [--overlays] [--runs R]
+
+Generates N blueprints (bench/bench.py's, without overlays unless --overlays: then each is
+rendered for three), renders them once into out/ to fill the cache, then times, in fresh
+processes taking turns run by run: `mpigen render --no-cache` after one blueprint changed
+(the full render), and `mpigen render` and `mpigen check` with the cache, each after one
+more blueprint change (check then finds the folder stale, exit 1). Prints the medians and the ratios to the full render.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench import generate  # noqa: E402
+
+HERE = str(Path(__file__).resolve().parent.parent)
+
+
+def change(root: Path, run: int) -> None:
+    """One blueprint's command changed (a new argument each run)."""
+    path = root / "blueprints" / "job-00042.yaml"
+    path.write_text(path.read_text().replace("--epochs", f"--epochs{run}", 1))
+
+
+def timed(command: list[str], root: Path) -> float:
+    """Wall seconds of one run (check exits 1: the change is not rendered yet)."""
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=root, env={**os.environ, "PYTHONPATH": HERE}, capture_output=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} exited with {done.returncode}: {done.stderr.decode()}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=10000)
+    parser.add_argument("--overlays", action="store_true", help="render each blueprint for three overlays")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="mpigen-incremental-") as name:
+        root = Path(name) / "repo"
+        root.mkdir()
+        generate(root, args.jobs, 1)
+        if not args.overlays:
+            (root / "mpigen.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: Config\n"
+                                              "blueprints: [blueprints]\noutput: out\n")
+        os.environ["MPIGEN_CACHE_DIR"] = str(Path(name) / "cache")
+        mpigen = [sys.executable, "-m", "mpigen"]
+        timed([*mpigen, "render"], root)  # the folder written and the cache filled
+        walls: dict[str, list[float]] = {"full render (--no-cache)": [], "render": [], "check": []}
+        for run in range(args.runs):
+            change(root, 3 * run)
+            walls["full render (--no-cache)"].append(timed([*mpigen, "render", "--no-cache"], root))
+            change(root, 3 * run + 1)
+            walls["render"].append(timed([*mpigen, "render"], root))
+            change(root, 3 * run + 2)  # check finds the folder one change behind
+            walls["check"].append(timed([*mpigen, "check"], root))
+    jobs = args.jobs * (3 if args.overlays else 1)
+    full = statistics.median(walls["full render (--no-cache)"])
+    print(f"| {jobs:,} jobs, one blueprint changed | median (min - max) | full render / this |")
+    print("|---|---|---|")
+    for what, values in walls.items():
+        print(f"| {what} | {statistics.median(values):.2f} s ({min(values):.2f} - {max(values):.2f}) "
+              f"| {full / statistics.median(values):.1f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""What every cache key holds besides a file's own bytes: this build of mpigen (its version and
+the bytes of its code and templates), the Python and library versions that write the output's
+bytes, and the settings of the run."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from functools import cache
+from pathlib import Path
+
+import jinja2
+import pydantic
+import pydantic_core
+import ruamel.yaml
+
+import mpigen
+
+_PACKAGE = Path(mpigen.__file__).resolve().parent
+
+
+@cache
+def build() -> bytes:
+    """A digest of mpigen's version, of every file of its package (a changed line of code in
+    an editable install changes it as a release would), of Python's version and of the
+    libraries that parse, validate and template."""
+    digest = hashlib.sha256()
+    versions = (mpigen.__version__, sys.version, sys.implementation.cache_tag, ruamel.yaml.__version__,
+                pydantic.VERSION, pydantic_core.__version__, jinja2.__version__)
+    digest.update(repr(versions).encode("utf-8"))
+    for path in sorted(p for p in _PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(_PACKAGE).as_posix().encode("utf-8", "surrogatepass") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.digest()
+
+
+def context(*settings) -> bytes:
+    """The digest of this build and a run's settings (each given as a deterministic repr)."""
+    digest = hashlib.sha256(build())
+    for item in settings:
+        digest.update(b"\0" + item.encode("utf-8", "surrogatepass"))
+    return digest.digest()
+
+
+def file_key(context_digest: bytes, shown: str, named: bool, raw: bytes) -> bytes:
+    """The key of one input file's result: the run's context, the path as messages and
+    `# Source:` lines show it, whether it was named on the command line, and its bytes."""
+    digest = hashlib.sha256(context_digest)
+    digest.update(shown.encode("utf-8", "surrogatepass") + (b"\1" if named else b"\0"))
+    digest.update(raw)
+    return digest.digest()
+
+
+def run_settings(overlays, env_options, default_namespace: str | None, render: bool) -> list[str]:
+    """A run's settings as text: whether it renders, the namespace of blueprints that name
+    none, each environment's options, and each overlay with its bases as they were read
+    (their documents, with the position of every key and value: a message points there)."""
+    settings = [repr((render, default_namespace)), repr(list(env_options))]
+    for overlay in overlays:
+        settings.append(overlay.name)
+        settings.extend(_document(item.name, item.doc) for item in overlay.chain())
+    return settings
+
+
+def _document(name: str, doc) -> str:
+    """One overlay document, every part of it in a fixed order (a set's order varies with
+    PYTHONHASHSEED)."""
+    return repr((name, doc.path, doc.data, doc.start, sorted(doc.key_marks.items(), key=repr),
+                 sorted(doc.value_marks.items(), key=repr), doc.problems, sorted(doc.reported, key=repr)))

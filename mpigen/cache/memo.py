@@ -1,0 +1,78 @@
+"""One run's use of the cache: each input file's key computed once from the bytes read, what
+the cache holds for it looked up before the work starts (so that only the files it lacks are
+shared among processes), and each new result stored under the key of the bytes it was made of."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mpigen.cache.fingerprint import file_key
+from mpigen.cache.store import Store
+from mpigen.errors import InputError
+from mpigen.load.files import NAMED, SEARCHED, decode_text, display_path, read_raw, read_text
+
+Read = Callable[[Path, str, str], str]  # what mpigen.load.blueprints.load_files reads a file's text with
+Compute = Callable[[tuple[Path, bool], Read], Any]
+
+
+class Memo:
+    """The cached result of each input file of a run, or the bytes to make it from."""
+
+    def __init__(self, store: Store | None, context: bytes, files: list[tuple[Path, bool]]):
+        self.store = store
+        self.context = context
+        self._found: dict[str, Any] = {}    # file -> its cached result
+        self._read: dict[str, tuple[bytes, bytes]] = {}  # file -> (key, bytes) of a file to work on
+        if store is not None:
+            with _no_collection():
+                for file in files:
+                    self._look_up(file)
+        self.misses = len(files) - len(self._found)
+
+    def _look_up(self, file: tuple[Path, bool]) -> None:
+        path, named = file
+        shown = display_path(path)
+        try:
+            raw = read_raw(path, shown, NAMED if named else SEARCHED)
+        except InputError:  # the loader says why; a file that cannot be read is never cached
+            return
+        key = file_key(self.context, shown, named, raw)
+        found = self.store.get(key)
+        if found is not None:
+            self._found[path.as_posix()] = found
+        else:
+            self._read[path.as_posix()] = (key, raw)
+
+    def result(self, file: tuple[Path, bool], compute: Compute):
+        """What `compute(file, read)` gives: from the cache, or computed from the bytes the key
+        was made of (so that a file edited meanwhile is never stored under its old bytes) and stored."""
+        name = file[0].as_posix()
+        found = self._found.pop(name, None)
+        if found is not None:
+            return found
+        looked_up = self._read.pop(name, None)
+        if looked_up is None:
+            return compute(file, read_text)
+        key, raw = looked_up
+        value = compute(file, lambda path, shown, fix: decode_text(raw, shown))
+        self.store.put(key, value)
+        return value
+
+
+@contextlib.contextmanager
+def _no_collection():
+    """The garbage collector paused while entries are unpickled, and what they hold (kept to
+    the end of the run) left out of its later rounds: thousands of entries hold no garbage,
+    and looking for it took as long as unpickling them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()

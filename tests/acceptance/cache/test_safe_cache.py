@@ -1,0 +1,199 @@
+"""The cache is only ever an optimisation: an unchanged file is not read into the pipeline
+again, a damaged, truncated or foreign entry is ignored, and a cache folder the machine
+refuses (read-only, not this user's, a full disk) leaves the run as it would be without it,
+silently."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from mpigen import pipeline
+from mpigen.cache.store import MAGIC, Store
+from tests.conftest import MPIGEN, blueprint_text, run_mpigen
+from tests.support.output_machine import NOBODY, as_nobody, chown_tree, tmpfs
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted((cache / "v1").glob("*/*/*")) if (cache / "v1").is_dir() else []
+
+
+def repository(root: Path, count: int = 3) -> None:
+    (root / "bp").mkdir(parents=True)
+    for index in range(count):
+        (root / "bp" / f"job{index}.yaml").write_text(blueprint_text(f"job{index}", workers=index + 1))
+    (root / "bp" / "broken.yaml").write_text("notes: [unclosed\n")  # a warning, cached with its file's result
+
+
+def same_as_without_cache(root: Path, *args: str, run=run_mpigen) -> None:
+    """`mpigen ARGS` with the cache gives what it gives with --no-cache."""
+    cached, uncached = run(*args, cwd=root), run(*args, "--no-cache", cwd=root)
+    assert (cached.returncode, cached.stdout, cached.stderr) == (uncached.returncode, uncached.stdout, uncached.stderr)
+    assert cached.returncode == 0 and b"warning" in cached.stderr
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("MPIGEN_CACHE_DIR", str(folder))
+    return folder
+
+
+def test_an_unchanged_file_is_neither_read_nor_rendered_again(cli, cache, monkeypatch):
+    repository(Path.cwd())
+    first = cli("render", "bp", "--stdout")
+    assert len(entries(cache)) == 4  # three blueprints and the broken file
+    assert (cache / ".gitignore").read_text() == "*\n" and (cache / "CACHEDIR.TAG").read_text().startswith(
+        "Signature: 8a477f597d28d172789f06886806bc55\n")
+    loaded = []
+    monkeypatch.setattr(pipeline, "load_files", lambda files, read: loaded.append(files) or ([], []))
+    assert cli("render", "bp", "--stdout").stdout == first.stdout
+    assert loaded == []
+    Path("bp/job1.yaml").write_text(blueprint_text("job1", workers=7))
+    cli("render", "bp", "--stdout")
+    assert [[(path.as_posix(), named) for path, named in files] for files in loaded] == [[("bp/job1.yaml", False)]]
+
+
+def test_no_cache_neither_reads_nor_writes_it(cli, cache):
+    repository(Path.cwd())
+    for argv in (["render", "bp", "--stdout"], ["render", "bp", "-o", "out"], ["check", "bp", "-o", "out"],
+                 ["validate", "bp"]):
+        assert cli(*argv, "--no-cache").returncode == 0
+    assert not cache.exists()
+
+
+@pytest.mark.parametrize("damage", ["flipped", "truncated", "empty", "another entry", "another format",
+                                    "a forbidden class"])
+def test_a_damaged_or_foreign_entry_is_ignored(tmp_path, cache, damage):
+    repository(tmp_path)
+    first = run_mpigen("render", "bp", "--stdout", cwd=tmp_path)
+    found = entries(cache)
+    for path, other in zip(found, found[1:] + found[:1]):
+        data = path.read_bytes()
+        if damage == "flipped":
+            data = data[:-10] + bytes([data[-10] ^ 1]) + data[-9:]
+        elif damage == "truncated":
+            data = data[:len(data) // 2]
+        elif damage == "empty":
+            data = b""
+        elif damage == "another entry":
+            data = other.read_bytes()
+        elif damage == "another format":
+            data = b"mpigen-cache 2\n" + data[len(MAGIC):]
+        else:  # a whole entry, checksum and all, of a pickle that would run a command
+            payload = pickle.dumps(_Touch(str(tmp_path / "ran")))
+            import hashlib
+            data = MAGIC + bytes.fromhex(path.name) + hashlib.sha256(payload).digest() + payload
+        path.write_bytes(data)
+    again = run_mpigen("render", "bp", "--stdout", cwd=tmp_path)
+    assert (again.returncode, again.stdout, again.stderr) == (first.returncode, first.stdout, first.stderr)
+    assert not (tmp_path / "ran").exists()
+    same_as_without_cache(tmp_path, "render", "bp", "--stdout")
+
+
+class _Touch:
+    def __init__(self, path: str):
+        self.path = path
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.path}",))
+
+
+@pytest.fixture
+def shared():
+    """A folder every user can reach and write into (pytest's tmp_path is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="mpigen-cache-", dir="/tmp"))
+    path.chmod(0o777)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_read_only_cache_folder_is_read_and_never_an_error(shared, monkeypatch):
+    repository(shared / "repo")
+    chown_tree(shared / "repo", NOBODY, NOBODY)
+    cache = shared / "cache"
+    monkeypatch.setenv("MPIGEN_CACHE_DIR", str(cache))
+    assert as_nobody("render", "bp", "--stdout", cwd=shared / "repo").returncode == 0
+    made = entries(cache)
+    assert made and all(path.stat().st_uid == NOBODY for path in made)
+    for folder in [cache, *cache.rglob("*")]:
+        if folder.is_dir():
+            folder.chmod(0o555)
+    (shared / "repo" / "bp" / "job1.yaml").write_text(blueprint_text("job1", workers=9))
+    same_as_without_cache(shared / "repo", "render", "bp", "--stdout", run=_nobody)
+    same_as_without_cache(shared / "repo", "validate", "bp", run=_nobody)
+    assert entries(cache) == made
+
+
+def test_a_cache_folder_of_another_user_is_not_used(shared, monkeypatch):
+    repository(shared / "repo")
+    cache = shared / "cache"
+    cache.mkdir(mode=0o777)
+    cache.chmod(0o777)  # root's, and anyone may write into it: no entry in it can be trusted
+    monkeypatch.setenv("MPIGEN_CACHE_DIR", str(cache))
+    same_as_without_cache(shared / "repo", "render", "bp", "--stdout", run=_nobody)
+    assert entries(cache) == []
+
+
+def _nobody(*args: str, cwd: Path):
+    return as_nobody(*args, cwd=cwd)
+
+
+def test_a_full_disk_turns_the_cache_off_silently(tmp_path, monkeypatch):
+    (tmp_path / "bp").mkdir()
+    for index in range(30):  # about 30 entries of 4 KiB or more: more than the 64 KiB the disk holds
+        (tmp_path / "bp" / f"job{index}.yaml").write_text(blueprint_text(f"job{index}", workers=index + 1))
+    (tmp_path / "bp" / "broken.yaml").write_text("notes: [unclosed\n")
+    with tmpfs(tmp_path / "cache", "64k") as cache:
+        monkeypatch.setenv("MPIGEN_CACHE_DIR", str(cache))
+        for argv in (["render", "bp", "--stdout"], ["render", "bp", "-o", "out"], ["check", "bp", "-o", "out"]):
+            same_as_without_cache(tmp_path, *argv)
+        assert 0 < len(entries(cache)) < 31
+        assert not list(cache.rglob(".new-*"))  # no half-written entry left behind
+
+
+def test_the_entries_of_builds_unused_for_a_week_are_removed(cli, cache):
+    repository(Path.cwd())
+    old, recent = cache / "v1" / "0123456789abcdef", cache / "v1" / "fedcba9876543210"
+    for folder in (old, recent):
+        (folder / "00").mkdir(parents=True)
+        (folder / "00" / ("00" * 32)).write_bytes(b"an entry of another build")
+    week_ago = time.time() - 7 * 24 * 3600 - 60
+    os.utime(old, (week_ago, week_ago))
+    cli("render", "bp", "--stdout")
+    assert not old.exists() and recent.exists() and len(entries(cache)) == 5
+
+
+def test_a_render_after_one_change_rewrites_only_that_jobs_files(cli, cache):
+    repository(Path.cwd())
+    cli("render", "bp", "-o", "out")
+    before = {p.relative_to("out").as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes())
+              for p in Path("out").rglob("*") if p.is_file()}
+    time.sleep(0.01)
+    Path("bp/job1.yaml").write_text(blueprint_text("job1", workers=7))
+    assert cli("render", "bp", "-o", "out").returncode == 0
+    after = {p.relative_to("out").as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes())
+             for p in Path("out").rglob("*") if p.is_file()}
+    changed = sorted(path for path in after if after[path] != before.get(path))
+    assert changed[0] == ".mpigen-index" and "default/statefulset-job1-worker.yaml" in changed
+    assert all("-job1-" in path for path in changed[1:])  # every other file: the same inode, bytes and mtime
+
+
+def test_runs_at_the_same_time_share_the_cache_unharmed(tmp_path, cache):
+    (tmp_path / "bp").mkdir()
+    for index in range(40):
+        (tmp_path / "bp" / f"job{index}.yaml").write_text(blueprint_text(f"job{index}", workers=index + 1))
+    expected = run_mpigen("render", "bp", "--stdout", "--no-cache", cwd=tmp_path).stdout
+    runs = [subprocess.Popen([*MPIGEN, "render", "bp", "--stdout"], cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE) for _ in range(4)]
+    assert [run.communicate(timeout=120) for run in runs] == [(expected, b"")] * 4
+    store = Store(cache, entries(cache)[0].parent.parent.name, pipeline.CACHED_CLASSES)
+    assert len(entries(cache)) == 40 and all(store.get(bytes.fromhex(path.name)) for path in entries(cache))
+    assert not list(cache.rglob(".new-*"))

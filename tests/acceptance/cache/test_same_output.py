@@ -1,0 +1,106 @@
+"""The cache never changes what a run gives: random edit sequences over a generated repository
+(blueprints and overlays edited, added, removed and renamed, options changed), each step run
+with the cache and with --no-cache in two copies of the repository, give the same standard
+output, standard error, exit code and output folder, byte for byte."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from mpigen.cli.main import main
+from tests.acceptance.cache.conftest import OVERLAYS, VARIANTS, write_repository
+
+NAMES = ["job-a", "job-b", "job-c"]  # few, so that two files often name the same job
+FILES = ["a.yaml", "b.yaml", "c.yml", "nested/d.yaml"]
+COMMANDS = [["render", "--stdout"], ["render"], ["check"], ["validate"]]
+
+document = st.tuples(st.sampled_from(NAMES), st.sampled_from(sorted(VARIANTS)),
+                     st.sampled_from([None, "team-a"]))
+write = st.tuples(st.just("write"), st.sampled_from(FILES), st.lists(document, min_size=1, max_size=2))
+overlay = st.tuples(st.just("overlay"), st.sampled_from(sorted(OVERLAYS)), st.sampled_from(["patches", "presence"]))
+config = st.tuples(st.just("config"), st.sampled_from([{}, {"target": "mpijob"}, {"target": "jobset"},
+                                                      {"gitops": "argocd"}, {"gitops": "flux"}]))
+namespace = st.tuples(st.just("namespace"))
+# The changes that a key must see, drawn more often than those any key sees (a file's bytes).
+edit = st.one_of(
+    write, overlay, config, namespace, write, overlay, config, namespace,
+    st.tuples(st.just("remove"), st.sampled_from(FILES)),
+    st.tuples(st.just("rename"), st.sampled_from(FILES), st.sampled_from(FILES)),
+    st.tuples(st.just("broken"), st.booleans()),
+)
+step = st.tuples(st.lists(edit, min_size=1, max_size=2), st.sampled_from(COMMANDS))
+
+
+def apply(state: dict, change: tuple) -> None:
+    kind, *args = change
+    files, overlays = state["blueprints"], state["overlays"]
+    if kind == "write":
+        files[args[0]] = args[1]
+    elif kind == "remove":
+        files.pop(args[0], None)
+    elif kind == "rename" and args[0] in files:
+        files[args[1]] = files.pop(args[0])
+    elif kind == "overlay":  # a patch more or less, or the overlay itself
+        if args[1] == "patches":
+            overlays[args[0]] = 1 - overlays.get(args[0], 0)
+        elif overlays.pop(args[0], None) is None:
+            overlays[args[0]] = 0
+    elif kind == "config":
+        state["config"] = args[0]
+    elif kind == "broken":
+        state["broken"] = args[0]
+    elif kind == "namespace":  # Argo CD's destination namespace, set or unset
+        state["namespace"] = None if state["namespace"] else "from-argocd"
+
+
+def run(root: Path, argv: list[str], namespace: str | None, capsysbinary) -> tuple[int, bytes, bytes]:
+    """`mpigen ARGV` in this process, in `root`: exit code, standard output, standard error."""
+    here = os.getcwd()
+    capsysbinary.readouterr()
+    os.chdir(root)
+    if namespace:
+        os.environ["ARGOCD_APP_NAMESPACE"] = namespace
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        os.environ.pop("ARGOCD_APP_NAMESPACE", None)
+        os.chdir(here)
+    out, err = capsysbinary.readouterr()
+    return code, out, err
+
+
+def folder(path: Path) -> dict[str, bytes]:
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()} \
+        if path.exists() else {}
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(step, min_size=2, max_size=5))
+def test_edit_sequences_give_the_same_bytes_with_and_without_the_cache(steps, capsysbinary, monkeypatch):
+    monkeypatch.delenv("ARGOCD_APP_NAMESPACE", raising=False)
+    for name in ("ARGOCD_ENV_MPIGEN_OVERLAY", "ARGOCD_ENV_MPIGEN_GITOPS", "ARGOCD_ENV_MPIGEN_TARGET"):
+        monkeypatch.delenv(name, raising=False)
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        monkeypatch.setenv("MPIGEN_CACHE_DIR", str(tmp / "cache"))
+        cached, uncached = tmp / "cached", tmp / "uncached"
+        state = {"blueprints": {"a.yaml": [("job-a", "valid", None)], "b.yaml": [("job-b", "gpus", "team-a")]},
+                 "overlays": {"dev": 1, "prod": 1}, "config": {},
+                 "broken": False, "namespace": None}
+        for changes, argv in [([], ["render", "--stdout"]), *steps]:  # the cache filled first
+            for change in changes:
+                apply(state, change)
+            for root in (cached, uncached):
+                write_repository(root, state)
+            with_cache = run(cached, argv, state["namespace"], capsysbinary)
+            without = run(uncached, [*argv, "--no-cache"], state["namespace"], capsysbinary)
+            assert with_cache == without, argv
+            assert folder(cached / "out") == folder(uncached / "out")
+        assert any((tmp / "cache" / "v1").glob("*/*/*")) or not state["blueprints"]
