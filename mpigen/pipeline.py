@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from typing import Protocol
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +44,15 @@ MAX_SLICE = 200  # files a worker takes at a time (and a serial run between two 
 Progress = Callable[[int, int], None]  # (files done, files in all): at the start, then after each chunk
 
 
-@dataclass(frozen=True)
+class Store(Protocol):
+    """Where the processes of a render put each document as they emit it, instead of
+    sending its text back (mpigen.emit.spill, mpigen.output.staged): put(path in the output
+    folder, text) -> the reference a RenderedObject keeps."""
+
+    def put(self, path: str, text: str) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
 class RenderedObject:
     """One emitted object: its YAML document (with the `# Source:` line), where it goes in
     the output folder, and the key it is sorted by (install order, namespace, name)."""
@@ -54,6 +63,7 @@ class RenderedObject:
     env: str = ""       # the overlay's name ("" without overlays): the output sub-folder
     running_workers: bool = False  # a worker StatefulSet with replicas > 0 (the launcher may scale it)
     root: str = ""      # flux: the folder of the job's workers or launcher (a kustomize root of its own)
+    ref: object = None  # with a Store: where it keeps the text (then "" here)
 
 
 @dataclass
@@ -159,18 +169,21 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     comment = source_comment(source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
-    rendered = []
+    rendered, store = [], _WORK["store"]
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
         path, root = object_path(obj), ""
         if options.gitops == "flux" and TARGETS[options.target].staged:
             root = flux_root(obj, blueprint.metadata.name)
             path = f"{root}/{path.rsplit('/', 1)[1]}"
         running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
-        rendered.append(RenderedObject(sort_key(obj), path, dump_object(obj, comment), env, running, root))
+        text, ref = dump_object(obj, comment), None
+        if store is not None:
+            text, ref = "", store.put(f"{env}/{path}" if env else path, text)
+        rendered.append(RenderedObject(sort_key(obj), path, text, env, running, root, ref))
     return rendered
 
 
-def _run(files, overlays, env_options, default_namespace=None, render=True):
+def _run(files, overlays, env_options, default_namespace=None, render=True, store=None):
     """What each slice of the files gives, in order, as it comes: the files in contiguous
     slices, shared by one process per core on large inputs. A worker holds what a slice
     gives until the slice is done, so slices are at most MAX_SLICE files, whatever the
@@ -182,7 +195,8 @@ def _run(files, overlays, env_options, default_namespace=None, render=True):
     workers = _workers(len(files) * max(1, len(overlays)))
     size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)) if workers > 1 else len(files)))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
-    _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render)
+    _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render,
+                 store=store)
     done = 0
     try:
         if workers > 1:
@@ -235,10 +249,11 @@ def _workers(renders: int) -> int:
 
 
 def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, default_namespace=None,
-              render: bool = True, progress: Progress | None = None) -> Result:
+              render: bool = True, progress: Progress | None = None, store: Store | None = None) -> Result:
     """Render (or only validate) every blueprint under paths for every overlay (with
-    env_options[i] for overlay i when given), telling `progress` after each chunk. Raises
-    InputError with every problem of every blueprint under every overlay."""
+    env_options[i] for overlay i when given), telling `progress` after each chunk; with a
+    `store`, the render's processes put the objects' texts there. Raises InputError with
+    every problem of every blueprint under every overlay."""
     files, problems = find_yaml_files(paths)
     done, report = 0, progress or (lambda done, total: None)
     report(done, len(files))
@@ -248,7 +263,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     envs = [_Env() for _ in range(max(1, len(overlays)))]
     diagnostics: list[Diagnostic] = list(problems)
     used: set = set()
-    for chunk in _run(files, overlays, env_options, default_namespace, render):
+    for chunk in _run(files, overlays, env_options, default_namespace, render, store):
         done += chunk.files
         report(done, len(files))
         diagnostics.extend(chunk.problems)
@@ -332,8 +347,8 @@ def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:
 
 
 def render_paths(paths: list[Path], options, overlays=None, env_options=None, default_namespace=None,
-                 progress: Progress | None = None) -> Result:
-    return run_paths(paths, options, overlays, env_options, default_namespace, progress=progress)
+                 progress: Progress | None = None, store: Store | None = None) -> Result:
+    return run_paths(paths, options, overlays, env_options, default_namespace, progress=progress, store=store)
 
 
 def validate_paths(paths: list[Path], options=None, overlays=None, env_options=None,
