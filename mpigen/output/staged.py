@@ -19,7 +19,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 from mpigen.output.failure import WriteFailed
-from mpigen.output.index import digest
+from mpigen.output.index import digest, unsafe_name
 from mpigen.output.scratch import beside
 
 
@@ -39,6 +39,8 @@ class StagedFolder:
         """Write one file (a path relative to the output folder); returns its sha256.
         Raises OSError (the render stops; see failed())."""
         data = text.encode("utf-8")
+        if unsafe_name(path) is not None:
+            return b""  # never written, not even here: the plan refuses it by name (mpigen.output.plan)
         folder = path.rpartition("/")[0]
         if folder and folder not in self._made:
             os.makedirs(f"{self.root}/{folder}", exist_ok=True)  # another worker may make it at the same time
