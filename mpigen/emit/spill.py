@@ -4,14 +4,13 @@ printed, so that a render of any size holds only the keys and places of its obje
 
 The files are anonymous (unlinked from the start): nothing is left behind, whatever
 ends the run. They are made before the render forks its workers, one for the process
-that made the spill and SLOTS for the workers; a worker takes the first one no other
-process holds a POSIX lock on (such locks belong to a process, are not inherited by a
-fork, and go when it ends). Each file has one writer, which keeps its own offset.
+that made the spill and SLOTS for the workers; a worker takes the number of its file from a
+pipe that holds each number once (reading one byte of a pipe is atomic), so that no file
+ever has two writers, even after its worker ended. Each writer keeps its own offset.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import tempfile
 
@@ -26,6 +25,9 @@ class Spill:
     def __init__(self) -> None:
         self._owner = os.getpid()
         self._files = [tempfile.TemporaryFile() for _ in range(SLOTS + 1)]
+        self._claims, given = os.pipe()  # the workers' slots, each handed out once
+        os.write(given, bytes(range(1, SLOTS + 1)))
+        os.close(given)
         self._pid = None   # the process that holds self._slot (a worker inherits the parent's)
         self._slot = 0
         self._offset = 0
@@ -55,17 +57,14 @@ class Spill:
     def close(self) -> None:
         for file in self._files:
             file.close()
+        os.close(self._claims)
 
     def _claim(self) -> None:
         self._pid, self._offset = os.getpid(), 0
         if self._pid == self._owner:
             self._slot = 0
             return
-        for slot in range(1, SLOTS + 1):
-            try:
-                fcntl.lockf(self._files[slot].fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue
-            self._slot = slot
-            return
-        raise OSError("more render processes than spill files")
+        taken = os.read(self._claims, 1)  # one byte of a pipe: no two processes get the same one
+        if not taken:
+            raise OSError("more render processes than spill files")
+        self._slot = taken[0]

@@ -37,9 +37,13 @@ class Rendered:
     store: object = None  # where the texts of result.objects are kept (mpigen.pipeline.Store)
 
     def documents(self) -> Iterator[bytes]:
-        """The bytes of each object's document, in output order (for --stdout)."""
-        for item in self.result.objects:
-            yield item.text.encode("utf-8") if item.ref is None else self.store.read(item.path, item.ref)
+        """The bytes of each object's document, in output order (for --stdout); then the
+        store is closed."""
+        try:
+            for item in self.result.objects:
+                yield item.text.encode("utf-8") if item.ref is None else self.store.read(item.path, item.ref)
+        finally:
+            self.store.close()
 
 
 def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = None) -> Rendered:
@@ -64,6 +68,8 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
     finally:
         if isinstance(store, StagedFolder):
             store.remove()
+        else:
+            store.close()
     return Rendered(result, setup.output)
 
 
