@@ -18,7 +18,7 @@ import json
 import os
 from collections.abc import Callable
 from typing import Protocol
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mpigen.compile.blueprint import compile_blueprint
@@ -123,9 +123,20 @@ def _process(files: list) -> _Chunk:
         for results in validated:
             for env_results, result in zip(chunk.per_env, results):
                 if result.pending is not None:
-                    result.objects, result.pending = _render(*result.pending), None
+                    result.objects, result.pending = _stored(_render(*result.pending)), None
                 env_results.append(result)
     return chunk
+
+
+def _stored(objects: list[RenderedObject]) -> list[RenderedObject]:
+    """The objects with their texts put in the render's Store, if it has one: what goes back
+    to the parent is then only each object's key and place. Cluster-scoped objects (few, and
+    a job may share one with others) keep their text."""
+    store = _WORK["store"]
+    if store is None:
+        return objects
+    return [replace(o, text="", ref=store.put(f"{o.env}/{o.path}" if o.env else o.path, o.text)) if o.sort_key[2]
+            else o for o in objects]
 
 
 def _environments(doc, used: set) -> list[_DocResult]:
@@ -169,17 +180,14 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     comment = source_comment(source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
-    rendered, store = [], _WORK["store"]
+    rendered = []
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
         path, root = object_path(obj), ""
         if options.gitops == "flux" and TARGETS[options.target].staged:
             root = flux_root(obj, blueprint.metadata.name)
             path = f"{root}/{path.rsplit('/', 1)[1]}"
         running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
-        text, ref = dump_object(obj, comment), None
-        if store is not None:
-            text, ref = "", store.put(f"{env}/{path}" if env else path, text)
-        rendered.append(RenderedObject(sort_key(obj), path, text, env, running, root, ref))
+        rendered.append(RenderedObject(sort_key(obj), path, dump_object(obj, comment), env, running, root))
     return rendered
 
 
