@@ -30,10 +30,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+import compare
 from mpigen.emit.yaml import dump_object
+from tools import installed, version
 
 FRAMEWORKS = ["horovod", "deepspeed", "pytorch", "tensorflow", "mxnet", "custom"]
 IMPLEMENTATIONS = ["OpenMPI", "OpenMPI", "OpenMPI", "IntelMPI", "MPICH"]
@@ -104,17 +105,27 @@ def generate(root: Path, jobs: int, seed: int) -> None:
     (root / "mpigen.yaml").write_text(yaml_text(config))
 
 
+# Runs one command and prints its wall seconds and peak RSS (KiB). The benchmark starts its
+# commands through this small process: a child forked from the benchmark itself would count
+# the benchmark's own memory (which holds a large repository's data) in its peak.
+_LAUNCHER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def timed(command: list[str], cwd: Path, pythonpath: str) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one child process."""
     env = {**os.environ, "PYTHONPATH": pythonpath}
-    start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(child.pid, 0)
-    elapsed = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise SystemExit(f"{' '.join(command)} (in {cwd}) exited with {child.returncode}")
-    return elapsed, usage.ru_maxrss
+    done = subprocess.run([sys.executable, "-c", _LAUNCHER, *command], cwd=cwd, env=env, capture_output=True,
+                          text=True, check=True)
+    wall, kib, code = done.stdout.split()
+    if int(code):
+        raise SystemExit(f"{' '.join(command)} (in {cwd}) exited with {code}")
+    return float(wall), int(kib)
 
 
 def measure(root: Path, commands: dict[str, list[str]], runs: int, fresh: Path | None = None) -> dict:
@@ -199,6 +210,68 @@ def commands(paths: dict[str, tuple[str, tuple[str, ...]]], argv: list[str]) -> 
     return {name: [path, sys.executable, "-m", "mpigen", *argv, *extra] for name, (path, extra) in paths.items()}
 
 
+def compare_rows(tmp: Path, here: str, args) -> list[str]:
+    """mpigen, `kubectl kustomize` and one Helm chart on the same jobs, taking turns run by
+    run; the last column: how many times mpigen's write of a new folder each one takes."""
+    root = tmp / "compare"
+    root.mkdir()
+    generate(root, args.jobs, args.seed)
+    timed([sys.executable, "-m", "mpigen", "render", "-o", "built"], root, here)
+    jobs = args.jobs * len(compare.ENVS)
+    runs = {"mpigen render --stdout": [here, sys.executable, "-m", "mpigen", "render", "--stdout"],
+            "mpigen render into a new output folder": [here, sys.executable, "-m", "mpigen", "render"]}
+    if not args.no_compare:
+        tools = installed()
+        print(f"helm {version(tools['helm'])}, kubectl {version(tools['kubectl'])}")
+        # in a process of its own, so that the benchmark stays small (see _LAUNCHER)
+        subprocess.run([sys.executable, str(Path(compare.__file__)), str(root), str(root / "built")], check=True)
+        runs["kubectl kustomize of the 3 environment folders"] = ["", *compare.kustomize_command(tools["kubectl"],
+                                                                                                "built")]
+        runs["helm template of one chart whose values hold the objects, x3"] = ["", *compare.helm_command(
+            tools["helm"])]
+    results = measure(root, runs, args.runs, fresh=root / "out")
+    folder = statistics.median(results["mpigen render into a new output folder"][0])
+    lines = [f"{jobs:,} jobs ({args.jobs:,} blueprints x 3 overlays), {args.runs} runs each, taking turns:", "",
+             "| what | time | peak RSS | / mpigen into a new folder |", "|---|---|---|---|"]
+    for what, (walls, peak) in results.items():
+        lines.append(f"| {what} | {spread(walls)} | {peak / 1024:.0f} MiB | {statistics.median(walls) / folder:.2f} |")
+    return lines
+
+
+def scale_rows(tmp: Path, here: str, args) -> list[str]:
+    """Time and peak RSS of mpigen to stdout and into a new folder at each size."""
+    lines = ["| jobs | `--stdout` | into a new folder | folder per 1,000 jobs |", "|---|---|---|---|"]
+    for wanted in args.scale:
+        count = max(1, round(wanted / 3))
+        root = tmp / f"scale-{count}"
+        root.mkdir()
+        generate(root, count, args.seed)
+        runs = args.runs if wanted <= 3000 else 1
+        cells = []
+        for argv in (["render", "--stdout"], ["render"]):
+            (walls, peak), = measure(root, {"": [here, sys.executable, "-m", "mpigen", *argv]}, runs,
+                                     fresh=root / "out").values()
+            cells.append((statistics.median(walls), peak))
+        per = cells[1][0] / (count * 3) * 1000
+        lines.append(f"| {count * 3:,} | " + " | ".join(f"{wall:.2f} s, {peak / 1024:.0f} MiB" for wall, peak in cells)
+                     + f" | {per:.2f} s |")
+        shutil.rmtree(root)
+    return lines
+
+
+def cold_rows(tmp: Path, here: str, args) -> list[str]:
+    root = tmp / "single"
+    root.mkdir()
+    generate(root, 1, args.seed)
+    single = root / "blueprints" / "job-00000.yaml"
+    lines = []
+    for what, argv in (("`mpigen --help`", ["--help"]), ("one blueprint to stdout", ["render", str(single), "--stdout"])):
+        (walls, peak), = measure(root, {"": [here, sys.executable, "-m", "mpigen", *argv]}, args.cold_runs).values()
+        lines.append(f"- {what}, cold start: {spread(walls)}, {peak / 1024:.0f} MiB")
+    lines.append("- one blueprint to stdout, " + compare.import_times(root, single, here)[0])
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=1000, help="blueprints (each rendered for 3 overlays)")
@@ -207,9 +280,20 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=5)
     parser.add_argument("--against", metavar="REV", help="also time the mpigen of this Git revision, side by side")
     parser.add_argument("--targets", nargs=2, metavar=("A", "B"), help="time two targets side by side instead")
+    parser.add_argument("--scale", type=int, nargs="+", metavar="JOBS", default=[300, 1000, 3000, 10000, 30000],
+                        help="the jobs of each row of the scaling table (blueprints x 3 overlays)")
+    parser.add_argument("--no-compare", action="store_true",
+                        help="leave out kubectl kustomize and helm (fetched into bench/tools/ with npm)")
     args = parser.parse_args()
     if args.against and args.targets:
         parser.error("--against and --targets each make two columns; give one of them")
+    if not args.against and not args.targets:
+        here = str(Path(__file__).resolve().parent.parent)
+        with tempfile.TemporaryDirectory(prefix="mpigen-bench-") as name:
+            tmp = Path(name)
+            for title, section in (("", compare_rows), ("\nScaling:\n", scale_rows), ("\nCold start:\n", cold_rows)):
+                print(title + "\n".join(section(tmp, here, args)), flush=True)
+        return
     with tempfile.TemporaryDirectory(prefix="mpigen-bench-") as name:
         tmp = Path(name)
         paths = variants(args, tmp)

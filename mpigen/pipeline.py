@@ -17,22 +17,21 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 from pathlib import Path
 
-from mpigen.cache.fingerprint import build, context, run_settings
-from mpigen.cache.memo import Memo
-from mpigen.cache.store import Store
+from mpigen.cache.fingerprint import run_settings
+from mpigen.cache.memo import run_memo
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import CLUSTER_FOLDER, flux_root, object_path, trainjob_stage
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.load.blueprints import load_files
 from mpigen.load.files import find_yaml_files
 from mpigen.overlay.apply import Usage, apply, with_namespace
-from mpigen.render.mpijob.crd import new_crd
+from mpigen.render.mpijob.crd import environment_crd
 from mpigen.render.scripts import template
 from mpigen.render.target import Lifecycle
 from mpigen.render.targets import RESERVED, TARGETS, render_job, target_checks
@@ -48,7 +47,15 @@ SHARED_COMMENT = "Source: every blueprint that renders it (cluster-scoped, share
 Progress = Callable[[int, int], None]  # (files done, files in all): at the start, then after each chunk
 
 
-@dataclass(frozen=True)
+class Store(Protocol):
+    """Where the processes of a render put each document as they emit it, instead of
+    sending its text back (mpigen.emit.spill, mpigen.output.staged): put(path in the output
+    folder, text) -> the reference a RenderedObject keeps."""
+
+    def put(self, path: str, text: str) -> object: ...
+
+
+@dataclass(frozen=True, slots=True)
 class RenderedObject:
     """One emitted object: its YAML document (with the `# Source:` line), where it goes in
     the output folder, and the key it is sorted by (install order, namespace, name)."""
@@ -59,6 +66,7 @@ class RenderedObject:
     env: str = ""       # the overlay's name ("" without overlays): the output sub-folder
     running_workers: bool = False  # a worker StatefulSet with replicas > 0 (the launcher may scale it)
     root: str = ""      # flux: the folder of the job's workers or launcher (a kustomize root of its own)
+    ref: object = None  # with a Store: where it keeps the text (then "" here)
 
 
 @dataclass
@@ -118,7 +126,7 @@ def _process(files: list) -> _Chunk:
         chunk.problems.extend(one.problems)
         chunk.used |= one.used
         for env_results, results in zip(chunk.per_env, one.per_env):
-            env_results.extend(results)
+            env_results.extend(replace(r, objects=_stored(r.objects)) if r.objects else r for r in results)
     return chunk
 
 
@@ -135,6 +143,17 @@ def _one_file(file, read) -> _Chunk:
                 result.objects, result.pending = _render(*result.pending), None
             env_results.append(result)
     return chunk
+
+
+def _stored(objects: list[RenderedObject]) -> list[RenderedObject]:
+    """The objects with their texts put in the render's Store, if it has one: what goes back
+    to the parent is then only each object's key and place. Cluster-scoped objects (few, and
+    a job may share one with others) keep their text."""
+    store = _WORK["store"]
+    if store is None:
+        return objects
+    return [replace(o, text="", ref=store.put(f"{o.env}/{o.path}" if o.env else o.path, o.text)) if o.sort_key[2]
+            else o for o in objects]
 
 
 def _environments(doc, used: set) -> list[_DocResult]:
@@ -193,7 +212,7 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     return rendered
 
 
-def _run(files, overlays, env_options, default_namespace=None, render=True, memo=None):
+def _run(files, overlays, env_options, default_namespace=None, render=True, memo=None, store=None):
     """What each slice of the files gives, in order, as it comes: the files in contiguous
     slices, shared by one process per core on large inputs. A worker holds what a slice
     gives until the slice is done, so slices are at most MAX_SLICE files, whatever the
@@ -202,12 +221,12 @@ def _run(files, overlays, env_options, default_namespace=None, render=True, memo
     When processes cannot be had (no memory or threads left to start them) or one dies
     (killed by the kernel's out-of-memory killer), the remaining slices are processed in
     this process: the same results, never a hang or a lost slice."""
-    memo = memo or Memo(None, b"", files)
+    memo = memo or run_memo(None, files, [], CACHED_CLASSES)
     workers = _workers(memo.misses * max(1, len(overlays)))
     size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)) if workers > 1 else len(files)))
     slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
     _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render,
-                 memo=memo)
+                 memo=memo, store=store)
     done = 0
     try:
         if workers > 1:
@@ -260,10 +279,12 @@ def _workers(renders: int) -> int:
 
 
 def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, default_namespace=None,
-              render: bool = True, progress: Progress | None = None, cache: Path | None = None) -> Result:
+              render: bool = True, progress: Progress | None = None, cache: Path | None = None,
+              store: Store | None = None) -> Result:
     """Render (or only validate) every blueprint under paths for every overlay (with
     env_options[i] for overlay i when given), telling `progress` after each chunk, with what
-    the cache folder `cache` holds of each file (None: no cache). Raises InputError with
+    the cache folder `cache` holds of each file (None: no cache); with a `store`, the render's
+    processes put the objects' texts there. Raises InputError with
     every problem of every blueprint under every overlay."""
     files, problems = find_yaml_files(paths)
     done, report = 0, progress or (lambda done, total: None)
@@ -274,8 +295,8 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     envs = [_Env() for _ in range(max(1, len(overlays)))]
     diagnostics: list[Diagnostic] = list(problems)
     used: set = set()
-    memo = _memo(cache, files, overlays, env_options, default_namespace, render)
-    for chunk in _run(files, overlays, env_options, default_namespace, render, memo):
+    memo = run_memo(cache, files, run_settings(overlays, env_options, default_namespace, render), CACHED_CLASSES)
+    for chunk in _run(files, overlays, env_options, default_namespace, render, memo, store):
         done += chunk.files
         report(done, len(files))
         diagnostics.extend(chunk.problems)
@@ -333,18 +354,15 @@ class _Env:
                     self.objects.append(obj)
                     self.texts[obj.sort_key] = obj.text
                 elif not _shared(obj) or self.texts[obj.sort_key] != obj.text:
-                    fix = ("give one of them another spec.runtime.name" if _shared(obj) else "rename one of the jobs")
+                    fix = (" with other content; give one of them another spec.runtime.name" if _shared(obj)
+                           else "; rename one of the jobs")
                     diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, "
-                                                             f"as the job at {owner} does{_other(obj)}; {fix}"))
+                                                             f"as the job at {owner} does{fix}"))
 
 
 def _shared(obj: RenderedObject) -> bool:
     """A cluster-scoped object (a ClusterTrainingRuntime): jobs that render it the same share it."""
     return f"/{CLUSTER_FOLDER}/" in f"/{obj.path}"
-
-
-def _other(obj: RenderedObject) -> str:
-    return " with other content" if _shared(obj) else ""
 
 
 def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -355,35 +373,19 @@ def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> li
 
 
 def _crd_object(options, env: str) -> RenderedObject:
-    """The MPIJob CRD, once per environment (see mpigen.render.mpijob.crd); under Argo CD applied first
-    and server-side: it is larger than the 262,144 bytes client-side apply can annotate."""
-    crd = new_crd(options.mpijob_api, options.kube_version)
-    crd["metadata"]["labels"] = {MANAGED_BY: "mpigen"}
-    if options.gitops == "argocd":
-        crd["metadata"]["annotations"] = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_SYNC_WAVE: "-2"}
-    comment = f"Source: mpigen --with-crd ({options.mpijob_api}, Kubernetes {options.kube_version})"
+    """The MPIJob CRD, once per environment (mpigen.render.mpijob.crd.environment_crd)."""
+    crd, comment = environment_crd(options)
     return RenderedObject(sort_key(crd), object_path(crd), dump_object(crd, comment), env)
 
 
 def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:
-    return error(mark,
-                 f"job {job[0]}/{job[1]} is already defined at {first}; "
-                 "job names must be unique per namespace")
-
-
-def _memo(cache: Path | None, files, overlays, env_options, default_namespace, render: bool) -> Memo:
-    """The cache's results for these files under these settings (every one of them is in
-    the key: the overlays as read, each environment's options, the namespace of blueprints
-    that name none, rendering or only validating)."""
-    if cache is None:
-        return Memo(None, b"", files)
-    settings = run_settings(overlays, env_options, default_namespace, render)
-    return Memo(Store(cache, build().hex()[:16], CACHED_CLASSES), context(*settings), files)
+    return error(mark, f"job {job[0]}/{job[1]} is already defined at {first}; job names must be unique per namespace")
 
 
 def render_paths(paths: list[Path], options, overlays=None, env_options=None, default_namespace=None,
-                 progress: Progress | None = None, cache: Path | None = None) -> Result:
-    return run_paths(paths, options, overlays, env_options, default_namespace, progress=progress, cache=cache)
+                 progress: Progress | None = None, cache: Path | None = None, store: Store | None = None) -> Result:
+    return run_paths(paths, options, overlays, env_options, default_namespace, progress=progress, cache=cache,
+                     store=store)
 
 
 def validate_paths(paths: list[Path], options=None, overlays=None, env_options=None,

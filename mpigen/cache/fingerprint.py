@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 import pydantic
 import pydantic_core
-import ruamel.yaml
+import yaml
 
 import mpigen
 
@@ -23,9 +23,9 @@ _PACKAGE = Path(mpigen.__file__).resolve().parent
 def build() -> bytes:
     """A digest of mpigen's version, of every file of its package (a changed line of code in
     an editable install changes it as a release would), of Python's version and of the
-    libraries that parse, validate and template."""
+    libraries that parse (PyYAML's libyaml events), validate and template."""
     digest = hashlib.sha256()
-    versions = (mpigen.__version__, sys.version, sys.implementation.cache_tag, ruamel.yaml.__version__,
+    versions = (mpigen.__version__, sys.version, sys.implementation.cache_tag, yaml.__version__,
                 pydantic.VERSION, pydantic_core.__version__, jinja2.__version__)
     digest.update(repr(versions).encode("utf-8"))
     for path in sorted(p for p in _PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts):

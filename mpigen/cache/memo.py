@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mpigen.cache.fingerprint import file_key
+from mpigen.cache.fingerprint import build, context, file_key
 from mpigen.cache.store import Store
 from mpigen.errors import InputError
 from mpigen.load.files import NAMED, SEARCHED, decode_text, display_path, read_raw, read_text
@@ -76,3 +76,12 @@ def _no_collection():
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def run_memo(cache: Path | None, files, settings: list[str], classes) -> Memo:
+    """The cache's results for these files under these settings (every one of them is in
+    the key: the overlays as read, each environment's options, the namespace of blueprints
+    that name none, rendering or only validating); nothing without a cache folder."""
+    if cache is None:
+        return Memo(None, b"", files)
+    return Memo(Store(cache, build().hex()[:16], classes), context(*settings), files)

@@ -8,7 +8,7 @@ from pathlib import Path
 from mpigen.cli.arguments import announce, flags, inputs
 from mpigen.cli.exit_codes import SUCCESS
 from mpigen.cli.progress import progress_bar
-from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
+from mpigen.cli.streams import plural, print_diagnostics, say, stream_stdout
 from mpigen.project.render import render
 
 DESCRIPTION = ("Render every blueprint found in PATH (files, or folders searched recursively for *.yaml/*.yml "
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         done = render(flags(args, args.output), args.stdout, print_diagnostics, progress)
     result = done.result
     if done.output is None:
-        write_stdout(*(item.text for item in result.objects))
+        stream_stdout(done.documents())
         return SUCCESS
     envs = [e for e in result.envs if e]
     into = ", ".join(f"{done.output.as_posix()}/{e}" for e in envs) if envs else done.output.as_posix()

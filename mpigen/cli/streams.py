@@ -20,15 +20,24 @@ def write_stdout(*texts: str) -> None:
     dropped quietly and the command's exit code still says what it found (as for
     `mpigen check | head`, 1 on drift). A standard output that cannot take the output
     (closed, a full disk, /dev/full) is an error of the machine: exit 2."""
-    if not any(texts):
+    stream_stdout(text.encode("utf-8") for text in texts)
+
+
+def stream_stdout(chunks: Iterable[bytes]) -> None:
+    """write_stdout of bytes written as they come: a long output is never held whole.
+    Standard output is not touched when there is nothing to write."""
+    chunks = iter(chunks)
+    first = next((chunk for chunk in chunks if chunk), None)
+    if first is None:
         return
     try:
         if sys.stdout is None:  # started with standard output closed (`>&-`)
             raise OSError(errno.EBADF, os.strerror(errno.EBADF))
         sys.stdout.flush()
         out = sys.stdout.buffer
-        for text in texts:
-            out.write(text.encode("utf-8"))
+        out.write(first)
+        for chunk in chunks:
+            out.write(chunk)
         out.flush()
     except BrokenPipeError:
         silence_stdout()

@@ -46,17 +46,22 @@ def object_path(obj: dict) -> str:
     return f"{namespace}/{obj['kind'].lower()}-{meta['name']}.yaml"
 
 
-def folder_files(rendered, envs=("",)) -> dict[str, str]:
+def folder_files(rendered, envs=("",), refs: dict | None = None) -> dict[str, str]:
     """Relative path -> text for every file of the output folder (index excluded). Each
     environment (overlay) gets its own sub-folder with its own kustomization.yaml, also
-    when it has no objects (all its jobs archived): it stays a kustomize root."""
+    when it has no objects (all its jobs archived): it stays a kustomize root. With `refs`,
+    an object whose text a store keeps (mpigen.pipeline.Store) goes there instead, as
+    path -> its reference."""
     files: dict[str, str] = {}
     resources: dict[str, list[str]] = {f"{env}/" if env else "": [] for env in envs}
     for item in rendered:
         prefix = f"{item.env}/" if item.env else ""
-        if prefix + item.path in files:  # validation makes jobs unique per namespace, so this is a bug
+        if prefix + item.path in files or (refs and prefix + item.path in refs):  # validation makes jobs unique
             raise AssertionError(f"two objects would be written to {prefix + item.path}")
-        files[prefix + item.path] = item.text
+        if refs is not None and item.ref is not None:
+            refs[prefix + item.path] = item.ref
+        else:
+            files[prefix + item.path] = item.text
         resources.setdefault(prefix, []).append(item.path)
         if item.root:  # also a kustomize root of its own (flux: a job's workers or launcher)
             resources.setdefault(f"{prefix}{item.root}/", []).append(item.path[len(item.root) + 1:])

@@ -133,7 +133,9 @@ def _scalar(value: Any) -> str:
 # Rendered objects repeat the same strings (names, label keys, scripts) over and over, and
 # deciding how to write a string is the costly part of emitting, so each decision is kept.
 # The caches only ever map a string to its one correct form: they cannot change output.
-_CACHE_LIMIT = 200_000
+# Each is emptied when it holds this many: the strings that repeat are back in it at once,
+# while those of one job alone (pod names) never hold more than a few MiB of a worker.
+_CACHE_LIMIT = 20_000
 _strings: dict[str, str] = {}
 _values: dict[tuple[str, str], str] = {}
 _keys: dict[str, str] = {}

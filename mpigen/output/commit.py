@@ -65,7 +65,7 @@ def commit(out: Path, tree, files: dict[str, bytes], stale: list[str]) -> None:
 
 
 def _compare(out: Path, tree, files: dict[str, bytes]):
-    """The stat of every existing file the render writes, and the files whose bytes change."""
+    """The files whose bytes change, and the stat of each that exists (for its owner and mode)."""
     metas, changed = {}, {}
     rel = ""
     try:
@@ -74,13 +74,12 @@ def _compare(out: Path, tree, files: dict[str, bytes]):
                 changed[rel] = data
                 continue
             path = f"{out}/{rel}"
-            metas[rel] = meta = os.lstat(path)
-            if meta.st_size != len(data):
-                changed[rel] = data
-                continue
-            with open(path, "rb") as handle:
-                if handle.read() != data:
-                    changed[rel] = data
+            meta = os.lstat(path)
+            if meta.st_size == len(data):
+                with open(path, "rb") as handle:
+                    if handle.read() == data:
+                        continue
+            changed[rel], metas[rel] = data, meta
     except OSError as exc:
         raise WriteFailed(rel, exc, "cannot read") from exc
     return metas, changed

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,9 +56,20 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def index_bytes(entries: dict[str, str]) -> bytes:
-    document = {"about": _ABOUT, "files": dict(sorted(entries.items())), "mpigenIndex": VERSION}
-    return (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+def index_bytes(entries: Mapping[str, str]) -> bytes:
+    """The index file: the bytes of json.dumps(document, indent=2, sort_keys=True,
+    ensure_ascii=False), made one entry at a time (json's indenting encoder holds a
+    string per token: a quarter of a large render's memory); `entries` may make each
+    digest when asked."""
+    dumps = json.dumps
+    out = bytearray(f'{{\n  "about": {dumps(_ABOUT, ensure_ascii=False)},\n  "files": '.encode("utf-8"))
+    separator = b"{\n"
+    for path in sorted(entries):
+        out += separator + f"    {dumps(path, ensure_ascii=False)}: {dumps(entries[path])}".encode("utf-8")
+        separator = b",\n"
+    out += b"\n  }" if entries else b"{}"
+    out += f',\n  "mpigenIndex": {VERSION}\n}}\n'.encode("utf-8")
+    return bytes(out)
 
 
 def unsafe_name(path: str) -> str | None:

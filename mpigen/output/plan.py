@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.output.failure import WriteFailed, machine_error, relative
 from mpigen.output.index import INDEX, Index, digest, index_bytes, read_index, unsafe_name
+from mpigen.output.staged import StagedFiles
 from mpigen.output.tree import Tree
 
 
@@ -33,20 +35,21 @@ class FolderPlan:
     user should know (an index set aside, a changed file left in place), and what the
     folder holds now (None when it does not exist)."""
 
-    files: dict[str, bytes]
+    files: dict[str, bytes] | StagedFiles
     stale: list[str]
     problems: list[Diagnostic]
     warnings: list[Diagnostic] = field(default_factory=list)
     tree: Tree | None = None
 
 
-def plan_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)) -> FolderPlan:
+def plan_folder(out: Path, texts: dict[str, str] | StagedFiles, scope: tuple[str, ...] = ("",)) -> FolderPlan:
     """The new state of `out` for these files. mpigen owns the files its index lists under
     the prefixes of `scope` (everything by default; `dev/` when only the dev overlay is
     rendered): those it no longer produces are removed (when unchanged since it wrote
     them), its files elsewhere are kept, and a file it does not own is never overwritten.
-    Raises InputError when `out` cannot be read."""
-    files = {path: text.encode("utf-8") for path, text in texts.items()}
+    `texts` are the files' texts, or their bytes where a render keeps them (StagedFiles,
+    read one at a time). Raises InputError when `out` cannot be read."""
+    files = texts if isinstance(texts, StagedFiles) else {path: text.encode("utf-8") for path, text in texts.items()}
     shown = out.as_posix()
     problems = _name_problems(out, files)
     if problems:
@@ -67,7 +70,7 @@ def plan_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)
         raise machine_error(out, failed) from None
 
 
-def _plan(out: Path, files: dict[str, bytes], scope: tuple[str, ...], exists: bool) -> FolderPlan:
+def _plan(out: Path, files: dict[str, bytes] | StagedFiles, scope: tuple[str, ...], exists: bool) -> FolderPlan:
     shown = out.as_posix()
     try:
         index = read_index(out) if exists else Index()
@@ -78,11 +81,11 @@ def _plan(out: Path, files: dict[str, bytes], scope: tuple[str, ...], exists: bo
     if index.distrust:
         plan.warnings.append(warning(Mark(f"{shown}/{INDEX}"), f"set aside: {index.distrust}; mpigen owns none of "
                                      f"the files in {shown} this run, and writes a new index"))
-    for path, data in sorted(files.items()) if tree else ():
+    for path in sorted(files) if tree else ():
         conflict = tree.conflict(out, path)
         if conflict:
             plan.problems.append(error(Mark(shown), conflict))
-        elif path in tree.files and path not in old and _read(out, path) != data:
+        elif path in tree.files and path not in old and _read(out, path) != files[path]:
             plan.problems.append(error(Mark(f"{shown}/{path}"), f"refusing to overwrite {path}: mpigen did not "
                                        f"write it (it is not in {INDEX}); move it away or choose another output "
                                        "folder"))
@@ -96,8 +99,29 @@ def _plan(out: Path, files: dict[str, bytes], scope: tuple[str, ...], exists: bo
                                              "longer produces it, but it was changed since; it is yours now: "
                                              "delete it if it is no longer needed"))
             del ours[path]
-    files[INDEX] = index_bytes({**{p: digest(d) for p, d in files.items()}, **ours})
+    files[INDEX] = index_bytes(_Digests(files, ours))
     return plan
+
+
+class _Digests(Mapping):
+    """Path -> sha256 of every file the index lists: the render's files, each hashed when
+    asked (a large render's digests are not all held at once), and `kept`, those mpigen
+    wrote outside the rendered scope, with their recorded digests."""
+
+    def __init__(self, files, kept: dict[str, str]) -> None:
+        self.files, self.kept = files, kept
+
+    def __getitem__(self, path: str) -> str:
+        if path in self.kept:
+            return self.kept[path]
+        return self.files.digest(path) if isinstance(self.files, StagedFiles) else digest(self.files[path])
+
+    def __iter__(self):
+        yield from self.files
+        yield from (p for p in self.kept if p not in self.files)
+
+    def __len__(self) -> int:
+        return len(self.files) + sum(1 for p in self.kept if p not in self.files)
 
 
 def _read(out: Path, path: str) -> bytes:

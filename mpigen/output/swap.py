@@ -16,8 +16,20 @@ from mpigen.output.files import ROOT, flush, keep_meta, remove_empty_dirs, write
 from mpigen.output.scratch import OLD, beside
 
 
-def create(out: Path, files: dict[str, bytes]) -> None:
-    """A new output folder: built beside, flushed, renamed into place."""
+def create(out: Path, files) -> None:
+    """A new output folder: built beside, flushed, renamed into place. Where the render's
+    workers wrote its files beside `out` already (StagedFiles.folder), only the files held
+    in memory (the kustomizations, the index) are added there; the caller removes that
+    folder when the rename did not happen."""
+    staged = getattr(files, "folder", None)
+    if staged is not None:
+        write_files(staged, files.extra, {})
+        flush(staged)
+        try:
+            os.rename(staged, out)
+        except OSError as exc:
+            raise WriteFailed("", exc) from exc
+        return
     staging = beside(out, doing="cannot create the folder")
     umask = os.umask(0)
     os.umask(umask)

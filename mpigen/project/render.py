@@ -1,17 +1,27 @@
-"""render: the project rendered in memory, then written to its output folder (or returned for stdout),
-with the GitOps controllers' companion folders of the whole repository (check compares them too)."""
+"""render: the project rendered, then written to its output folder (or returned for stdout), with
+the GitOps controllers' companion folders of the whole repository (check compares them too).
+
+The documents are not held in memory: a new output folder is written by the render's workers
+as they go (mpigen.output.staged), and otherwise the texts wait in a spill file
+(mpigen.emit.spill) until they are written or printed; only each object's key and place are
+kept."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from mpigen.emit.companions import argocd_applications, flux_kustomizations
 from mpigen.errors import InputError, UsageError
 from mpigen.emit.layout import folder_files
+from mpigen.emit.spill import Spill
+from mpigen.output.failure import WriteFailed, machine_error
 from mpigen.output.plan import plan_folder
 from mpigen.output.write import write_folder
 from mpigen.output.safety import refuse_overlap
+from mpigen.output.staged import StagedFiles, StagedFolder
 from mpigen.pipeline import Progress, Result
 from mpigen.project.options import Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
@@ -24,6 +34,16 @@ class Rendered:
 
     result: Result
     output: Path | None
+    store: object = None  # where the texts of result.objects are kept (mpigen.pipeline.Store)
+
+    def documents(self) -> Iterator[bytes]:
+        """The bytes of each object's document, in output order (for --stdout); then the
+        store is closed."""
+        try:
+            for item in self.result.objects:
+                yield item.text.encode("utf-8") if item.ref is None else self.store.read(item.path, item.ref)
+        finally:
+            self.store.close()
 
 
 def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = None) -> Rendered:
@@ -37,11 +57,44 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
                              f"PATH --stdout or mpigen render PATH -o DIR, {CREATE_CONFIG}")
         raise UsageError(f"say where the output goes: --stdout or -o DIR ({setup.config.path} names the output "
                          "folder of the whole repository, rendered with no PATH)")
-    if not stdout:
-        refuse_overlap(setup.output, setup.inputs)
-    result = rendered(setup, warn, progress)
     if stdout:
-        return Rendered(result, None)
+        spill = Spill()
+        return Rendered(rendered(setup, warn, progress, spill), None, spill)
+    refuse_overlap(setup.output, setup.inputs)
+    store = _store(setup.output)
+    try:
+        result = _rendered_into(setup, warn, progress, store)
+        _write(setup, result, store, warn)
+    finally:
+        if isinstance(store, StagedFolder):
+            store.remove()
+        else:
+            store.close()
+    return Rendered(result, setup.output)
+
+
+def _store(out: Path) -> StagedFolder | Spill:
+    """A new output folder is written by the render's workers; an existing one is compared
+    with what the render kept in its spill."""
+    if not os.path.lexists(out) and out.parent.is_dir():
+        try:
+            return StagedFolder(out)
+        except WriteFailed as failed:
+            raise machine_error(out, failed) from None
+    return Spill()
+
+
+def _rendered_into(setup: Setup, warn: Warn, progress: Progress | None, store) -> Result:
+    try:
+        return rendered(setup, warn, progress, store)
+    except OSError as exc:
+        if isinstance(store, StagedFolder):
+            raise machine_error(setup.output, store.failed(exc)) from None
+        raise
+
+
+def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
+    """Write the output folder and the companion folders."""
     companions = companion_files(setup, result)
     for folder, _ in companions:
         refuse_overlap(folder, setup.inputs)
@@ -51,10 +104,11 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
     refused = [d for folder, texts in companions for d in plan_folder(folder, texts).problems]
     if refused:
         raise InputError(refused)
-    warn(write_folder(setup.output, folder_files(result.objects, result.envs), setup.scope))
+    refs: dict = {}
+    texts = folder_files(result.objects, result.envs, refs)
+    warn(write_folder(setup.output, StagedFiles(store, refs, texts), setup.scope))
     for folder, texts in companions:
         warn(write_folder(folder, texts))
-    return Rendered(result, setup.output)
 
 
 def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, str]]]:

@@ -8,17 +8,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
-from mpigen.pipeline import Progress, Result, render_paths
+from mpigen.pipeline import Progress, Result, Store, render_paths
 from mpigen.project.options import Setup
 
 Warn = Callable[[Iterable[Diagnostic]], None]  # where warnings go, as they are found
 
 
-def rendered(setup: Setup, warn: Warn, progress: Progress | None = None) -> Result:
+def rendered(setup: Setup, warn: Warn, progress: Progress | None = None, store: Store | None = None) -> Result:
     """The render of the setup's blueprints, its warnings given to `warn` and its progress
-    (files done, files in all) to `progress`; InputError when there is no blueprint at all."""
+    (files done, files in all) to `progress`, its texts put in `store` when given;
+    InputError when there is no blueprint at all."""
     result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
-                          progress, setup.cache)
+                          progress, setup.cache, store)
     require_jobs(result.jobs, setup.paths)
     warn(result.warnings)
     return result

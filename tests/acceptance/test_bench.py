@@ -54,3 +54,26 @@ def test_bench_of_incremental_renders_times_a_full_render_and_the_cached_render_
     assert table[0] == "| 50 jobs, one blueprint changed | median (min - max) | full render / this |"
     assert [row.split(" | ")[0] for row in table[2:]] == ["| full render (--no-cache)", "| render", "| check"]
     assert all(re.fullmatch(r"\d+\.\d", row.strip("| ").split(" | ")[2]) for row in table[2:])
+
+
+def test_bench_prints_the_comparison_the_scaling_table_and_the_cold_start():
+    """`make bench` with no flags: mpigen beside kustomize and Helm (left out here: the tests
+    never fetch helm), the scaling table, and the cold start with its import times."""
+    readme = (ROOT / "README.md").read_text()
+    assert "    make bench\n" in readme and "| / mpigen into a new folder |" in readme
+    done = subprocess.run([sys.executable, "bench/bench.py", "--jobs", "4", "--runs", "1", "--cold-runs", "1",
+                           "--scale", "6", "12", "--no-compare"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    rows = [line for line in lines if line.startswith("| ")]
+    assert rows[0] == "| what | time | peak RSS | / mpigen into a new folder |"
+    assert [row.split(" | ")[0] for row in rows[1:3]] == ["| mpigen render --stdout",
+                                                          "| mpigen render into a new output folder"]
+    assert re.fullmatch(r"\| mpigen render into a new output folder \| [\d.]+ s \([\d.]+ - [\d.]+\) \| \d+ MiB \| 1\.00 \|",
+                        rows[2])
+    assert rows[3] == "| jobs | `--stdout` | into a new folder | folder per 1,000 jobs |"
+    assert [row.split(" | ")[0] for row in rows[4:]] == ["| 6", "| 12"]
+    assert any(line.startswith("- `mpigen --help`, cold start: ") for line in lines)
+    assert any(re.match(r"- one blueprint to stdout, imports \d+ ms: .*mpigen \d+ ms", line) for line in lines)
+    assert not (ROOT / "bench" / "tools").exists() or "fetching" not in done.stdout

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from mpigen.compile.mpijob import V1, V2BETA1, CleanPodPolicy
 from mpigen.formats.base import Model
+from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.render.target import DEFAULT_KUBE_VERSION
 
 GROUP = "kubeflow.org"
@@ -236,3 +237,14 @@ def new_crd(api: str, kube_version: str = DEFAULT_KUBE_VERSION) -> dict:
             "versions": [entry],
         },
     }
+
+
+def environment_crd(options) -> tuple[dict, str]:
+    """The CRD of an environment rendered with --with-crd, and its `# Source:` comment; under
+    Argo CD applied first and server-side: it is larger than the 262,144 bytes client-side
+    apply can annotate."""
+    crd = new_crd(options.mpijob_api, options.kube_version)
+    crd["metadata"]["labels"] = {MANAGED_BY: "mpigen"}
+    if options.gitops == "argocd":
+        crd["metadata"]["annotations"] = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_SYNC_WAVE: "-2"}
+    return crd, f"Source: mpigen --with-crd ({options.mpijob_api}, Kubernetes {options.kube_version})"

@@ -6,7 +6,6 @@ output, standard error, exit code and output folder, byte for byte."""
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from pathlib import Path
 

@@ -117,6 +117,26 @@ def test_a_render_killed_in_its_write_phase_leaves_the_old_or_the_new_state(big)
     print("outcomes:", outcomes)
 
 
+def test_a_render_into_a_new_folder_killed_while_its_workers_write_leaves_no_folder(big):
+    """The workers write a new folder's files beside it as they render (a scratch folder of
+    the run): killed at any point, there is no DIR or the complete new one, and the next
+    run removes what the killed one left."""
+    root, states = big
+    use(root, "new")
+    out = root / "fresh"
+    phase = kill_in_write_phase(root, out, None)
+    assert files_of(out) == states["new"] and leftovers(out) == []
+    outcomes = []
+    for delay in [phase * f for f in (0.0, 0.2, 0.4, 0.6, 0.8, 1.2)]:
+        shutil.rmtree(out, ignore_errors=True)
+        killed = not kill_in_write_phase(root, out, delay)
+        assert not out.exists() or files_of(out) == states["new"], f"killed {delay} s in: a partial folder"
+        outcomes.append(("none" if not out.exists() else "new") + (" (killed)" if killed else ""))
+    assert start(root, out.name).wait() == 0
+    assert files_of(out) == states["new"] and leftovers(out) == []
+    print("outcomes:", outcomes)
+
+
 def test_a_mount_point_whose_files_are_all_at_its_top(tmp_path):
     """The in-place write stages files in a folder of its own inside DIR; with no file in a
     sub-folder (mpigen.yaml's Argo CD Applications folder) nothing else creates it."""

@@ -1,0 +1,51 @@
+"""Start-up loads only what a command uses (docs/architecture.md, the command table): `mpigen
+--help` and `--version` load neither pydantic nor jinja2 nor any stage of the compiler, and one
+blueprint rendered to standard output loads none of the optional libraries, the review
+commands, the process pool or the progress bar. Checked on the modules a fresh interpreter
+holds when the command has run (`python -X importtime` in bench/ shows the times)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+_RUN = ("import sys\n"
+        "from mpigen.cli.main import main\n"
+        "try:\n"
+        "    code = main(sys.argv[1:])\n"
+        "except SystemExit as exit:\n"
+        "    code = exit.code\n"
+        "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+        "sys.exit(code)\n")
+
+
+def loaded(*argv: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-c", _RUN, *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return set(done.stderr.split())
+
+
+def tops(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], []])
+def test_help_and_version_load_no_model_no_template_and_no_stage(argv):
+    modules = loaded(*argv)
+    assert not tops(modules) & {"pydantic", "pydantic_core", "jinja2", "yaml", "multiprocessing"}
+    stages = {"mpigen.formats", "mpigen.load", "mpigen.validate", "mpigen.compile", "mpigen.render",
+              "mpigen.emit", "mpigen.pipeline", "mpigen.project", "mpigen.output", "mpigen.review"}
+    assert not modules & stages
+
+
+def test_one_blueprint_to_stdout_loads_only_the_render_path():
+    modules = loaded("render", "blueprints/mpich-pi.yaml", "--stdout")
+    assert {"mpigen.pipeline", "pydantic", "jinja2"} <= modules  # it did render
+    assert not tops(modules) & {"kubernetes", "kubernetes_validate", "jsonschema", "urllib3", "tqdm", "ruamel",
+                                "concurrent", "multiprocessing", "shtab"}
+    assert not {name for name in modules if name.startswith("mpigen.review")}
