@@ -12,6 +12,7 @@ import json
 from mpigen.compile.mpijob import MPIJob
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
+HYDRA = ("MPICH", "IntelMPI")  # the MPIs that launch through Hydra (its hostfile: host:slots)
 TRAINER_GROUP = "trainer.kubeflow.org"
 NODE_JOB = "node"  # the replicated jobs of an MPI runtime, in order
 LAUNCHER_JOB = "launcher"

@@ -14,12 +14,11 @@ from mpigen.kube.data import copy_data
 from mpigen.render import scripts
 from mpigen.render.replicated import sshd_ports_and_probe
 from mpigen.render.sshd import allow_root_sshd
-from mpigen.render.trainjob.names import (HYDRA_HOSTFILE, NODE_CONTAINER, SSH_AUTHORIZED_KEYS, SSH_CONFIG,
+from mpigen.render.trainjob.names import (HYDRA, HYDRA_HOSTFILE, NODE_CONTAINER, SSH_AUTHORIZED_KEYS, SSH_CONFIG,
                                           SSH_DIR, SSH_KEY, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_CONFIG,
                                           SSHD_SCRIPT, TRAINER_ENV_NAMES, TRAINER_HOSTFILE, TRAINER_HOSTFILE_DIR,
                                           TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME)
 
-HYDRA = ("MPICH", "IntelMPI")
 OPENMPI4_AGENT = "OMPI_MCA_plm_rsh_agent"  # Open MPI 4 takes the agent's own arguments from it
 SETUP_RESOURCES = {"limits": {"cpu": "100m", "memory": "64Mi"}}
 SETUP_IDENTITY = ("runAsUser", "runAsGroup", "runAsNonRoot", "seLinuxOptions", "seccompProfile", "appArmorProfile")

@@ -21,7 +21,6 @@ from mpigen.render.trainjob.names import DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIN
 from mpigen.render.trainjob.runtime import new_runtime
 from mpigen.render.trainjob.trainjob import new_trainjob
 
-RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "TrainingRuntime": "-1", "ClusterTrainingRuntime": "-1",
          "TrainJob": "0"}
 # Kueue adds a runtimePatches entry of its own and the Trainer's webhook stamps each entry's

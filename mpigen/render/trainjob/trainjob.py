@@ -16,11 +16,10 @@ from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.kueue import label_workload
 from mpigen.render.names import object_meta
-from mpigen.render.trainjob.names import (LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP, dns_name, node_count,
+from mpigen.render.trainjob.names import (HYDRA, LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP, dns_name, node_count,
                                           trainjob_name)
 from mpigen.render.trainjob.patches import runtime_patches
 
-HYDRA = ("MPICH", "IntelMPI")
 # Open MPI 5 ignores the Trainer's OMPI_MCA_orte_default_hostfile; a runtime of mpigen's sets
 # this itself, a runtime of the cluster's gets it from the TrainJob.
 OPENMPI5_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}
