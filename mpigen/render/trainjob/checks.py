@@ -44,10 +44,11 @@ def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[
     run = "-<run>" if added else ""
     profile = f" --gitops {options.gitops}" if added else ""
     return [error(doc.value_mark(NAME),
-                  f"metadata.name: with --target trainjob{profile} the longest pod of the JobSet the Trainer makes "
-                  f"would be named with {longest} characters (<name>{run}-launcher-0-0 or <name>{run}-node-0-<index>, and "
-                  "the 5 characters Kubernetes adds), more than the 63 the JobSet webhook allows, and the Trainer accepts the "
-                  f"TrainJob but never starts it; shorten the name to at most {room} characters")]
+                  f"metadata.name: with --target trainjob{profile} the longest pod of the JobSet the Trainer "
+                  f"makes would be named with {longest} characters (<name>{run}-launcher-0-0 or "
+                  f"<name>{run}-node-0-<index>, and the 5 characters Kubernetes adds), more than the 63 the JobSet "
+                  "webhook allows, and the Trainer accepts the TrainJob but never starts it; shorten the name to at "
+                  f"most {room} characters")]
 
 
 def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:

@@ -92,7 +92,8 @@ def _ssh_setup(job: MPIJob, pod: dict, launcher: bool) -> None:
               {"name": SSH_VOLUME, "mountPath": SSH_DIR}]
     if launcher and _rewrites_hostfile(job):
         mounts.append({"name": TRAINER_HOSTFILE_VOLUME, "mountPath": TRAINER_HOSTFILE_DIR, "readOnly": True})
-    setup = {"name": SSH_SETUP_CONTAINER, "image": main["image"], "command": ["/bin/sh", "-c", setup_script(job, launcher)],
+    setup = {"name": SSH_SETUP_CONTAINER, "image": main["image"],
+             "command": ["/bin/sh", "-c", setup_script(job, launcher)],
              "resources": copy_data(SETUP_RESOURCES), "volumeMounts": mounts}
     if "imagePullPolicy" in main:
         setup["imagePullPolicy"] = main["imagePullPolicy"]
