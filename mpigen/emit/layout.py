@@ -46,12 +46,14 @@ def object_path(obj: dict) -> str:
     return f"{namespace}/{obj['kind'].lower()}-{meta['name']}.yaml"
 
 
-def folder_files(rendered, envs=("",), refs: dict | None = None) -> dict[str, str]:
+def folder_files(rendered, envs=("",), refs: dict | None = None, kustomization=None) -> dict[str, str]:
     """Relative path -> text for every file of the output folder (index excluded). Each
     environment (overlay) gets its own sub-folder with its own kustomization.yaml, also
     when it has no objects (all its jobs archived): it stays a kustomize root. With `refs`,
     an object whose text a store keeps (mpigen.pipeline.Store) goes there instead, as
-    path -> its reference."""
+    path -> its reference. `kustomization` makes a kustomization.yaml's text from its
+    resources (kustomization_text, or a cache of it: mpigen.cache.kustomizations)."""
+    kustomization = kustomization or kustomization_text
     files: dict[str, str] = {}
     resources: dict[str, list[str]] = {f"{env}/" if env else "": [] for env in envs}
     for item in rendered:
@@ -66,11 +68,15 @@ def folder_files(rendered, envs=("",), refs: dict | None = None) -> dict[str, st
         if item.root:  # also a kustomize root of its own (flux: a job's workers or launcher)
             resources.setdefault(f"{prefix}{item.root}/", []).append(item.path[len(item.root) + 1:])
     for prefix, paths in resources.items():
-        kustomization = {
-            "apiVersion": "kustomize.config.k8s.io/v1beta1",
-            "kind": "Kustomization",
-            "resources": paths,
-        }
-        text = dump_stream([(kustomization, None)]).replace("---\n", "---\n" + _KUSTOMIZATION_HEADER, 1)
-        files[prefix + KUSTOMIZATION] = text
+        files[prefix + KUSTOMIZATION] = kustomization(paths)
     return files
+
+
+def kustomization_text(paths: list[str]) -> str:
+    """The kustomization.yaml of a kustomize root listing `paths` (relative to it), in order."""
+    kustomization = {
+        "apiVersion": "kustomize.config.k8s.io/v1beta1",
+        "kind": "Kustomization",
+        "resources": paths,
+    }
+    return dump_stream([(kustomization, None)]).replace("---\n", "---\n" + _KUSTOMIZATION_HEADER, 1)

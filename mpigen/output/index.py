@@ -36,6 +36,9 @@ VERSION = 1
 _ABOUT = ("Files written by `mpigen render`, with the sha256 of each: mpigen overwrites and removes "
           "only these. Do not edit.")
 _LEGACY_HEADER = "# Files written by `mpigen render`"
+# Strings json.dumps writes as they are, in quotes: printable ASCII but " and \ (it escapes
+# those two, control characters and, with ensure_ascii, anything beyond ASCII).
+_PLAIN = re.compile(r"[ !#-\[\]-~]*")
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 # Characters no file name of the output may hold: control characters (a newline
 # would split a line of a listing, a terminal would obey an escape), line and paragraph
@@ -62,10 +65,16 @@ def index_bytes(entries: Mapping[str, str]) -> bytes:
     string per token: a quarter of a large render's memory); `entries` may make each
     digest when asked."""
     dumps = json.dumps
+    plain = _PLAIN.fullmatch
     out = bytearray(f'{{\n  "about": {dumps(_ABOUT, ensure_ascii=False)},\n  "files": '.encode("utf-8"))
     separator = b"{\n"
     for path in sorted(entries):
-        out += separator + f"    {dumps(path, ensure_ascii=False)}: {dumps(entries[path])}".encode("utf-8")
+        value = entries[path]
+        # json.dumps of a string it need not escape is the string in quotes (most paths,
+        # and every digest): that, without the call, is a third of a large index's time.
+        key = f'"{path}"' if plain(path) else dumps(path, ensure_ascii=False)
+        value = f'"{value}"' if plain(value) else dumps(value)
+        out += separator + f"    {key}: {value}".encode("utf-8")
         separator = b",\n"
     out += b"\n  }" if entries else b"{}"
     out += f',\n  "mpigenIndex": {VERSION}\n}}\n'.encode("utf-8")

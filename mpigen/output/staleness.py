@@ -9,6 +9,7 @@ does not own are not its business.
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,27 +42,31 @@ def compare_folder(out: Path, plan) -> FolderReport:
     chunks = []
     root = out.as_posix().rstrip("/")
     # The index last: its diff only repeats, as digests, the changes shown above it.
+    stale = set(plan.stale)
     for path in sorted(p for p in plan.files if p != INDEX) + list(plan.stale) + [INDEX]:
-        if path in plan.stale:
+        if path in stale:
             report.extra.append(path)
-            chunks.append(_unified(_read(out, path).decode("utf-8", "replace"), None, f"{root}/{path}"))
+            chunks.append(_unified(_read(out, root, path).decode("utf-8", "replace"), None, f"{root}/{path}"))
             continue
-        new = plan.files[path].decode("utf-8")
-        if not (out / path).is_file():
+        data = plan.files[path]
+        if not os.path.isfile(f"{root}/{path}"):
             report.missing.append(path)
-            chunks.append(_unified(None, new, f"{root}/{path}"))
+            chunks.append(_unified(None, data.decode("utf-8"), f"{root}/{path}"))
             continue
-        current = _read(out, path)
-        if current != plan.files[path]:
+        current = _read(out, root, path)
+        if current != data:
             report.changed.append(path)
-            chunks.append(_unified(current.decode("utf-8", "replace"), new, f"{root}/{path}"))
+            chunks.append(_unified(current.decode("utf-8", "replace"), data.decode("utf-8"), f"{root}/{path}"))
     report.diff = "".join(chunks)
     return report
 
 
-def _read(out: Path, path: str) -> bytes:
+def _read(out: Path, root: str, path: str) -> bytes:
+    """The bytes of a file of the folder (plain strings, not pathlib: tens of thousands of
+    files are read on a large repository)."""
     try:
-        return (out / path).read_bytes()
+        with open(f"{root}/{path}", "rb") as handle:
+            return handle.read()
     except OSError as exc:
         raise machine_error(out, WriteFailed(path, exc, "cannot read")) from None
 

@@ -41,6 +41,11 @@ class Tree:
 
     def conflict(self, out: Path, path: str) -> str | None:
         """A reason the file cannot be written: a symlink, or a file or folder in the way."""
+        parent = path.rpartition("/")[0]
+        if path in self.files and (not parent or parent in self.dirs):
+            # The common case, in one look-up: the walk only enters real folders and files
+            # each path under one kind, so no part of this path is a link or in the way.
+            return None
         parts = path.split("/")
         for i in range(1, len(parts) + 1):
             current = "/".join(parts[:i])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from mpigen.cache.kustomizations import kustomizations
 from mpigen.errors import InputError, UsageError
 from mpigen.emit.layout import folder_files
 from mpigen.output.plan import plan_folder
@@ -33,7 +34,8 @@ def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked
         where = f"{NO_CONFIG} to name it" if setup.config is None else f"{setup.config.path} names it for no PATH"
         raise UsageError(f"say which output folder to check: -o DIR ({where})")
     result = rendered(setup, warn, progress)
-    plan = plan_folder(setup.output, folder_files(result.objects, result.envs), setup.scope)
+    plan = plan_folder(setup.output, folder_files(result.objects, result.envs, None, kustomizations(setup.cache)),
+                       setup.scope)
     if plan.problems:
         raise InputError(plan.problems + plan.warnings)
     warn(plan.warnings)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from mpigen.cache.kustomizations import kustomizations
 from mpigen.emit.companions import argocd_applications, flux_kustomizations
 from mpigen.errors import InputError, UsageError
 from mpigen.emit.layout import folder_files
@@ -105,7 +106,7 @@ def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
     if refused:
         raise InputError(refused)
     refs: dict = {}
-    texts = folder_files(result.objects, result.envs, refs)
+    texts = folder_files(result.objects, result.envs, refs, kustomizations(setup.cache))
     warn(write_folder(setup.output, StagedFiles(store, refs, texts), setup.scope))
     for folder, texts in companions:
         warn(write_folder(folder, texts))
