@@ -32,9 +32,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-import compare
-from mpigen.emit.yaml import dump_object
-from tools import installed, version
+# Its sibling modules, also when bench.py is loaded from elsewhere (tests load it by path).
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import compare  # noqa: E402
+from mpigen.emit.yaml import dump_object  # noqa: E402
+from tools import installed, version  # noqa: E402
 
 FRAMEWORKS = ["horovod", "deepspeed", "pytorch", "tensorflow", "mxnet", "custom"]
 IMPLEMENTATIONS = ["OpenMPI", "OpenMPI", "OpenMPI", "IntelMPI", "MPICH"]
