@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import shutil
 import subprocess
 import sys
@@ -118,6 +119,21 @@ def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
 
 def by_kind(objects: list[dict]) -> dict[str, dict]:
     return {obj["kind"]: obj for obj in objects}
+
+
+@pytest.fixture(autouse=True)
+def no_mpi_session_folders_left(request):
+    """The session folders (/tmp/ompi.<pid>) that an end-to-end test's MPI runs leave behind when
+    the pretend cluster stops them, removed after the test: a later run as another user whose
+    mpirun gets the same pid could not create its own ("PMIx ... unable to create the desired
+    directory: Permission denied")."""
+    if not request.module.__name__.rsplit(".", 1)[-1].startswith("test_e2e"):
+        yield
+        return
+    before = set(glob.glob("/tmp/ompi.*"))
+    yield
+    for path in set(glob.glob("/tmp/ompi.*")) - before:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True, scope="session")
