@@ -1,6 +1,6 @@
 """The image's sshd as the workers' process, for the targets that start ranks over SSH
-(mpijob v2beta1, jobset): what a root sshd needs of the capabilities every mpigen
-container drops.
+(mpijob v2beta1, jobset, trainjob): what a root sshd needs of the capabilities every mpigen
+container drops, and the ports and networks an sshd of mpigen's (jobset, trainjob) cannot use.
 
 Found by running OpenSSH's sshd with only these in its bounding set and dropping each in
 turn: SYS_CHROOT (privilege separation), SETUID and SETGID (becoming the user), AUDIT_WRITE
@@ -10,6 +10,10 @@ for a port below 1024. A non-root sshd needs none.
 """
 
 from __future__ import annotations
+
+from mpigen.errors import Diagnostic, error
+from mpigen.formats.blueprint import Blueprint
+from mpigen.load.document import Document
 
 
 def root_capabilities(port: int) -> tuple[str, ...]:
@@ -32,3 +36,24 @@ def allow_root_sshd(pod: dict, port: int) -> None:
         return
     added = context["capabilities"].get("add", [])
     context["capabilities"]["add"] = added + [c for c in root_capabilities(port) if c not in added]
+
+
+def sshd_checks(doc: Document, blueprint: Blueprint, non_root: bool) -> list[Diagnostic]:
+    """What the workers' sshd cannot do: bind a port below 1024 as a non-root user, share the
+    node's own port 22 under hostNetwork; and what mpirun cannot do over it: tell that a
+    host-network launcher in the hostfile is itself."""
+    spec, port = blueprint.spec, blueprint.spec.ssh.port
+    out = []
+    if non_root and port < 1024:
+        out.append(error(doc.value_mark(("spec", "ssh", "port")),
+                         f"spec.ssh.port: {port} is below 1024, which a non-root sshd cannot bind; use 2222 "
+                         "(the default)"))
+    if spec.network.hostNetwork and port == 22:
+        out.append(error(doc.value_mark(("spec", "ssh", "port")),
+                         "spec.ssh.port: 22 is the node's own sshd under hostNetwork; use 2222 (the default)"))
+    if spec.launcher.runAsWorker and spec.network.hostNetwork:
+        out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
+                         "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, "
+                         "so mpirun cannot tell that the hostfile's launcher is itself and would ssh to it; keep "
+                         "the launcher off the host network"))
+    return out

@@ -10,6 +10,7 @@ from mpigen.load.document import Document
 from mpigen.render.gitops import RUN_HASH_LENGTH
 from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORKER_JOB, longest_pod_name
 from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.sshd import sshd_checks
 from mpigen.render.target import Options
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
@@ -42,7 +43,7 @@ def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[
 def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
     """A non-root sshd and ssh read the run's key, which Kubernetes mounts as root's, through
     its group: fsGroup. A non-root process cannot bind a port below 1024."""
-    sec, port = blueprint.spec.security, blueprint.spec.ssh.port
+    sec = blueprint.spec.security
     out = []
     if sec.runAsNonRoot and sec.runAsUser is None:
         out.append(error(doc.value_mark(("spec", "security", "runAsNonRoot")),
@@ -61,14 +62,7 @@ def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
                          "Kubernetes makes the SSH key group-readable for fsGroup, which root's ssh and sshd refuse "
                          "(UNPROTECTED PRIVATE KEY FILE); remove fsGroup, or set spec.security.runAsUser to the "
                          "image's non-root user"))
-    if non_root and port < 1024:
-        out.append(error(doc.value_mark(("spec", "ssh", "port")),
-                         f"spec.ssh.port: {port} is below 1024, which sshd cannot bind as user {sec.runAsUser}; use "
-                         "2222 (the default)"))
-    if blueprint.spec.network.hostNetwork and port == 22:
-        out.append(error(doc.value_mark(("spec", "ssh", "port")),
-                         "spec.ssh.port: 22 is the node's own sshd under hostNetwork; use 2222 (the default)"))
-    return out
+    return out + sshd_checks(doc, blueprint, non_root)
 
 
 def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
@@ -79,11 +73,6 @@ def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
                          "spec.runPolicy.cleanPodPolicy: All cannot be rendered with --target jobset: JobSet "
                          "deletes the running workers when the launcher succeeds, but keeps the launcher's pod "
                          "(deleting its Job early would let JobSet start it again); use Running"))
-    if spec.launcher.runAsWorker and spec.network.hostNetwork:
-        out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
-                         "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, "
-                         "so mpirun cannot tell that the hostfile's launcher is itself and would ssh to it; keep "
-                         "the launcher off the host network"))
     if spec.security.sshAuthMountPath is not None:
         out.append(warning(doc.value_mark(("spec", "security", "sshAuthMountPath")),
                            f"spec.security.sshAuthMountPath is for --target mpijob; --target jobset mounts the key "

@@ -10,6 +10,7 @@ from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import RUN_HASH_LENGTH
+from mpigen.render.sshd import sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob.names import (NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
                                           TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME,
@@ -54,7 +55,7 @@ def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[
 def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
     """ssh-setup copies the key, which Kubernetes mounts as root's with mode 0640, for the
     container's user: a non-root user reads it through its group (fsGroup)."""
-    sec, port = blueprint.spec.security, blueprint.spec.ssh.port
+    sec = blueprint.spec.security
     non_root = sec.runAsUser not in (None, 0) or (sec.runAsNonRoot and sec.runAsUser is None)
     out = []
     if non_root and sec.fsGroup is None:
@@ -63,11 +64,7 @@ def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
                          f"{'.'.join(where)}: a non-root user cannot read the SSH key the Trainer mounts (root's, "
                          "mode 0640); set spec.security.fsGroup (for example to the user's number) so that its "
                          "group can"))
-    if non_root and port < 1024:
-        out.append(error(doc.value_mark(("spec", "ssh", "port")),
-                         f"spec.ssh.port: {port} is below 1024, which a non-root sshd cannot bind; use 2222 "
-                         "(the default)"))
-    return out
+    return out + sshd_checks(doc, blueprint, non_root)
 
 
 def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagnostic]:
@@ -96,10 +93,6 @@ def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagn
     if gang is not None and gang.minAvailable is not None:
         refuse(("spec", "scheduling", "gang", "minAvailable"), "spec.scheduling.gang.minAvailable: the Trainer's "
                "PodGroup counts every pod of the TrainJob; remove minAvailable")
-    if spec.launcher.runAsWorker and spec.network.hostNetwork:
-        refuse(("spec", "launcher", "runAsWorker"), "spec.launcher.runAsWorker with hostNetwork: a host-network "
-               "pod has the node's hostname, so mpirun cannot tell that the hostfile's launcher is itself; keep "
-               "the launcher off the host network")
     if spec.security.sshAuthMountPath is not None:
         refuse(("spec", "security", "sshAuthMountPath"), "spec.security.sshAuthMountPath is for --target mpijob; "
                f"--target trainjob has the Trainer mount the key at {TRAINER_KEY_MOUNT} and copies it for any user",
