@@ -14,6 +14,7 @@ no Hydra equivalent, so Hydra jobs get no framework flags.
 from __future__ import annotations
 
 from mpigen.compile.environment import RANK_ENV_SCRIPT, forward_env, forwarded, uses_rank_env
+from mpigen.compile.mpijob import HYDRA, MPIJob
 from mpigen.formats.blueprint import Spec
 
 # The canonical Horovod flag set of the operator's examples, in two-dash spelling.
@@ -63,3 +64,13 @@ def launcher_command(spec: Spec) -> list[str]:
 
 def _forwarded(flags: tuple[str, ...]) -> set[str]:
     return {flags[i + 1] for i in range(len(flags) - 1) if flags[i] == "-x"}
+
+
+def with_launcher_host(job: MPIJob, command: list[str], host: str) -> list[str]:
+    """The launcher's command where its pod is reached by a DNS name (targets jobset and
+    trainjob): Hydra's proxies connect back to the launcher by the name it gives them, by
+    default its bare host name, which other pods cannot resolve, so mpigen's Hydra line gets
+    `-localhost <host>`. Open MPI's line, and a blueprint's own launcherCommand, stay as they are."""
+    if job.distribution not in HYDRA or not job.extensions.launchLine:
+        return list(command)
+    return [command[0], "-localhost", host, *command[1:]]

@@ -29,6 +29,7 @@ WORKER = "Worker"
 CleanPodPolicy = Literal["All", "Running", "None"]
 RestartPolicy = Literal["Always", "OnFailure", "Never", "ExitCode"]
 MPIDistribution = Literal["OpenMPI", "IntelMPI", "MPICH"]
+HYDRA = ("MPICH", "IntelMPI")  # the MPIs that launch through Hydra (mpiexec; hostfile host:slots)
 
 
 class ObjectMeta(Model):

@@ -1,12 +1,34 @@
 """A JobSet's parts as the targets that write one (jobset, and trainjob's runtimes) write
-them: a replicated job of one Indexed Job whose pods all run at once, and the readiness
-probe on the workers' sshd that the launcher's `dependsOn: Ready` waits for."""
+them: a replicated job of one Indexed Job whose pods all run at once, the readiness probe
+on the workers' sshd that the launcher's `dependsOn: Ready` waits for, and the names JobSet
+gives the pods of such a job (shared/reference/targets.md 1.4): the pod of index P of child
+Job J of replicated job R is `<jobset>-<R>-<J>-<P>`, in the subdomain `<jobset>`."""
 
 from __future__ import annotations
 
 # A worker is Ready once its sshd accepts connections; checked often, so the launcher starts soon.
 SSHD_PROBE = {"periodSeconds": 2, "timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3}
 NETWORK = {"enableDNSHostnames": True, "publishNotReadyAddresses": True}
+# Longest pod name suffix the JobSet webhook adds to its length check ("-abcde").
+POD_NAME_SUFFIX = 6
+
+
+def pod_host(jobset: str, replicated_job: str, pod: int) -> str:
+    """The host name of a pod of the (single) child Job of a replicated job."""
+    return f"{jobset}-{replicated_job}-0-{pod}"
+
+
+def pod_dns_name(jobset: str, replicated_job: str, pod: int) -> str:
+    """A pod's DNS name, `<host>.<subdomain>`, as the Trainer writes it into its hostfile
+    (IdentifyPodNetwork): every pod resolves it through its namespace's search domain (a bare
+    host name, only the pod itself)."""
+    return f"{pod_host(jobset, replicated_job, pod)}.{jobset}"
+
+
+def longest_pod_name(jobset: str, replicated_job: str, pods: int) -> int:
+    """The length of the longest pod name of a replicated job of one child Job, as the
+    JobSet webhook counts it (GenPodName plus a five-character suffix)."""
+    return len(pod_host(jobset, replicated_job, pods - 1)) + POD_NAME_SUFFIX
 
 
 def replicated_job(name: str, pods: int, template: dict, depends_on: tuple[str, str] | None = None,

@@ -8,8 +8,9 @@ from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import RUN_HASH_LENGTH
-from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORKER_JOB, longest_pod_name
+from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORKER_JOB
 from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.replicated import longest_pod_name
 from mpigen.render.sshd import sshd_checks
 from mpigen.render.target import Options
 from mpigen.validate.fields import NAME

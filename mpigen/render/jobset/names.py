@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from mpigen.compile.environment import CONFIG_MOUNT
 from mpigen.compile.mpijob import MPIJob
+from mpigen.render import replicated
 from mpigen.render.names import CONFIG_SUFFIX
+from mpigen.render.replicated import pod_dns_name
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 KEYGEN_JOB = "keygen"  # the replicated jobs, in the order JobSet starts them
@@ -29,8 +31,6 @@ SSHD_SCRIPT_KEY = "sshd.sh"
 SSH_CONFIG_PATH = f"{CONFIG_MOUNT}/{SSH_CONFIG_KEY}"
 SSHD_CONFIG_PATH = f"{CONFIG_MOUNT}/{SSHD_CONFIG_KEY}"
 SSHD_SCRIPT_PATH = f"{CONFIG_MOUNT}/{SSHD_SCRIPT_KEY}"
-# Longest possible pod name suffix the JobSet webhook adds to its length check ("-abcde").
-POD_NAME_SUFFIX = 6
 
 
 def jobset_name(job: MPIJob) -> str:
@@ -51,14 +51,11 @@ def secret_name(job: MPIJob) -> str:
 
 
 def pod_host(job: MPIJob, replicated_job: str, pod: int) -> str:
-    """The host name of a pod of the (single) child Job of a replicated job."""
-    return f"{jobset_name(job)}-{replicated_job}-0-{pod}"
+    return replicated.pod_host(jobset_name(job), replicated_job, pod)
 
 
 def dns_name(job: MPIJob, replicated_job: str, pod: int) -> str:
-    """A pod's DNS name, `<host>.<subdomain>`, as the Trainer writes it: every pod resolves
-    it through its namespace's search domain (a bare host name, only the pod itself)."""
-    return f"{pod_host(job, replicated_job, pod)}.{jobset_name(job)}"
+    return pod_dns_name(jobset_name(job), replicated_job, pod)
 
 
 def worker_hosts(job: MPIJob) -> list[str]:
@@ -72,9 +69,3 @@ def launcher_host(job: MPIJob) -> str:
 def first_rank_host(job: MPIJob) -> str:
     """Rank 0's pod (the first line of the hostfile)."""
     return dns_name(job, LAUNCHER_JOB if job.extensions.runLauncherAsWorker else WORKER_JOB, 0)
-
-
-def longest_pod_name(name: str, replicated_job: str, pods: int) -> int:
-    """The length of the longest pod name of a replicated job of one child Job, as the
-    JobSet webhook counts it (GenPodName plus a five-character suffix)."""
-    return len(f"{name}-{replicated_job}-0-{pods - 1}") + POD_NAME_SUFFIX

@@ -7,6 +7,7 @@ the ranks over ssh. Both mount the key, and the hostfile and SSH files at /etc/m
 from __future__ import annotations
 
 from mpigen.compile.environment import CONFIG_MOUNT, ssh_launcher_env
+from mpigen.compile.launch import with_launcher_host
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name,
@@ -17,7 +18,6 @@ from mpigen.render.sshd import allow_root_sshd, runs_as_root
 
 PRIVATE_KEY_MODE = 0o400  # ssh and sshd refuse a key its owner's group may read (root's)
 SHARED_KEY_MODE = 0o440  # a non-root user reads root's key through its group (fsGroup)
-HYDRA = ("MPICH", "IntelMPI")
 
 
 def mount_ssh(job: MPIJob, pod: dict) -> None:
@@ -52,10 +52,6 @@ def launcher_pod(job: MPIJob) -> dict:
     pod = template.setdefault("spec", {})
     container = pod["containers"][0]
     container["env"] = container.get("env", []) + ssh_launcher_env(job, SSH_CONFIG_PATH)
-    if job.distribution in HYDRA and job.extensions.launchLine:
-        # Hydra's proxies connect back to the launcher by the name it gives them, by default
-        # its bare host name, which other pods cannot resolve: give them its DNS name.
-        command = container["command"]
-        container["command"] = [command[0], "-localhost", launcher_host(job), *command[1:]]
+    container["command"] = with_launcher_host(job, container["command"], launcher_host(job))
     mount_ssh(job, pod)
     return template

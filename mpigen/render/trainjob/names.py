@@ -10,9 +10,10 @@ import hashlib
 import json
 
 from mpigen.compile.mpijob import MPIJob
+from mpigen.render import replicated
+from mpigen.render.replicated import pod_dns_name
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
-HYDRA = ("MPICH", "IntelMPI")  # the MPIs that launch through Hydra (its hostfile: host:slots)
 TRAINER_GROUP = "trainer.kubeflow.org"
 NODE_JOB = "node"  # the replicated jobs of an MPI runtime, in order
 LAUNCHER_JOB = "launcher"
@@ -47,7 +48,6 @@ SSH_CONFIG = f"{SSH_DIR}/ssh_config"
 SSHD_CONFIG = f"{SSH_DIR}/sshd_config"
 SSHD_SCRIPT = f"{SSH_DIR}/sshd.sh"
 HYDRA_HOSTFILE = f"{SSH_DIR}/hostfile"  # the launcher's copy of the hostfile: Hydra's form, or its own line renamed
-POD_NAME_SUFFIX = 6  # what the JobSet webhook adds to a pod name's length ("-abcde")
 CLUSTER_RUNTIME_PREFIX = "mpigen-"
 CLUSTER_RUNTIME_HASH = 10
 
@@ -57,9 +57,8 @@ def trainjob_name(job: MPIJob) -> str:
 
 
 def dns_name(job: MPIJob, replicated_job: str, pod: int) -> str:
-    """A pod's DNS name as the Trainer writes it into the hostfile (IdentifyPodNetwork)."""
-    name = trainjob_name(job)
-    return f"{name}-{replicated_job}-0-{pod}.{name}"
+    """A pod's DNS name as the Trainer writes it into the hostfile: the JobSet is the TrainJob's name."""
+    return pod_dns_name(trainjob_name(job), replicated_job, pod)
 
 
 def node_count(job: MPIJob) -> int:
@@ -75,7 +74,8 @@ def first_rank_host(job: MPIJob) -> str:
 
 def longest_pod_name(name: str, node_pods: int) -> int:
     """The longest pod name of the JobSet the Trainer makes, as the JobSet webhook counts it."""
-    return max(len(f"{name}-{NODE_JOB}-0-{node_pods - 1}"), len(f"{name}-{LAUNCHER_JOB}-0-0")) + POD_NAME_SUFFIX
+    return max(replicated.longest_pod_name(name, NODE_JOB, node_pods),
+               replicated.longest_pod_name(name, LAUNCHER_JOB, 1))
 
 
 def cluster_runtime_name(spec: dict) -> str:

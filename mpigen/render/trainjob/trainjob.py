@@ -11,12 +11,13 @@ spec.managedBy."""
 from __future__ import annotations
 
 from mpigen.compile.environment import RENDEZVOUS_ENV
+from mpigen.compile.launch import with_launcher_host
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.kueue import label_workload
 from mpigen.render.names import object_meta
-from mpigen.render.trainjob.names import (HYDRA, LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP, dns_name, node_count,
+from mpigen.render.trainjob.names import (LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP, dns_name, node_count,
                                           trainjob_name)
 from mpigen.render.trainjob.patches import runtime_patches
 
@@ -26,13 +27,9 @@ OPENMPI5_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mp
 
 
 def launch_command(job: MPIJob) -> list[str]:
-    """The launcher's command as compile writes it; Hydra's proxies connect back to the
-    launcher by the name it gives them (by default its bare host name, which other pods
-    cannot resolve): its DNS name."""
-    command = list(job.spec.mpiReplicaSpecs[LAUNCHER].template["spec"]["containers"][0]["command"])
-    if job.distribution in HYDRA and job.extensions.launchLine:
-        command = [command[0], "-localhost", dns_name(job, LAUNCHER_JOB, 0), *command[1:]]
-    return command
+    """The launcher's command as compile writes it, its host named for Hydra."""
+    command = job.spec.mpiReplicaSpecs[LAUNCHER].template["spec"]["containers"][0]["command"]
+    return with_launcher_host(job, command, dns_name(job, LAUNCHER_JOB, 0))
 
 
 def trainer(job: MPIJob, named: bool) -> dict:
