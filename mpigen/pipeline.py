@@ -25,7 +25,7 @@ from mpigen.cache.fingerprint import run_settings
 from mpigen.cache.memo import run_memo
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
-from mpigen.emit.layout import CLUSTER_FOLDER, flux_root, object_path, trainjob_stage
+from mpigen.emit.layout import flux_root, object_path, trainjob_stage
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load.blueprints import load_files
@@ -154,7 +154,7 @@ def _stored(objects: list[RenderedObject]) -> list[RenderedObject]:
         return objects
     # replace(o, text="", ref=...), without dataclasses.replace's look at every field of 60,000 objects
     return [RenderedObject(o.sort_key, o.path, "", o.env, o.running_workers, o.root,
-                           store.put(f"{o.env}/{o.path}" if o.env else o.path, o.text)) if o.sort_key[2]
+                           store.put(f"{o.env}/{o.path}" if o.env else o.path, o.text)) if not _shared(o)
             else o for o in objects]
 
 
@@ -363,8 +363,9 @@ class _Env:
 
 
 def _shared(obj: RenderedObject) -> bool:
-    """A cluster-scoped object (a ClusterTrainingRuntime): jobs that render it the same share it."""
-    return f"/{CLUSTER_FOLDER}/" in f"/{obj.path}"
+    """A cluster-scoped object (a ClusterTrainingRuntime: no namespace in its sort key): jobs
+    that render it the same share it."""
+    return not obj.sort_key[2]
 
 
 def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
