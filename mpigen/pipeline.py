@@ -14,18 +14,20 @@ nothing).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Protocol
 from pathlib import Path
 
 from mpigen.cache.fingerprint import run_settings
 from mpigen.cache.memo import run_memo
+from mpigen.cache.store import THIS_ENTRY, CachedText
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import flux_root, object_path, trainjob_stage
+from mpigen.emit.rendered import RenderedObject, Store
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load.blueprints import load_files
@@ -44,29 +46,8 @@ MAX_SLICE = 200  # files a worker takes at a time (and a serial run between two 
 # A cluster-scoped object a job renders (a ClusterTrainingRuntime) may be every such job's.
 SHARED_COMMENT = "Source: every blueprint that renders it (cluster-scoped, shared)"
 
-Progress = Callable[[int, int], None]  # (files done, files in all): at the start, then after each chunk
-
-
-class Store(Protocol):
-    """Where the processes of a render put each document as they emit it, instead of
-    sending its text back (mpigen.emit.spill, mpigen.output.staged): put(path in the output
-    folder, text) -> the reference a RenderedObject keeps."""
-
-    def put(self, path: str, text: str) -> object: ...
-
-
-@dataclass(frozen=True, slots=True)
-class RenderedObject:
-    """One emitted object: its YAML document (with the `# Source:` line), where it goes in
-    the output folder, and the key it is sorted by (install order, namespace, name)."""
-
-    sort_key: tuple
-    path: str           # <namespace>/<kind>-<name>.yaml
-    text: str
-    env: str = ""       # the overlay's name ("" without overlays): the output sub-folder
-    running_workers: bool = False  # a worker StatefulSet with replicas > 0 (the launcher may scale it)
-    root: str = ""      # flux: the folder of the job's workers or launcher (a kustomize root of its own)
-    ref: object = None  # with a Store: where it keeps the text (then "" here)
+Progress = Callable[[int, int], None]  # (files done, files in all): at the start, then every MAX_SLICE files
+__all__ = ["RenderedObject", "Result", "Store", "Progress", "render_paths", "validate_paths", "run_paths"]
 
 
 @dataclass
@@ -108,26 +89,25 @@ class _Chunk:
     files: int = 0  # how many files the slice had
 
 
-# The only classes a cache entry may hold: what _one_file gives.
+# The only classes a cache entry may hold: what _one_file gives, packed (_packed).
 CACHED_CLASSES = frozenset({("mpigen.pipeline", "_Chunk"), ("mpigen.pipeline", "_DocResult"),
-                            ("mpigen.pipeline", "RenderedObject"), ("mpigen.errors", "Diagnostic"),
-                            ("mpigen.errors", "Mark")})
+                            ("mpigen.emit.rendered", "RenderedObject"), ("mpigen.cache.store", "CachedText"),
+                            ("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark")})
 
 # State shared with forked worker processes (set before the fork, read-only after).
 _WORK: dict = {}
 
 
-def _process(files: list) -> _Chunk:
-    """Load these files, then patch, validate, render and emit each blueprint in them
-    under every environment, or take what the cache holds for a file (mpigen.cache)."""
-    chunk = _Chunk([], [[] for _ in range(max(1, len(_WORK["overlays"])))], set(), len(files))
+def _process(files: list) -> list[_Chunk]:
+    """Load these files (which the cache lacks), then patch, validate, render and emit each
+    blueprint in them under every environment; each file's result is stored in the cache."""
+    out = []
     for file in files:
         one = _WORK["memo"].result(file, _one_file)
-        chunk.problems.extend(one.problems)
-        chunk.used |= one.used
-        for env_results, results in zip(chunk.per_env, one.per_env):
-            env_results.extend(replace(r, objects=_stored(r.objects)) if r.objects else r for r in results)
-    return chunk
+        one.per_env = [[replace(r, objects=_stored(r.objects)) if r.objects else r for r in results]
+                       for results in one.per_env]
+        out.append(one)
+    return out
 
 
 def _one_file(file, read) -> _Chunk:
@@ -152,10 +132,43 @@ def _stored(objects: list[RenderedObject]) -> list[RenderedObject]:
     store = _WORK["store"]
     if store is None:
         return objects
-    # replace(o, text="", ref=...), without dataclasses.replace's look at every field of 60,000 objects
-    return [RenderedObject(o.sort_key, o.path, "", o.env, o.running_workers, o.root,
-                           store.put(f"{o.env}/{o.path}" if o.env else o.path, o.text)) if not _shared(o)
+    return [o._replace(text="", ref=store.put(f"{o.env}/{o.path}" if o.env else o.path, o.text)) if not o.shared
             else o for o in objects]
+
+
+def _packed(chunk: _Chunk) -> tuple[_Chunk, bytes]:
+    """A file's result as its cache entry holds it: each text (but a shared object's) moved
+    after the summary, the object keeping its place there (mpigen.cache.store)."""
+    texts = bytearray()
+
+    def moved(o: RenderedObject) -> RenderedObject:
+        data = o.text.encode("utf-8")
+        texts.extend(data)
+        return o._replace(text="", ref=CachedText(THIS_ENTRY, len(texts) - len(data), len(data), o.digest))
+
+    per_env = [[replace(r, objects=[o if o.shared else moved(o) for o in r.objects]) if r.objects else r
+                for r in results] for results in chunk.per_env]
+    return replace(chunk, per_env=per_env), bytes(texts)
+
+
+def _adopted(chunk: _Chunk) -> _Chunk:
+    """A file's result from the cache, its texts where the run wants them: left in the cache
+    for a store that reads them from there (only those it writes or prints are read), put in
+    one that must hold them, read back without a store."""
+    store = _WORK["store"]
+    for results in chunk.per_env:
+        for i, r in enumerate(results):
+            if not r.objects:
+                continue
+            if store is None:
+                objects = [o if o.ref is None else o._replace(text=o.ref.read().decode("utf-8"), ref=None)
+                           for o in r.objects]
+            else:
+                objects = [o if o.ref is None or (ref := store.adopt(f"{o.env}/{o.path}" if o.env else o.path,
+                                                                        o.ref)) is o.ref else o._replace(ref=ref)
+                           for o in r.objects]
+            results[i] = replace(r, objects=objects)
+    return chunk
 
 
 def _environments(doc, used: set) -> list[_DocResult]:
@@ -210,38 +223,49 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
             root = trainjob_stage(obj)
             path = f"{root}/{path}"
         running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
-        rendered.append(RenderedObject(sort_key(obj), path, dump_object(obj, shown), env, running, root))
+        text = dump_object(obj, shown)
+        rendered.append(RenderedObject(sort_key(obj), path, text, env, running, root, None,
+                                       hashlib.sha256(text.encode("utf-8")).digest()))
     return rendered
 
 
 def _run(files, overlays, env_options, default_namespace=None, render=True, memo=None, store=None):
-    """What each slice of the files gives, in order, as it comes: the files in contiguous
-    slices, shared by one process per core on large inputs. A worker holds what a slice
-    gives until the slice is done, so slices are at most MAX_SLICE files, whatever the
-    size of the repository; the caller keeps what it needs of each and drops the rest.
-
-    When processes cannot be had (no memory or threads left to start them) or one dies
-    (killed by the kernel's out-of-memory killer), the remaining slices are processed in
-    this process: the same results, never a hang or a lost slice."""
-    memo = memo or run_memo(None, files, [], CACHED_CLASSES)
-    workers = _workers(memo.misses * max(1, len(overlays)))
-    size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)) if workers > 1 else len(files)))
-    slices = [files[start:start + size] for start in range(0, len(files), size)] or [[]]
+    """What each file gives, in order, as it comes: what the cache holds, or what the files
+    it lacks give, in contiguous slices shared by one process per core on large inputs. A
+    worker holds what a slice gives until the slice is done, so slices are at most MAX_SLICE
+    files, whatever the size of the repository; the caller keeps what it needs of each file
+    and drops the rest."""
+    memo = memo or run_memo(None, files, [], CACHED_CLASSES, _packed)
     _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render,
                  memo=memo, store=store)
-    done = 0
+    computed = _computed(memo.misses, max(1, len(overlays)))
     try:
-        if workers > 1:
-            try:
-                for chunk in _parallel(slices, workers):
-                    yield chunk
-                    done += 1
-            except (OSError, RuntimeError):  # BrokenProcessPool is a RuntimeError
-                pass
-        for part in slices[done:]:
-            yield _process(part)
+        for file in files:
+            found = memo.found(file)
+            yield _adopted(found) if found is not None else next(computed)
     finally:
+        computed.close()
         _WORK.clear()
+
+
+def _computed(files: list, envs: int):
+    """What each of these files gives, in order. When processes cannot be had (no memory or
+    threads left to start them) or one dies (killed by the kernel's out-of-memory killer),
+    the remaining slices are processed in this process: the same results, never a hang or a
+    lost slice."""
+    workers = _workers(len(files) * envs)
+    size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)) if workers > 1 else len(files)))
+    slices = [files[start:start + size] for start in range(0, len(files), size)]
+    done = 0
+    if workers > 1:
+        try:
+            for results in _parallel(slices, workers):
+                yield from results
+                done += 1
+        except (OSError, RuntimeError):  # BrokenProcessPool is a RuntimeError
+            pass
+    for part in slices[done:]:
+        yield from _process(part)
 
 
 def _parallel(slices: list, workers: int):
@@ -297,10 +321,12 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     envs = [_Env() for _ in range(max(1, len(overlays)))]
     diagnostics: list[Diagnostic] = list(problems)
     used: set = set()
-    memo = run_memo(cache, files, run_settings(overlays, env_options, default_namespace, render), CACHED_CLASSES)
+    memo = run_memo(cache, files, run_settings(overlays, env_options, default_namespace, render), CACHED_CLASSES,
+                    _packed)
     for chunk in _run(files, overlays, env_options, default_namespace, render, memo, store):
         done += chunk.files
-        report(done, len(files))
+        if done % MAX_SLICE == 0 or done == len(files):
+            report(done, len(files))
         diagnostics.extend(chunk.problems)
         used |= chunk.used
         for env, results in zip(envs, chunk.per_env):
@@ -339,7 +365,7 @@ class _Env:
     seen: dict = field(default_factory=dict)
     objects: list = field(default_factory=list)
     owners: dict = field(default_factory=dict)  # sort key (kind, namespace, name) -> the job's name mark
-    texts: dict = field(default_factory=dict)  # sort key -> the first job's text of it
+    digests: dict = field(default_factory=dict)  # sort key -> the sha256 of the first job's text of it
 
     def add(self, results: list[_DocResult], diagnostics: list[Diagnostic]) -> None:
         for item in results:
@@ -354,18 +380,12 @@ class _Env:
                 owner = self.owners.setdefault(obj.sort_key, item.name_mark)
                 if owner is item.name_mark:
                     self.objects.append(obj)
-                    self.texts[obj.sort_key] = obj.text
-                elif not _shared(obj) or self.texts[obj.sort_key] != obj.text:
-                    fix = (" with other content; give one of them another spec.runtime.name" if _shared(obj)
+                    self.digests[obj.sort_key] = obj.digest
+                elif not obj.shared or self.digests[obj.sort_key] != obj.digest:
+                    fix = (" with other content; give one of them another spec.runtime.name" if obj.shared
                            else "; rename one of the jobs")
                     diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, "
                                                              f"as the job at {owner} does{fix}"))
-
-
-def _shared(obj: RenderedObject) -> bool:
-    """A cluster-scoped object (a ClusterTrainingRuntime: no namespace in its sort key): jobs
-    that render it the same share it."""
-    return not obj.sort_key[2]
 
 
 def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -378,7 +398,8 @@ def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> li
 def _crd_object(options, env: str) -> RenderedObject:
     """The MPIJob CRD, once per environment (mpigen.render.mpijob.crd.environment_crd)."""
     crd, comment = environment_crd(options)
-    return RenderedObject(sort_key(crd), object_path(crd), dump_object(crd, comment), env)
+    text = dump_object(crd, comment)
+    return RenderedObject(sort_key(crd), object_path(crd), text, env, digest=hashlib.sha256(text.encode("utf-8")).digest())
 
 
 def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:

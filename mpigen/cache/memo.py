@@ -1,6 +1,7 @@
 """One run's use of the cache: each input file's key computed once from the bytes read, what
 the cache holds for it looked up before the work starts (so that only the files it lacks are
-shared among processes), and each new result stored under the key of the bytes it was made of."""
+shared among processes), and each new result stored under the key of the bytes it was made of,
+packed by the caller (its texts after its summary: mpigen.cache.store)."""
 
 from __future__ import annotations
 
@@ -17,21 +18,27 @@ from mpigen.load.files import NAMED, SEARCHED, decode_text, display_path, read_r
 
 Read = Callable[[Path, str, str], str]  # what mpigen.load.blueprints.load_files reads a file's text with
 Compute = Callable[[tuple[Path, bool], Read], Any]
+Pack = Callable[[Any], tuple[Any, bytes]]  # a result -> (what the entry holds, the texts after it)
 
 
 class Memo:
     """The cached result of each input file of a run, or the bytes to make it from."""
 
-    def __init__(self, store: Store | None, context: bytes, files: list[tuple[Path, bool]]):
+    def __init__(self, store: Store | None, context: bytes, files: list[tuple[Path, bool]], pack: Pack):
         self.store = store
         self.context = context
+        self.pack = pack
         self._found: dict[str, Any] = {}    # file -> its cached result
         self._read: dict[str, tuple[bytes, bytes]] = {}  # file -> (key, bytes) of a file to work on
         if store is not None:
             with _no_collection():
                 for file in files:
                     self._look_up(file)
-        self.misses = len(files) - len(self._found)
+        self.misses = [file for file in files if file[0].as_posix() not in self._found]
+
+    def found(self, file: tuple[Path, bool]):
+        """What the cache holds for `file` (once), or None."""
+        return self._found.pop(file[0].as_posix(), None)
 
     def _look_up(self, file: tuple[Path, bool]) -> None:
         path, named = file
@@ -48,18 +55,15 @@ class Memo:
             self._read[path.as_posix()] = (key, raw)
 
     def result(self, file: tuple[Path, bool], compute: Compute):
-        """What `compute(file, read)` gives: from the cache, or computed from the bytes the key
-        was made of (so that a file edited meanwhile is never stored under its old bytes) and stored."""
-        name = file[0].as_posix()
-        found = self._found.pop(name, None)
-        if found is not None:
-            return found
-        looked_up = self._read.pop(name, None)
+        """What `compute(file, read)` gives for a file the cache lacks: computed from the bytes
+        the key was made of (so that a file edited meanwhile is never stored under its old
+        bytes) and stored."""
+        looked_up = self._read.pop(file[0].as_posix(), None)
         if looked_up is None:
             return compute(file, read_text)
         key, raw = looked_up
         value = compute(file, lambda path, shown, fix: decode_text(raw, shown))
-        self.store.put(key, value)
+        self.store.put(key, *self.pack(value))
         return value
 
 
@@ -78,10 +82,11 @@ def _no_collection():
             gc.enable()
 
 
-def run_memo(cache: Path | None, files, settings: list[str], classes) -> Memo:
+def run_memo(cache: Path | None, files, settings: list[str], classes, pack: Pack) -> Memo:
     """The cache's results for these files under these settings (every one of them is in
     the key: the overlays as read, each environment's options, the namespace of blueprints
-    that name none, rendering or only validating); nothing without a cache folder."""
+    that name none, rendering or only validating); nothing without a cache folder. `pack`
+    makes what an entry holds of a result."""
     if cache is None:
-        return Memo(None, b"", files)
-    return Memo(Store(cache, build().hex()[:16], classes), context(*settings), files)
+        return Memo(None, b"", files, pack)
+    return Memo(Store(cache, build().hex()[:16], classes), context(*settings), files, pack)

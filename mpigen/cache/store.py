@@ -8,14 +8,22 @@ would make `mpigen check` pass on output its blueprints do not give). The folder
 wherever it is put. A folder this user does not own, or that anyone may write into, is
 not used at all.
 
-An entry is one file, <folder>/v1/<build>/<first two hex digits>/<key in hex>, where
+An entry is one file, <folder>/v2/<build>/<first two hex digits>/<key in hex>, where
 <build> names the build of mpigen that wrote it (mpigen.cache.fingerprint.build): no other
 build can use it, and the folders of builds no run has written into for a week are removed.
 
-    b"mpigen-cache 1\\n"   (the format; a new format is a new folder and a new line)
+    b"mpigen-cache 2\\n"   (the format; a new format is a new folder and a new line)
     the key                (32 bytes: an entry copied under another name is foreign)
-    sha256 of the payload  (32 bytes: a truncated or damaged entry does not match)
-    the payload            (a pickle of the pipeline's own classes, and of nothing else)
+    sha256 of the rest     (32 bytes: a truncated or damaged entry does not match)
+    the summary's length   (8 bytes, big-endian)
+    the summary            (a pickle of the pipeline's own classes, and of nothing else)
+    the texts              (the documents, one after another)
+
+A run unpickles only the summary of an entry: what a file gave, each document's text
+replaced by its place among the texts and its sha256 (CachedText). The texts are read again,
+and checked once more, only where the run writes or prints them: in a render in which one
+blueprint changed, almost never. (An entry removed or damaged between the two reads stops
+the run with an error that says so: mpigen never writes a text it cannot check.)
 
 Writes go to a temporary file in the same folder, renamed over the entry when complete,
 so that runs at the same time never see half an entry. Whatever the machine refuses (a
@@ -35,10 +43,13 @@ import stat
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
-MAGIC = b"mpigen-cache 1\n"
-FORMAT = "v1"
-_HEAD = len(MAGIC) + 64
+from mpigen.errors import InputError, Mark, error
+
+MAGIC = b"mpigen-cache 2\n"
+FORMAT = "v2"
+_HEAD = len(MAGIC) + 72  # the magic line, the key, the checksum and the length
 UNUSED_FOR = 7 * 24 * 3600  # seconds after which the entries of another build are removed
 _IGNORE = "*\n"
 _TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -70,29 +81,35 @@ class Store:
 
     def get(self, key: bytes):
         """The value stored under `key`, or None (no entry, or one that is damaged, truncated,
-        foreign, or holds anything but the allowed classes)."""
+        foreign, or holds anything but the allowed classes). Its CachedText point into the entry."""
         if not self.readable:
             return None
+        path = self._path(key)
         try:
-            with open(self._path(key), "rb") as handle:
+            with open(path, "rb") as handle:
                 data = handle.read()
         except OSError:
             return None
-        payload = data[_HEAD:]
-        if data[:len(MAGIC)] != MAGIC or data[len(MAGIC):len(MAGIC) + 32] != key \
-                or data[len(MAGIC) + 32:_HEAD] != hashlib.sha256(payload).digest():
+        size = int.from_bytes(data[_HEAD - 8:_HEAD], "big")
+        if data[:len(MAGIC)] != MAGIC or data[len(MAGIC):len(MAGIC) + 32] != key or len(data) < _HEAD + size \
+                or data[len(MAGIC) + 32:_HEAD - 8] != hashlib.sha256(memoryview(data)[_HEAD - 8:]).digest():
             return None
         try:
-            return _Unpickler(io.BytesIO(payload), self.allowed).load()
+            return _Unpickler(io.BytesIO(memoryview(data)[_HEAD:_HEAD + size]), self.allowed, (path, _HEAD + size)).load()
         except Exception:  # an entry of another build of mpigen: as if there were none
             return None
 
-    def put(self, key: bytes, value) -> None:
-        """Store `value` under `key`, or, when the machine refuses, stop storing for this run."""
+    def put(self, key: bytes, value, texts: bytes = b"") -> None:
+        """Store `value` under `key`, with `texts` after it (where each CachedText.of(THIS_ENTRY,
+        ...) in `value` points), or, when the machine refuses, stop storing for this run."""
         if not self.writable:
             return
-        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-        entry = MAGIC + key + hashlib.sha256(payload).digest() + payload
+        buffer = io.BytesIO()
+        pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.persistent_id = _entry_id
+        pickler.dump(value)
+        rest = len(buffer.getvalue()).to_bytes(8, "big") + buffer.getvalue() + texts
+        entry = MAGIC + key + hashlib.sha256(rest).digest() + rest
         path = Path(self._path(key))
         temporary = None
         try:
@@ -159,13 +176,80 @@ def _prune(root: Path) -> None:
 
 class _Unpickler(pickle.Unpickler):
     """Unpickling that builds only the allowed classes: an entry can hold results, never code
-    to run (as Python's documentation restricts globals)."""
+    to run (as Python's documentation restricts globals). THIS_ENTRY is read back as where
+    the entry's texts start: (its path, the offset of its texts)."""
 
-    def __init__(self, file, allowed: frozenset[tuple[str, str]]):
+    def __init__(self, file, allowed: frozenset[tuple[str, str]], entry: tuple[str, int]):
         super().__init__(file)
         self.allowed = allowed
+        self.entry = entry
+
+    def persistent_load(self, pid):
+        if pid != _THIS_ENTRY_ID:
+            raise pickle.UnpicklingError("an unknown persistent id")
+        return self.entry
 
     def find_class(self, module: str, name: str):
         if (module, name) not in self.allowed:
             raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
         return super().find_class(module, name)
+
+
+# Where an entry's texts are, as the values stored in it say it: replaced by (the entry's path,
+# the offset of its texts) when the entry is read.
+THIS_ENTRY = object()
+_THIS_ENTRY_ID = "texts"
+
+
+def _entry_id(obj) -> str | None:
+    return _THIS_ENTRY_ID if obj is THIS_ENTRY else None
+
+
+def cache_changed(path: str) -> InputError:
+    """A text of an entry no longer is what its summary says (the entry was removed or damaged
+    while the run went on): the run stops (exit 2) rather than write what it cannot check."""
+    return InputError([error(Mark(path), "this cache entry changed while mpigen read it (removed or "
+                                         "damaged meanwhile); run mpigen again")])
+
+
+class CachedText(NamedTuple):
+    """One document's text in a cache entry: its place and its sha256."""
+
+    entry: tuple[str, int] | object  # (the entry's path, where its texts start); THIS_ENTRY when stored
+    start: int
+    length: int
+    digest: bytes
+
+    def read(self) -> bytes:
+        """The text's bytes, checked against its sha256. Raises InputError (cache_changed)."""
+        path, base = self.entry
+        for fresh in (False, True):  # an entry renamed over since it was opened is opened again
+            try:
+                data = os.pread(_READER.open(path, fresh), self.length, base + self.start)
+            except OSError:
+                data = b""
+            if hashlib.sha256(data).digest() == self.digest:
+                return data
+        raise cache_changed(path)
+
+
+class _Reader:
+    """The entry the texts are read from, kept open (a job's texts are read one after another)."""
+
+    def __init__(self) -> None:
+        self.path, self.fd = None, -1
+
+    def open(self, path: str, fresh: bool) -> int:
+        if path != self.path or fresh:
+            self.close()
+            self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            self.path = path
+        return self.fd
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+        self.path, self.fd = None, -1
+
+
+_READER = _Reader()

@@ -50,8 +50,8 @@ def folder_files(rendered, envs=("",), refs: dict | None = None, kustomization=N
     """Relative path -> text for every file of the output folder (index excluded). Each
     environment (overlay) gets its own sub-folder with its own kustomization.yaml, also
     when it has no objects (all its jobs archived): it stays a kustomize root. With `refs`,
-    an object whose text a store keeps (mpigen.pipeline.Store) goes there instead, as
-    path -> its reference. `kustomization` makes a kustomization.yaml's text from its
+    an object whose text a store keeps (mpigen.emit.rendered.Store) goes there instead, as
+    path -> the object. `kustomization` makes a kustomization.yaml's text from its
     resources (kustomization_text, or a cache of it: mpigen.cache.kustomizations)."""
     kustomization = kustomization or kustomization_text
     files: dict[str, str] = {}
@@ -61,7 +61,7 @@ def folder_files(rendered, envs=("",), refs: dict | None = None, kustomization=N
         if prefix + item.path in files or (refs and prefix + item.path in refs):  # validation makes jobs unique
             raise AssertionError(f"two objects would be written to {prefix + item.path}")
         if refs is not None and item.ref is not None:
-            refs[prefix + item.path] = item.ref
+            refs[prefix + item.path] = item
         else:
             files[prefix + item.path] = item.text
         resources.setdefault(prefix, []).append(item.path)

@@ -7,6 +7,9 @@ ends the run. They are made before the render forks its workers, one for the pro
 that made the spill and SLOTS for the workers; a worker takes the number of its file from a
 pipe that holds each number once (reading one byte of a pipe is atomic), so that no file
 ever has two writers, even after its worker ended. Each writer keeps its own offset.
+
+Documents a render takes from the cache are not copied here: they are read from the cache
+when printed or written (mpigen.cache.store.CachedText).
 """
 
 from __future__ import annotations
@@ -46,8 +49,14 @@ class Spill:
         self._offset += len(data)
         return (self._slot << 80) | (offset << 40) | len(data)
 
-    def read(self, path: str, ref: int) -> bytes:
-        """The bytes of the document put() returned `ref` for."""
+    def adopt(self, path: str, cached) -> object:
+        """A document the cache holds stays there (mpigen.cache.store.CachedText)."""
+        return cached
+
+    def read(self, path: str, ref) -> bytes:
+        """The bytes of the document put() returned `ref` for, or of one adopted from the cache."""
+        if not isinstance(ref, int):
+            return ref.read()
         slot, offset, length = ref >> 80, (ref >> 40) & _MASK, ref & _MASK
         data = os.pread(self._files[slot].fileno(), length, offset)
         if len(data) != length:

@@ -12,7 +12,6 @@ otherwise the plan reads the files from it as from any other store.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Iterator, MutableMapping
@@ -35,12 +34,18 @@ class StagedFolder:
         os.chmod(self.root, 0o777 & ~umask)
         self._made: set[str] = set()
 
-    def put(self, path: str, text: str) -> bytes:
-        """Write one file (a path relative to the output folder); returns its sha256.
-        Raises OSError (the render stops; see failed())."""
-        data = text.encode("utf-8")
+    def put(self, path: str, text: str) -> bool:
+        """Write one file (a path relative to the output folder). Raises OSError (the render
+        stops; see failed())."""
+        return self._write(path, text.encode("utf-8"))
+
+    def adopt(self, path: str, cached) -> bool:
+        """Write one file the cache holds (mpigen.cache.store.CachedText)."""
+        return self._write(path, cached.read())
+
+    def _write(self, path: str, data: bytes) -> bool:
         if unsafe_name(path) is not None:
-            return b""  # never written, not even here: the plan refuses it by name (mpigen.output.plan)
+            return False  # never written, not even here: the plan refuses it by name (mpigen.output.plan)
         folder = path.rpartition("/")[0]
         if folder and folder not in self._made:
             os.makedirs(f"{self.root}/{folder}", exist_ok=True)  # another worker may make it at the same time
@@ -53,9 +58,9 @@ class StagedFolder:
                 view = view[os.write(fd, view):]
         finally:
             os.close(fd)
-        return hashlib.sha256(data).digest()
+        return True
 
-    def read(self, path: str, ref: bytes) -> bytes:
+    def read(self, path: str, ref: bool) -> bytes:
         with open(f"{self.root}/{path}", "rb") as handle:
             return handle.read()
 
@@ -73,7 +78,8 @@ class StagedFolder:
 class StagedFiles(MutableMapping):
     """Path -> bytes of every file of a render, read from its store (a StagedFolder, a
     mpigen.emit.spill.Spill) when asked; files set here (the kustomizations, the index)
-    are held in memory."""
+    are held in memory. `refs`: path -> the object (mpigen.emit.rendered.RenderedObject,
+    whose text the store keeps)."""
 
     def __init__(self, store, refs: dict[str, object], texts: dict[str, str]) -> None:
         self.store, self.refs = store, refs
@@ -85,15 +91,14 @@ class StagedFiles(MutableMapping):
         return self.store.root if isinstance(self.store, StagedFolder) else None
 
     def digest(self, path: str) -> str:
-        """The sha256 of a file; read and hashed unless its store knows it."""
-        if path in self.refs and isinstance(self.store, StagedFolder):
-            return self.refs[path].hex()
-        return digest(self[path])
+        """The sha256 of a file (in hex), as the render made it (read and hashed when set here)."""
+        obj = self.refs.get(path)
+        return obj.digest.hex() if obj is not None else digest(self.extra[path])
 
     def __getitem__(self, path: str) -> bytes:
         if path in self.extra:
             return self.extra[path]
-        return self.store.read(path, self.refs[path])
+        return self.store.read(path, self.refs[path].ref)
 
     def __setitem__(self, path: str, data: bytes) -> None:
         self.refs.pop(path, None)

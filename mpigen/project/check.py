@@ -1,4 +1,5 @@
-"""check: the project rendered in memory and compared with its output folder, file by file."""
+"""check: the project rendered (its texts kept in a spill file, or in the cache where they come
+from it) and compared with its output folder, file by file."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 from mpigen.cache.kustomizations import kustomizations
 from mpigen.errors import InputError, UsageError
 from mpigen.emit.layout import folder_files
+from mpigen.emit.spill import Spill
 from mpigen.output.plan import plan_folder
+from mpigen.output.staged import StagedFiles
 from mpigen.output.staleness import FolderReport, compare_folder
 from mpigen.pipeline import Progress
 from mpigen.project.options import Flags, resolve
@@ -33,13 +36,18 @@ def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked
     if setup.output is None:
         where = f"{NO_CONFIG} to name it" if setup.config is None else f"{setup.config.path} names it for no PATH"
         raise UsageError(f"say which output folder to check: -o DIR ({where})")
-    result = rendered(setup, warn, progress)
-    plan = plan_folder(setup.output, folder_files(result.objects, result.envs, None, kustomizations(setup.cache)),
-                       setup.scope)
-    if plan.problems:
-        raise InputError(plan.problems + plan.warnings)
-    warn(plan.warnings)
-    reports = [(setup.output, compare_folder(setup.output, plan))]
+    spill = Spill()
+    try:
+        result = rendered(setup, warn, progress, spill)
+        refs: dict = {}
+        texts = folder_files(result.objects, result.envs, refs, kustomizations(setup.cache))
+        plan = plan_folder(setup.output, StagedFiles(spill, refs, texts), setup.scope)
+        if plan.problems:
+            raise InputError(plan.problems + plan.warnings)
+        warn(plan.warnings)
+        reports = [(setup.output, compare_folder(setup.output, plan))]
+    finally:
+        spill.close()
     for folder, texts in companion_files(setup, result):
         companion = plan_folder(folder, texts)
         warn(companion.warnings)

@@ -1,12 +1,16 @@
 """An object whose text a render's store keeps is the object with text "" and the store's
-reference, every other field as it was: what dataclasses.replace gives (the reference)."""
+reference, every other field as it was; so is an object as a cache entry holds it (its text
+after the entry's summary, a CachedText in its place)."""
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
-
 from mpigen import pipeline
-from mpigen.pipeline import RenderedObject
+from mpigen.cache.store import THIS_ENTRY, CachedText
+from mpigen.pipeline import RenderedObject, _Chunk, _DocResult
+
+# Every field set to a value no default has, so that a field _stored or _packed forgets shows.
+VALUES = {"sort_key": (5, "Job", "team-a", "pi"), "path": "team-a/job-pi.yaml", "text": "---\nkind: Job\n",
+          "env": "dev", "running_workers": True, "root": "pi-launcher", "ref": (3, 17), "digest": b"d" * 32}
 
 
 class _Store:
@@ -14,13 +18,28 @@ class _Store:
         return ("kept", path, text)
 
 
+def test_every_field_has_a_value_no_default_has():
+    assert list(VALUES) == list(RenderedObject._fields)
+    obj = RenderedObject(**VALUES)
+    assert all(getattr(obj, name) != default for name, default in RenderedObject._field_defaults.items())
+
+
 def test_an_object_kept_in_a_store_keeps_every_other_field(monkeypatch):
-    # Every field set to a value no default has, so that a field _stored forgets shows.
-    values = {"sort_key": (5, "Job", "team-a", "pi"), "path": "team-a/job-pi.yaml", "text": "---\nkind: Job\n",
-              "env": "dev", "running_workers": True, "root": "pi-launcher", "ref": (3, 17)}
-    obj = RenderedObject(**{f.name: values[f.name] for f in fields(RenderedObject)})
-    assert all(getattr(obj, f.name) != f.default for f in fields(RenderedObject))
-    cluster = replace(obj, sort_key=(0, "ClusterRole", "", "pi"))  # keeps its text
+    obj = RenderedObject(**VALUES)
+    cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"))  # keeps its text
     monkeypatch.setitem(pipeline._WORK, "store", _Store())
     assert pipeline._stored([obj, cluster]) == [
-        replace(obj, text="", ref=("kept", "dev/team-a/job-pi.yaml", obj.text)), cluster]
+        RenderedObject(**{**VALUES, "text": "", "ref": ("kept", "dev/team-a/job-pi.yaml", obj.text)}), cluster]
+
+
+def test_an_object_packed_for_the_cache_keeps_every_other_field():
+    obj = RenderedObject(**{**VALUES, "ref": None})
+    cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"))
+    chunk = _Chunk([], [[_DocResult([], objects=[obj, cluster, obj])]], set(), 1)
+    packed, texts = pipeline._packed(chunk)
+    length = len(obj.text.encode())
+    assert packed.per_env[0][0].objects == [
+        RenderedObject(**{**VALUES, "text": "", "ref": CachedText(THIS_ENTRY, 0, length, obj.digest)}), cluster,
+        RenderedObject(**{**VALUES, "text": "", "ref": CachedText(THIS_ENTRY, length, length, obj.digest)})]
+    assert texts == obj.text.encode() * 2
+    assert chunk.per_env[0][0].objects == [obj, cluster, obj]  # the run's own result is left as it was

@@ -5,6 +5,7 @@ silently."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pickle
 import shutil
@@ -16,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from mpigen import pipeline
-from mpigen.cache.store import MAGIC, Store
+from mpigen.cache.store import FORMAT, MAGIC, Store
 from tests.conftest import MPIGEN, blueprint_text, run_mpigen
 from tests.support.output_machine import NOBODY, as_nobody, chown_tree, tmpfs
 
 
 def entries(cache: Path) -> list[Path]:
-    return sorted((cache / "v1").glob("*/*/*")) if (cache / "v1").is_dir() else []
+    return sorted((cache / FORMAT).glob("*/*/*")) if (cache / FORMAT).is_dir() else []
 
 
 def repository(root: Path, count: int = 3) -> None:
@@ -86,11 +87,11 @@ def test_a_damaged_or_foreign_entry_is_ignored(tmp_path, cache, damage):
         elif damage == "another entry":
             data = other.read_bytes()
         elif damage == "another format":
-            data = b"mpigen-cache 2\n" + data[len(MAGIC):]
+            data = b"mpigen-cache 9\n" + data[len(MAGIC):]
         else:  # a whole entry, checksum and all, of a pickle that would run a command
             payload = pickle.dumps(_Touch(str(tmp_path / "ran")))
-            import hashlib
-            data = MAGIC + bytes.fromhex(path.name) + hashlib.sha256(payload).digest() + payload
+            rest = len(payload).to_bytes(8, "big") + payload
+            data = MAGIC + bytes.fromhex(path.name) + hashlib.sha256(rest).digest() + rest
         path.write_bytes(data)
     again = run_mpigen("render", "bp", "--stdout", cwd=tmp_path)
     assert (again.returncode, again.stdout, again.stderr) == (first.returncode, first.stdout, first.stderr)
@@ -161,7 +162,7 @@ def test_a_full_disk_turns_the_cache_off_silently(tmp_path, monkeypatch):
 
 def test_the_entries_of_builds_unused_for_a_week_are_removed(cli, cache):
     repository(Path.cwd())
-    old, recent = cache / "v1" / "0123456789abcdef", cache / "v1" / "fedcba9876543210"
+    old, recent = cache / FORMAT / "0123456789abcdef", cache / FORMAT / "fedcba9876543210"
     for folder in (old, recent):
         (folder / "00").mkdir(parents=True)
         (folder / "00" / ("00" * 32)).write_bytes(b"an entry of another build")

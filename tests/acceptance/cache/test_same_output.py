@@ -11,6 +11,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from mpigen.cache.store import FORMAT
 from mpigen.cli.main import main
 from tests.acceptance.cache.conftest import OVERLAYS, VARIANTS, write_repository
 
@@ -102,4 +103,4 @@ def test_edit_sequences_give_the_same_bytes_with_and_without_the_cache(steps, ca
             without = run(uncached, [*argv, "--no-cache"], state["namespace"], capsysbinary)
             assert with_cache == without, argv
             assert folder(cached / "out") == folder(uncached / "out")
-        assert any((tmp / "cache" / "v1").glob("*/*/*")) or not state["blueprints"]
+        assert any((tmp / "cache" / FORMAT).glob("*/*/*")) or not state["blueprints"]

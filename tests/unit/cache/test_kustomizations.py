@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from mpigen.cache import kustomizations as kept
 from mpigen.cache.kustomizations import kustomizations
+from mpigen.cache.store import FORMAT
 from mpigen.emit.layout import kustomization_text
 
 PATHS = st.lists(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20), max_size=8)
@@ -35,7 +36,7 @@ def _not_emitted(paths):
 def test_a_large_list_is_stored_and_a_damaged_entry_ignored(tmp_path):
     paths = [f"team-{i % 7}/job-{i:05d}-launcher.yaml" for i in range(1500)]
     assert kustomizations(tmp_path)(paths) == kustomization_text(paths)
-    stored = [p for p in (tmp_path / "v1").rglob("*") if p.is_file() and p.parent.name != "v1"]
+    stored = [p for p in (tmp_path / FORMAT).rglob("*") if p.is_file() and p.parent.name != FORMAT]
     entries = [p for p in stored if len(p.name) == 64]
     assert len(entries) == 1
     assert kustomizations(tmp_path)(paths[:-1]) == kustomization_text(paths[:-1])  # one path less: its own text
@@ -48,4 +49,4 @@ def test_short_lists_and_no_cache_are_not_stored(tmp_path):
     paths = ["default/job-a.yaml", "default/job-b.yaml"]
     assert kustomizations(tmp_path)(paths) == kustomization_text(paths)
     assert kustomizations(None)(paths) == kustomization_text(paths)
-    assert not (tmp_path / "v1").exists()
+    assert not (tmp_path / FORMAT).exists()
