@@ -106,7 +106,8 @@ class Store:
             return
         buffer = io.BytesIO()
         pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-        pickler.persistent_id = _entry_id
+        if texts:  # only a value with texts points at them (a look at every object costs)
+            pickler.persistent_id = _entry_id
         pickler.dump(value)
         rest = len(buffer.getvalue()).to_bytes(8, "big") + buffer.getvalue() + texts
         entry = MAGIC + key + hashlib.sha256(rest).digest() + rest
@@ -183,6 +184,7 @@ class _Unpickler(pickle.Unpickler):
         super().__init__(file)
         self.allowed = allowed
         self.entry = entry
+        self.found = _FOUND.setdefault(allowed, {})
 
     def persistent_load(self, pid):
         if pid != _THIS_ENTRY_ID:
@@ -190,9 +192,15 @@ class _Unpickler(pickle.Unpickler):
         return self.entry
 
     def find_class(self, module: str, name: str):
-        if (module, name) not in self.allowed:
-            raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
-        return super().find_class(module, name)
+        found = self.found.get((module, name))
+        if found is None:
+            if (module, name) not in self.allowed:
+                raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a cache entry")
+            found = self.found[module, name] = super().find_class(module, name)
+        return found
+
+
+_FOUND: dict[frozenset, dict] = {}  # the allowed classes of each set, once found
 
 
 # Where an entry's texts are, as the values stored in it say it: replaced by (the entry's path,

@@ -107,12 +107,17 @@ def read_raw(path: Path, shown: str, fix: str = NAMED) -> bytes:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise Unreadable([error(Mark(shown), unreadable_problem("file", exc, fix))])
-    with open(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise Unreadable([error(Mark(shown), special_problem(mode, fix))])
+    with open(fd, "rb", buffering=0) as handle:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise Unreadable([error(Mark(shown), special_problem(status.st_mode, fix))])
         try:
-            return handle.read(MAX_FILE_BYTES + 1)
+            # A buffer of the file's size (one of MAX_FILE_BYTES would cost a memory map per
+            # file), then the rest, should the file have grown since.
+            data = handle.read(min(status.st_size, MAX_FILE_BYTES) + 1)
+            while len(data) <= MAX_FILE_BYTES and (more := handle.read(MAX_FILE_BYTES + 1 - len(data))):
+                data += more
+            return data
         except OSError as exc:
             raise Unreadable([error(Mark(shown), unreadable_problem("file", exc, fix))])
 

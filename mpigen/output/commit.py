@@ -4,8 +4,13 @@ run leaves DIR exactly as it was or, once it has finished, the complete new stat
 - Writers of one folder take turns (an flock on DIR's parent, from before DIR is read).
 - Every new file is written and the file system flushed before the first rename: a full
   disk stops the run early (mpigen.output.files).
-- DIR is swapped with a copy built beside it (mpigen.output.swap), or, where it cannot be,
-  written in place with a journal (mpigen.output.in_place).
+- A change to a small part of DIR (at most one file in IN_PLACE_SHARE: a blueprint or two of
+  a repository) is written in place with a journal (mpigen.output.in_place): only the files
+  whose bytes change are touched, and the renames take an instant. A larger one is built as
+  a copy of DIR beside it and swapped in with one rename (mpigen.output.swap), which costs
+  a link per file of DIR; so is a folder written in place only where it cannot be swapped.
+- A file whose stat is what mpigen saw when it last read or wrote it is not read again to
+  be compared (mpigen.cache.folders).
 - The next run repairs a killed one (mpigen.output.recovery).
 - A refusal of the machine (no space, no permission, a read-only file system) is a
   WriteFailed naming the path (mpigen.output.failure: an error line, exit 2).
@@ -19,6 +24,7 @@ import fcntl
 import os
 from pathlib import Path
 
+from mpigen.cache.folders import FolderRecord
 from mpigen.output.failure import WriteFailed
 from mpigen.output.files import ROOT
 from mpigen.output.in_place import in_place
@@ -28,6 +34,7 @@ from mpigen.output.swap import create, swap
 # Errors of the swap that the in-place write may not meet: a mount point, hard links or
 # renames the file system or the permissions refuse.
 _FALLBACK = {errno.EXDEV, errno.EBUSY, errno.EPERM, errno.EACCES, errno.EMLINK, errno.EINVAL, errno.ENOTSUP}
+IN_PLACE_SHARE = 16  # a change to at most one file in this many of DIR's is written in place
 
 
 @contextlib.contextmanager
@@ -47,37 +54,46 @@ def writer_lock(out: Path):
         os.close(fd)
 
 
-def commit(out: Path, tree, files: dict[str, bytes], stale: list[str]) -> None:
-    """Make `out` hold `files` (the index among them) and no longer the `stale` ones."""
+def commit(out: Path, tree, files, stale: list[str], record: FolderRecord) -> None:
+    """Make `out` hold `files` (the index among them; a mapping with digest(path), as
+    mpigen.output.staged.StagedFiles) and no longer the `stale` ones; `record` is what mpigen
+    saw of the folder (kept up to date)."""
     if tree is None:
         return create(out, files)
-    metas, changed = _compare(out, tree, files)
+    metas, changed = _compare(out, tree, files, record)
     if not changed and not stale:
-        return None  # already the new state
+        return record.save()  # already the new state
     dirs = _dir_stats(out, tree)
-    if _can_swap(out, dirs):
+    small = (len(changed) + len(stale)) * IN_PLACE_SHARE <= len(tree.files)
+    if not small and _can_swap(out, dirs):
         try:
             return swap(out, tree, changed, metas, set(stale), dirs)
         except WriteFailed as failed:
             if failed.cause.errno not in _FALLBACK:
                 raise
-    return in_place(out, tree, {**changed, INDEX: files[INDEX]}, metas, stale)  # the index: the commit
+    in_place(out, tree, {**changed, INDEX: files[INDEX]}, metas, stale)  # the index: the commit
+    record.save()
 
 
-def _compare(out: Path, tree, files: dict[str, bytes]):
-    """The files whose bytes change, and the stat of each that exists (for its owner and mode)."""
+def _compare(out: Path, tree, files, record: FolderRecord):
+    """The files whose bytes change, and the stat of each that exists (for its owner and
+    mode). A file is read only when its stat is not what `record` saw."""
     metas, changed = {}, {}
     rel = ""
     try:
-        for rel, data in files.items():
+        for rel in files:
             if rel not in tree.files:
-                changed[rel] = data
+                changed[rel] = files[rel]
                 continue
-            path = f"{out}/{rel}"
-            meta = os.lstat(path)
+            meta = os.lstat(f"{out}/{rel}")
+            digest = files.sha256(rel)
+            if record.holds(rel, meta, digest):
+                continue
+            data = files[rel]
             if meta.st_size == len(data):
-                with open(path, "rb") as handle:
+                with open(f"{out}/{rel}", "rb") as handle:
                     if handle.read() == data:
+                        record.read(rel, meta, digest)
                         continue
             changed[rel], metas[rel] = data, meta
     except OSError as exc:

@@ -61,24 +61,21 @@ def digest(data: bytes) -> str:
 
 def index_bytes(entries: Mapping[str, str]) -> bytes:
     """The index file: the bytes of json.dumps(document, indent=2, sort_keys=True,
-    ensure_ascii=False), made one entry at a time (json's indenting encoder holds a
-    string per token: a quarter of a large render's memory); `entries` may make each
-    digest when asked."""
+    ensure_ascii=False), made one line per entry (json's indenting encoder holds a string
+    per token: a quarter of a large render's memory); `entries` may make each digest when
+    asked."""
     dumps = json.dumps
     plain = _PLAIN.fullmatch
-    out = bytearray(f'{{\n  "about": {dumps(_ABOUT, ensure_ascii=False)},\n  "files": '.encode("utf-8"))
-    separator = b"{\n"
-    for path in sorted(entries):
-        value = entries[path]
-        # json.dumps of a string it need not escape is the string in quotes (most paths,
-        # and every digest): that, without the call, is a third of a large index's time.
-        key = f'"{path}"' if plain(path) else dumps(path, ensure_ascii=False)
-        value = f'"{value}"' if plain(value) else dumps(value)
-        out += separator + f"    {key}: {value}".encode("utf-8")
-        separator = b",\n"
-    out += b"\n  }" if entries else b"{}"
-    out += f',\n  "mpigenIndex": {VERSION}\n}}\n'.encode("utf-8")
-    return bytes(out)
+
+    def quoted(text: str) -> str:
+        # json.dumps of a string it need not escape is the string in quotes (most paths, and
+        # every digest): that, without the call, is a third of a large index's time.
+        return f'"{text}"' if plain(text) else dumps(text, ensure_ascii=False)
+
+    lines = [f"    {quoted(path)}: {quoted(entries[path])}" for path in sorted(entries)]
+    files = "{\n" + ",\n".join(lines) + "\n  }" if lines else "{}"
+    return (f'{{\n  "about": {dumps(_ABOUT, ensure_ascii=False)},\n  "files": {files},\n'
+            f'  "mpigenIndex": {VERSION}\n}}\n').encode("utf-8")
 
 
 def unsafe_name(path: str) -> str | None:

@@ -35,7 +35,7 @@ class FolderPlan:
     user should know (an index set aside, a changed file left in place), and what the
     folder holds now (None when it does not exist)."""
 
-    files: dict[str, bytes] | StagedFiles
+    files: StagedFiles
     stale: list[str]
     problems: list[Diagnostic]
     warnings: list[Diagnostic] = field(default_factory=list)
@@ -49,7 +49,7 @@ def plan_folder(out: Path, texts: dict[str, str] | StagedFiles, scope: tuple[str
     them), its files elsewhere are kept, and a file it does not own is never overwritten.
     `texts` are the files' texts, or their bytes where a render keeps them (StagedFiles,
     read one at a time). Raises InputError when `out` cannot be read."""
-    files = texts if isinstance(texts, StagedFiles) else {path: text.encode("utf-8") for path, text in texts.items()}
+    files = texts if isinstance(texts, StagedFiles) else StagedFiles(None, {}, texts)
     shown = out.as_posix()
     problems = _name_problems(out, files)
     if problems:
@@ -114,7 +114,7 @@ class _Digests(Mapping):
     def __getitem__(self, path: str) -> str:
         if path in self.kept:
             return self.kept[path]
-        return self.files.digest(path) if isinstance(self.files, StagedFiles) else digest(self.files[path])
+        return self.files.digest(path)
 
     def __iter__(self):
         yield from self.files

@@ -12,6 +12,7 @@ otherwise the plan reads the files from it as from any other store.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from collections.abc import Iterator, MutableMapping
@@ -94,6 +95,11 @@ class StagedFiles(MutableMapping):
         """The sha256 of a file (in hex), as the render made it (read and hashed when set here)."""
         obj = self.refs.get(path)
         return obj.digest.hex() if obj is not None else digest(self.extra[path])
+
+    def sha256(self, path: str) -> bytes:
+        """The sha256 of a file, as the render made it (hashed when set here)."""
+        obj = self.refs.get(path)
+        return obj.digest if obj is not None else hashlib.sha256(self.extra[path]).digest()
 
     def __getitem__(self, path: str) -> bytes:
         if path in self.extra:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import difflib
 import os
+from stat import S_ISREG
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpigen.cache.folders import FolderRecord
 from mpigen.output.failure import WriteFailed, machine_error
 from mpigen.output.index import INDEX
 
@@ -34,11 +36,14 @@ class FolderReport:
         return ", ".join(parts) + " file" + ("s" if sum(map(len, (self.changed, self.missing, self.extra))) != 1 else "")
 
 
-def compare_folder(out: Path, plan) -> FolderReport:
+def compare_folder(out: Path, plan, cache: Path | None = None) -> FolderReport:
     """The unified diff that would turn the folder into the planned render (see
-    mpigen.output.plan.plan_folder): a/ is the folder as committed, b/ the fresh render.
-    Raises InputError when a file of the folder cannot be read."""
+    mpigen.output.plan.plan_folder): a/ is the folder as committed, b/ the fresh render. A
+    file whose stat is what mpigen saw when it last read it holds what it held then (with
+    the cache folder `cache`: mpigen.cache.folders). Raises InputError when a file of the
+    folder cannot be read."""
     report = FolderReport()
+    record = FolderRecord(cache, out)
     chunks = []
     root = out.as_posix().rstrip("/")
     # The index last: its diff only repeats, as digests, the changes shown above it.
@@ -48,15 +53,24 @@ def compare_folder(out: Path, plan) -> FolderReport:
             report.extra.append(path)
             chunks.append(_unified(_read(out, root, path).decode("utf-8", "replace"), None, f"{root}/{path}"))
             continue
-        data = plan.files[path]
-        if not os.path.isfile(f"{root}/{path}"):
+        try:
+            meta = os.stat(f"{root}/{path}")
+        except OSError:
+            meta = None
+        if meta is None or not S_ISREG(meta.st_mode):
             report.missing.append(path)
-            chunks.append(_unified(None, data.decode("utf-8"), f"{root}/{path}"))
+            chunks.append(_unified(None, plan.files[path].decode("utf-8"), f"{root}/{path}"))
             continue
-        current = _read(out, root, path)
-        if current != data:
-            report.changed.append(path)
-            chunks.append(_unified(current.decode("utf-8", "replace"), data.decode("utf-8"), f"{root}/{path}"))
+        digest = plan.files.sha256(path)
+        if record.holds(path, meta, digest):
+            continue
+        current, data = _read(out, root, path), plan.files[path]
+        if current == data:
+            record.read(path, meta, digest)
+            continue
+        report.changed.append(path)
+        chunks.append(_unified(current.decode("utf-8", "replace"), data.decode("utf-8"), f"{root}/{path}"))
+    record.save()
     report.diff = "".join(chunks)
     return report
 

@@ -11,6 +11,7 @@ import errno
 import os
 from pathlib import Path
 
+from mpigen.cache.folders import FolderRecord
 from mpigen.errors import Diagnostic, InputError
 from mpigen.output.commit import commit, writer_lock
 from mpigen.output.failure import WriteFailed, machine_error, relative
@@ -18,9 +19,11 @@ from mpigen.output.plan import plan_folder
 from mpigen.output.recovery import recover_abandoned
 
 
-def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",)) -> list[Diagnostic]:
+def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",),
+                 cache: Path | None = None) -> list[Diagnostic]:
     """Make `out` hold the planned state (see plan_folder) in one step, and return the
-    plan's warnings. Raises InputError, having changed nothing, when it cannot."""
+    plan's warnings; with the cache folder `cache`, what mpigen saw of the folder's files is
+    kept there (mpigen.cache.folders). Raises InputError, having changed nothing, when it cannot."""
     made = []
     try:
         made = _make_parents(out)
@@ -32,7 +35,7 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
             plan = plan_folder(out, texts, scope)
             if plan.problems:
                 raise InputError(plan.problems + plan.warnings)
-            commit(out, plan.tree, plan.files, plan.stale)
+            commit(out, plan.tree, plan.files, plan.stale, FolderRecord(cache, out))
     except WriteFailed as failed:
         _remove_parents(made)
         raise machine_error(out, failed) from None

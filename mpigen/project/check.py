@@ -45,11 +45,11 @@ def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked
         if plan.problems:
             raise InputError(plan.problems + plan.warnings)
         warn(plan.warnings)
-        reports = [(setup.output, compare_folder(setup.output, plan))]
+        reports = [(setup.output, compare_folder(setup.output, plan, setup.cache))]
     finally:
         spill.close()
     for folder, texts in companion_files(setup, result):
         companion = plan_folder(folder, texts)
         warn(companion.warnings)
-        reports.append((folder, compare_folder(folder, companion)))
+        reports.append((folder, compare_folder(folder, companion, setup.cache)))
     return Checked(reports, result.jobs)

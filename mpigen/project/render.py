@@ -107,9 +107,9 @@ def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
         raise InputError(refused)
     refs: dict = {}
     texts = folder_files(result.objects, result.envs, refs, kustomizations(setup.cache))
-    warn(write_folder(setup.output, StagedFiles(store, refs, texts), setup.scope))
+    warn(write_folder(setup.output, StagedFiles(store, refs, texts), setup.scope, setup.cache))
     for folder, texts in companions:
-        warn(write_folder(folder, texts))
+        warn(write_folder(folder, texts, cache=setup.cache))
 
 
 def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, str]]]:

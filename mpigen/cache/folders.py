@@ -1,0 +1,71 @@
+"""What mpigen last saw of an output folder's files: each file's stat (size, mtime, ctime,
+inode) and the sha256 of its bytes, kept in the cache folder, so that the next run neither
+reads nor hashes a file whose stat is as it was (Git's index trusts a file's stat the same
+way). Only `render -o DIR` and `check` keep it; --no-cache neither reads nor writes it.
+
+A stat taken within RACY seconds of the file's last change is not kept: a file changed
+again within the resolution of the file system's clock would keep its mtime (Git calls
+such an entry racily clean). Any change of a file's bytes sets its ctime, which no one
+but the kernel can set, so a file put back with its old mtime (touch -d) is read again.
+The record is the folder's (its device and inode are checked) at its real path: another
+folder there, or the same folder swapped by a render, finds no entry it can trust."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from mpigen.cache.fingerprint import build
+from mpigen.cache.store import Store
+
+RACY = 3  # seconds: beyond the coarsest clock of common file systems (FAT's two seconds)
+_DOMAIN = b"mpigen output folder\n"  # apart from every other key of the cache
+
+
+class FolderRecord:
+    """The files of one output folder as mpigen saw them: path -> (size, mtime_ns, ctime_ns,
+    inode, sha256). Empty without a cache folder."""
+
+    def __init__(self, cache: Path | None, out: Path) -> None:
+        self.store = Store(cache, build().hex()[:16], frozenset()) if cache is not None else None
+        self.key = hashlib.sha256(_DOMAIN + os.fsencode(os.path.realpath(out))).digest()
+        self.out = out
+        self.now = time.time_ns()
+        self.saw: dict[str, tuple] = {}
+        self.kept: dict[str, tuple] = {}
+        self.changed = False
+        try:
+            self.folder = os.stat(out)
+        except OSError:
+            self.folder = None
+        found = self.store.get(self.key) if self.store is not None and self.folder is not None else None
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == (self.folder.st_dev, self.folder.st_ino) \
+                and isinstance(found[1], dict):
+            self.kept = found[1]
+
+    def holds(self, path: str, stat: os.stat_result, digest: bytes) -> bool:
+        """Whether the file at `path` (relative to the folder), with this stat, holds the
+        bytes of sha256 `digest`, as far as its stat tells: False means "read it"."""
+        entry = self.kept.get(path)
+        if entry is not None and entry == (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, digest):
+            self.saw[path] = entry
+            return True
+        return False
+
+    def read(self, path: str, stat: os.stat_result, digest: bytes) -> None:
+        """The file at `path`, with this stat (taken after this record was made), was read and
+        holds the bytes of sha256 `digest`."""
+        if max(stat.st_mtime_ns, stat.st_ctime_ns) < self.now - RACY * 10**9:
+            self.saw[path] = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, digest)
+            self.changed = True
+
+    def save(self, swapped: bool = False) -> None:
+        """Keep what this run saw of the folder's files (unless the folder was swapped since,
+        which gave every file a new ctime: the next run reads them all, and keeps them)."""
+        if self.store is None or self.folder is None or (not self.changed and self.saw == self.kept):
+            return
+        if swapped:
+            self.saw = {}
+        self.store.put(self.key, ((self.folder.st_dev, self.folder.st_ino), self.saw))
