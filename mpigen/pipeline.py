@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mpigen.cache.fingerprint import run_settings
 from mpigen.cache.memo import run_memo
-from mpigen.cache.store import THIS_ENTRY, CachedText
+from mpigen.cache.texts import packed, placed
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import flux_root, object_path, trainjob_stage
@@ -89,7 +89,7 @@ class _Chunk:
     files: int = 0  # how many files the slice had
 
 
-# The only classes a cache entry may hold: what _one_file gives, packed (_packed).
+# The only classes a cache entry may hold: what _one_file gives, packed (mpigen.cache.texts).
 CACHED_CLASSES = frozenset({("mpigen.pipeline", "_Chunk"), ("mpigen.pipeline", "_DocResult"),
                             ("mpigen.emit.rendered", "RenderedObject"), ("mpigen.cache.store", "CachedText"),
                             ("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark")})
@@ -134,41 +134,6 @@ def _stored(objects: list[RenderedObject]) -> list[RenderedObject]:
         return objects
     return [o._replace(text="", ref=store.put(f"{o.env}/{o.path}" if o.env else o.path, o.text)) if not o.shared
             else o for o in objects]
-
-
-def _packed(chunk: _Chunk) -> tuple[_Chunk, bytes]:
-    """A file's result as its cache entry holds it: each text (but a shared object's) moved
-    after the summary, the object keeping its place there (mpigen.cache.store)."""
-    texts = bytearray()
-
-    def moved(o: RenderedObject) -> RenderedObject:
-        data = o.text.encode("utf-8")
-        texts.extend(data)
-        return o._replace(text="", ref=CachedText(THIS_ENTRY, len(texts) - len(data), len(data), o.digest))
-
-    per_env = [[replace(r, objects=[o if o.shared else moved(o) for o in r.objects]) if r.objects else r
-                for r in results] for results in chunk.per_env]
-    return replace(chunk, per_env=per_env), bytes(texts)
-
-
-def _adopted(chunk: _Chunk) -> _Chunk:
-    """A file's result from the cache, its texts where the run wants them: left in the cache
-    for a store that reads them from there (only those it writes or prints are read), put in
-    one that must hold them, read back without a store."""
-    store = _WORK["store"]
-    for results in chunk.per_env:
-        for i, r in enumerate(results):
-            if not r.objects:
-                continue
-            if store is None:
-                objects = [o if o.ref is None else o._replace(text=o.ref.read().decode("utf-8"), ref=None)
-                           for o in r.objects]
-            else:
-                objects = [o if o.ref is None or (ref := store.adopt(f"{o.env}/{o.path}" if o.env else o.path,
-                                                                        o.ref)) is o.ref else o._replace(ref=ref)
-                           for o in r.objects]
-            results[i] = replace(r, objects=objects)
-    return chunk
 
 
 def _environments(doc, used: set) -> list[_DocResult]:
@@ -235,14 +200,14 @@ def _run(files, overlays, env_options, default_namespace=None, render=True, memo
     worker holds what a slice gives until the slice is done, so slices are at most MAX_SLICE
     files, whatever the size of the repository; the caller keeps what it needs of each file
     and drops the rest."""
-    memo = memo or run_memo(None, files, [], CACHED_CLASSES, _packed)
+    memo = memo or run_memo(None, files, [], CACHED_CLASSES, packed)
     _WORK.update(overlays=overlays, env_options=env_options, default_namespace=default_namespace, render=render,
                  memo=memo, store=store)
     computed = _computed(memo.misses, max(1, len(overlays)))
     try:
         for file in files:
             found = memo.found(file)
-            yield _adopted(found) if found is not None else next(computed)
+            yield placed(found, store) if found is not None else next(computed)
     finally:
         computed.close()
         _WORK.clear()
@@ -322,7 +287,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     diagnostics: list[Diagnostic] = list(problems)
     used: set = set()
     memo = run_memo(cache, files, run_settings(overlays, env_options, default_namespace, render), CACHED_CLASSES,
-                    _packed)
+                    packed)
     for chunk in _run(files, overlays, env_options, default_namespace, render, memo, store):
         done += chunk.files
         if done % MAX_SLICE == 0 or done == len(files):

@@ -5,10 +5,11 @@ after the entry's summary, a CachedText in its place)."""
 from __future__ import annotations
 
 from mpigen import pipeline
+from mpigen.cache import texts as cache_texts
 from mpigen.cache.store import THIS_ENTRY, CachedText
 from mpigen.pipeline import RenderedObject, _Chunk, _DocResult
 
-# Every field set to a value no default has, so that a field _stored or _packed forgets shows.
+# Every field set to a value no default has, so that a field _stored or packed forgets shows.
 VALUES = {"sort_key": (5, "Job", "team-a", "pi"), "path": "team-a/job-pi.yaml", "text": "---\nkind: Job\n",
           "env": "dev", "running_workers": True, "root": "pi-launcher", "ref": (3, 17), "digest": b"d" * 32}
 
@@ -36,7 +37,7 @@ def test_an_object_packed_for_the_cache_keeps_every_other_field():
     obj = RenderedObject(**{**VALUES, "ref": None})
     cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"))
     chunk = _Chunk([], [[_DocResult([], objects=[obj, cluster, obj])]], set(), 1)
-    packed, texts = pipeline._packed(chunk)
+    packed, texts = cache_texts.packed(chunk)
     length = len(obj.text.encode())
     assert packed.per_env[0][0].objects == [
         RenderedObject(**{**VALUES, "text": "", "ref": CachedText(THIS_ENTRY, 0, length, obj.digest)}), cluster,
