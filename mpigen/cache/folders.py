@@ -61,11 +61,10 @@ class FolderRecord:
             self.saw[path] = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, digest)
             self.changed = True
 
-    def save(self, swapped: bool = False) -> None:
-        """Keep what this run saw of the folder's files (unless the folder was swapped since,
-        which gave every file a new ctime: the next run reads them all, and keeps them)."""
-        if self.store is None or self.folder is None or (not self.changed and self.saw == self.kept):
-            return
-        if swapped:
-            self.saw = {}
-        self.store.put(self.key, ((self.folder.st_dev, self.folder.st_ino), self.saw))
+    def save(self) -> None:
+        """Keep what this run saw of the folder's files, when it read any it may keep (else the
+        record is left as it is: an entry of a file changed since no longer matches its stat).
+        A folder swapped by a render is not saved: the swap gave every file a new ctime, and
+        the folder a new inode."""
+        if self.store is not None and self.folder is not None and self.changed:
+            self.store.put(self.key, ((self.folder.st_dev, self.folder.st_ino), self.saw))

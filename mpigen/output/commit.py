@@ -8,7 +8,7 @@ run leaves DIR exactly as it was or, once it has finished, the complete new stat
   a repository) is written in place with a journal (mpigen.output.in_place): only the files
   whose bytes change are touched, and the renames take an instant. A larger one is built as
   a copy of DIR beside it and swapped in with one rename (mpigen.output.swap), which costs
-  a link per file of DIR; so is a folder written in place only where it cannot be swapped.
+  a link per file of DIR. Where DIR cannot be swapped, every change is written in place.
 - A file whose stat is what mpigen saw when it last read or wrote it is not read again to
   be compared (mpigen.cache.folders).
 - The next run repairs a killed one (mpigen.output.recovery).

@@ -1,8 +1,10 @@
-"""The write in place, where DIR cannot be swapped (a mount point; a parent this user may
-not write into; folders this user could not recreate as they are): the changed files are
+"""The write in place, for a change to a small part of DIR (it touches only the files whose
+bytes change), and where DIR cannot be swapped (a mount point; a parent this user may not
+write into; folders this user could not recreate as they are): the changed files are
 staged in a hidden folder inside DIR with a journal, then renamed in one by one, each
 file replaced or removed kept as a backup, the index last (the commit). An error before
-the commit puts every backup back; so does the next run after a kill (roll_back)."""
+the commit puts every backup back; so does the next run after a kill (roll_back).
+Interrupt, terminate and hang-up wait until the renames are done."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import errno
 import json
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path, PurePosixPath
 
@@ -42,6 +45,14 @@ def in_place(out: Path, tree, changed: dict[str, bytes], metas, stale: list[str]
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
+    with _signals_held():  # until DIR holds the new state and nothing of the stage is left
+        _rename_in(out, stage, tree, journal, stale)
+        shutil.rmtree(stage, ignore_errors=True)
+        remove_empty_dirs(out, {str(PurePosixPath(p).parent) for p in stale})
+
+
+def _rename_in(out: Path, stage: Path, tree, journal: dict, stale: list[str]) -> None:
+    """The renames, the index last; on any error, every backup put back."""
     rel = ""
     try:
         for rel in journal["folders"]:
@@ -63,8 +74,23 @@ def in_place(out: Path, tree, changed: dict[str, bytes], metas, stale: list[str]
         if isinstance(exc, OSError):
             raise WriteFailed(rel, exc) from exc
         raise
-    shutil.rmtree(stage, ignore_errors=True)
-    remove_empty_dirs(out, {str(PurePosixPath(p).parent) for p in stale})
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Interrupt, terminate and hang-up held back while the files are renamed in (an instant):
+    a run stopped then ends once DIR holds the complete new state. Only SIGKILL (or a power
+    cut) can stop the renames half done, and the next run rolls them back (roll_back)."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    except (AttributeError, ValueError, OSError):  # no signal masks here, or not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _back_up(out: Path, stage: Path, rel: str, keep: bool) -> None:
