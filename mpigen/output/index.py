@@ -72,7 +72,11 @@ def index_bytes(entries: Mapping[str, str]) -> bytes:
         # every digest): that, without the call, is a third of a large index's time.
         return f'"{text}"' if plain(text) else dumps(text, ensure_ascii=False)
 
-    lines = [f"    {quoted(path)}: {quoted(entries[path])}" for path in sorted(entries)]
+    items = sorted(entries.items())
+    if plain(" ".join(entries)) and all(plain(value) for _, value in items):  # the paths at once
+        lines = [f'    "{path}": "{value}"' for path, value in items]
+    else:
+        lines = [f"    {quoted(path)}: {quoted(value)}" for path, value in items]
     files = "{\n" + ",\n".join(lines) + "\n  }" if lines else "{}"
     return (f'{{\n  "about": {dumps(_ABOUT, ensure_ascii=False)},\n  "files": {files},\n'
             f'  "mpigenIndex": {VERSION}\n}}\n').encode("utf-8")
@@ -119,6 +123,8 @@ def parse_index(data: bytes) -> Index:
     files = document.get("files")
     if not isinstance(files, dict):
         return Index(distrust="its files are not a mapping")
+    if _all_safe(files):
+        return Index(files)
     return _checked(files.items())
 
 
@@ -133,6 +139,25 @@ def _parse_legacy(text: str) -> Index:
             return Index(distrust=f"its line '{line[:80]}' is not an entry")
         pairs.append((path, digest_part))
     return _checked(pairs)
+
+
+def _all_safe(files: dict) -> bool:
+    """Whether every entry is plainly safe, in a few looks at all of them at once (one per
+    entry costs a tenth of a second at 60,000 files); when not, _checked says which is not."""
+    try:
+        paths, digests = "\n".join(files), "\n".join(files.values())
+    except TypeError:  # a digest that is not a string
+        return False
+    count = len(files)
+    # Each digest 64 characters (every 65th a line break, and no other), each a hex digit.
+    if len(digests) != 65 * count - 1 or digests.count("\n") != count - 1 or digests[64::65] != "\n" * (count - 1) \
+            or not digests.isascii() or digests.encode("ascii").translate(None, b"0123456789abcdef\n"):
+        return False
+    if INDEX in files or _UNSAFE.search(paths.replace("\n", "")) is not None or paths.count("\n") != count - 1:
+        return False  # no path holds a line break: each is one line of `paths`
+    # Each path padded with slashes, as unsafe_name pads it, the paths apart by a NUL (which none holds).
+    padded = "/" + paths.replace("\n", "/\0/") + "/"
+    return "\\" not in padded and "//" not in padded and "/./" not in padded and "/../" not in padded
 
 
 def _checked(pairs) -> Index:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,7 +80,7 @@ def _plan(out: Path, files: dict[str, bytes] | StagedFiles, scope: tuple[str, ..
     if index.distrust:
         plan.warnings.append(warning(Mark(f"{shown}/{INDEX}"), f"set aside: {index.distrust}; mpigen owns none of "
                                      f"the files in {shown} this run, and writes a new index"))
-    for path in sorted(files) if tree else ():
+    for path in files if tree else ():  # the problems are sorted when shown
         conflict = tree.conflict(out, path)
         if conflict:
             plan.problems.append(error(Mark(shown), conflict))
@@ -99,29 +98,8 @@ def _plan(out: Path, files: dict[str, bytes] | StagedFiles, scope: tuple[str, ..
                                              "longer produces it, but it was changed since; it is yours now: "
                                              "delete it if it is no longer needed"))
             del ours[path]
-    files[INDEX] = index_bytes(_Digests(files, ours))
+    files[INDEX] = index_bytes({**files.digests(), **ours})  # ours: those kept outside the rendered scope
     return plan
-
-
-class _Digests(Mapping):
-    """Path -> sha256 of every file the index lists: the render's files, each hashed when
-    asked (a large render's digests are not all held at once), and `kept`, those mpigen
-    wrote outside the rendered scope, with their recorded digests."""
-
-    def __init__(self, files, kept: dict[str, str]) -> None:
-        self.files, self.kept = files, kept
-
-    def __getitem__(self, path: str) -> str:
-        if path in self.kept:
-            return self.kept[path]
-        return self.files.digest(path)
-
-    def __iter__(self):
-        yield from self.files
-        yield from (p for p in self.kept if p not in self.files)
-
-    def __len__(self) -> int:
-        return len(self.files) + sum(1 for p in self.kept if p not in self.files)
 
 
 def _read(out: Path, path: str) -> bytes:

@@ -19,7 +19,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 from mpigen.output.failure import WriteFailed
-from mpigen.output.index import digest, unsafe_name
+from mpigen.output.index import INDEX, digest, unsafe_name
 from mpigen.output.scratch import beside
 
 
@@ -95,6 +95,12 @@ class StagedFiles(MutableMapping):
         """The sha256 of a file (in hex), as the render made it (read and hashed when set here)."""
         obj = self.refs.get(path)
         return obj.digest.hex() if obj is not None else digest(self.extra[path])
+
+    def digests(self) -> dict[str, str]:
+        """Path -> sha256 (in hex) of every file but the index, as the render made it."""
+        found = {path: obj.digest.hex() for path, obj in self.refs.items()}
+        found.update((path, digest(data)) for path, data in self.extra.items() if path != INDEX)
+        return found
 
     def sha256(self, path: str) -> bytes:
         """The sha256 of a file, as the render made it (hashed when set here)."""

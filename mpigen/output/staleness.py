@@ -42,36 +42,49 @@ def compare_folder(out: Path, plan, cache: Path | None = None) -> FolderReport:
     file whose stat is what mpigen saw when it last read it holds what it held then (with
     the cache folder `cache`: mpigen.cache.folders). Raises InputError when a file of the
     folder cannot be read."""
-    report = FolderReport()
     record = FolderRecord(cache, out)
-    chunks = []
     root = out.as_posix().rstrip("/")
-    # The index last: its diff only repeats, as digests, the changes shown above it.
     stale = set(plan.stale)
-    for path in sorted(p for p in plan.files if p != INDEX) + list(plan.stale) + [INDEX]:
+    changed, missing = [], []
+    for path in plan.files:  # in the render's order; the report in the order of paths
         if path in stale:
-            report.extra.append(path)
-            chunks.append(_unified(_read(out, root, path).decode("utf-8", "replace"), None, f"{root}/{path}"))
             continue
         try:
             meta = os.stat(f"{root}/{path}")
         except OSError:
             meta = None
         if meta is None or not S_ISREG(meta.st_mode):
-            report.missing.append(path)
-            chunks.append(_unified(None, plan.files[path].decode("utf-8"), f"{root}/{path}"))
+            missing.append(path)
             continue
         digest = plan.files.sha256(path)
         if record.holds(path, meta, digest):
             continue
-        current, data = _read(out, root, path), plan.files[path]
-        if current == data:
+        if _read(out, root, path) == plan.files[path]:
             record.read(path, meta, digest)
-            continue
-        report.changed.append(path)
-        chunks.append(_unified(current.decode("utf-8", "replace"), data.decode("utf-8"), f"{root}/{path}"))
+        else:
+            changed.append(path)
     record.save()
-    report.diff = "".join(chunks)
+    return _report(out, root, plan, sorted(changed), sorted(missing))
+
+
+def _report(out: Path, root: str, plan, changed: list[str], missing: list[str]) -> FolderReport:
+    """The report, its diff in the order of paths (the index last: its diff only repeats, as
+    digests, the changes shown above it)."""
+    report = FolderReport(changed=[p for p in changed if p != INDEX], missing=[p for p in missing if p != INDEX],
+                          extra=list(plan.stale))
+    report.changed += [INDEX] if INDEX in changed else []
+    report.missing += [INDEX] if INDEX in missing else []
+    chunks = {}
+    for path in report.changed:
+        chunks[path] = _unified(_read(out, root, path).decode("utf-8", "replace"), plan.files[path].decode("utf-8"),
+                                f"{root}/{path}")
+    for path in report.missing:
+        chunks[path] = _unified(None, plan.files[path].decode("utf-8"), f"{root}/{path}")
+    for path in report.extra:
+        chunks[path] = _unified(_read(out, root, path).decode("utf-8", "replace"), None, f"{root}/{path}")
+    order = sorted(p for p in chunks if p != INDEX and p not in plan.stale) + list(plan.stale) + \
+        [INDEX] * (INDEX in chunks)
+    report.diff = "".join(chunks[path] for path in order)
     return report
 
 
