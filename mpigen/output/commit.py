@@ -81,14 +81,9 @@ def _compare(out: Path, tree, files, record: FolderRecord):
     metas, changed = {}, {}
     rel = ""
     try:
-        for rel in files:
-            if rel not in tree.files:
-                changed[rel] = files[rel]
-                continue
-            meta = os.lstat(f"{out}/{rel}")
-            digest = files.sha256(rel)
-            if record.holds(rel, meta, digest):
-                continue
+        present = ((p, d) for p, d in files.sha256s() if p in tree.files)
+        for rel, meta, digest in record.unseen(str(out), present, os.lstat):
+            meta = meta or os.lstat(f"{out}/{rel}")  # gone since the folder was read: says why
             data = files[rel]
             if meta.st_size == len(data):
                 with open(f"{out}/{rel}", "rb") as handle:
@@ -96,6 +91,8 @@ def _compare(out: Path, tree, files, record: FolderRecord):
                         record.read(rel, meta, digest)
                         continue
             changed[rel], metas[rel] = data, meta
+        rel = ""
+        changed.update((p, files[p]) for p in files if p not in tree.files)
     except OSError as exc:
         raise WriteFailed(rel, exc, "cannot read") from exc
     return metas, changed

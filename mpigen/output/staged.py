@@ -102,10 +102,10 @@ class StagedFiles(MutableMapping):
         found.update((path, digest(data)) for path, data in self.extra.items() if path != INDEX)
         return found
 
-    def sha256(self, path: str) -> bytes:
-        """The sha256 of a file, as the render made it (hashed when set here)."""
-        obj = self.refs.get(path)
-        return obj.digest if obj is not None else hashlib.sha256(self.extra[path]).digest()
+    def sha256s(self):
+        """(path, sha256) of every file, as the render made it."""
+        yield from ((path, obj.digest) for path, obj in self.refs.items())
+        yield from ((path, hashlib.sha256(data).digest()) for path, data in self.extra.items())
 
     def __getitem__(self, path: str) -> bytes:
         if path in self.extra:
