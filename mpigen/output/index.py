@@ -153,7 +153,13 @@ def _all_safe(files: dict) -> bool:
     if len(digests) != 65 * count - 1 or digests.count("\n") != count - 1 or digests[64::65] != "\n" * (count - 1) \
             or not digests.isascii() or digests.encode("ascii").translate(None, b"0123456789abcdef\n"):
         return False
-    if INDEX in files or _UNSAFE.search(paths.replace("\n", "")) is not None or paths.count("\n") != count - 1:
+    return INDEX not in files and safe_names(paths, count)
+
+
+def safe_names(paths: str, count: int) -> bool:
+    """Whether each of `count` paths, one per line of `paths`, is a name unsafe_name lets
+    through: in a few looks at all of them at once."""
+    if _UNSAFE.search(paths.replace("\n", "")) is not None or paths.count("\n") != count - 1:
         return False  # no path holds a line break: each is one line of `paths`
     # Each path padded with slashes, as unsafe_name pads it, the paths apart by a NUL (which none holds).
     padded = "/" + paths.replace("\n", "/\0/") + "/"

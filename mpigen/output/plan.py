@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.output.failure import WriteFailed, machine_error, relative
-from mpigen.output.index import INDEX, Index, digest, index_bytes, read_index, unsafe_name
+from mpigen.output.index import INDEX, Index, digest, index_bytes, read_index, safe_names, unsafe_name
 from mpigen.output.staged import StagedFiles
 from mpigen.output.tree import Tree
 
@@ -80,7 +80,7 @@ def _plan(out: Path, files: dict[str, bytes] | StagedFiles, scope: tuple[str, ..
     if index.distrust:
         plan.warnings.append(warning(Mark(f"{shown}/{INDEX}"), f"set aside: {index.distrust}; mpigen owns none of "
                                      f"the files in {shown} this run, and writes a new index"))
-    for path in files if tree else ():  # the problems are sorted when shown
+    for path in _to_look_at(files, tree, old) if tree else ():  # the problems are sorted when shown
         conflict = tree.conflict(out, path)
         if conflict:
             plan.problems.append(error(Mark(shown), conflict))
@@ -102,6 +102,16 @@ def _plan(out: Path, files: dict[str, bytes] | StagedFiles, scope: tuple[str, ..
     return plan
 
 
+def _to_look_at(files, tree: Tree, old: dict[str, str]) -> set[str]:
+    """The paths that may be in the way or not mpigen's: all but those the index lists that
+    are files of the folder already, in real folders (the common case, in set operations)."""
+    names = set(files)
+    known = names & tree.files & old.keys()
+    if {path.rpartition("/")[0] for path in known} <= tree.dirs | {""}:
+        return names - known
+    return names
+
+
 def _read(out: Path, path: str) -> bytes:
     try:
         return (out / path).read_bytes()
@@ -115,12 +125,15 @@ def _name_problems(out: Path, files: dict[str, bytes]) -> list[Diagnostic]:
     a file and a folder (an overlay named .mpigen-index). One error per name."""
     problems, reported = [], set()
     folders = set()
-    for path in files:
-        cut = path.rfind("/")
-        while cut > 0 and path[:cut] not in folders:
-            folders.add(path[:cut])
-            cut = path.rfind("/", 0, cut)
-    for path in sorted([*files, INDEX]):
+    for parent in {path.rpartition("/")[0] for path in files}:  # a few hundred, for 60,000 files
+        cut = len(parent)
+        while cut > 0 and parent[:cut] not in folders:
+            folders.add(parent[:cut])
+            cut = parent.rfind("/", 0, cut)
+    names = [*files, INDEX]
+    if safe_names("\n".join(names), len(names)) and folders.isdisjoint(names):
+        return []  # every name at once: the common case
+    for path in sorted(names):
         if unsafe_name(path) is None and path not in folders:
             continue
         parts = path.split("/")
