@@ -18,6 +18,10 @@ interpreter and these dependencies) is timed on the same repositories, the two v
 taking turns run by run so that the machine's drift hits both alike; the table shows both
 and their ratio. With --targets A B, this version renders the same repositories for two
 targets (e.g. static jobset), side by side in the same way.
+
+Every render here is a full one, with --no-cache (a run in which nothing changed would
+otherwise take its results from the cache of the run before); bench/incremental.py times
+the cache. A revision given to --against must know --no-cache.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from mpigen.emit.yaml import dump_object  # noqa: E402
 from tools import installed, version  # noqa: E402
 
 FRAMEWORKS = ["horovod", "deepspeed", "pytorch", "tensorflow", "mxnet", "custom"]
+FULL = ["--no-cache"]  # every job rendered, none taken from the cache of an earlier run
 IMPLEMENTATIONS = ["OpenMPI", "OpenMPI", "OpenMPI", "IntelMPI", "MPICH"]
 GPUS = ["nvidia.com/gpu", "nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "amd.com/gpu"]
 
@@ -210,7 +215,7 @@ def render_rows(tmp: Path, paths: dict[str, tuple[str, tuple[str, ...]]], args) 
 
 def commands(paths: dict[str, tuple[str, tuple[str, ...]]], argv: list[str]) -> dict[str, list[str]]:
     """Each column's command line, its PYTHONPATH first."""
-    return {name: [path, sys.executable, "-m", "mpigen", *argv, *extra] for name, (path, extra) in paths.items()}
+    return {name: [path, sys.executable, "-m", "mpigen", *argv, *extra, *FULL] for name, (path, extra) in paths.items()}
 
 
 def compare_rows(tmp: Path, here: str, args) -> list[str]:
@@ -221,8 +226,8 @@ def compare_rows(tmp: Path, here: str, args) -> list[str]:
     generate(root, args.jobs, args.seed)
     timed([sys.executable, "-m", "mpigen", "render", "-o", "built"], root, here)
     jobs = args.jobs * len(compare.ENVS)
-    runs = {"mpigen render --stdout": [here, sys.executable, "-m", "mpigen", "render", "--stdout"],
-            "mpigen render into a new output folder": [here, sys.executable, "-m", "mpigen", "render"]}
+    runs = {"mpigen render --stdout": [here, sys.executable, "-m", "mpigen", "render", "--stdout", *FULL],
+            "mpigen render into a new output folder": [here, sys.executable, "-m", "mpigen", "render", *FULL]}
     if not args.no_compare:
         tools = installed()
         print(f"helm {version(tools['helm'])}, kubectl {version(tools['kubectl'])}")
@@ -252,7 +257,7 @@ def scale_rows(tmp: Path, here: str, args) -> list[str]:
         runs = args.runs if wanted <= 3000 else 1
         cells = []
         for argv in (["render", "--stdout"], ["render"]):
-            (walls, peak), = measure(root, {"": [here, sys.executable, "-m", "mpigen", *argv]}, runs,
+            (walls, peak), = measure(root, {"": [here, sys.executable, "-m", "mpigen", *argv, *FULL]}, runs,
                                      fresh=root / "out").values()
             cells.append((statistics.median(walls), peak))
         per = cells[1][0] / (count * 3) * 1000
@@ -268,7 +273,8 @@ def cold_rows(tmp: Path, here: str, args) -> list[str]:
     generate(root, 1, args.seed)
     single = root / "blueprints" / "job-00000.yaml"
     lines = []
-    for what, argv in (("`mpigen --help`", ["--help"]), ("one blueprint to stdout", ["render", str(single), "--stdout"])):
+    for what, argv in (("`mpigen --help`", ["--help"]),
+                       ("one blueprint to stdout", ["render", str(single), "--stdout", *FULL])):
         (walls, peak), = measure(root, {"": [here, sys.executable, "-m", "mpigen", *argv]}, args.cold_runs).values()
         lines.append(f"- {what}, cold start: {spread(walls)}, {peak / 1024:.0f} MiB")
     lines.append("- one blueprint to stdout, " + compare.import_times(root, single, here)[0])

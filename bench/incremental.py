@@ -4,7 +4,8 @@ blueprint changed, with the cache of mpigen.cache (`render` and `check`).
     python bench/incremental.py [--jobs N] [--overlays] [--runs R]
 
 Generates N blueprints (bench/bench.py's, without overlays unless --overlays: then each is
-rendered for three), renders them once into out/ to fill the cache, then times, in fresh
+rendered for three), renders them once into out/ to fill the cache and checks them once
+(what mpigen saw of out/ is kept: files older than a few seconds), then times, in fresh
 processes taking turns run by run: `mpigen render --no-cache` after one blueprint changed
 (the full render), and `mpigen render` and `mpigen check` with the cache, each after one
 more blueprint change (check then finds the folder stale, exit 1). Prints the medians and the ratios to the full render.
@@ -24,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench import generate  # noqa: E402
+from mpigen.cache.folders import RACY  # noqa: E402
 
 HERE = str(Path(__file__).resolve().parent.parent)
 
@@ -60,6 +62,8 @@ def main() -> None:
         os.environ["MPIGEN_CACHE_DIR"] = str(Path(name) / "cache")
         mpigen = [sys.executable, "-m", "mpigen"]
         timed([*mpigen, "render"], root)  # the folder written and the cache filled
+        time.sleep(RACY)  # then checked, as a repository is between two edits: what it saw of the
+        timed([*mpigen, "check"], root)  # folder kept (mpigen.cache.folders)
         walls: dict[str, list[float]] = {"full render (--no-cache)": [], "render": [], "check": []}
         for run in range(args.runs):
             change(root, 3 * run)
