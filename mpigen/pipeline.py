@@ -5,11 +5,11 @@ them and carries each object's provenance (which blueprint and overlay it came f
 With overlays, every blueprint is rendered once per overlay; the output of each overlay
 is its own environment (its own folder under -o, with its own kustomization.yaml).
 
-Blueprints are independent of each other, so a large repository is split into chunks
-rendered in parallel processes (one per core); results are put back in input order,
-so the output is the same bytes as a serial run. After each chunk the caller's Progress
-hears how many files are done (the command line draws a bar with it; the pipeline prints
-nothing).
+Blueprints are independent of each other: what the cache holds of a file is taken as it
+is, and the files it lacks of a large repository are split into slices rendered in
+parallel processes (one per core); results are put back in input order, so the output is
+the same bytes as a serial run. Every MAX_SLICE files the caller's Progress hears how
+many are done (the command line draws a bar with it; the pipeline prints nothing).
 """
 
 from __future__ import annotations
@@ -80,13 +80,12 @@ class _DocResult:
 
 @dataclass
 class _Chunk:
-    """What a slice of the blueprint files gives: loading problems, and per environment
-    the result of each blueprint document, in file order."""
+    """What one blueprint file gives: loading problems, per environment the result of each
+    blueprint document in it, in file order, and the overlay patches it used."""
 
     problems: list[Diagnostic]
     per_env: list[list[_DocResult]]
     used: set
-    files: int = 0  # how many files the slice had
 
 
 # The only classes a cache entry may hold: what _one_file gives, packed (mpigen.cache.texts).
@@ -113,7 +112,7 @@ def _process(files: list) -> list[_Chunk]:
 def _one_file(file, read) -> _Chunk:
     """What one file gives (its text from `read`). Only the results are kept, never the
     loaded documents (with the marks of every key and value, they are the bulk)."""
-    chunk = _Chunk([], [[] for _ in range(max(1, len(_WORK["overlays"])))], set(), 1)
+    chunk = _Chunk([], [[] for _ in range(max(1, len(_WORK["overlays"])))], set())
     docs, chunk.problems = load_files([file], read)
     validated = [_environments(doc, chunk.used) for doc in docs]
     del docs  # rendering needs the blueprints, not the documents and their marks
@@ -273,7 +272,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
               render: bool = True, progress: Progress | None = None, cache: Path | None = None,
               store: Store | None = None) -> Result:
     """Render (or only validate) every blueprint under paths for every overlay (with
-    env_options[i] for overlay i when given), telling `progress` after each chunk, with what
+    env_options[i] for overlay i when given), telling `progress` every MAX_SLICE files, with what
     the cache folder `cache` holds of each file (None: no cache); with a `store`, the render's
     processes put the objects' texts there. Raises InputError with
     every problem of every blueprint under every overlay."""
@@ -289,7 +288,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     memo = run_memo(cache, files, run_settings(overlays, env_options, default_namespace, render), CACHED_CLASSES,
                     packed)
     for chunk in _run(files, overlays, env_options, default_namespace, render, memo, store):
-        done += chunk.files
+        done += 1
         if done % MAX_SLICE == 0 or done == len(files):
             report(done, len(files))
         diagnostics.extend(chunk.problems)

@@ -72,14 +72,21 @@ def index_bytes(entries: Mapping[str, str]) -> bytes:
         # every digest): that, without the call, is a third of a large index's time.
         return f'"{text}"' if plain(text) else dumps(text, ensure_ascii=False)
 
-    items = sorted(entries.items())
-    if plain(" ".join(entries)) and all(plain(value) for _, value in items):  # the paths at once
-        lines = [f'    "{path}": "{value}"' for path, value in items]
-    else:
-        lines = [f"    {quoted(path)}: {quoted(value)}" for path, value in items]
-    files = "{\n" + ",\n".join(lines) + "\n  }" if lines else "{}"
-    return (f'{{\n  "about": {dumps(_ABOUT, ensure_ascii=False)},\n  "files": {files},\n'
-            f'  "mpigenIndex": {VERSION}\n}}\n').encode("utf-8")
+    paths = sorted(entries)
+    fast = plain(" ".join(paths)) is not None  # every path at once: no path needs escaping
+    out = bytearray(f'{{\n  "about": {dumps(_ABOUT, ensure_ascii=False)},\n  "files": '.encode("utf-8"))
+    out += b"{\n" if paths else b"{}"
+    for start in range(0, len(paths), _LINES):  # a few thousand lines at a time: the index is never held twice
+        part = [(path, entries[path]) for path in paths[start:start + _LINES]]
+        lines = [f'    "{path}": "{value}"' if fast and plain(value) else f"    {quoted(path)}: {quoted(value)}"
+                 for path, value in part]
+        out += (",\n" if start else "").encode() + ",\n".join(lines).encode("utf-8")
+    out += b"\n  }" if paths else b""
+    out += f',\n  "mpigenIndex": {VERSION}\n}}\n'.encode("utf-8")
+    return bytes(out)
+
+
+_LINES = 4096
 
 
 def unsafe_name(path: str) -> str | None:

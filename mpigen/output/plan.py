@@ -98,7 +98,9 @@ def _plan(out: Path, files: dict[str, bytes] | StagedFiles, scope: tuple[str, ..
                                              "longer produces it, but it was changed since; it is yours now: "
                                              "delete it if it is no longer needed"))
             del ours[path]
-    files[INDEX] = index_bytes({**files.digests(), **ours})  # ours: those kept outside the rendered scope
+    digests = files.digests()
+    digests.update(ours)  # those mpigen wrote outside the rendered scope, as the old index has them
+    files[INDEX] = index_bytes(digests)
     return plan
 
 

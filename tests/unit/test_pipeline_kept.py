@@ -36,7 +36,7 @@ def test_an_object_kept_in_a_store_keeps_every_other_field(monkeypatch):
 def test_an_object_packed_for_the_cache_keeps_every_other_field():
     obj = RenderedObject(**{**VALUES, "ref": None})
     cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"))
-    chunk = _Chunk([], [[_DocResult([], objects=[obj, cluster, obj])]], set(), 1)
+    chunk = _Chunk([], [[_DocResult([], objects=[obj, cluster, obj])]], set())
     packed, texts = cache_texts.packed(chunk)
     length = len(obj.text.encode())
     assert packed.per_env[0][0].objects == [
