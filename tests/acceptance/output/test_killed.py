@@ -182,3 +182,43 @@ def test_two_renders_into_one_folder_end_in_one_complete_state(tmp_path):
             assert run.wait() == 0, run.stderr.read()
         assert files_of(tmp_path / "out") in references, f"attempt {attempt}: a mix of both renders"
         assert_index_lists_exactly_its_files(tmp_path / "out") and leftovers(tmp_path / "out") == []
+
+
+@pytest.fixture(scope="module")
+def one_changed(tmp_path_factory) -> tuple[Path, dict]:
+    """The repository of `big` in two versions that differ in one blueprint: a change to a
+    small part of the output folder, which is written in place (mpigen.output.commit)."""
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(ROOT / "bench"))
+    from bench import generate
+
+    root = tmp_path_factory.mktemp("one-changed")
+    generate(root, 500, seed=3)
+    (root / "blueprints").rename(root / "blueprints-old")
+    shutil.copytree(root / "blueprints-old", root / "blueprints-new")
+    changed = sorted((root / "blueprints-new").glob("*.yaml"))[7]
+    changed.write_text(changed.read_text().replace("image: ", "image: mirror.example.com/", 1))
+    states = {}
+    for version in ("old", "new"):
+        use(root, version)
+        assert start(root, f"expected-{version}").wait() == 0
+        states[version] = files_of(root / f"expected-{version}")
+    assert 0 < sum(states["old"].get(p) != b for p, b in states["new"].items()) < len(states["new"]) / 16
+    return root, states
+
+
+def test_a_small_change_killed_in_its_write_phase_is_written_in_place_and_repaired(one_changed):
+    """A small change is renamed into DIR itself (DIR keeps its inode): a kill -9 in the
+    instant of the renames leaves a mix, which the next run's first step rolls back (or
+    forward, once the index is renamed in)."""
+    from mpigen.output.recovery import recover_abandoned
+
+    root, states = one_changed
+    out = root / "out"
+    outcomes = kill_repeatedly(root, out, states, lambda: recover_abandoned(out))
+    folder = os.stat(out).st_ino
+    use(root, "new")
+    assert start(root, "out").wait() == 0
+    assert files_of(out) == states["new"] and leftovers(out) == []
+    assert os.stat(out).st_ino == folder  # written in place, never swapped
+    print("outcomes:", outcomes)
