@@ -31,15 +31,20 @@ def big(tmp_path_factory) -> tuple[Path, dict]:
     """A repository of 500 generated blueprints (bench/; 3,200 files) in two versions that differ in
     every workload (blueprints-old/ and blueprints-new/, one of them renamed to
     blueprints/ when used), and the output folder of each, as rendered into a new folder."""
+    return two_versions(tmp_path_factory.mktemp("big"), sorted)
+
+
+def two_versions(root: Path, changed) -> tuple[Path, dict]:
+    """500 generated blueprints in `root` (blueprints-old/), a copy (blueprints-new/) whose
+    `changed(files)` have another image, and the output folder of each version."""
     if str(ROOT / "bench") not in sys.path:
         sys.path.insert(0, str(ROOT / "bench"))
     from bench import generate
 
-    root = tmp_path_factory.mktemp("big")
     generate(root, 500, seed=3)
     (root / "blueprints").rename(root / "blueprints-old")
     shutil.copytree(root / "blueprints-old", root / "blueprints-new")
-    for path in (root / "blueprints-new").glob("*.yaml"):
+    for path in changed(sorted((root / "blueprints-new").glob("*.yaml"))):
         path.write_text(path.read_text().replace("image: ", "image: mirror.example.com/", 1))
     states = {}
     for version in ("old", "new"):
@@ -188,21 +193,7 @@ def test_two_renders_into_one_folder_end_in_one_complete_state(tmp_path):
 def one_changed(tmp_path_factory) -> tuple[Path, dict]:
     """The repository of `big` in two versions that differ in one blueprint: a change to a
     small part of the output folder, which is written in place (mpigen.output.commit)."""
-    if str(ROOT / "bench") not in sys.path:
-        sys.path.insert(0, str(ROOT / "bench"))
-    from bench import generate
-
-    root = tmp_path_factory.mktemp("one-changed")
-    generate(root, 500, seed=3)
-    (root / "blueprints").rename(root / "blueprints-old")
-    shutil.copytree(root / "blueprints-old", root / "blueprints-new")
-    changed = sorted((root / "blueprints-new").glob("*.yaml"))[7]
-    changed.write_text(changed.read_text().replace("image: ", "image: mirror.example.com/", 1))
-    states = {}
-    for version in ("old", "new"):
-        use(root, version)
-        assert start(root, f"expected-{version}").wait() == 0
-        states[version] = files_of(root / f"expected-{version}")
+    root, states = two_versions(tmp_path_factory.mktemp("one-changed"), lambda files: files[7:8])
     assert 0 < sum(states["old"].get(p) != b for p, b in states["new"].items()) < len(states["new"]) / 16
     return root, states
 
