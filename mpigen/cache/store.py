@@ -10,7 +10,8 @@ not used at all.
 
 An entry is one file, <folder>/v2/<build>/<first two hex digits>/<key in hex>, where
 <build> names the build of mpigen that wrote it (mpigen.cache.fingerprint.build): no other
-build can use it, and the folders of builds no run has written into for a week are removed.
+build can use it, and the folders of builds (and of formats) no run has written into for a
+week are removed.
 
     b"mpigen-cache 2\\n"   (the format; a new format is a new folder and a new line)
     the key                (32 bytes: an entry copied under another name is foreign)
@@ -38,6 +39,7 @@ import hashlib
 import io
 import os
 import pickle
+import re
 import shutil
 import stat
 import tempfile
@@ -100,8 +102,8 @@ class Store:
             return None
 
     def put(self, key: bytes, value, texts: bytes = b"") -> None:
-        """Store `value` under `key`, with `texts` after it (where each CachedText.of(THIS_ENTRY,
-        ...) in `value` points), or, when the machine refuses, stop storing for this run."""
+        """Store `value` under `key`, with `texts` after it (where each CachedText(THIS_ENTRY, ...)
+        in `value` points), or, when the machine refuses, stop storing for this run."""
         if not self.writable:
             return
         buffer = io.BytesIO()
@@ -167,12 +169,18 @@ def _prepare(folder: Path) -> None:
 
 
 def _prune(root: Path) -> None:
-    """Remove the folders of other builds that no run has written into for a week."""
+    """Remove the folders of other builds, and of other formats (v1/, ...), that no run has
+    written into for a week."""
     week_ago = time.time() - UNUSED_FOR
-    for other in os.scandir(root.parent):
-        if other.name != root.name and other.is_dir(follow_symlinks=False) \
-                and other.stat(follow_symlinks=False).st_mtime < week_ago:
-            shutil.rmtree(other.path, ignore_errors=True)
+    for folder, ours in ((root.parent, root.name), (root.parent.parent, FORMAT)):
+        for other in os.scandir(folder):
+            if other.name != ours and other.is_dir(follow_symlinks=False) \
+                    and (folder == root.parent or _FORMAT_NAME.fullmatch(other.name)) \
+                    and other.stat(follow_symlinks=False).st_mtime < week_ago:
+                shutil.rmtree(other.path, ignore_errors=True)
+
+
+_FORMAT_NAME = re.compile(r"v[0-9]+")
 
 
 class _Unpickler(pickle.Unpickler):

@@ -160,16 +160,19 @@ def test_a_full_disk_turns_the_cache_off_silently(tmp_path, monkeypatch):
         assert not list(cache.rglob(".new-*"))  # no half-written entry left behind
 
 
-def test_the_entries_of_builds_unused_for_a_week_are_removed(cli, cache):
+def test_the_entries_of_builds_and_formats_unused_for_a_week_are_removed(cli, cache):
     repository(Path.cwd())
     old, recent = cache / FORMAT / "0123456789abcdef", cache / FORMAT / "fedcba9876543210"
-    for folder in (old, recent):
+    old_format, recent_format, not_ours = cache / "v1" / "0123456789abcdef", cache / "v3" / "0123", cache / "vx"
+    for folder in (old, recent, old_format, recent_format, not_ours):
         (folder / "00").mkdir(parents=True)
         (folder / "00" / ("00" * 32)).write_bytes(b"an entry of another build")
     week_ago = time.time() - 7 * 24 * 3600 - 60
-    os.utime(old, (week_ago, week_ago))
+    for folder in (old, old_format.parent, not_ours):
+        os.utime(folder, (week_ago, week_ago))
     cli("render", "bp", "--stdout")
     assert not old.exists() and recent.exists() and len(entries(cache)) == 5
+    assert not old_format.parent.exists() and recent_format.exists() and not_ours.exists()
 
 
 def test_a_render_after_one_change_rewrites_only_that_jobs_files(cli, cache):
