@@ -22,17 +22,18 @@ from mpigen.load.files import NAMED, display_path, read_text
 from mpigen.load.syntax_hints import syntax_hint
 
 MAX_DEPTH = 64
+_LIBYAML_DEPTH = "maximum nesting depth"  # libyaml's words when its own nesting limit is met
 
 
 _LOADERS: dict = {}
 
 
-def _loader_class():
-    """PyYAML's safe loader (libyaml's parser when available) with the YAML 1.1 scalars
-    that PyYAML leaves out but Kubernetes' reader (go-yaml v2) resolves: y/Y/n/N are
-    booleans, and 1e3 (an exponent without a dot) is a number. So a value means for
+def _loader_class(pure: bool = False):
+    """PyYAML's safe loader (libyaml's parser when available, unless `pure`) with the YAML
+    1.1 scalars that PyYAML leaves out but Kubernetes' reader (go-yaml v2) resolves: y/Y/n/N
+    are booleans, and 1e3 (an exponent without a dot) is a number. So a value means for
     mpigen what it means for kubectl."""
-    base = getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
+    base = (None if pure else getattr(yaml, "CSafeLoader", None)) or yaml.SafeLoader
     if base not in _LOADERS:
         class Loader(base):
             pass
@@ -52,7 +53,10 @@ def parse(text: str, shown: str) -> list[Document]:
 
     PyYAML's event stream (from libyaml when PyYAML has it) is turned straight into plain
     data and marks by an iterative composer, so that no input can exhaust the stack."""
-    loader_class = _loader_class()
+    return _parse(_loader_class(), text, shown)
+
+
+def _parse(loader_class, text: str, shown: str) -> list[Document]:
     try:
         loader = loader_class(text)
     except UnicodeEncodeError:  # the C reader encodes to UTF-8: a lone surrogate cannot be
@@ -62,6 +66,10 @@ def parse(text: str, shown: str) -> list[Document]:
     try:
         return _Composer(loader, shown).documents()
     except yaml.MarkedYAMLError as exc:
+        if _LIBYAML_DEPTH in (exc.problem or "") and loader_class is not _loader_class(pure=True):
+            # libyaml's own limit (from PyYAML 6.0.4's libyaml, 1,000 levels), met while it scans
+            # ahead of mpigen's (MAX_DEPTH): the pure parser finds mpigen's, where it is.
+            return _parse(_loader_class(pure=True), text, shown)
         if not (exc.problem_mark or exc.context_mark):
             raise InputError([error(Mark(shown), _yaml_message(exc))])
         # Where the mistake likely is (the colon that needs a space, the quote never closed),
