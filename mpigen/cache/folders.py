@@ -31,7 +31,6 @@ class FolderRecord:
     def __init__(self, cache: Path | None, out: Path) -> None:
         self.store = Store(cache, build().hex()[:16], frozenset()) if cache is not None else None
         self.key = hashlib.sha256(_DOMAIN + os.fsencode(os.path.realpath(out))).digest()
-        self.out = out
         self.now = time.time_ns()
         self.saw: dict[str, tuple] = {}
         self.kept: dict[str, tuple] = {}

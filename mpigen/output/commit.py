@@ -55,8 +55,8 @@ def writer_lock(out: Path):
 
 
 def commit(out: Path, tree, files, stale: list[str], record: FolderRecord) -> None:
-    """Make `out` hold `files` (the index among them; a mapping with digest(path), as
-    mpigen.output.staged.StagedFiles) and no longer the `stale` ones; `record` is what mpigen
+    """Make `out` hold `files` (the index among them; mpigen.output.staged.StagedFiles, whose
+    sha256s() the comparison takes) and no longer the `stale` ones; `record` is what mpigen
     saw of the folder (kept up to date)."""
     if tree is None:
         return create(out, files)

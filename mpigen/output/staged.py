@@ -19,7 +19,7 @@ from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 
 from mpigen.output.failure import WriteFailed
-from mpigen.output.index import INDEX, digest, unsafe_name
+from mpigen.output.index import INDEX, unsafe_name
 from mpigen.output.scratch import beside
 
 
@@ -91,16 +91,9 @@ class StagedFiles(MutableMapping):
         """The staged folder that holds the files (None when they are elsewhere)."""
         return self.store.root if isinstance(self.store, StagedFolder) else None
 
-    def digest(self, path: str) -> str:
-        """The sha256 of a file (in hex), as the render made it (read and hashed when set here)."""
-        obj = self.refs.get(path)
-        return obj.digest.hex() if obj is not None else digest(self.extra[path])
-
     def digests(self) -> dict[str, str]:
         """Path -> sha256 (in hex) of every file but the index, as the render made it."""
-        found = {path: obj.digest.hex() for path, obj in self.refs.items()}
-        found.update((path, digest(data)) for path, data in self.extra.items() if path != INDEX)
-        return found
+        return {path: sha256.hex() for path, sha256 in self.sha256s() if path != INDEX}
 
     def sha256s(self):
         """(path, sha256) of every file, as the render made it."""

@@ -45,28 +45,28 @@ def compare_folder(out: Path, plan, cache: Path | None = None) -> FolderReport:
     record = FolderRecord(cache, out)
     root = out.as_posix().rstrip("/")
     stale = set(plan.stale)
-    changed, missing = [], []
+    changed, missing = {}, []  # changed: path -> the bytes the folder holds
     for path, meta, digest in record.unseen(root, ((p, d) for p, d in plan.files.sha256s() if p not in stale)):
         if meta is None or not S_ISREG(meta.st_mode):
             missing.append(path)
-        elif _read(out, root, path) == plan.files[path]:
+        elif (current := _read(out, root, path)) == plan.files[path]:
             record.read(path, meta, digest)
         else:
-            changed.append(path)
+            changed[path] = current
     record.save()
-    return _report(out, root, plan, sorted(changed), sorted(missing))
+    return _report(out, root, plan, changed, sorted(missing))
 
 
-def _report(out: Path, root: str, plan, changed: list[str], missing: list[str]) -> FolderReport:
+def _report(out: Path, root: str, plan, changed: dict[str, bytes], missing: list[str]) -> FolderReport:
     """The report, its diff in the order of paths (the index last: its diff only repeats, as
-    digests, the changes shown above it)."""
-    report = FolderReport(changed=[p for p in changed if p != INDEX], missing=[p for p in missing if p != INDEX],
+    digests, the changes shown above it); `changed` holds what the folder has of each."""
+    report = FolderReport(changed=sorted(p for p in changed if p != INDEX), missing=[p for p in missing if p != INDEX],
                           extra=list(plan.stale))
     report.changed += [INDEX] if INDEX in changed else []
     report.missing += [INDEX] if INDEX in missing else []
     chunks = {}
     for path in report.changed:
-        chunks[path] = _unified(_read(out, root, path).decode("utf-8", "replace"), plan.files[path].decode("utf-8"),
+        chunks[path] = _unified(changed[path].decode("utf-8", "replace"), plan.files[path].decode("utf-8"),
                                 f"{root}/{path}")
     for path in report.missing:
         chunks[path] = _unified(None, plan.files[path].decode("utf-8"), f"{root}/{path}")

@@ -46,6 +46,18 @@ def jobset_only(doc: Document, blueprint: Blueprint, target: str) -> list[Diagno
             for key, value in (("topology", scheduling.topology), ("multiKueue", scheduling.multiKueue)) if value]
 
 
+def launcher_on_host_network(doc: Document, blueprint: Blueprint, then: str) -> list[Diagnostic]:
+    """A launcher that is also a rank (runAsWorker) under hostNetwork: its pod has the node's
+    hostname, so mpirun cannot tell the hostfile's launcher entry is itself; `then` says what
+    follows on this target and how to fix it."""
+    spec = blueprint.spec
+    if not (spec.launcher.runAsWorker and spec.network.hostNetwork):
+        return []
+    return [error(doc.value_mark(("spec", "launcher", "runAsWorker")),
+                  "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, so "
+                  f"mpirun cannot tell that {then}")]
+
+
 def worker_set_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
     """Under a GitOps profile, where the workers are a StatefulSet or the operator's pods:
     workers left running after the launcher, and names too long with the run identity."""

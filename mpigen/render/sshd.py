@@ -14,6 +14,7 @@ from __future__ import annotations
 from mpigen.errors import Diagnostic, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
+from mpigen.render.checks import launcher_on_host_network
 
 
 def root_capabilities(port: int) -> tuple[str, ...]:
@@ -51,9 +52,5 @@ def sshd_checks(doc: Document, blueprint: Blueprint, non_root: bool) -> list[Dia
     if spec.network.hostNetwork and port == 22:
         out.append(error(doc.value_mark(("spec", "ssh", "port")),
                          "spec.ssh.port: 22 is the node's own sshd under hostNetwork; use 2222 (the default)"))
-    if spec.launcher.runAsWorker and spec.network.hostNetwork:
-        out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
-                         "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, "
-                         "so mpirun cannot tell that the hostfile's launcher is itself and would ssh to it; keep "
-                         "the launcher off the host network"))
-    return out
+    return out + launcher_on_host_network(doc, blueprint, "the hostfile's launcher is itself and would ssh to it; "
+                                                          "keep the launcher off the host network")

@@ -4,10 +4,10 @@ the operator's ConfigMap and kubectl volumes and mounts, and its label keys."""
 from __future__ import annotations
 
 from mpigen.compile.environment import CONFIG_MOUNT
-from mpigen.errors import Diagnostic, error
+from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.checks import jobset_only, worker_set_checks
+from mpigen.render.checks import jobset_only, launcher_on_host_network, worker_set_checks
 from mpigen.render.names import CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
@@ -17,11 +17,6 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 
 
 def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
-    spec = blueprint.spec
-    out = worker_set_checks(doc, blueprint, options.gitops) + jobset_only(doc, blueprint, "static")
-    if spec.launcher.runAsWorker and spec.network.hostNetwork:
-        out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
-                         "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, "
-                         "so mpirun cannot tell that the hostfile's <name>-launcher is itself; use the mpijob "
-                         "target or keep the launcher off the host network"))
-    return out
+    return (worker_set_checks(doc, blueprint, options.gitops) + jobset_only(doc, blueprint, "static")
+            + launcher_on_host_network(doc, blueprint, "the hostfile's <name>-launcher is itself; use the mpijob "
+                                                       "target or keep the launcher off the host network"))
