@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat as stat_module
 import time
 from pathlib import Path
 
@@ -63,6 +64,23 @@ class FolderRecord:
             else:
                 found.append((path, status, digest))
         return found
+
+    def holds(self, root: str, digests: dict[str, bytes]) -> bool:
+        """Whether the folder `root` has each of these files (path -> sha256) with these bytes,
+        reading only those whose stat is not what was seen (what is read is kept: save)."""
+        for path, status, digest in self.unseen(root, digests.items(), os.lstat):
+            if status is None or not stat_module.S_ISREG(status.st_mode):
+                return False
+            try:
+                fd = os.open(f"{root}/{path}", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+                with open(fd, "rb") as handle:
+                    data = handle.read()
+            except OSError:
+                return False
+            if hashlib.sha256(data).digest() != digest:
+                return False
+            self.read(path, status, digest)
+        return True
 
     def read(self, path: str, stat: os.stat_result, digest: bytes) -> None:
         """The file at `path`, with this stat (taken after this record was made), was read and

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mpigen.cache.fingerprint import build, context, file_key
+from mpigen.cache.runs import Stat, input_stat
 from mpigen.cache.store import Store
 from mpigen.errors import InputError
 from mpigen.load.files import NAMED, SEARCHED, decode_text, display_path, read_raw, read_text
@@ -30,6 +32,8 @@ class Memo:
         self.pack = pack
         self._found: dict[str, Any] = {}    # file -> its cached result
         self._read: dict[str, tuple[bytes, bytes]] = {}  # file -> (key, bytes) of a file to work on
+        self.inputs: dict[str, tuple[Stat | None, bytes]] = {}  # file -> (its stat, its key): mpigen.cache.runs
+        self._now = time.time_ns()
         if store is not None:
             with _no_collection():
                 for file in files:
@@ -43,11 +47,13 @@ class Memo:
     def _look_up(self, file: tuple[Path, bool]) -> None:
         path, named = file
         shown = display_path(path)
+        status = input_stat(path, self._now)  # before the bytes: a change after it is seen next time
         try:
             raw = read_raw(path, shown, NAMED if named else SEARCHED)
         except InputError:  # the loader says why; a file that cannot be read is never cached
             return
         key = file_key(self.context, shown, named, raw)
+        self.inputs[path.as_posix()] = (status, key)
         found = self.store.get(key)
         if found is not None:
             self._found[path.as_posix()] = found

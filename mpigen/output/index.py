@@ -89,6 +89,19 @@ def index_bytes(entries: Mapping[str, str]) -> bytes:
 _LINES = 4096
 
 
+def patched_index(data: bytes, changes: dict[str, tuple[str, str]]) -> bytes | None:
+    """The index `data` (as index_bytes made it) with the digest of each of `changes` (path
+    -> (its digest in `data`, the new one), in hex) replaced; None when an entry is not there
+    once, as index_bytes writes it."""
+    for path, (old, new) in changes.items():
+        quoted = json.dumps(path, ensure_ascii=False)
+        entry = f'\n    {quoted}: "{old}"'.encode("utf-8")
+        if data.count(entry) != 1:
+            return None
+        data = data.replace(entry, f'\n    {quoted}: "{new}"'.encode("utf-8"))
+    return data
+
+
 def unsafe_name(path: str) -> str | None:
     """Why `path` may not be a file of the output folder (None when it may): it must be a
     plain relative path whose characters are all printable."""

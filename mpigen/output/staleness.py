@@ -57,6 +57,22 @@ def compare_folder(out: Path, plan, cache: Path | None = None) -> FolderReport:
     return _report(out, root, plan, changed, sorted(missing))
 
 
+def changes_report(out: Path, new: dict[str, bytes]) -> FolderReport:
+    """The report of a folder that holds what a render gives but `new` (path -> the bytes the
+    render gives each of a few files of the folder, which holds other bytes in some)."""
+    root = out.as_posix().rstrip("/")
+    current = {path: _read(out, root, path) for path in new}
+    return _report(out, root, _Given(new), {p: data for p, data in current.items() if data != new[p]}, [])
+
+
+@dataclass
+class _Given:
+    """A plan's files, given (none stale)."""
+
+    files: dict[str, bytes]
+    stale: tuple = ()
+
+
 def _report(out: Path, root: str, plan, changed: dict[str, bytes], missing: list[str]) -> FolderReport:
     """The report, its diff in the order of paths (the index last: its diff only repeats, as
     digests, the changes shown above it); `changed` holds what the folder has of each."""

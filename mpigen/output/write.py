@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from mpigen.cache.folders import FolderRecord
 from mpigen.errors import Diagnostic, InputError
 from mpigen.output.commit import commit, writer_lock
 from mpigen.output.failure import WriteFailed, machine_error, relative
+from mpigen.output.in_place import in_place
 from mpigen.output.plan import plan_folder
 from mpigen.output.recovery import recover_abandoned
+from mpigen.output.tree import Tree
 
 
 def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",),
@@ -46,6 +48,32 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
         _remove_parents(made)
         raise
     return plan.warnings
+
+
+def patch_folder(out: Path, expected: dict[str, bytes], changes: dict[str, bytes], cache: Path) -> bool:
+    """When `out` holds the files `expected` (path -> sha256, the index among them), as the
+    record of the cache folder `cache` or their bytes say, write `changes` (new bytes of some
+    of them, the index among them) in place, under the writers' lock; False, having written
+    nothing, when it does not (the caller then writes the whole plan)."""
+    try:
+        with writer_lock(out):
+            try:
+                recover_abandoned(out)
+            except OSError as exc:
+                raise WriteFailed("", exc, "cannot repair what an interrupted run left") from exc
+            record = FolderRecord(cache, out)
+            if not record.holds(out.as_posix(), expected):
+                return False
+            if changes:
+                metas = {path: os.lstat(f"{out}/{path}") for path in changes}
+                folders = {str(p) for path in changes for p in PurePosixPath(path).parents if str(p) != "."}
+                in_place(out, Tree(set(changes), folders, set(), set()), changes, metas, [])
+            record.save()
+    except WriteFailed as failed:
+        raise machine_error(out, failed) from None
+    except OSError as exc:
+        raise machine_error(out, WriteFailed(relative(out, exc.filename), exc, intact=False)) from None
+    return True
 
 
 def _make_parents(out: Path) -> list[Path]:
