@@ -23,6 +23,7 @@ from pathlib import Path
 
 from mpigen.cache.fingerprint import run_settings
 from mpigen.cache.memo import run_memo
+from mpigen.cache.shape import shape
 from mpigen.cache.texts import packed, placed
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
@@ -59,6 +60,8 @@ class Result:
     profiles: list[str] = field(default_factory=list)  # the GitOps profile of each environment
     # (environment, namespace, job) -> where the job's metadata.name is written
     sources: dict[tuple[str, str, str], Mark] = field(default_factory=dict)
+    # With a cache: (path, named, stat, key, its result's shape) of each input file (mpigen.cache.runs)
+    inputs: list[tuple] | None = None
 
 
 def source_comment(source: str, overlay_source: str = "") -> str:
@@ -239,19 +242,13 @@ def _parallel(slices: list, workers: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    _warm_up()
+    for name in ("hostfile.j2", "kubexec.sh.j2"):  # compiled once, before the fork: the workers share them
+        template(name)
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
     try:
         yield from pool.map(_process, slices)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _warm_up() -> None:
-    """Compile the templates every worker needs once, before forking, so that the workers
-    share them instead of each paying for it (the modules are imported already)."""
-    for name in ("hostfile.j2", "kubexec.sh.j2"):
-        template(name)
 
 
 def _workers(renders: int) -> int:
@@ -279,23 +276,24 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     files, problems = find_yaml_files(paths)
     done, report = 0, progress or (lambda done, total: None)
     report(done, len(files))
-    overlays = list(overlays or [])
-    if not env_options or options is None:
-        env_options = [options] * max(1, len(overlays))
+    overlays, env_options = _environments_of(options, overlays, env_options)
     envs = [_Env() for _ in range(max(1, len(overlays)))]
     diagnostics: list[Diagnostic] = list(problems)
     used: set = set()
-    memo = run_memo(cache, files, run_settings(overlays, env_options, default_namespace, render), CACHED_CLASSES,
-                    packed)
-    for chunk in _run(files, overlays, env_options, default_namespace, render, memo, store):
+    memo = run_memo(cache, files, settings(options, overlays, env_options, default_namespace, render),
+                    CACHED_CLASSES, packed)
+    inputs = [] if cache is not None else None
+    for file, chunk in zip(files, _run(files, overlays, env_options, default_namespace, render, memo, store)):
         done += 1
+        if inputs is not None and file[0].as_posix() in memo.inputs:
+            inputs.append((file[0].as_posix(), file[1], *memo.inputs[file[0].as_posix()], shape(chunk)))
         if done % MAX_SLICE == 0 or done == len(files):
             report(done, len(files))
         diagnostics.extend(chunk.problems)
         used |= chunk.used
         for env, results in zip(envs, chunk.per_env):
             env.add(results, diagnostics)
-    result = Result()
+    result = Result(inputs=inputs)
     for env_index, env in enumerate(envs):
         name = overlays[env_index].name if overlays else ""
         result.sources.update({(name, *job): mark for job, mark in env.seen.items()})
@@ -319,6 +317,24 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         warnings += Usage(used).unused(overlays)
     result.warnings = sorted(set(warnings))
     return result
+
+
+def _environments_of(options, overlays, env_options) -> tuple[list, list]:  # the overlays, each one's options
+    overlays = list(overlays or [])
+    return overlays, env_options if env_options and options is not None else [options] * max(1, len(overlays))
+
+
+def settings(options, overlays=None, env_options=None, default_namespace=None, render: bool = True) -> list[str]:
+    """The settings of a run, as its cache keys take them (mpigen.cache.fingerprint.run_settings)."""
+    overlays, env_options = _environments_of(options, overlays, env_options)
+    return run_settings(overlays, env_options, default_namespace, render)
+
+
+def file_results(files: list, options, overlays=None, env_options=None, default_namespace=None, cache=None):
+    """(what each of these few files gives, its objects with their texts; the Memo, with each one's stat and key)."""
+    overlays, env_options = _environments_of(options, overlays, env_options)
+    memo = run_memo(cache, files, run_settings(overlays, env_options, default_namespace, True), CACHED_CLASSES, packed)
+    return list(_run(files, overlays, env_options, default_namespace, True, memo)), memo
 
 
 @dataclass

@@ -28,11 +28,10 @@ def run(args: argparse.Namespace) -> int:
     announce(args)
     with progress_bar("rendering") as progress:
         done = render(flags(args, args.output), args.stdout, print_diagnostics, progress)
-    result = done.result
     if done.output is None:
         stream_stdout(done.documents())
         return SUCCESS
-    envs = [e for e in result.envs if e]
+    envs = [e for e in done.envs if e]
     into = ", ".join(f"{done.output.as_posix()}/{e}" for e in envs) if envs else done.output.as_posix()
-    say(f"rendered {plural(result.jobs, 'job')} ({plural(len(result.objects), 'object')}) into {into}")
+    say(f"rendered {plural(done.jobs, 'job')} ({plural(done.objects, 'object')}) into {into}")
     return SUCCESS

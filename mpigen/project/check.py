@@ -14,6 +14,7 @@ from mpigen.output.plan import plan_folder
 from mpigen.output.staged import StagedFiles
 from mpigen.output.staleness import FolderReport, compare_folder
 from mpigen.pipeline import Progress
+from mpigen.project import incremental
 from mpigen.project.options import Flags, resolve
 from mpigen.project.render import companion_files
 from mpigen.project.rendered import Warn, rendered
@@ -36,20 +37,30 @@ def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked
     if setup.output is None:
         where = f"{NO_CONFIG} to name it" if setup.config is None else f"{setup.config.path} names it for no PATH"
         raise UsageError(f"say which output folder to check: -o DIR ({where})")
+    patched = incremental.check(setup)
+    if patched is not None:
+        run, reports = patched
+        warn(run.warnings)
+        return Checked(reports, run.jobs)
     spill = Spill()
     try:
         result = rendered(setup, warn, progress, spill)
         refs: dict = {}
         texts = folder_files(result.objects, result.envs, refs, kustomizations(setup.cache))
-        plan = plan_folder(setup.output, StagedFiles(spill, refs, texts), setup.scope)
+        files = StagedFiles(spill, refs, texts)
+        plan = plan_folder(setup.output, files, setup.scope)
         if plan.problems:
             raise InputError(plan.problems + plan.warnings)
         warn(plan.warnings)
         reports = [(setup.output, compare_folder(setup.output, plan, setup.cache))]
     finally:
         spill.close()
+    planned = [(setup.output, files)]
     for folder, texts in companion_files(setup, result):
         companion = plan_folder(folder, texts)
         warn(companion.warnings)
         reports.append((folder, compare_folder(folder, companion, setup.cache)))
+        planned.append((folder, companion.files))
+    if not any(report.stale for _, report in reports):  # the folders are the render of the inputs
+        incremental.remember(setup, result, planned)
     return Checked(reports, result.jobs)

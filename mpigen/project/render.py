@@ -24,6 +24,7 @@ from mpigen.output.write import write_folder
 from mpigen.output.safety import refuse_overlap
 from mpigen.output.staged import StagedFiles, StagedFolder
 from mpigen.pipeline import Progress, Result
+from mpigen.project import incremental
 from mpigen.project.options import Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG
@@ -31,11 +32,15 @@ from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG
 
 @dataclass(frozen=True)
 class Rendered:
-    """What `render` made, and the output folder it wrote it into (None: nothing written)."""
+    """What `render` made (how many jobs and objects, in which environments), and the output
+    folder it wrote it into (None: nothing written, the documents are for stdout)."""
 
-    result: Result
+    jobs: int
+    objects: int
+    envs: list[str]
     output: Path | None
-    store: object = None  # where the texts of result.objects are kept (mpigen.pipeline.Store)
+    result: Result | None = None  # for stdout: the objects, their texts kept in `store`
+    store: object = None  # (mpigen.pipeline.Store)
 
     def documents(self) -> Iterator[bytes]:
         """The bytes of each object's document, in output order (for --stdout); then the
@@ -60,8 +65,13 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
                          "folder of the whole repository, rendered with no PATH)")
     if stdout:
         spill = Spill()
-        return Rendered(rendered(setup, warn, progress, spill), None, spill)
+        result = rendered(setup, warn, progress, spill)
+        return Rendered(result.jobs, len(result.objects), result.envs, None, result, spill)
     refuse_overlap(setup.output, setup.inputs)
+    patched = incremental.render(setup)
+    if patched is not None:
+        warn(patched.warnings)
+        return Rendered(patched.jobs, patched.objects, patched.envs, setup.output)
     store = _store(setup.output)
     try:
         result = _rendered_into(setup, warn, progress, store)
@@ -71,7 +81,7 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
             store.remove()
         else:
             store.close()
-    return Rendered(result, setup.output)
+    return Rendered(result.jobs, len(result.objects), result.envs, setup.output)
 
 
 def _store(out: Path) -> StagedFolder | Spill:
@@ -107,9 +117,11 @@ def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
         raise InputError(refused)
     refs: dict = {}
     texts = folder_files(result.objects, result.envs, refs, kustomizations(setup.cache))
-    warn(write_folder(setup.output, StagedFiles(store, refs, texts), setup.scope, setup.cache))
-    for folder, texts in companions:
-        warn(write_folder(folder, texts, cache=setup.cache))
+    written = [(setup.output, StagedFiles(store, refs, texts))]
+    written += [(folder, StagedFiles(None, {}, texts)) for folder, texts in companions]
+    for folder, files in written:
+        warn(write_folder(folder, files, setup.scope if folder is setup.output else ("",), setup.cache))
+    incremental.remember(setup, result, written)
 
 
 def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, str]]]:

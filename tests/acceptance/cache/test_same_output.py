@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from mpigen.cache import folders
 from mpigen.cache.store import FORMAT
 from mpigen.cli.main import main
+from mpigen.output.index import INDEX
 from tests.acceptance.cache.conftest import OVERLAYS, VARIANTS, write_repository
 
 NAMES = ["job-a", "job-b", "job-c"]  # few, so that two files often name the same job
@@ -65,10 +66,11 @@ def apply(state: dict, change: tuple) -> None:
 
 
 def tamper(root: Path, change: tuple) -> None:
-    """One file of the output folder changed by hand: a byte of it (its size and mtime kept),
-    or removed."""
+    """One file of the output folder (the index among them) changed by hand: a byte of it (its
+    size and mtime kept), or removed."""
     _, which, remove = change
-    found = sorted(p for p in (root / "out").rglob("*.yaml") if p.is_file()) if (root / "out").is_dir() else []
+    found = sorted(p for p in (root / "out").rglob("*") if p.is_file() and (p.suffix == ".yaml" or p.name == INDEX)) \
+        if (root / "out").is_dir() else []
     if not found:
         return
     path = found[which % len(found)]

@@ -1,0 +1,202 @@
+"""render and check when a few blueprints changed: what those give now, patched into the last run's
+record of the repository (mpigen.cache.runs), written or compared file by file, without running
+the pipeline over the others.
+
+It answers only where its answer is the full run's, and otherwise leaves the run to the pipeline
+(which writes a new record):
+- every input file is one the record knows, in the same order, and either has the stat or the
+  bytes it had, or gives a result of the same shape (mpigen.cache.shape: only the bytes of its
+  own documents differ); at most FEW of them changed;
+- every file of every folder the record names holds the bytes the record says (its stat as
+  mpigen last saw it, or else its bytes: mpigen.cache.folders), the index included;
+- for render, the change is small enough to be written in place (mpigen.output.commit).
+Then the output folder changes only in those documents and in its index, and the folders of
+the GitOps controllers not at all."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpigen.cache.fingerprint import context, file_key
+from mpigen.cache.folders import FolderRecord
+from mpigen.cache.runs import Run, RunRecord, input_stat
+from mpigen.cache.shape import shape
+from mpigen.errors import InputError
+from mpigen.load.files import NAMED, SEARCHED, display_path, find_yaml_files, read_raw
+from mpigen.output.commit import IN_PLACE_SHARE
+from mpigen.output.index import INDEX, patched_index
+from mpigen.output.staged import StagedFiles
+from mpigen.output.staleness import FolderReport, changes_report
+from mpigen.output.write import patch_folder
+from mpigen.pipeline import Result, file_results, settings
+from mpigen.project.options import Setup
+
+FEW = 32  # more changed files than this are rendered in parallel by the pipeline
+
+
+@dataclass
+class _Patch:
+    """The record, and what the changed files give now: path in the output folder -> the new
+    bytes of each file whose bytes change (the index not among them)."""
+
+    record: RunRecord
+    run: Run
+    out: str  # the output folder's name among run.folders
+    new: dict[str, bytes]
+
+
+def render(setup: Setup) -> Run | None:
+    """Write what changed into the output folder, when the record can say what; returns the
+    record as it now is (None: nothing written, the pipeline must run)."""
+    patch = _patch(setup)
+    if patch is None or not _others_hold(setup, patch.run, patch.out):
+        return None
+    expected = patch.run.folders[patch.out]
+    changes = dict(patch.new)
+    if (len(changes) + bool(changes)) * IN_PLACE_SHARE > len(expected):
+        return None  # a large change is swapped in (mpigen.output.commit)
+    if changes:
+        index = _patched_index(setup.output, expected, changes)
+        if index is None:
+            return None
+        changes[INDEX] = index
+    if not patch_folder(setup.output, expected, changes, setup.cache):
+        return None
+    expected.update((path, hashlib.sha256(data).digest()) for path, data in changes.items())
+    patch.record.save(patch.run)
+    return patch.run
+
+
+def check(setup: Setup) -> tuple[Run, list[tuple[Path, FolderReport]]] | None:
+    """The report of each folder (the output folder first), when the record can say what
+    changed (None: the pipeline must run)."""
+    patch = _patch(setup)
+    if patch is None or not _others_hold(setup, patch.run, patch.out):
+        return None
+    expected = patch.run.folders[patch.out]
+    record = FolderRecord(setup.cache, setup.output)
+    if not record.holds(setup.output.as_posix(), expected):
+        return None
+    record.save()
+    changes = dict(patch.new)
+    if changes:
+        index = _patched_index(setup.output, expected, changes)
+        if index is None:
+            return None
+        changes[INDEX] = index
+    reports = [(setup.output, changes_report(setup.output, changes))]
+    reports += [(Path(folder), FolderReport()) for folder in patch.run.folders if folder != patch.out]
+    return patch.run, reports
+
+
+def remember(setup: Setup, result: Result, folders: list[tuple[Path, StagedFiles]]) -> None:
+    """Record that these folders (the output folder first: each with the files a render gives
+    it, the index among them) hold the render of the inputs of `result`."""
+    if setup.cache is None or setup.output is None or result.inputs is None or not result.jobs:
+        return
+    run_context = _contexts(setup)[1]
+    inputs = {path: tuple(rest) for path, _, *rest in result.inputs}
+    run = Run([(path, named) for path, named, *_ in result.inputs], inputs,
+              {folder.as_posix(): dict(files.sha256s()) for folder, files in folders},
+              list(result.warnings), result.jobs, len(result.objects), list(result.envs))
+    RunRecord(setup.cache, setup.output, run_context).save(run)
+
+
+def _contexts(setup: Setup) -> tuple[bytes, bytes]:
+    """The context of each input file's key (mpigen.cache.fingerprint.file_key), and that of
+    the record: everything else that decides the folders."""
+    given = settings(setup.options, setup.overlays, setup.env_options, setup.default_namespace)
+    config = repr(setup.config.model.model_dump()) if setup.config is not None else ""
+    extra = (repr(setup.scope), repr(setup.whole_repo), repr([p.as_posix() for p in setup.paths]), config)
+    return context(*given), context(*given, *extra)
+
+
+def _patch(setup: Setup) -> _Patch | None:
+    if setup.cache is None or setup.output is None:
+        return None
+    files, problems = find_yaml_files(setup.paths)
+    files_context, run_context = _contexts(setup)
+    record = RunRecord(setup.cache, setup.output, run_context)
+    run = record.load()
+    out = setup.output.as_posix()
+    if problems or run is None or out not in run.folders or run.files != [(f.as_posix(), n) for f, n in files]:
+        return None
+    changed = _changed_inputs(files, run, record.now, files_context)
+    if changed is None:
+        return None
+    new = _new_texts(setup, run, out, changed) if changed else {}
+    return None if new is None else _Patch(record, run, out, new)
+
+
+def _changed_inputs(files: list, run: Run, now: int, files_context: bytes) -> list | None:
+    """The files whose bytes are not those the record knows (None: more than FEW, or one that
+    cannot be read: the pipeline says why). A file with a new stat and its old bytes gets its
+    new stat in the record."""
+    changed = []
+    for path, named in files:
+        name = path.as_posix()
+        status = input_stat(path, now)
+        old_status, old_key, old_shape = run.inputs[name]
+        if status is not None and status == old_status:
+            continue
+        shown = display_path(path)
+        try:
+            key = file_key(files_context, shown, named, read_raw(path, shown, NAMED if named else SEARCHED))
+        except InputError:
+            return None
+        if key == old_key:
+            run.inputs[name] = (status, key, old_shape)
+        elif len(changed) == FEW:
+            return None
+        else:
+            changed.append((path, named))
+    return changed
+
+
+def _new_texts(setup: Setup, run: Run, out: str, changed: list) -> dict[str, bytes] | None:
+    """The new bytes of each output file of the changed files whose bytes change (None: a
+    result of another shape)."""
+    results, memo = file_results(changed, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
+                                 setup.cache)
+    expected, new = run.folders[out], {}
+    for (path, _), result in zip(changed, results):
+        name = path.as_posix()
+        found, shaped = memo.inputs.get(name), shape(result)
+        if found is None or shaped is None or shaped != run.inputs[name][2]:
+            return None
+        run.inputs[name] = (*found, shaped)
+        for o in (o for results in result.per_env for r in results for o in r.objects):
+            target = f"{o.env}/{o.path}" if o.env else o.path
+            if target not in expected:
+                return None
+            if o.digest != expected[target]:
+                new[target] = o.text.encode("utf-8")
+    return new
+
+
+def _patched_index(out: Path, expected: dict[str, bytes], changes: dict[str, bytes]) -> bytes | None:
+    """The output folder's index with the new digest of each changed file (None: the index
+    is not the one the record knows)."""
+    try:
+        with open(out / INDEX, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if hashlib.sha256(data).digest() != expected.get(INDEX):
+        return None
+    return patched_index(data, {path: (expected[path].hex(), hashlib.sha256(text).hexdigest())
+                                for path, text in changes.items()})
+
+
+def _others_hold(setup: Setup, run: Run, out: str) -> bool:
+    """Whether the folders of the GitOps controllers hold what the record says."""
+    for folder, expected in run.folders.items():
+        if folder == out:
+            continue
+        record = FolderRecord(setup.cache, Path(folder))
+        if not record.holds(folder, expected):
+            return False
+        record.save()
+    return True

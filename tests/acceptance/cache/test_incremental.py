@@ -1,0 +1,186 @@
+"""A render or check in which a few blueprints changed renders only those (the pipeline does not
+run over the others), writes only the files whose bytes change, and says and writes exactly
+what a run without the cache does in a copy of the repository. Whatever the last run's record
+cannot vouch for (an output or companion file changed by hand, the index edited, a blueprint
+whose result changes shape, a new file, an error) is left to the full pipeline."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from mpigen.cache import folders
+from mpigen.project import check as check_command, incremental, render as render_command
+from tests.acceptance.cache.test_same_output import folder, run
+
+CONFIG = """apiVersion: mpigen.dev/v1alpha1
+kind: Config
+blueprints: [blueprints]
+overlays: [dev]
+output: out
+gitops: argocd
+argocd:
+  repoURL: https://git.example.com/ml/training.git
+  applications: clusters/argocd
+"""
+BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
+kind: MPIJobBlueprint
+metadata:
+  name: {name}
+  labels: {{team: t{tag}}}
+spec:
+  image: registry.example.com/train:1
+  workers: 2
+  command: [python, train.py]
+"""
+OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\nnamespace: ml-dev\n"
+
+
+@pytest.fixture
+def repos(tmp_path, monkeypatch, capsysbinary):
+    """Two copies of a repository of blueprints, rendered: one with the cache, one without. Twenty
+    more jobs than those the tests change, so that a change to one is small enough to be
+    written in place (mpigen.output.commit)."""
+    monkeypatch.setattr(folders, "RACY", 0)
+    monkeypatch.setenv("MPIGEN_CACHE_DIR", str(tmp_path / "cache"))
+    roots = [tmp_path / "cached", tmp_path / "uncached"]
+    for root in roots:
+        (root / "overlays" / "dev").mkdir(parents=True)
+        (root / "overlays" / "dev" / "overlay.yaml").write_text(OVERLAY)
+        (root / "mpigen.yaml").write_text(CONFIG)
+        for name in ("job-a", "job-b", "job-c", *(f"other-{i}" for i in range(20))):
+            write(root, name, BLUEPRINT.format(name=name, tag=1))
+    assert run(roots[0], ["render"], None, capsysbinary)[0] == 0
+    assert run(roots[1], ["render", "--no-cache"], None, capsysbinary)[0] == 0
+    time.sleep(0.02)  # a clock tick of the file system: what comes next has another mtime and ctime
+    return roots
+
+
+def write(root: Path, name: str, text: str) -> None:
+    (root / "blueprints").mkdir(exist_ok=True)
+    (root / "blueprints" / f"{name}.yaml").write_text(text)
+
+
+@pytest.fixture
+def pipeline_runs(monkeypatch):
+    """How many times render and check ran the pipeline."""
+    runs = []
+    for module in (render_command, check_command):
+        monkeypatch.setattr(module, "rendered", lambda *args, real=module.rendered: runs.append(1) or real(*args))
+    return runs
+
+
+def same(roots, argv, capsysbinary):
+    """Run ARGV in both copies (without the cache in the second): the same exit code, output and folders."""
+    with_cache = run(roots[0], argv, None, capsysbinary)
+    without = run(roots[1], [*argv, "--no-cache"], None, capsysbinary)
+    assert with_cache == without
+    for name in ("out", "clusters"):
+        assert folder(roots[0] / name) == folder(roots[1] / name)
+    return with_cache
+
+
+def stats(out: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(out).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.rglob("*")
+            if p.is_file()}
+
+
+def test_a_changed_blueprint_is_rendered_alone_and_only_its_changed_files_are_written(repos, pipeline_runs,
+                                                                                       capsysbinary):
+    before, old = stats(repos[0] / "out"), folder(repos[0] / "out")
+    for root in repos:
+        write(root, "job-b", BLUEPRINT.format(name="job-b", tag=2))
+    code, _, err = same(repos, ["render"], capsysbinary)
+    assert code == 0 and err.endswith(b"\nmpigen: rendered 23 jobs (138 objects) into out/dev\n")
+    assert err.count(b"warning: spec.runPolicy.cleanPodPolicy is None") == 23  # the argocd profile's, as before
+    assert pipeline_runs == [1]  # the run without the cache only
+    after, new = stats(repos[0] / "out"), folder(repos[0] / "out")
+    touched = sorted(p for p in after if after[p] != before[p])
+    assert touched == sorted(p for p in new if new[p] != old[p])
+    assert len(touched) == 7 and ".mpigen-index" in touched  # the job's six objects (their labels), the index
+    assert same(repos, ["check"], capsysbinary)[0] == 0
+    assert pipeline_runs == [1, 1]
+
+
+def test_check_shows_the_diff_the_full_check_shows(repos, pipeline_runs, capsysbinary):
+    for root in repos:
+        write(root, "job-c", BLUEPRINT.format(name="job-c", tag=3))
+    code, out, err = same(repos, ["check"], capsysbinary)
+    assert code == 1 and b"+    team: t3" in out
+    assert b"out is stale: 7 changed files" in err  # the job's six objects, the index
+    assert pipeline_runs == [1]
+    assert same(repos, ["check"], capsysbinary)[0] == 1  # a check never writes the record of a stale folder
+    assert same(repos, ["render"], capsysbinary)[0] == 0
+    assert same(repos, ["check"], capsysbinary)[0] == 0
+
+
+def _job_file(root: Path, kind: str) -> Path:
+    """The file of job-a's object of this kind (named after its run under the argocd profile)."""
+    return next((root / "out" / "dev" / "ml-dev").glob(f"{kind}-job-a-*"))
+
+
+def _hand_edit(target: Path) -> None:
+    """A byte changed, the size and mtime kept."""
+    status, data = target.stat(), target.read_bytes()
+    target.write_bytes(data[:-2] + b"X" + data[-1:])
+    os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
+
+
+CHANGES = {
+    "an output file edited by hand": lambda root: _hand_edit(_job_file(root, "statefulset")),
+    "the index edited by hand": lambda root: _hand_edit(root / "out/.mpigen-index"),
+    "a companion file edited by hand": lambda root: _hand_edit(root / "clusters/argocd/application-mpigen-dev.yaml"),
+    "a companion file removed": lambda root: (root / "clusters/argocd/application-mpigen-dev.yaml").unlink(),
+    "an output file removed": lambda root: _job_file(root, "configmap").unlink(),
+    "a new run (the profile's names change)": lambda root: write(root, "job-a", BLUEPRINT.format(
+        name="job-a", tag=1).replace("workers: 2", "workers: 3")),
+    "a line above the job's name": lambda root: write(root, "job-a", "# moved\n" + BLUEPRINT.format(name="job-a",
+                                                                                                    tag=1)),
+    "another job's name": lambda root: write(root, "job-a", BLUEPRINT.format(name="job-z", tag=1)),
+    "a new blueprint": lambda root: write(root, "job-d", BLUEPRINT.format(name="job-d", tag=1)),
+    "a blueprint removed": lambda root: (root / "blueprints" / "job-c.yaml").unlink(),
+    "an invalid blueprint": lambda root: write(root, "job-a", BLUEPRINT.format(name="job-a", tag=1).replace(
+        "workers: 2", "workers: 0")),
+    "two jobs of one name": lambda root: write(root, "job-a", BLUEPRINT.format(name="job-b", tag=1)),
+    "an overlay changed": lambda root: (root / "overlays/dev/overlay.yaml").write_text(OVERLAY + "labels: {a: b}\n"),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+@pytest.mark.parametrize("command", ["render", "check"])
+def test_what_the_record_cannot_vouch_for_is_left_to_the_pipeline(repos, pipeline_runs, capsysbinary, change,
+                                                                   command):
+    for root in repos:
+        CHANGES[change](root)
+    same(repos, [command], capsysbinary)
+    assert len(pipeline_runs) == 2  # with the cache too
+    same(repos, ["render"], capsysbinary)
+    same(repos, ["check"], capsysbinary)
+
+
+def test_a_touched_blueprint_is_read_again_and_found_unchanged(repos, pipeline_runs, capsysbinary):
+    for root in repos:
+        os.utime(root / "blueprints" / "job-a.yaml")
+    assert same(repos, ["render"], capsysbinary)[0] == 0
+    assert same(repos, ["check"], capsysbinary)[0] == 0
+    assert pipeline_runs == [1, 1]
+
+
+def test_many_changed_blueprints_are_left_to_the_parallel_pipeline(repos, pipeline_runs, capsysbinary, monkeypatch):
+    monkeypatch.setattr(incremental, "FEW", 1)
+    for root in repos:
+        for name in ("job-a", "job-b"):
+            write(root, name, BLUEPRINT.format(name=name, tag=5))
+    assert same(repos, ["render"], capsysbinary)[0] == 0
+    assert pipeline_runs == [1, 1]
+
+
+def test_an_output_folder_moved_away_is_rendered_again(repos, pipeline_runs, capsysbinary):
+    for root in repos:
+        shutil.move(root / "out", root / "elsewhere")
+    assert same(repos, ["render"], capsysbinary)[0] == 0
+    assert len(pipeline_runs) == 2
