@@ -45,6 +45,7 @@ class _Patch:
     run: Run
     out: str  # the output folder's name among run.folders
     new: dict[str, bytes]
+    restated: bool  # the record has a new stat of some input file
 
 
 def render(setup: Setup) -> Run | None:
@@ -65,7 +66,8 @@ def render(setup: Setup) -> Run | None:
     if not patch_folder(setup.output, expected, changes, setup.cache):
         return None
     expected.update((path, hashlib.sha256(data).digest()) for path, data in changes.items())
-    patch.record.save(patch.run)
+    if changes or patch.restated:
+        patch.record.save(patch.run)
     return patch.run
 
 
@@ -123,18 +125,19 @@ def _patch(setup: Setup) -> _Patch | None:
     out = setup.output.as_posix()
     if problems or run is None or out not in run.folders or run.files != [(f.as_posix(), n) for f, n in files]:
         return None
-    changed = _changed_inputs(files, run, record.now, files_context)
-    if changed is None:
+    found = _changed_inputs(files, run, record.now, files_context)
+    if found is None:
         return None
+    changed, restated = found
     new = _new_texts(setup, run, out, changed) if changed else {}
-    return None if new is None else _Patch(record, run, out, new)
+    return None if new is None else _Patch(record, run, out, new, restated or bool(changed))
 
 
-def _changed_inputs(files: list, run: Run, now: int, files_context: bytes) -> list | None:
+def _changed_inputs(files: list, run: Run, now: int, files_context: bytes) -> tuple[list, bool] | None:
     """The files whose bytes are not those the record knows (None: more than FEW, or one that
-    cannot be read: the pipeline says why). A file with a new stat and its old bytes gets its
-    new stat in the record."""
-    changed = []
+    cannot be read: the pipeline says why), and whether one with its old bytes has a new stat
+    (which the record now has)."""
+    changed, restated = [], False
     for path, named in files:
         name = path.as_posix()
         status = input_stat(path, now)
@@ -147,12 +150,13 @@ def _changed_inputs(files: list, run: Run, now: int, files_context: bytes) -> li
         except InputError:
             return None
         if key == old_key:
+            restated = restated or status != old_status
             run.inputs[name] = (status, key, old_shape)
         elif len(changed) == FEW:
             return None
         else:
             changed.append((path, named))
-    return changed
+    return changed, restated
 
 
 def _new_texts(setup: Setup, run: Run, out: str, changed: list) -> dict[str, bytes] | None:
