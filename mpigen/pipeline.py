@@ -60,8 +60,7 @@ class Result:
     profiles: list[str] = field(default_factory=list)  # the GitOps profile of each environment
     # (environment, namespace, job) -> where the job's metadata.name is written
     sources: dict[tuple[str, str, str], Mark] = field(default_factory=dict)
-    # With a cache: (path, named, stat, key, its result's shape) of each input file (mpigen.cache.runs)
-    inputs: list[tuple] | None = None
+    inputs: list[tuple] | None = None  # rendering with a cache: (path, named, stat, key, shape) of each file
 
 
 def source_comment(source: str, overlay_source: str = "") -> str:
@@ -84,11 +83,12 @@ class _DocResult:
 @dataclass
 class _Chunk:
     """What one blueprint file gives: loading problems, per environment the result of each
-    blueprint document in it, in file order, and the overlay patches it used."""
+    blueprint document in it, in file order, the overlay patches it used, and its shape."""
 
     problems: list[Diagnostic]
     per_env: list[list[_DocResult]]
     used: set
+    shape: bytes | None = None  # mpigen.cache.shape, made as it is computed (the cache keeps it)
 
 
 # The only classes a cache entry may hold: what _one_file gives, packed (mpigen.cache.texts).
@@ -124,13 +124,13 @@ def _one_file(file, read) -> _Chunk:
             if result.pending is not None:
                 result.objects, result.pending = _render(*result.pending), None
             env_results.append(result)
+    chunk.shape = shape(chunk)
     return chunk
 
 
 def _stored(objects: list[RenderedObject]) -> list[RenderedObject]:
-    """The objects with their texts put in the render's Store, if it has one: what goes back
-    to the parent is then only each object's key and place. Cluster-scoped objects (few, and
-    a job may share one with others) keep their text."""
+    """The objects with their texts put in the render's Store, if it has one (only each object's
+    key and place go back to the parent); a shared cluster-scoped object keeps its text."""
     store = _WORK["store"]
     if store is None:
         return objects
@@ -282,11 +282,11 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
     used: set = set()
     memo = run_memo(cache, files, settings(options, overlays, env_options, default_namespace, render),
                     CACHED_CLASSES, packed)
-    inputs = [] if cache is not None else None
+    inputs = [] if cache is not None and render else None
     for file, chunk in zip(files, _run(files, overlays, env_options, default_namespace, render, memo, store)):
         done += 1
-        if inputs is not None and file[0].as_posix() in memo.inputs:
-            inputs.append((file[0].as_posix(), file[1], *memo.inputs[file[0].as_posix()], shape(chunk)))
+        if inputs is not None and (seen := memo.inputs.get(name := file[0].as_posix())) is not None:
+            inputs.append((name, file[1], *seen, chunk.shape))
         if done % MAX_SLICE == 0 or done == len(files):
             report(done, len(files))
         diagnostics.extend(chunk.problems)

@@ -45,6 +45,19 @@ class Run:
     objects: int = 0
     envs: list[str] = field(default_factory=list)  # the environments rendered, in order
 
+    def __getstate__(self) -> dict:
+        """Each folder's paths as one string and its sha256s as one byte string: a pickle of
+        60,000 of each costs a tenth of what a pickle of a dict of them costs."""
+        folders = {name: ("\n".join(files), b"".join(files.values())) for name, files in self.folders.items()}
+        return {**self.__dict__, "folders": folders}
+
+    def __setstate__(self, state: dict) -> None:
+        folders = {}
+        for name, (paths, digests) in state["folders"].items():
+            names = paths.split("\n") if paths else []  # no name of a folder's file holds a line break
+            folders[name] = dict(zip(names, (digests[i:i + 32] for i in range(0, len(digests), 32)), strict=True))
+        self.__dict__.update({**state, "folders": folders})
+
 
 def input_stat(path: Path | str, now: int) -> Stat | None:
     """The stat of an input file, to be taken before its bytes are read; None when it was

@@ -85,6 +85,7 @@ class StagedFiles(MutableMapping):
     def __init__(self, store, refs: dict[str, object], texts: dict[str, str]) -> None:
         self.store, self.refs = store, refs
         self.extra = {path: text.encode("utf-8") for path, text in texts.items()}
+        self._sha256s: dict[str, bytes] = {}  # of the files in `extra` (a kustomization.yaml may be megabytes)
 
     @property
     def folder(self) -> Path | None:
@@ -98,7 +99,10 @@ class StagedFiles(MutableMapping):
     def sha256s(self):
         """(path, sha256) of every file, as the render made it."""
         yield from ((path, obj.digest) for path, obj in self.refs.items())
-        yield from ((path, hashlib.sha256(data).digest()) for path, data in self.extra.items())
+        for path, data in self.extra.items():
+            if path not in self._sha256s:
+                self._sha256s[path] = hashlib.sha256(data).digest()
+            yield path, self._sha256s[path]
 
     def __getitem__(self, path: str) -> bytes:
         if path in self.extra:
@@ -107,11 +111,13 @@ class StagedFiles(MutableMapping):
 
     def __setitem__(self, path: str, data: bytes) -> None:
         self.refs.pop(path, None)
+        self._sha256s.pop(path, None)
         self.extra[path] = data
 
     def __delitem__(self, path: str) -> None:
         if path in self.extra:
             del self.extra[path]
+            self._sha256s.pop(path, None)
         else:
             del self.refs[path]
 

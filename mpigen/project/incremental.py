@@ -22,7 +22,6 @@ from pathlib import Path
 from mpigen.cache.fingerprint import context, file_key
 from mpigen.cache.folders import FolderRecord
 from mpigen.cache.runs import Run, RunRecord, input_stat
-from mpigen.cache.shape import shape
 from mpigen.errors import InputError
 from mpigen.load.files import NAMED, SEARCHED, display_path, find_yaml_files, read_raw
 from mpigen.output.commit import IN_PLACE_SHARE
@@ -167,7 +166,7 @@ def _new_texts(setup: Setup, run: Run, out: str, changed: list) -> dict[str, byt
     expected, new = run.folders[out], {}
     for (path, _), result in zip(changed, results):
         name = path.as_posix()
-        found, shaped = memo.inputs.get(name), shape(result)
+        found, shaped = memo.inputs.get(name), result.shape
         if found is None or shaped is None or shaped != run.inputs[name][2]:
             return None
         run.inputs[name] = (*found, shaped)
