@@ -184,3 +184,19 @@ def test_an_output_folder_moved_away_is_rendered_again(repos, pipeline_runs, cap
         shutil.move(root / "out", root / "elsewhere")
     assert same(repos, ["render"], capsysbinary)[0] == 0
     assert len(pipeline_runs) == 2
+
+
+def test_a_render_of_one_overlay_patches_its_own_files_and_keeps_the_others(repos, pipeline_runs, capsysbinary):
+    for root in repos:
+        (root / "overlays" / "prod").mkdir()
+        (root / "overlays" / "prod" / "overlay.yaml").write_text(OVERLAY.replace("ml-dev", "ml-prod"))
+        (root / "mpigen.yaml").write_text(CONFIG.replace("overlays: [dev]", "overlays: [dev, prod]"))
+    assert same(repos, ["render"], capsysbinary)[0] == 0
+    for tag in (2, 3):
+        for root in repos:
+            write(root, "job-b", BLUEPRINT.format(name="job-b", tag=tag))
+        time.sleep(0.02)
+        assert same(repos, ["render", "--overlay", "dev"], capsysbinary)[0] == 0
+    assert len(pipeline_runs) == 5  # the last render of dev with the cache patched the folder
+    assert b"team: t1" in next((repos[0] / "out" / "prod" / "ml-prod").glob("job-job-b-*")).read_bytes()
+    assert same(repos, ["check"], capsysbinary)[0] == 1  # prod is one change behind, in both copies
