@@ -25,6 +25,12 @@ RACY = 3  # seconds: beyond the coarsest clock of common file systems (FAT's two
 _DOMAIN = b"mpigen output folder\n"  # apart from every other key of the cache
 
 
+def settled(status: os.stat_result, now: int) -> bool:
+    """Whether a stat may be kept: the file's last change (mtime or ctime) is more than RACY
+    seconds before `now` (time.time_ns() when the run began)."""
+    return max(status.st_mtime_ns, status.st_ctime_ns) < now - RACY * 10**9
+
+
 class FolderRecord:
     """The files of one output folder as mpigen saw them: path -> (size, mtime_ns, ctime_ns,
     inode, sha256). Empty without a cache folder."""
@@ -85,7 +91,7 @@ class FolderRecord:
     def read(self, path: str, stat: os.stat_result, digest: bytes) -> None:
         """The file at `path`, with this stat (taken after this record was made), was read and
         holds the bytes of sha256 `digest`."""
-        if max(stat.st_mtime_ns, stat.st_ctime_ns) < self.now - RACY * 10**9:
+        if settled(stat, self.now):
             self.saw[path] = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, digest)
             self.changed = True
 

@@ -66,7 +66,7 @@ def input_stat(path: Path | str, now: int) -> Stat | None:
         status = os.stat(path)
     except OSError:
         return None
-    if max(status.st_mtime_ns, status.st_ctime_ns) >= now - folders.RACY * 10**9:
+    if not folders.settled(status, now):
         return None
     return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev)
 
