@@ -134,7 +134,7 @@ def _stored(objects: list[RenderedObject]) -> list[RenderedObject]:
     store = _WORK["store"]
     if store is None:
         return objects
-    return [o._replace(text="", ref=store.put(f"{o.env}/{o.path}" if o.env else o.path, o.text)) if not o.shared
+    return [o._replace(text="", ref=store.put(o.out_path, o.text)) if not o.shared
             else o for o in objects]
 
 

@@ -40,8 +40,7 @@ def placed(result, store):
                 objects = [o if o.ref is None else o._replace(text=o.ref.read().decode("utf-8"), ref=None)
                            for o in r.objects]
             else:
-                objects = [o if o.ref is None or (ref := store.adopt(f"{o.env}/{o.path}" if o.env else o.path,
-                                                                        o.ref)) is o.ref else o._replace(ref=ref)
-                           for o in r.objects]
+                objects = [o if o.ref is None or (ref := store.adopt(o.out_path, o.ref)) is o.ref
+                           else o._replace(ref=ref) for o in r.objects]
             results[i] = replace(r, objects=objects)
     return result

@@ -36,6 +36,11 @@ class RenderedObject(NamedTuple):
     digest: bytes = b""  # sha256 of the text's UTF-8 bytes
 
     @property
+    def out_path(self) -> str:
+        """Where it goes in the output folder: `path` in its environment's sub-folder."""
+        return f"{self.env}/{self.path}" if self.env else self.path
+
+    @property
     def shared(self) -> bool:
         """A cluster-scoped object (a ClusterTrainingRuntime: no namespace in its sort key): jobs
         that render it the same share it."""
