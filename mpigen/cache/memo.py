@@ -45,14 +45,11 @@ class Memo:
         return self._found.pop(file[0].as_posix(), None)
 
     def _look_up(self, file: tuple[Path, bool]) -> None:
-        path, named = file
-        shown = display_path(path)
-        status = input_stat(path, self._now)  # before the bytes: a change after it is seen next time
+        path = file[0]
         try:
-            raw = read_raw(path, shown, NAMED if named else SEARCHED)
+            status, key, raw = read_key(file, self.context, self._now)
         except InputError:  # the loader says why; a file that cannot be read is never cached
             return
-        key = file_key(self.context, shown, named, raw)
         self.inputs[path.as_posix()] = (status, key)
         found = self.store.get(key)
         if found is not None:
@@ -71,6 +68,16 @@ class Memo:
         value = compute(file, lambda path, shown, fix: decode_text(raw, shown))
         self.store.put(key, *self.pack(value))
         return value
+
+
+def read_key(file: tuple[Path, bool], context_digest: bytes, now: int) -> tuple[Stat | None, bytes, bytes]:
+    """(the file's stat, taken first: mpigen.cache.runs.input_stat; the key of its bytes under
+    `context_digest`; its bytes). Raises InputError when it cannot be read."""
+    path, named = file
+    shown = display_path(path)
+    status = input_stat(path, now)  # before the bytes: a change after it is seen next time
+    raw = read_raw(path, shown, NAMED if named else SEARCHED)
+    return status, file_key(context_digest, shown, named, raw), raw
 
 
 @contextlib.contextmanager

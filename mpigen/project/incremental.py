@@ -19,11 +19,12 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from mpigen.cache.fingerprint import context, file_key
+from mpigen.cache.fingerprint import context
 from mpigen.cache.folders import FolderRecord
+from mpigen.cache.memo import read_key
 from mpigen.cache.runs import Run, RunRecord, input_stat
 from mpigen.errors import InputError
-from mpigen.load.files import NAMED, SEARCHED, display_path, find_yaml_files, read_raw
+from mpigen.load.files import find_yaml_files
 from mpigen.output.commit import IN_PLACE_SHARE
 from mpigen.output.index import INDEX, patched_index
 from mpigen.output.staged import StagedFiles
@@ -54,15 +55,10 @@ def render(setup: Setup) -> Run | None:
     if patch is None or not _others_hold(setup, patch.run, patch.out):
         return None
     expected = patch.run.folders[patch.out]
-    changes = dict(patch.new)
-    if (len(changes) + bool(changes)) * IN_PLACE_SHARE > len(expected):
+    if (len(patch.new) + bool(patch.new)) * IN_PLACE_SHARE > len(expected):
         return None  # a large change is swapped in (mpigen.output.commit)
-    if changes:
-        index = _patched_index(setup.output, expected, changes)
-        if index is None:
-            return None
-        changes[INDEX] = index
-    if not patch_folder(setup.output, expected, changes, setup.cache):
+    changes = _with_index(setup.output, expected, patch.new)
+    if changes is None or not patch_folder(setup.output, expected, changes, setup.cache):
         return None
     expected.update((path, hashlib.sha256(data).digest()) for path, data in changes.items())
     if changes or patch.restated:
@@ -81,12 +77,9 @@ def check(setup: Setup) -> tuple[Run, list[tuple[Path, FolderReport]]] | None:
     if not record.holds(setup.output.as_posix(), expected):
         return None
     record.save()
-    changes = dict(patch.new)
-    if changes:
-        index = _patched_index(setup.output, expected, changes)
-        if index is None:
-            return None
-        changes[INDEX] = index
+    changes = _with_index(setup.output, expected, patch.new)
+    if changes is None:
+        return None
     reports = [(setup.output, changes_report(setup.output, changes))]
     reports += [(Path(folder), FolderReport()) for folder in patch.run.folders if folder != patch.out]
     return patch.run, reports
@@ -143,9 +136,8 @@ def _changed_inputs(files: list, run: Run, now: int, files_context: bytes) -> tu
         old_status, old_key, old_shape = run.inputs[name]
         if status is not None and status == old_status:
             continue
-        shown = display_path(path)
         try:
-            key = file_key(files_context, shown, named, read_raw(path, shown, NAMED if named else SEARCHED))
+            status, key, _ = read_key((path, named), files_context, now)  # stated again, just before the read
         except InputError:
             return None
         if key == old_key:
@@ -171,12 +163,21 @@ def _new_texts(setup: Setup, run: Run, out: str, changed: list) -> dict[str, byt
             return None
         run.inputs[name] = (*found, shaped)
         for o in (o for results in result.per_env for r in results for o in r.objects):
-            target = f"{o.env}/{o.path}" if o.env else o.path
+            target = o.out_path
             if target not in expected:
                 return None
             if o.digest != expected[target]:
                 new[target] = o.text.encode("utf-8")
     return new
+
+
+def _with_index(out: Path, expected: dict[str, bytes], new: dict[str, bytes]) -> dict[str, bytes] | None:
+    """The new bytes of each changed file of the output folder, and of its index when any
+    changes (None: the index is not the one the record knows)."""
+    if not new:
+        return {}
+    index = _patched_index(out, expected, new)
+    return None if index is None else {**new, INDEX: index}
 
 
 def _patched_index(out: Path, expected: dict[str, bytes], changes: dict[str, bytes]) -> bytes | None:
