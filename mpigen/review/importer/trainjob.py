@@ -24,7 +24,7 @@ from mpigen.review.importer.manifest import Imported, import_document
 from mpigen.review.importer.reader import KindReader
 from mpigen.review.importer.rendered import check_rendered
 from mpigen.review.importer.trainjob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
-                                                  build_view, written_by_mpigen)
+                                                  build_view, is_runtime, written_by_mpigen)
 from mpigen.review.importer.view import ViewReader
 
 TRAINER = ("spec", "trainer")
@@ -86,6 +86,8 @@ def import_trainjob(doc: Document, runtime: Document | None, strict: bool = Fals
         r.refuse(("spec", "runtimeRef"), f"a TrainJob references a runtime: runtimeRef needs a name, apiGroup "
                                          f"{TRAINER_GROUP} and a kind of {', '.join(RUNTIME_KINDS)}")
         return Imported({}, r.problems)
+    if runtime is not None and not is_runtime(runtime.data):
+        return Imported({}, r.problems + _not_a_runtime(runtime))
     unnamed = None
     runtime_reader = KindReader(runtime, False, TRAINER_API) if written_by_mpigen(runtime) else None
     if not _shaped(r, TRAINJOB_SHAPE) or (runtime_reader is not None and not _shaped(runtime_reader, RUNTIME_SHAPE)):
@@ -118,6 +120,19 @@ def import_trainjob(doc: Document, runtime: Document | None, strict: bool = Fals
                       for d in r.problems]
     failed = any(d.severity == "error" for d in r.problems)
     return Imported({} if failed else blueprint, r.problems)
+
+
+def _not_a_runtime(runtime: Document) -> list:
+    """The error of a document given as the TrainJob's runtime that is not one (any value may
+    be handed in: a kind that is a list is reported at its line, never looked up)."""
+    data = runtime.data if isinstance(runtime.data, dict) else None
+    wanted = f"a {' or '.join(RUNTIME_KINDS)} of {TRAINER_API}"
+    if data is None:
+        return [error(runtime.start, f"not a runtime: the TrainJob's runtime is {wanted}")]
+    key = "kind" if data.get("kind") not in RUNTIME_KINDS else "apiVersion"
+    mark = runtime.value_mark((key,)) if key in data else runtime.start
+    return [error(mark, f"{key}: {data.get(key)!r} is not a runtime's: the TrainJob's runtime is {wanted}; "
+                        "pass the runtime its spec.runtimeRef names")]
 
 
 def _shaped(r: KindReader, shape: dict) -> bool:

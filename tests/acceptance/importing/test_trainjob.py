@@ -13,6 +13,7 @@ import copy
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
+from tests.support.properties import examples
 
 from tests.conftest import BLUEPRINTS, ROOT, pos
 
@@ -309,7 +310,7 @@ def _leaves(node, loc=()):
             yield from _leaves(value, loc + (index,))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_value_anywhere_in_a_trainjob_or_its_runtime_is_imported_reported_or_refused(rendered_objects, data):
@@ -366,3 +367,20 @@ def test_a_hydra_line_on_a_runtime_of_the_cluster_is_reported_with_the_implement
     assert f"trainjob.yaml:{line}:{column}: warning: TrainJob spec.trainer.command: a Hydra launch line" in reported
     assert "the imported blueprint says mpiImplementation: IntelMPI (by its I_MPI_ variables)" in reported
     assert yaml.safe_load((tmp_path / "imported.yaml").read_text())["spec"]["mpiImplementation"] == "IntelMPI"
+
+
+@pytest.mark.parametrize("kind", ["[]", "{}", "7", "Deployment"])
+def test_a_runtime_whose_kind_is_not_a_runtimes_is_refused_at_its_line(rendered_objects, kind):
+    """What the property test above once drew: a runtime whose kind is a list reached a lookup
+    by kind and crashed the importer (TypeError: unhashable type: 'list')."""
+    from mpigen.load.parser import parse
+    from mpigen.review.importer.trainjob import import_trainjob
+
+    trainjob, runtime = rendered_objects[0]
+    text = yaml.safe_dump({**runtime, "kind": yaml.safe_load(kind)}, sort_keys=False)
+    result = import_trainjob(parse(yaml.safe_dump(trainjob), "trainjob.yaml")[0], parse(text, "runtime.yaml")[0])
+    line = text.splitlines().index(next(l for l in text.splitlines() if l.startswith("kind:"))) + 1
+    assert result.blueprint == {}
+    assert [(str(d.mark), d.severity) for d in result.diagnostics] == [(f"runtime.yaml:{line}:7", "error")]
+    assert "is not a runtime's: the TrainJob's runtime is a TrainingRuntime or ClusterTrainingRuntime" \
+        in result.diagnostics[0].message
