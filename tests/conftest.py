@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import tests.support.properties  # noqa: F401  (the property tests' profile: fixed examples unless asked)
+
 ROOT = Path(__file__).resolve().parent.parent
 BLUEPRINTS = ROOT / "blueprints"
 GOLDEN = ROOT / "golden"

@@ -16,6 +16,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.support.properties import examples
 
 from mpigen.errors import InputError
 from tests.conftest import BLUEPRINTS, render_text
@@ -55,7 +56,7 @@ def mutated(draw):
     return doc
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_mutated_blueprints_render_or_fail_with_positions(doc):
     import kubernetes_validate
@@ -101,7 +102,7 @@ def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("fuzz")
 
 
-@settings(max_examples=200, deadline=None,
+@settings(max_examples=examples(200), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(text=yaml_texts())
 def test_random_yaml_is_rendered_or_refused_with_positions(text, scratch, mpigen_in_process):
@@ -120,7 +121,7 @@ def test_random_yaml_is_rendered_or_refused_with_positions(text, scratch, mpigen
             line.startswith(f"error: {path.as_posix()}: ") or re.match(r"^mpigen: ", line), line
 
 
-@settings(max_examples=40, deadline=None,
+@settings(max_examples=examples(40), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(doc=st.one_of(st.sampled_from(EXAMPLES), mutated()))
 def test_rendered_mutations_are_deterministic_and_kustomize_builds_them(doc, scratch, mpigen_in_process, kubectl):

@@ -9,6 +9,7 @@ import json
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
+from tests.support.properties import examples
 
 from tests.conftest import pos, run_mpigen, write
 from tests.support.kubernetes_names import blueprint, one_error
@@ -59,7 +60,7 @@ _QUANTITIES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_QUANTITIES)
 def test_no_quantity_string_escapes_a_positioned_answer(value):
     """Every string is a quantity or an error at the value's line and column, and parsing

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+from tests.support.properties import examples
 
 from mpigen.cache import folders
 from mpigen.cache.store import FORMAT
@@ -105,7 +106,7 @@ def folder(path: Path) -> dict[str, bytes]:
         if path.exists() else {}
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(step, min_size=2, max_size=5))
 def test_edit_sequences_give_the_same_bytes_with_and_without_the_cache(steps, capsysbinary, monkeypatch):
     monkeypatch.setattr(folders, "RACY", 0)

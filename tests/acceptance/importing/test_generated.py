@@ -11,6 +11,7 @@ import json
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
+from tests.support.properties import examples
 
 from tests.support.import_round_trip import (V1, V1ALPHA2, V2BETA1, assert_round_trip, imported, render_blueprint,
                                              warned_at)
@@ -34,7 +35,7 @@ def node_position(text: str, loc: tuple) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("api", [V1ALPHA2, V1, V2BETA1])
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_mpijobs_render_what_the_operator_makes_of_them(api, data):
     from tests.support.mpijob_strategy import mpijobs
@@ -44,7 +45,7 @@ def test_generated_mpijobs_render_what_the_operator_makes_of_them(api, data):
 
 
 @pytest.mark.parametrize("api", [V1ALPHA2, V1, V2BETA1])
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_what_generated_mpijobs_lose_is_reported_exactly_where_it_is_written(api, data):
     from tests.support.mpijob_strategy import mpijobs
@@ -74,7 +75,7 @@ ODD_VALUES = st.sampled_from([None, 0, -1, 1, 2**40, True, "", "x", "Never", "1.
 
 
 @pytest.mark.parametrize("api", [V1ALPHA2, V1, V2BETA1])
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_any_mpijob_imports_to_an_error_or_to_a_blueprint_that_renders(api, data):
     """Whatever an MPIJob holds where: import never fails (exit 3), and a blueprint it

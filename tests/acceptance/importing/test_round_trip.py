@@ -10,6 +10,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.support.properties import examples
 
 from tests.conftest import BLUEPRINTS, ROOT, pos, run_mpigen
 
@@ -93,7 +94,7 @@ def test_examples_round_trip(tmp_path, api):
 sys.path.insert(0, str(ROOT / "bench"))
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(min_value=0, max_value=10**6))
 def test_generated_blueprints_round_trip(tmp_path_factory, seed):
     from bench import blueprint, yaml_text

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.support.properties import examples
 
 from mpigen.cache import kustomizations as kept
 from mpigen.cache.kustomizations import kustomizations
@@ -16,7 +17,7 @@ from mpigen.emit.layout import kustomization_text
 PATHS = st.lists(st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20), max_size=8)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(PATHS, min_size=1, max_size=4))
 def test_a_kept_text_is_the_emitters_for_its_list(tmp_path_factory, lists):
     cache = tmp_path_factory.mktemp("cache")

@@ -9,6 +9,7 @@ import pytest
 import yaml as pyyaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.support.properties import examples
 from ruamel.yaml import YAML
 
 from mpigen.emit.install_order import INSTALL_ORDER, sort_objects
@@ -51,7 +52,7 @@ json_data = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.dictionaries(st.text(max_size=12), json_data, max_size=5))
 def test_any_json_object_round_trips(obj):
     text = dump_object(obj)

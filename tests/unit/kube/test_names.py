@@ -7,6 +7,7 @@ The rules come from outside mpigen: see tests/support/kubernetes_names.py.
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
+from tests.support.properties import examples
 
 from tests.support.kubernetes_names import DNS1123_LABEL
 
@@ -17,7 +18,7 @@ _ENV = st.one_of(_LABEL, st.from_regex(r"\A[aB_.]([-aB_.]{0,3}[aB])?\Z"), st.jus
 _PARTS = st.tuples(_ENV, _LABEL, _LABEL)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_PARTS, min_size=2, max_size=6, unique=True), st.sampled_from([0, len("-launcher")]))
 def test_generated_names_are_valid_and_never_meet(parts, room):
     from mpigen.kube.names import generated_name

@@ -6,13 +6,14 @@ from __future__ import annotations
 import difflib
 
 from hypothesis import given, settings, strategies as st
+from tests.support.properties import examples
 
 from mpigen.output.staleness import _unified
 
 edit = st.tuples(st.sampled_from(["change", "insert", "delete"]), st.integers(min_value=0, max_value=2999))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sampled_from([5, 999, 1000, 3000]), st.lists(edit, min_size=1, max_size=4), st.booleans())
 def test_the_diff_of_a_large_file_is_difflibs(lines, edits, no_final_newline):
     a = [f"    \"team/job-{i:05d}.yaml\": \"{i:064x}\",\n" for i in range(lines)]
