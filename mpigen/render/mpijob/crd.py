@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib.resources import files
+from importlib.util import find_spec
+from pathlib import Path
 from typing import Any, Literal, Optional
 
 from pydantic import Field
@@ -25,6 +26,7 @@ from mpigen.render.target import DEFAULT_KUBE_VERSION
 
 GROUP = "kubeflow.org"
 POD_TEMPLATE = "x-mpigen-pod-template"  # marks where the Kubernetes schema goes
+SCHEMAS_LIBRARY = "kubernetes-validate"  # the distribution whose schemas the pod templates' come from
 
 # JSONSchemaProps fields a CRD schema may use (k8s.io/apiextensions-apiserver).
 ALLOWED_KEYS = {
@@ -107,8 +109,13 @@ def available_kube_versions() -> list[str]:
     return versions
 
 
-def _schema_root():
-    return files("kubernetes_validate") / "kubernetes-json-schema"
+def _schema_root() -> Path:
+    """The schemas kubernetes-validate ships, found without importing it (its package loads
+    jsonschema, which rendering never needs). Raises ModuleNotFoundError when it is not installed."""
+    spec = find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("No module named 'kubernetes_validate'", name="kubernetes_validate")
+    return Path(spec.submodule_search_locations[0], "kubernetes-json-schema")
 
 
 @lru_cache(maxsize=4)
