@@ -1,6 +1,10 @@
 """What every cache key holds besides a file's own bytes: this build of mpigen (its version and
-the bytes of its code and templates), the Python and library versions that write the output's
-bytes, and the settings of the run."""
+the bytes of its code and templates), the Python and every installed library whose code or data
+reach the output's bytes, and the settings of the run.
+
+tests/unit/cache/test_key_inputs.py renders under every target and option with an audit hook
+on what the process opens and imports, and fails when a render reads a file of an installed
+distribution that the key of that render does not hold."""
 
 from __future__ import annotations
 
@@ -9,24 +13,25 @@ import sys
 from functools import cache
 from pathlib import Path
 
-import jinja2
-import pydantic
-import pydantic_core
-import yaml
-
 import mpigen
+from mpigen.cache.installed import identity
+from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY
 
 _PACKAGE = Path(mpigen.__file__).resolve().parent
+
+# The installed distributions every run loads: the YAML parser (its libyaml events), the models
+# and their validators with what they load, the templates' engine and what it escapes with.
+RUN_LIBRARIES = ("PyYAML", "pydantic", "pydantic-core", "annotated-types", "typing-extensions", "typing-inspection",
+                 "Jinja2", "MarkupSafe")
 
 
 @cache
 def build() -> bytes:
     """A digest of mpigen's version, of every file of its package (a changed line of code in
-    an editable install changes it as a release would), of Python's version and of the
-    libraries that parse (PyYAML's libyaml events), validate and template."""
+    an editable install changes it as a release would), of Python's version (its standard
+    library) and of the installed libraries every run loads (mpigen.cache.installed)."""
     digest = hashlib.sha256()
-    versions = (mpigen.__version__, sys.version, sys.implementation.cache_tag, yaml.__version__,
-                pydantic.VERSION, pydantic_core.__version__, jinja2.__version__)
+    versions = (mpigen.__version__, sys.version, sys.implementation.cache_tag, *map(identity, RUN_LIBRARIES))
     digest.update(repr(versions).encode("utf-8"))
     for path in sorted(p for p in _PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         digest.update(path.relative_to(_PACKAGE).as_posix().encode("utf-8", "surrogatepass") + b"\0")
@@ -53,9 +58,12 @@ def file_key(context_digest: bytes, shown: str, named: bool, raw: bytes) -> byte
 
 def run_settings(overlays, env_options, default_namespace: str | None, render: bool) -> list[str]:
     """A run's settings as text: whether it renders, the namespace of blueprints that name
-    none, each environment's options, and each overlay with its bases as they were read
+    none, each environment's options (and, for the CRD, the library its schema comes from),
+    and each overlay with its bases as they were read
     (their documents, with the position of every key and value: a message points there)."""
     settings = [repr((render, default_namespace)), repr(list(env_options))]
+    if any(options.with_crd for options in env_options):  # the CRD's pod schema is that library's data
+        settings.append(identity(SCHEMAS_LIBRARY))
     for overlay in overlays:
         settings.append(overlay.name)
         settings.extend(_document(item.name, item.doc) for item in overlay.chain())
