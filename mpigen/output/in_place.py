@@ -112,7 +112,7 @@ def roll_back(out: Path, stage: Path) -> None:
     """Undo what the in-place write staged in `stage` did to `out`, unless it committed
     (its index is renamed in already); then remove `stage`."""
     try:
-        journal = json.loads((stage / JOURNAL).read_bytes())
+        journal = _journal(json.loads((stage / JOURNAL).read_bytes()))
     except (OSError, ValueError):
         journal = None  # not written yet: nothing was renamed
     if journal is not None and os.path.lexists(stage / "new" / INDEX):
@@ -126,3 +126,18 @@ def roll_back(out: Path, stage: Path) -> None:
             with contextlib.suppress(OSError):
                 os.rmdir(f"{out}/{rel}")
     shutil.rmtree(stage, ignore_errors=True)
+
+
+def _journal(data) -> dict[str, list[str]] | None:
+    """A journal as in_place writes it (lists of plain relative paths under four keys), or
+    None: a journal of another shape, or naming a path outside DIR, is no journal of mpigen's
+    and moves nothing."""
+    keys = ("folders", "paths", "stale", "new")
+    if not isinstance(data, dict) or not all(isinstance(data.get(key), list) for key in keys):
+        return None
+    for key in keys:
+        for rel in data[key]:
+            if not isinstance(rel, str) or not rel or rel.startswith("/") or \
+                    any(part in ("", ".", "..") or "\0" in part for part in rel.split("/")):
+                return None
+    return data
