@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import blueprint_text, run_mpigen, write
+from tests.conftest import ROOT, blueprint_text, run_mpigen, write
 from tests.support.input_repository import refused, snapshot
 from tests.support.output_machine import NOBODY, chown_tree, need_root, unavailable
 from tests.support.overlays import CONFIG_HEAD, OVERLAY_HEAD
@@ -217,3 +217,22 @@ def _git_follows_the_documented_rule() -> bool:
                                                                  text=True).stdout)
     return found is not None and (int(found[1]), int(found[2])) >= (2, 38)
 
+
+def test_the_messages_docs_cli_md_shows_are_what_mpigen_prints(shared):
+    """docs/cli.md's example (bo's file in /tmp, ana's run) from the same run here (nobody's
+    file in the shared folder, root's run), names and folders put back."""
+    text = (ROOT / "docs" / "cli.md").read_text()
+    section = text[text.index("### Another user's mpigen.yaml"):text.index("## mpigen render")]
+    (error_line,), (refused_line, trusted_line) = [block.splitlines() for block in
+                                                   re.findall(r"```\n(.*?)\n```", section, re.S)]
+    team = repository(shared / "team", NOBODY, image=MINE)
+    plant(shared, NOBODY)
+    repo = repository(shared / "repo", ROOT_UID)
+
+    def shown(done: subprocess.CompletedProcess) -> list[str]:
+        lines = done.stderr.decode().replace(str(team), "/srv/team").replace(str(shared), "/tmp")
+        return lines.replace("nobody (uid 65534)", "bo (uid 1001)").replace("(root)", "(ana)").splitlines()
+
+    assert shown(run(ROOT_UID, "validate", "blueprints", "-v", cwd=repo)) == [refused_line, error_line]
+    done = run(ROOT_UID, "validate", "-v", cwd=team, MPIGEN_SAFE_DIRECTORIES=str(team))
+    assert done.returncode == 0 and shown(done)[0] == trusted_line
