@@ -16,6 +16,7 @@ from mpigen.formats.config import CONFIG_FILE
 from mpigen.formats.overlay import OverlayModel
 from mpigen.kube.names import folder_name_problem
 from mpigen.load.document import Document
+from mpigen.load.trust import foreign, refusal
 from mpigen.overlay.file import OVERLAYS_FOLDER, overlay_file, read_overlay
 
 
@@ -124,16 +125,20 @@ def bare_name(spec: str) -> str | None:
     return None if "/" in spec or spec.startswith(".") or not spec else spec
 
 
-def _repository(file: Path, root: Path) -> Path:
+def _repository(file: Path, root: Path, problems: list[Diagnostic]) -> Path:
     """The repository an overlay file belongs to, where its bases' bare names are looked up
     (whatever the working folder): the folder holding the overlays/ folder the overlay is
-    in; for an overlay kept elsewhere, the nearest folder above it holding mpigen.yaml;
+    in; for an overlay kept elsewhere, the nearest folder above it holding mpigen.yaml, which
+    must be the user's or trusted as the run's own is (mpigen.load.trust; else a problem);
     else root."""
     folder = Path(os.path.abspath(file.parent))  # as written: `..` goes up the path given, not a link's target
     if folder.parent.name == OVERLAYS_FOLDER:
         return Path(os.path.normpath(file.parent / os.pardir / os.pardir))
     for above in folder.parents:
         if os.path.isfile(above / CONFIG_FILE):
+            other = foreign(above / CONFIG_FILE)
+            if other is not None and other.trusted_by is None:
+                problems.append(refusal(other, here=False))
             return above
     return root
 
@@ -171,7 +176,8 @@ class _Loader:
             if not isinstance(base, str):
                 continue
             mark = doc.value_mark(("bases", index))
-            base_path = _named(base, _repository(file, self.root)) or file.parent / base
+            base_path = (file.parent / base if bare_name(base) is None
+                         else _named(base, _repository(file, self.root, self.problems)))
             loaded = self.load(base_path, mark, bare_name(base))
             if loaded is not None and overlay is not None:
                 overlay.bases.append(loaded)

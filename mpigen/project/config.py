@@ -1,8 +1,8 @@
 """mpigen.yaml read from the folder a run works in, checked against the targets and GitOps profiles mpigen has.
 
 The run works in the folder that holds it (mpigen.project.repository finds it from a
-sub-folder, and moves there), so every path in it is relative to that folder. Its format
-is mpigen.formats.config.
+sub-folder, refuses another user's, and moves there), so every path in it is relative to
+that folder. Its format is mpigen.formats.config.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ Each option takes the first value given by, in order:
    and ARGOCD_ENV_MPIGEN_TARGET (spec.source.plugin.env of the Application);
 3. the overlay's own `gitops:` and `target:` (or its nearest base's), for that overlay's folder;
 4. mpigen.yaml, that of the working folder or of the nearest folder above it (the run then
-   works from that folder: mpigen.project.repository): its target, gitops,
+   works from that folder: mpigen.project.repository; it must be the user's, or trusted:
+   mpigen.load.trust): its target, gitops,
    kubectlDeliveryImage, mpijobApi, withCRD and kubeVersion always; its blueprints, overlays
    and output folder only when no PATH is given;
 5. the defaults: blueprints/, no overlay, no output folder, and mpigen.render.target.Options.

@@ -5,6 +5,11 @@ A run started in a sub-folder of the repository works from the repository's fold
 `git -C`), so that the paths in mpigen.yaml, the output folder and every path in the
 output and in the messages are the same as for a run at the top; the paths given on the
 command line are taken from where they were typed and rebased onto that folder.
+
+The mpigen.yaml found, in the working folder or above it, is used only when it and its folder
+are the user's, or the user names its folder in MPIGEN_SAFE_DIRECTORIES (mpigen.load.trust,
+git's safe.directory): otherwise the run stops before it reads anything, with one error that
+says whose it is and how to trust it or go on without it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from mpigen.errors import InputError
 from mpigen.formats.config import CONFIG_FILE
+from mpigen.load.trust import SAFE_DIRECTORIES, foreign, refusal
 
 # What the messages of a run that finds no mpigen.yaml say, and the other way on they show.
 NO_CONFIG = f"no {CONFIG_FILE} in this folder or any folder above it"
@@ -45,10 +52,17 @@ class Moved:
 
 def enter_repository() -> Moved | None:
     """Work from the folder of the mpigen.yaml find_config finds, when that is not the
-    working folder already; None when the run stays where it is."""
+    working folder already; None when the run stays where it is. Raises InputError when
+    that mpigen.yaml is another user's and the user has not said it is safe."""
     found = find_config()
+    if found is None:
+        return None
     here = os.getcwd()
-    if found is None or os.path.samefile(found.parent, here):
+    at_top = found.parent == Path(os.path.abspath(here))  # find_config looks in the working folder first
+    other = foreign(found)
+    if other is not None and other.trusted_by is None:
+        raise InputError([refusal(other, here=at_top)])
+    if at_top:
         return None
     moved = Moved(found.parent, os.path.relpath(here, found.parent))
     os.chdir(found.parent)
@@ -61,4 +75,9 @@ def describe(start: Path | None = None) -> str:
     if found is None:
         return (f"no {CONFIG_FILE} in this folder or any folder above it: reading the paths given, else "
                 "blueprints/, with the default options")
-    return f"using {found.as_posix()} (the paths in it and in the messages are relative to {found.parent.as_posix()})"
+    other = foreign(found)
+    if other is not None and other.trusted_by is None:
+        return f"not using {found.as_posix()}: {other.whose}, and {SAFE_DIRECTORIES} does not name its folder"
+    trusted = "" if other is None else f", {other.whose}, trusted by {SAFE_DIRECTORIES}={other.trusted_by}"
+    return (f"using {found.as_posix()}{trusted} (the paths in it and in the messages are relative to "
+            f"{found.parent.as_posix()})")

@@ -4,17 +4,21 @@ runs it: the generate command in the application's folder, with Argo CD's enviro
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.support.output_machine import NOBODY, chown_tree, need_root
 
 PLUGIN = ROOT / "docs" / "argocd" / "plugin.yaml"
+NOBODY_PREFIX = ("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups")
 
 
 @pytest.fixture
@@ -26,9 +30,15 @@ def app(tmp_path):
     return tmp_path
 
 
-def generate(folder: Path, **env: str) -> subprocess.CompletedProcess:
+def generate(folder: Path, user: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess:
+    """The plugin's generate command in `folder`; through `user` (setpriv as another user),
+    the mpigen command its script ends with, run by this interpreter (that user may not be
+    able to start it through a shell where the interpreter lies in root's home)."""
     plugin = yaml.safe_load(PLUGIN.read_text())
     command = plugin["spec"]["generate"]["command"] + plugin["spec"]["generate"]["args"]
+    if user:
+        (args,) = re.findall(r"^exec mpigen (.*)$", command[-1], re.M)
+        command = [*user, sys.executable, "-m", "mpigen", *args.split()]
     environ = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                "ARGOCD_APP_NAME": "training-prod", "ARGOCD_APP_NAMESPACE": "ml-team", **env}
     return subprocess.run(command, cwd=folder, env=environ, capture_output=True, text=True, timeout=120)
@@ -90,3 +100,35 @@ def test_a_bad_setting_is_an_error(app):
                            "did you mean 'jobset'?\n")
     done = generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="staging")
     assert done.returncode == 2 and done.stdout == "" and "staging" in done.stderr
+
+
+@pytest.fixture
+def checkout(app):
+    """The application copied where user nobody may reach it: what the sidecar unpacks."""
+    need_root()
+    folder = Path(tempfile.mkdtemp(prefix="mpigen-cmp-", dir="/tmp"))
+    folder.chmod(0o755)
+    shutil.copytree(app, folder / "app")
+    (folder / "app").chmod(0o755)  # pytest's tmp_path, copied with its mode, is root's alone
+    yield folder / "app"
+    shutil.rmtree(folder)
+
+
+def test_the_sidecar_s_user_renders_the_checkout_it_unpacked(app, checkout):
+    """The sidecar's server unpacks the repository as its own user, the user the generate
+    command runs as: that user's mpigen.yaml is used, as any user's own is."""
+    chown_tree(checkout, NOBODY, NOBODY)
+    done = generate(checkout, NOBODY_PREFIX, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod").stdout
+
+
+def test_a_checkout_of_another_user_needs_the_sidecar_s_word(app, checkout):
+    """A checkout another user made (root's here) stops the generate command, with nothing on
+    stdout, until the sidecar's env names its folder (docs/gitops.md)."""
+    done = generate(checkout, NOBODY_PREFIX, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"error: {checkout}/mpigen.yaml: owned by root (uid 0), not by you (nobody): ")
+    done = generate(checkout, NOBODY_PREFIX, ARGOCD_ENV_MPIGEN_OVERLAY="prod", MPIGEN_SAFE_DIRECTORIES=str(checkout))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod").stdout
