@@ -15,7 +15,10 @@ versions could be forged with a newline in an overlay folder's name). The file i
 dotfile with no .yaml or .json ending, so that no GitOps tool mistakes it for a manifest.
 
 Reading is defensive: an index mpigen cannot trust (a newer version, a foreign or damaged
-file, one unsafe entry) owns nothing, so nothing is removed or overwritten on its say.
+file, one unsafe entry, a symbolic link, a file another user owns: in a folder others may
+write into, anyone could list the user's own files in it) owns nothing, so nothing is
+removed or overwritten on its say. Whose a file is follows git's rule
+(mpigen.load.trust.user_ids: the user's, and for root run by sudo the sudoer's too).
 The text lines of earlier versions (`<sha256>  <path>`) are still read, when every line
 is a well-formed entry of a safe path.
 """
@@ -24,12 +27,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mpigen.errors import shown
+from mpigen.load.trust import user_ids, user_name
 
 INDEX = ".mpigen-index"
 VERSION = 1
@@ -117,10 +123,22 @@ def unsafe_name(path: str) -> str | None:
 def read_index(out: Path) -> Index:
     """The index of `out`; empty when there is none. Raises OSError when it cannot be read."""
     try:
-        data = (out / INDEX).read_bytes()
+        fd = os.open(out / INDEX, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return Index()
-    return parse_index(data)
+    except OSError:
+        if os.path.islink(out / INDEX):
+            return Index(distrust="it is a symbolic link")
+        raise
+    with open(fd, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        if stat.S_ISDIR(status.st_mode):
+            return Index()  # the plan reports a folder in the index's way
+        if not stat.S_ISREG(status.st_mode):
+            return Index(distrust="it is not a file")
+        if status.st_uid not in user_ids():
+            return Index(distrust=f"another user, {user_name(status.st_uid)}, owns it")
+        return parse_index(handle.read())
 
 
 def parse_index(data: bytes) -> Index:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 
 import pytest
 
 from tests.conftest import run_mpigen
-from tests.support.output_machine import (OVERLAY, assert_index_lists_exactly_its_files, blueprints, error_lines,
-                                          index_of, snapshot)
+from tests.support.output_machine import (NOBODY, OVERLAY, assert_index_lists_exactly_its_files, blueprints,
+                                          error_lines, index_of, need_root, snapshot)
 
 
 # --- defect 1: the index ------------------------------------------------------------------
@@ -88,7 +89,7 @@ def test_a_forged_line_makes_an_old_text_index_untrusted(tmp_path):
     assert_index_lists_exactly_its_files(out, ("README.md",))
 
 
-@pytest.mark.parametrize("edit", ["wrong digest", "newer version", "not json"])
+@pytest.mark.parametrize("edit", ["wrong digest", "newer version", "not json", "another user's", "a link"])
 def test_a_hand_edited_index_never_deletes_a_user_file(tmp_path, edit):
     blueprints(tmp_path / "bp", ["one", "two"])
     out = tmp_path / "out"
@@ -103,6 +104,12 @@ def test_a_hand_edited_index_never_deletes_a_user_file(tmp_path, edit):
         document["mpigenIndex"] = 2
     text = json.dumps(document) if edit != "not json" else "files:\n  README.md: x\n"
     (out / ".mpigen-index").write_text(text)
+    if edit == "another user's":  # forged by whoever else may write into the folder
+        need_root()
+        os.chown(out / ".mpigen-index", NOBODY, NOBODY)
+    if edit == "a link":
+        (out / ".mpigen-index").rename(tmp_path / "forged")
+        (out / ".mpigen-index").symlink_to(tmp_path / "forged")
     (tmp_path / "bp" / "two.yaml").unlink()
     before = snapshot(out)
     done = run_mpigen("render", "bp", "-o", "out", cwd=tmp_path)
@@ -114,6 +121,9 @@ def test_a_hand_edited_index_never_deletes_a_user_file(tmp_path, edit):
     else:  # an index it cannot trust owns nothing: the changed kustomization.yaml is not overwritten
         assert done.returncode == 2
         assert b"warning: out/.mpigen-index: set aside" in done.stderr
+        why = {"another user's": b"set aside: another user, nobody (uid 65534), owns it;",
+               "a link": b"set aside: it is a symbolic link;"}.get(edit, b"")
+        assert why in done.stderr
         assert error_lines(done.stderr) == ["error: out/kustomization.yaml: refusing to overwrite kustomization.yaml: "
                                             "mpigen did not write it (it is not in .mpigen-index); move it away or "
                                             "choose another output folder"]
