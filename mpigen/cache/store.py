@@ -11,8 +11,10 @@ An entry is one file, <folder>/v2/<build>/<first two hex digits>/<key in hex>, w
 <build> names the build of mpigen that wrote it (mpigen.cache.fingerprint.build): no other
 build can use it. The folders of the format, the build and the first two digits are made
 private to the user (mode 0700), and an entry is read only when it is a regular file the
-user owns. The folders of other builds (and of formats) no run has written into for a week are
-removed.
+user owns. The folders of other builds (16 hex digits, in the format's folder) and of other
+formats (v and digits, in the cache folder) no run has written into for a week are removed,
+but only when all they hold is what mpigen makes there (folders and entries of its names,
+the user's, no link): any other file, and its folder, stays.
 
     b"mpigen-cache 2\\n"   (the format; a new format is a new folder and a new line)
     the key                (32 bytes: an entry copied under another name is foreign)
@@ -41,7 +43,6 @@ import io
 import os
 import pickle
 import re
-import shutil
 import stat
 import tempfile
 import time
@@ -135,18 +136,63 @@ def _made(folder: Path) -> None:
 
 
 def _prune(root: Path, uid: int) -> None:
-    """Remove the folders of other builds, and of other formats (v1/, ...), that no run has
-    written into for a week."""
+    """Remove the folders of other builds (in this format's folder), and of other formats (v1/,
+    ..., in the cache folder), that no run has written into for a week: only folders of the
+    names mpigen gives them that hold only what mpigen puts there (_made_by_mpigen)."""
     week_ago = time.time() - UNUSED_FOR
-    for folder, ours in ((root.parent, root.name), (root.parent.parent, FORMAT)):
+    for folder, ours, names in ((root.parent, root.name, _BUILD_NAME), (root.parent.parent, FORMAT, _FORMAT_NAME)):
         for other in os.scandir(folder):
-            if other.name != ours and other.is_dir(follow_symlinks=False) \
-                    and (folder == root.parent or _FORMAT_NAME.fullmatch(other.name)) \
+            if other.name != ours and names.fullmatch(other.name) and other.is_dir(follow_symlinks=False) \
                     and other.stat(follow_symlinks=False).st_mtime < week_ago:
-                shutil.rmtree(other.path, ignore_errors=True)
+                _remove(other.path, uid)
+
+
+def _remove(top: str, uid: int) -> None:
+    """Remove the folder `top` when mpigen made all it holds; what appears meanwhile stays
+    (its folder then stays too)."""
+    try:
+        found = _made_by_mpigen(top, uid)
+    except OSError:  # a folder it cannot list: left as it is
+        found = None
+    if found is None:
+        return
+    files, folders = found
+    for path in files:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    for path in [*reversed(folders), top]:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+
+
+def _made_by_mpigen(top: str, uid: int) -> tuple[list[str], list[str]] | None:
+    """(the files, the folders) under the folder `top` when each is what mpigen makes in its
+    cache: a folder of a build (16 hex digits) or of a fan-out (2 hex digits), an entry (64
+    hex digits) or one being written (.new-...), this user's, no deeper than mpigen makes them,
+    and no link; else None."""
+    if os.lstat(top).st_uid != uid:
+        return None
+    files, folders, pending = [], [], [(top, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        for item in os.scandir(folder):
+            status = item.stat(follow_symlinks=False)
+            if status.st_uid != uid:
+                return None
+            if stat.S_ISDIR(status.st_mode) and depth < 2 and _FOLDER_NAME.fullmatch(item.name):
+                folders.append(item.path)
+                pending.append((item.path, depth + 1))
+            elif stat.S_ISREG(status.st_mode) and _ENTRY_NAME.fullmatch(item.name):
+                files.append(item.path)
+            else:
+                return None
+    return files, folders
 
 
 _FORMAT_NAME = re.compile(r"v[0-9]+")
+_BUILD_NAME = re.compile(r"[0-9a-f]{16}")
+_FOLDER_NAME = re.compile(r"[0-9a-f]{16}|[0-9a-f]{2}")
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}|\.new-[0-9a-z_]{8}")
 
 
 class _Unpickler(pickle.Unpickler):
