@@ -206,7 +206,7 @@ def _private(folder: str, uid: int) -> bool | None:
 def _claimed(folder: str, uid: int) -> bool | None:
     """Whether `folder` is mpigen's: it holds mpigen's CACHEDIR.TAG, or it was empty and now
     holds it (and a .gitignore of `*`); None when it is empty and the machine refuses the tag."""
-    if tagged(folder, uid):
+    if _tagged(folder, uid):
         return True
     try:
         if os.listdir(folder):
@@ -219,7 +219,7 @@ def _claimed(folder: str, uid: int) -> bool | None:
     return True
 
 
-def tagged(folder: str, uid: int) -> bool:
+def _tagged(folder: str, uid: int) -> bool:
     """Whether `folder` holds mpigen's CACHEDIR.TAG: a regular file of this user's with exactly
     mpigen's text."""
     try:
