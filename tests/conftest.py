@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import glob
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,19 +140,38 @@ def no_mpi_session_folders_left(request):
         shutil.rmtree(path, ignore_errors=True)
 
 
+_SESSION_CACHES: dict = {}  # "folder": the suite's cache folder (this user's); uid -> that user's
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _cache_folder(tmp_path_factory):
     """Runs of the suite keep their cache of incremental renders (mpigen.cache) in a folder of
     their own, never in the user's ~/.cache/mpigen (subprocesses inherit the variable)."""
-    import os
-
     previous = os.environ.get("MPIGEN_CACHE_DIR")
-    os.environ["MPIGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("mpigen-cache"))
+    _SESSION_CACHES["folder"] = os.environ["MPIGEN_CACHE_DIR"] = str(tmp_path_factory.mktemp("mpigen-cache"))
     yield
     if previous is None:
         os.environ.pop("MPIGEN_CACHE_DIR", None)
     else:
         os.environ["MPIGEN_CACHE_DIR"] = previous
+    for uid, folder in list(_SESSION_CACHES.items()):
+        if uid != "folder":
+            shutil.rmtree(folder, ignore_errors=True)
+    _SESSION_CACHES.clear()
+
+
+def environment_of(uid: int) -> dict[str, str]:
+    """The environment of a run as the user `uid` (through setpriv): this one, but that the
+    suite's cache folder, which is this user's and which mpigen does not use as anyone else
+    (mpigen.cache.folder), is replaced by a folder of that user's own, in /tmp (which every
+    user reaches), made once a session. A cache folder a test chose stays."""
+    environment = dict(os.environ)
+    if "folder" in _SESSION_CACHES and environment.get("MPIGEN_CACHE_DIR") == _SESSION_CACHES["folder"]:
+        if uid not in _SESSION_CACHES:
+            _SESSION_CACHES[uid] = tempfile.mkdtemp(prefix=f"mpigen-cache-{uid}-", dir="/tmp")
+            os.chown(_SESSION_CACHES[uid], uid, uid)
+        environment["MPIGEN_CACHE_DIR"] = _SESSION_CACHES[uid]
+    return environment
 
 
 # --- the command-line harness: `mpigen ARGS` in a subprocess (run_mpigen) or in this process

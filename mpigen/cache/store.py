@@ -1,17 +1,20 @@
 """The cache folder: entries written atomically under the digest of their inputs, read back
 only when whole, and never a reason for a run to fail.
 
-Where: $MPIGEN_CACHE_DIR, else $XDG_CACHE_HOME/mpigen, else ~/.cache/mpigen: outside the
-repository, so that no commit can bring entries with it (a forged entry in a pull request
-would make `mpigen check` pass on output its blueprints do not give). The folder holds a
-`.gitignore` of `*` and a CACHEDIR.TAG, so that Git and backup tools leave it alone
-wherever it is put. A folder this user does not own, or that anyone may write into, is
-not used at all.
+The folder is one mpigen.cache.folder judged for the run: mpigen's own (it holds mpigen's
+CACHEDIR.TAG, and a .gitignore of `*` unless one was there) and no one but the user can write
+into it or into any folder on the way to it. Outside the repository, so that no commit can
+bring entries with it (a forged entry in a pull request would make `mpigen check` pass on
+output its blueprints do not give).
 
 An entry is one file, <folder>/v2/<build>/<first two hex digits>/<key in hex>, where
 <build> names the build of mpigen that wrote it (mpigen.cache.fingerprint.build): no other
-build can use it, and the folders of builds (and of formats) no run has written into for a
-week are removed.
+build can use it. The folders of the format, the build and the first two digits are made
+private to the user (mode 0700), and an entry is read only when it is a regular file the
+user owns. The folders of other builds (16 hex digits, in the format's folder) and of other
+formats (v and digits, in the cache folder) no run has written into for a week are removed,
+but only when all they hold is what mpigen makes there (folders and entries of its names,
+the user's, no link): any other file, and its folder, stays.
 
     b"mpigen-cache 2\\n"   (the format; a new format is a new folder and a new line)
     the key                (32 bytes: an entry copied under another name is foreign)
@@ -40,7 +43,6 @@ import io
 import os
 import pickle
 import re
-import shutil
 import stat
 import tempfile
 import time
@@ -53,42 +55,30 @@ MAGIC = b"mpigen-cache 2\n"
 FORMAT = "v2"
 _HEAD = len(MAGIC) + 72  # the magic line, the key, the checksum and the length
 UNUSED_FOR = 7 * 24 * 3600  # seconds after which the entries of another build are removed
-_IGNORE = "*\n"
-_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
-        "# This folder is a cache made by mpigen (https://bford.info/cachedir/); delete it at any time.\n")
-
-
-def cache_folder() -> Path | None:
-    """Where the cache lives ($MPIGEN_CACHE_DIR, $XDG_CACHE_HOME/mpigen, ~/.cache/mpigen), or
-    None when there is no home to put it in."""
-    chosen = os.environ.get("MPIGEN_CACHE_DIR")
-    if chosen:
-        return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME")
-    if base and os.path.isabs(base):
-        return Path(base, "mpigen")
-    home = os.path.expanduser("~")
-    return Path(home, ".cache", "mpigen") if os.path.isabs(home) else None
 
 
 class Store:
     """The entries of one cache folder; `get` and `put` never raise for the machine's sake."""
 
     def __init__(self, folder: Path, build: str, allowed: frozenset[tuple[str, str]]):
+        """`folder`: a cache folder mpigen.cache.folder.judged gave (mpigen's own, and no one
+        else may write into it)."""
         self.root = folder / FORMAT / build
         self.allowed = allowed  # (module, name) of the only classes an entry may hold
-        self.readable = _trusted(folder)
-        self.writable = self.readable
+        self.writable = True
         self._prepared = False
+        self._uid = os.geteuid()
 
     def get(self, key: bytes):
         """The value stored under `key`, or None (no entry, or one that is damaged, truncated,
-        foreign, or holds anything but the allowed classes). Its CachedText point into the entry."""
-        if not self.readable:
-            return None
+        foreign, not written by this user, or holds anything but the allowed classes). Its
+        CachedText point into the entry."""
         path = self._path(key)
         try:
             with open(path, "rb") as handle:
+                status = os.fstat(handle.fileno())
+                if not stat.S_ISREG(status.st_mode) or status.st_uid != self._uid:
+                    return None  # not an entry this user wrote
                 data = handle.read()
         except OSError:
             return None
@@ -117,12 +107,12 @@ class Store:
         temporary = None
         try:
             if not self._prepared:
-                _prepare(self.root.parent.parent)
-                self.root.mkdir(parents=True, exist_ok=True)
+                for folder in (self.root.parent, self.root):
+                    _made(folder)
                 os.utime(self.root)
-                _prune(self.root)
+                _prune(self.root, self._uid)
                 self._prepared = True
-            path.parent.mkdir(parents=True, exist_ok=True)
+            _made(path.parent)
             fd, temporary = tempfile.mkstemp(prefix=".new-", dir=path.parent)
             with open(fd, "wb") as handle:
                 handle.write(entry)
@@ -138,49 +128,71 @@ class Store:
         return f"{self.root}/{name[:2]}/{name}"
 
 
-def _trusted(folder: Path) -> bool:
-    """Whether entries may be read from `folder`: it is missing (it will be made), or this
-    user owns it and no one else may write into it."""
-    try:
-        status = os.stat(folder)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return stat.S_ISDIR(status.st_mode) and status.st_uid == os.geteuid() and not status.st_mode & 0o002
+def _made(folder: Path) -> None:
+    """A folder of the cache's, made private to this user where missing (in a cache folder
+    removed meanwhile: FileNotFoundError, which stops storing)."""
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(folder, 0o700)
 
 
-def _prepare(folder: Path) -> None:
-    """Make the cache folder (private to this user) with its .gitignore and CACHEDIR.TAG."""
-    if (folder / "CACHEDIR.TAG").exists():
-        return
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for name, text in ((".gitignore", _IGNORE), ("CACHEDIR.TAG", _TAG)):
-        fd, temporary = tempfile.mkstemp(prefix=".new-", dir=folder)
-        try:
-            with open(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, folder / name)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-
-
-def _prune(root: Path) -> None:
-    """Remove the folders of other builds, and of other formats (v1/, ...), that no run has
-    written into for a week."""
+def _prune(root: Path, uid: int) -> None:
+    """Remove the folders of other builds (in this format's folder), and of other formats (v1/,
+    ..., in the cache folder), that no run has written into for a week: only folders of the
+    names mpigen gives them that hold only what mpigen puts there (_made_by_mpigen)."""
     week_ago = time.time() - UNUSED_FOR
-    for folder, ours in ((root.parent, root.name), (root.parent.parent, FORMAT)):
+    for folder, ours, names in ((root.parent, root.name, _BUILD_NAME), (root.parent.parent, FORMAT, _FORMAT_NAME)):
         for other in os.scandir(folder):
-            if other.name != ours and other.is_dir(follow_symlinks=False) \
-                    and (folder == root.parent or _FORMAT_NAME.fullmatch(other.name)) \
+            if other.name != ours and names.fullmatch(other.name) and other.is_dir(follow_symlinks=False) \
                     and other.stat(follow_symlinks=False).st_mtime < week_ago:
-                shutil.rmtree(other.path, ignore_errors=True)
+                _remove(other.path, uid)
+
+
+def _remove(top: str, uid: int) -> None:
+    """Remove the folder `top` when mpigen made all it holds; what appears meanwhile stays
+    (its folder then stays too)."""
+    try:
+        found = _made_by_mpigen(top, uid)
+    except OSError:  # a folder it cannot list: left as it is
+        found = None
+    if found is None:
+        return
+    files, folders = found
+    for path in files:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    for path in [*reversed(folders), top]:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+
+
+def _made_by_mpigen(top: str, uid: int) -> tuple[list[str], list[str]] | None:
+    """(the files, the folders) under the folder `top` when each is what mpigen makes in its
+    cache: a folder of a build (16 hex digits) or of a fan-out (2 hex digits), an entry (64
+    hex digits) or one being written (.new-...), this user's, no deeper than mpigen makes them,
+    and no link; else None."""
+    if os.lstat(top).st_uid != uid:
+        return None
+    files, folders, pending = [], [], [(top, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        for item in os.scandir(folder):
+            status = item.stat(follow_symlinks=False)
+            if status.st_uid != uid:
+                return None
+            if stat.S_ISDIR(status.st_mode) and depth < 2 and _FOLDER_NAME.fullmatch(item.name):
+                folders.append(item.path)
+                pending.append((item.path, depth + 1))
+            elif stat.S_ISREG(status.st_mode) and _ENTRY_NAME.fullmatch(item.name):
+                files.append(item.path)
+            else:
+                return None
+    return files, folders
 
 
 _FORMAT_NAME = re.compile(r"v[0-9]+")
+_BUILD_NAME = re.compile(r"[0-9a-f]{16}")
+_FOLDER_NAME = re.compile(r"[0-9a-f]{16}|[0-9a-f]{2}")
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}|\.new-[0-9a-z_]{8}")
 
 
 class _Unpickler(pickle.Unpickler):

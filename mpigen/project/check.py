@@ -33,7 +33,7 @@ class Checked:
 def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked:
     """Compare the output folder (and the companion folders of the whole repository) with a
     fresh render. Raises InputError and UsageError."""
-    setup = resolve(flags)
+    setup = resolve(flags, warn)
     if setup.output is None:
         where = f"{NO_CONFIG} to name it" if setup.config is None else f"{setup.config.path} names it for no PATH"
         raise UsageError(f"say which output folder to check: -o DIR ({where})")

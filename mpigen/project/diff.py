@@ -28,13 +28,13 @@ def diff(flags: Flags, dirs: list[str], base: str | None, live: bool, cluster: C
         raise UsageError("--live compares the render with the cluster: give neither folders nor --base")
     if live:
         server = connect(cluster, "--live")
-        new = render_texts(rendered(resolve(flags), warn, progress))
+        new = render_texts(rendered(resolve(flags, warn), warn, progress))
         return compare(live_texts(server, new), new, f"cluster {server.server}", "working tree")
     if dirs:
         if len(dirs) != 2:
             raise UsageError("give two folders to compare: OLD_DIR NEW_DIR")
         return compare(folder_texts(Path(dirs[0])), folder_texts(Path(dirs[1])), dirs[0], dirs[1])
-    setup = resolve(flags)
+    setup = resolve(flags, warn)
     if setup.output is None:
         where = f"{NO_CONFIG} to name it" if setup.config is None else f"{setup.config.path} names it for no PATH"
         raise UsageError(f"say which output folder the base revision holds: -o DIR ({where})")

@@ -19,11 +19,12 @@ ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names n
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mpigen.cache.store import cache_folder
-from mpigen.errors import NOWHERE, InputError, error, not_one_of
+from mpigen.cache.folder import cache_folder, judged
+from mpigen.errors import NOWHERE, Diagnostic, InputError, error, not_one_of
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.kube.image import image_problem
 from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
@@ -36,6 +37,8 @@ from mpigen.render.target import DEFAULT_KUBE_VERSION, Options
 DEFAULT_PATHS = ("blueprints",)
 ARGOCD_ENV = {"overlays": "ARGOCD_ENV_MPIGEN_OVERLAY", "gitops": "ARGOCD_ENV_MPIGEN_GITOPS",
               "target": "ARGOCD_ENV_MPIGEN_TARGET"}
+
+Warn = Callable[[Iterable[Diagnostic]], None]  # where warnings go, as they are found
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,7 @@ class Setup:
     default_namespace: str | None = None  # for blueprints that name none (else "default")
     config: Config | None = None  # mpigen.yaml, when there is one
     whole_repo: bool = False  # no PATH and no overlay asked for: the repository as mpigen.yaml describes it
-    cache: Path | None = None  # the cache folder of incremental renders (mpigen.cache), None: no cache
+    cache: Path | None = None  # the cache folder of incremental renders, judged (mpigen.cache.folder); None: no cache
 
     @property
     def inputs(self) -> list[Path]:
@@ -89,9 +92,11 @@ class Setup:
         return [*self.paths, *sorted(folders.values())]
 
 
-def resolve(flags: Flags) -> Setup:
+def resolve(flags: Flags, warn: Warn) -> Setup:
     """The options of a run, from the flags, ARGOCD_ENV_*, the overlays, mpigen.yaml and the
-    defaults, in the order of this module's docstring. Raises InputError."""
+    defaults, in the order of this module's docstring, and the cache folder it may use (why
+    it may not goes to `warn`, once a run). Raises InputError."""
+    named_cache = cache_folder() if flags.cache else None  # a relative MPIGEN_CACHE_DIR is the working folder's
     flags = _rebased(_with_argocd_env(flags), enter_repository())
     config = load_config()
     if not flags.paths and config is None and not os.path.lexists(DEFAULT_PATHS[0]):
@@ -113,8 +118,11 @@ def resolve(flags: Flags) -> Setup:
         env_options = [_overlay_options(options, overlay, flags) for overlay in overlays]
     # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
+    cache = judged(named_cache)
+    if cache.warning is not None:
+        warn([cache.warning])
     return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
-                 whole_repo and not flags.overlays, cache_folder() if flags.cache else None)
+                 whole_repo and not flags.overlays, cache.folder)
 
 
 def _rebased(flags: Flags, moved: Moved | None) -> Flags:

@@ -56,7 +56,7 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
     """Render the project (telling `progress` how far it is); unless `stdout`, write its output
     folder and the companion folders in place of what they held. Raises InputError (nothing
     written) and UsageError."""
-    setup = resolve(flags)
+    setup = resolve(flags, warn)
     if not stdout and setup.output is None:
         if setup.config is None:
             raise UsageError(f"{NO_CONFIG} to name the output folder: say where the output goes, mpigen render "

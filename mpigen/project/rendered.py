@@ -4,14 +4,11 @@ a long render to the command's Progress."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.errors import InputError, Mark, error
 from mpigen.pipeline import Progress, Result, Store, render_paths
-from mpigen.project.options import Setup
-
-Warn = Callable[[Iterable[Diagnostic]], None]  # where warnings go, as they are found
+from mpigen.project.options import Setup, Warn
 
 
 def rendered(setup: Setup, warn: Warn, progress: Progress | None = None, store: Store | None = None) -> Result:

@@ -37,7 +37,7 @@ def validate(flags: Flags, output: bool, server: bool, cluster: ClusterFlags,
     """Check the blueprints (and overlays), telling `progress` how far it is; with `server`,
     send every rendered object to the cluster as a server-side dry-run apply; with `output`,
     check every rendered object against the Kubernetes schemas. Raises InputError."""
-    setup = resolve(flags)
+    setup = resolve(flags, warn)
     if server:
         return _on_server(setup, cluster, warn, progress)
     if output:

@@ -10,11 +10,12 @@ import os
 import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, run_mpigen
+from tests.conftest import blueprint_text, environment_of, run_mpigen
 
 
 NOBODY = 65534
@@ -55,8 +56,21 @@ def as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     need_root()
     if shutil.which("setpriv") is None:
         unavailable("setpriv (util-linux) is not installed")
-    return run_mpigen(*args, cwd=cwd, timeout=120,
+    return run_mpigen(*args, cwd=cwd, timeout=120, env=environment_of(NOBODY),
                       prefix=("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"))
+
+
+@contextlib.contextmanager
+def sticky_folder():
+    """A folder in /tmp that every user may reach and write into, sticky as /tmp is (no one
+    may rename or remove what another made there), removed afterwards (pytest's tmp_path is
+    private to its user)."""
+    path = Path(tempfile.mkdtemp(prefix="mpigen-shared-", dir="/tmp"))
+    path.chmod(0o1777)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def chown_tree(root: Path, uid: int, gid: int) -> None:

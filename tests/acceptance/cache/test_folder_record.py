@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from mpigen.cache import folders
+from mpigen.cache.folder import judged
 from mpigen.output import commit, staleness
 from tests.acceptance.cache.test_safe_cache import entries
 from tests.conftest import blueprint_text
@@ -106,12 +107,13 @@ def test_a_stat_taken_within_racy_seconds_of_a_change_is_not_kept(tmp_path, monk
     out.mkdir()
     (out / "a.yaml").write_text("a\n")
     status = os.stat(out / "a.yaml")
+    cache = judged(tmp_path / "cache").folder  # the cache folder, as a run makes it
     for seconds_later, kept in ((0, False), (2, False), (4, True)):  # seconds from the change to the stat
-        record = folders.FolderRecord(tmp_path / "cache", out)
+        record = folders.FolderRecord(cache, out)
         record.now = max(status.st_mtime_ns, status.st_ctime_ns) + seconds_later * 10**9
         record.read("a.yaml", status, b"d" * 32)
         record.save()
-        again = folders.FolderRecord(tmp_path / "cache", out)
+        again = folders.FolderRecord(cache, out)
         assert held(again, out, "a.yaml", b"d" * 32) is kept
         assert not held(again, out, "a.yaml", b"e" * 32)  # another digest
 
@@ -122,14 +124,16 @@ def test_another_folder_at_the_same_path_trusts_nothing(tmp_path, monkeypatch):
     out.mkdir()
     (out / "a.yaml").write_text("a\n")
     time.sleep(0.05)
-    record = folders.FolderRecord(tmp_path / "cache", out)
+    cache = judged(tmp_path / "cache").folder  # the cache folder, as a run makes it
+    record = folders.FolderRecord(cache, out)
     record.read("a.yaml", os.stat(out / "a.yaml"), b"d" * 32)
     record.save()
+    assert held(folders.FolderRecord(cache, out), out, "a.yaml", b"d" * 32)  # the folder itself: trusted
     os.rename(out, tmp_path / "moved")
     os.rename(tmp_path / "moved", tmp_path / "elsewhere")
     out.mkdir()
     os.link(tmp_path / "elsewhere" / "a.yaml", out / "a.yaml")  # the very same file, in another folder
-    assert not held(folders.FolderRecord(tmp_path / "cache", out), out, "a.yaml", b"d" * 32)
+    assert not held(folders.FolderRecord(cache, out), out, "a.yaml", b"d" * 32)
 
 
 def test_no_cache_neither_reads_nor_keeps_what_it_saw(repo, cli, monkeypatch):

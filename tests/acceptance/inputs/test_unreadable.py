@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from tests.conftest import run_mpigen, write
+from tests.conftest import environment_of, run_mpigen, write
 from tests.support.input_repository import COMMANDS, NOBODY, SEARCHED, need, refused, snapshot
 from tests.support.output_machine import chown_tree
 
@@ -34,7 +34,7 @@ def unprivileged(repo):
     need(None if probe.returncode == 0 else f"the user nobody cannot run this mpigen installation: "
                                               f"{probe.stderr.decode().strip()[-200:]}")
     chown_tree(repo, NOBODY, NOBODY)
-    return functools.partial(run_mpigen, prefix=prefix)
+    return functools.partial(run_mpigen, prefix=prefix, env=environment_of(NOBODY))
 
 
 READ = "make it readable (chmod a+r)"

@@ -81,9 +81,9 @@ def test_target_and_gitops_flags_win_over_mpigen_yaml(monkeypatch):
 
     monkeypatch.setattr(mpigen.render.targets, "TARGETS", ("static", "other"))
     _repository(extra="target: other\ngitops: argocd\n")
-    options = resolve(Flags()).options
+    options = resolve(Flags(), print).options
     assert (options.target, options.gitops) == ("other", "argocd")
-    options = resolve(Flags(target="static", gitops="none")).options
+    options = resolve(Flags(target="static", gitops="none"), print).options
     assert (options.target, options.gitops) == ("static", "none")
 
 
