@@ -46,7 +46,7 @@ def compare_folder(out: Path, plan, cache: Path | None = None) -> FolderReport:
     root = out.as_posix().rstrip("/")
     stale = set(plan.stale)
     changed, missing = {}, []  # changed: path -> the bytes the folder holds
-    for path, meta, digest in record.unseen(root, ((p, d) for p, d in plan.files.sha256s() if p not in stale)):
+    for path, meta, digest, _ in record.unseen(root, ((p, d) for p, d in plan.files.sha256s() if p not in stale)):
         if meta is None or not S_ISREG(meta.st_mode):
             missing.append(path)
         elif (current := _read(out, root, path)) == plan.files[path]:
