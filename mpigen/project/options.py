@@ -51,6 +51,7 @@ class Flags:
     with_crd: bool | None = None
     kube_version: str | None = None
     cache: bool = True  # --no-cache: False
+    discard_edits: bool = False  # render --discard-edits: files edited by hand may be replaced
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ class Setup:
     config: Config | None = None  # mpigen.yaml, when there is one
     whole_repo: bool = False  # no PATH and no overlay asked for: the repository as mpigen.yaml describes it
     cache: Path | None = None  # the cache folder of incremental renders (mpigen.cache), None: no cache
+    discard_edits: bool = False  # a render may replace the files of its folders edited by hand
 
     @property
     def inputs(self) -> list[Path]:
@@ -113,7 +115,7 @@ def resolve(flags: Flags) -> Setup:
     # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
     return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
-                 whole_repo and not flags.overlays, cache_folder() if flags.cache else None)
+                 whole_repo and not flags.overlays, cache_folder() if flags.cache else None, flags.discard_edits)
 
 
 def _rebased(flags: Flags, moved: Moved | None) -> Flags:
