@@ -51,31 +51,35 @@ class FolderRecord:
                 and isinstance(found[1], dict):
             self.kept = found[1]
 
-    def unseen(self, root: str, digests, stat=os.stat) -> list[tuple[str, os.stat_result | None, bytes]]:
-        """(path, its stat or None when there is none, digest) of each of `digests` ((path
-        relative to the folder `root`, sha256) pairs) whose stat (`stat`: os.stat or os.lstat)
-        is not what was seen with that digest: the files to read. In one loop: it runs once per
-        file of a large folder."""
+    def unseen(self, root: str, digests, stat=os.stat) -> list[tuple]:
+        """(path, its stat or None when there is none, digest, the sha256 of the bytes it holds
+        when its stat is what was seen with another digest, else None) of each of `digests`
+        ((path relative to the folder `root`, sha256) pairs) whose stat (`stat`: os.stat or
+        os.lstat) is not what was seen with that digest: the files to read, unless what they
+        hold is known. In one loop: it runs once per file of a large folder."""
         kept, saw, found = self.kept, self.saw, []
         for path, digest in digests:
             try:
                 status = stat(f"{root}/{path}")
             except OSError:
-                found.append((path, None, digest))
+                found.append((path, None, digest, None))
                 continue
             entry = kept.get(path)
-            if entry is not None and entry[4] == digest and entry[0] == status.st_size \
-                    and entry[1] == status.st_mtime_ns and entry[2] == status.st_ctime_ns and entry[3] == status.st_ino:
-                saw[path] = entry
+            if entry is not None and entry[0] == status.st_size and entry[1] == status.st_mtime_ns \
+                    and entry[2] == status.st_ctime_ns and entry[3] == status.st_ino:
+                if entry[4] == digest:
+                    saw[path] = entry
+                else:
+                    found.append((path, status, digest, entry[4]))
             else:
-                found.append((path, status, digest))
+                found.append((path, status, digest, None))
         return found
 
     def holds(self, root: str, digests: dict[str, bytes]) -> bool:
         """Whether the folder `root` has each of these files (path -> sha256) with these bytes,
         reading only those whose stat is not what was seen (what is read is kept: save)."""
-        for path, status, digest in self.unseen(root, digests.items(), os.lstat):
-            if status is None or not stat_module.S_ISREG(status.st_mode):
+        for path, status, digest, known in self.unseen(root, digests.items(), os.lstat):
+            if status is None or not stat_module.S_ISREG(status.st_mode) or known is not None:
                 return False
             try:
                 fd = os.open(f"{root}/{path}", os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)

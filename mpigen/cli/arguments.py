@@ -73,12 +73,14 @@ def cluster_options(command: argparse.ArgumentParser) -> None:
                          help="with --server/--live: the kubeconfig context (default: its current context)")
 
 
-def flags(args: argparse.Namespace, output: Path | None) -> Flags:
-    """The options `inputs` parsed, with the command's output folder (None: not given)."""
+def flags(args: argparse.Namespace, output: Path | None, discard_edits: bool = False) -> Flags:
+    """The options `inputs` parsed, with the command's output folder (None: not given) and,
+    for render, --discard-edits."""
     return Flags(paths=tuple(args.paths), overlays=None if args.overlay is None else tuple(args.overlay),
                  output=output, target=args.target, gitops=args.gitops,
                  kubectl_delivery_image=args.kubectl_delivery_image, mpijob_api=args.mpijob_api,
-                 with_crd=args.with_crd, kube_version=args.kube_version, cache=not args.no_cache)
+                 with_crd=args.with_crd, kube_version=args.kube_version, cache=not args.no_cache,
+                 discard_edits=discard_edits)
 
 
 def cluster(args: argparse.Namespace) -> ClusterFlags:

@@ -9,6 +9,7 @@ from mpigen.cli.arguments import announce, flags, inputs
 from mpigen.cli.exit_codes import SUCCESS
 from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import plural, print_diagnostics, say, stream_stdout
+from mpigen.output.changes import DISCARD_EDITS
 from mpigen.project.render import render
 
 DESCRIPTION = ("Render every blueprint found in PATH (files, or folders searched recursively for *.yaml/*.yml "
@@ -22,12 +23,16 @@ def arguments(command: argparse.ArgumentParser) -> None:
     where.add_argument("-o", "--output", metavar="DIR", type=Path,
                        help="write one file per object under DIR, plus kustomization.yaml "
                             "(default with mpigen.yaml and no PATH: its output folder)")
+    command.add_argument(DISCARD_EDITS, action="store_true",
+                         help="replace the files mpigen wrote that were edited by hand since (without it, such a "
+                              "file stops the render with an error naming it); files mpigen did not write are "
+                              "never replaced")
 
 
 def run(args: argparse.Namespace) -> int:
     announce(args)
     with progress_bar("rendering") as progress:
-        done = render(flags(args, args.output), args.stdout, print_diagnostics, progress)
+        done = render(flags(args, args.output, args.discard_edits), args.stdout, print_diagnostics, progress)
     if done.output is None:
         stream_stdout(done.documents())
         return SUCCESS

@@ -9,8 +9,8 @@ run leaves DIR exactly as it was or, once it has finished, the complete new stat
   whose bytes change are touched, and the renames take an instant. A larger one is built as
   a copy of DIR beside it and swapped in with one rename (mpigen.output.swap), which costs
   a link per file of DIR. Where DIR cannot be swapped, every change is written in place.
-- A file whose stat is what mpigen saw when it last read or wrote it is not read again to
-  be compared (mpigen.cache.folders).
+- Which files change is found before (mpigen.output.changes): a file whose stat is what
+  mpigen saw when it last read or wrote it is not read again to be compared.
 - The next run repairs a killed one (mpigen.output.recovery).
 - A refusal of the machine (no space, no permission, a read-only file system) is a
   WriteFailed naming the path (mpigen.output.failure: an error line, exit 2).
@@ -54,48 +54,25 @@ def writer_lock(out: Path):
         os.close(fd)
 
 
-def commit(out: Path, tree, files, stale: list[str], record: FolderRecord) -> None:
-    """Make `out` hold `files` (the index among them; mpigen.output.staged.StagedFiles, whose
-    sha256s() the comparison takes) and no longer the `stale` ones; `record` is what mpigen
-    saw of the folder (kept up to date)."""
+def commit(out: Path, plan, record: FolderRecord) -> None:
+    """Make `out` hold the planned files (mpigen.output.plan.FolderPlan: the index among them,
+    the changed ones and their stats found by mpigen.output.changes) and no longer the stale
+    ones; `record` is what mpigen saw of the folder (kept up to date)."""
+    tree, changed, stale = plan.tree, plan.changed, plan.stale
     if tree is None:
-        return create(out, files)
-    metas, changed = _compare(out, tree, files, record)
+        return create(out, plan.files)
     if not changed and not stale:
         return record.save()  # already the new state
     dirs = _dir_stats(out, tree)
     small = (len(changed) + len(stale)) * IN_PLACE_SHARE <= len(tree.files)
     if not small and _can_swap(out, dirs):
         try:
-            return swap(out, tree, changed, metas, set(stale), dirs)
+            return swap(out, tree, changed, plan.metas, set(stale), dirs)
         except WriteFailed as failed:
             if failed.cause.errno not in _FALLBACK:
                 raise
-    in_place(out, tree, {**changed, INDEX: files[INDEX]}, metas, stale)  # the index: the commit
+    in_place(out, tree, {**changed, INDEX: plan.files[INDEX]}, plan.metas, stale)  # the index: the commit
     record.save()
-
-
-def _compare(out: Path, tree, files, record: FolderRecord):
-    """The files whose bytes change, and the stat of each that exists (for its owner and
-    mode). A file is read only when its stat is not what `record` saw."""
-    metas, changed = {}, {}
-    rel = ""
-    try:
-        present = ((p, d) for p, d in files.sha256s() if p in tree.files)
-        for rel, meta, digest in record.unseen(str(out), present, os.lstat):
-            meta = meta or os.lstat(f"{out}/{rel}")  # gone since the folder was read: says why
-            data = files[rel]
-            if meta.st_size == len(data):
-                with open(f"{out}/{rel}", "rb") as handle:
-                    if handle.read() == data:
-                        record.read(rel, meta, digest)
-                        continue
-            changed[rel], metas[rel] = data, meta
-        rel = ""
-        changed.update((p, files[p]) for p in files if p not in tree.files)
-    except OSError as exc:
-        raise WriteFailed(rel, exc, "cannot read") from exc
-    return metas, changed
 
 
 def _dir_stats(out: Path, tree) -> dict[str, os.stat_result]:

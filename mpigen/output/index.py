@@ -1,6 +1,7 @@
 """The index of an output folder, DIR/.mpigen-index: the files mpigen wrote there, each
 with the sha256 of the bytes it wrote. mpigen overwrites or removes only files listed
-in it (see mpigen.output.plan).
+in it (see mpigen.output.plan), and only while they hold those bytes (an edit by hand is
+the user's: mpigen.output.changes).
 
 Format (version 1): one JSON object, keys sorted, two-space indent, LF, a final newline:
 

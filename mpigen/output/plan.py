@@ -3,7 +3,8 @@ bytes, the index included, and the files it removes), or why it cannot be writte
 
 Safety rules:
 - a file mpigen did not write (not in the index) is never overwritten or deleted, nor is
-  one it wrote and someone changed since, once it no longer produces it;
+  one it wrote and someone changed since, once it no longer produces it (one it still
+  produces is refused where the changes are found: mpigen.output.changes);
 - files mpigen wrote earlier and no longer produces are removed;
 - a name that is not a plain, printable relative path is never written.
 """
@@ -31,14 +32,19 @@ def in_scope(path: str, scope: tuple[str, ...]) -> bool:
 class FolderPlan:
     """What a render makes of the output folder: every file's new bytes (the index
     included), the files it removes, why it cannot be written (if it cannot), what the
-    user should know (an index set aside, a changed file left in place), and what the
-    folder holds now (None when it does not exist)."""
+    user should know (an index set aside, a changed file left in place), what the folder
+    holds now (None when it does not exist) and the entries of its index mpigen trusts
+    (path -> sha256 in hex). The files whose bytes change, with the stat of each that
+    exists, are found afterwards (mpigen.output.changes)."""
 
     files: StagedFiles
     stale: list[str]
     problems: list[Diagnostic]
     warnings: list[Diagnostic] = field(default_factory=list)
     tree: Tree | None = None
+    index: dict[str, str] = field(default_factory=dict)
+    changed: dict[str, bytes] = field(default_factory=dict)
+    metas: dict[str, os.stat_result] = field(default_factory=dict)
 
 
 def plan_folder(out: Path, texts: dict[str, str] | StagedFiles, scope: tuple[str, ...] = ("",)) -> FolderPlan:
@@ -49,6 +55,8 @@ def plan_folder(out: Path, texts: dict[str, str] | StagedFiles, scope: tuple[str
     `texts` are the files' texts, or their bytes where a render keeps them (StagedFiles,
     read one at a time). Raises InputError when `out` cannot be read."""
     files = texts if isinstance(texts, StagedFiles) else StagedFiles(None, {}, texts)
+    if INDEX in files:  # made by an earlier plan of these files: this one makes it anew
+        del files[INDEX]
     shown = out.as_posix()
     problems = _name_problems(out, files)
     if problems:
@@ -76,7 +84,7 @@ def _plan(out: Path, files: dict[str, bytes] | StagedFiles, scope: tuple[str, ..
         tree = Tree.scan(out) if exists else None
     except OSError as exc:
         raise WriteFailed(relative(out, exc.filename), exc, "cannot read") from exc
-    old, plan = index.entries, FolderPlan(files, [], [], [], tree)
+    old, plan = index.entries, FolderPlan(files, [], [], [], tree, index.entries)
     if index.distrust:
         plan.warnings.append(warning(Mark(f"{shown}/{INDEX}"), f"set aside: {index.distrust}; mpigen owns none of "
                                      f"the files in {shown} this run, and writes a new index"))

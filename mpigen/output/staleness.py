@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mpigen.cache.folders import FolderRecord
+from mpigen.output.changes import edited_files
 from mpigen.output.failure import WriteFailed, machine_error
 from mpigen.output.index import INDEX
 
@@ -25,6 +26,7 @@ class FolderReport:
     missing: list[str] = field(default_factory=list)
     extra: list[str] = field(default_factory=list)
     diff: str = ""
+    edited: list[str] = field(default_factory=list)  # of the changed: edited by hand (render refuses them)
 
     @property
     def stale(self) -> bool:
@@ -46,7 +48,7 @@ def compare_folder(out: Path, plan, cache: Path | None = None) -> FolderReport:
     root = out.as_posix().rstrip("/")
     stale = set(plan.stale)
     changed, missing = {}, []  # changed: path -> the bytes the folder holds
-    for path, meta, digest in record.unseen(root, ((p, d) for p, d in plan.files.sha256s() if p not in stale)):
+    for path, meta, digest, _ in record.unseen(root, ((p, d) for p, d in plan.files.sha256s() if p not in stale)):
         if meta is None or not S_ISREG(meta.st_mode):
             missing.append(path)
         elif (current := _read(out, root, path)) == plan.files[path]:
@@ -54,7 +56,9 @@ def compare_folder(out: Path, plan, cache: Path | None = None) -> FolderReport:
         else:
             changed[path] = current
     record.save()
-    return _report(out, root, plan, changed, sorted(missing))
+    report = _report(out, root, plan, changed, sorted(missing))
+    report.edited = edited_files(plan, changed)
+    return report
 
 
 def changes_report(out: Path, new: dict[str, bytes]) -> FolderReport:

@@ -1,8 +1,10 @@
 """`mpigen render -o DIR`: the output folder made to hold the planned state (see
 mpigen.output.plan) in one step, under the writers' lock, after repairing what killed runs
-left. A failed or killed run leaves DIR as it was (how: mpigen.output.commit), and a
-machine's refusal (no space, no permission) is an error naming the path (exit 2).
-DIR/.mpigen-index records what mpigen wrote (see mpigen.output.index).
+left. A file mpigen wrote and someone edited since is never overwritten unless the user
+discards the edit (mpigen.output.changes). A failed or killed run leaves DIR as it was
+(how: mpigen.output.commit), and a machine's refusal (no space, no permission) is an error
+naming the path (exit 2). DIR/.mpigen-index records what mpigen wrote (see
+mpigen.output.index).
 """
 
 from __future__ import annotations
@@ -13,31 +15,32 @@ from pathlib import Path, PurePosixPath
 
 from mpigen.cache.folders import FolderRecord
 from mpigen.errors import Diagnostic, InputError
+from mpigen.output.changes import find_changes
 from mpigen.output.commit import commit, writer_lock
 from mpigen.output.failure import WriteFailed, machine_error, relative
 from mpigen.output.in_place import in_place
-from mpigen.output.plan import plan_folder
+from mpigen.output.plan import FolderPlan, plan_folder
 from mpigen.output.recovery import recover_abandoned
 from mpigen.output.tree import Tree
 
 
-def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",),
-                 cache: Path | None = None) -> list[Diagnostic]:
+def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",), cache: Path | None = None,
+                 discard_edits: bool = False) -> list[Diagnostic]:
     """Make `out` hold the planned state (see plan_folder) in one step, and return the
     plan's warnings; with the cache folder `cache`, what mpigen saw of the folder's files is
-    kept there (mpigen.cache.folders). Raises InputError, having changed nothing, when it cannot."""
+    kept there (mpigen.cache.folders). A file edited by hand is replaced only with
+    `discard_edits` (mpigen.output.changes). Raises InputError, having changed nothing, when
+    it cannot."""
     made = []
     try:
         made = _make_parents(out)
         with writer_lock(out):
-            try:
-                recover_abandoned(out)
-            except OSError as exc:
-                raise WriteFailed("", exc, "cannot repair what an interrupted run left") from exc
-            plan = plan_folder(out, texts, scope)
+            _repair(out)
+            record = FolderRecord(cache, out)
+            plan = planned(out, texts, scope, record, discard_edits)
             if plan.problems:
                 raise InputError(plan.problems + plan.warnings)
-            commit(out, plan.tree, plan.files, plan.stale, FolderRecord(cache, out))
+            commit(out, plan, record)
     except WriteFailed as failed:
         _remove_parents(made)
         raise machine_error(out, failed) from None
@@ -50,6 +53,28 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
     return plan.warnings
 
 
+def refusals(out: Path, texts, scope: tuple[str, ...] = ("",), cache: Path | None = None,
+             discard_edits: bool = False) -> list[Diagnostic]:
+    """The problems write_folder would stop at in `out`, found without writing there (but
+    repairing what a killed run left, which a write would do first), so that every folder of
+    a run is checked before any is written. Raises InputError when `out` cannot be read."""
+    try:
+        with writer_lock(out):
+            _repair(out)
+            return planned(out, texts, scope, FolderRecord(cache, out), discard_edits).problems
+    except WriteFailed as failed:
+        raise machine_error(out, failed) from None
+
+
+def planned(out: Path, texts, scope: tuple[str, ...], record: FolderRecord, discard_edits: bool) -> FolderPlan:
+    """The plan of `out` (plan_folder) with the files whose bytes change, and those edited by
+    hand among them (mpigen.output.changes)."""
+    plan = plan_folder(out, texts, scope)
+    if plan.tree is not None:
+        find_changes(out, plan, record, discard_edits)
+    return plan
+
+
 def patch_folder(out: Path, expected: dict[str, bytes], changes: dict[str, bytes], cache: Path) -> bool:
     """When `out` holds the files `expected` (path -> sha256, the index among them), as the
     record of the cache folder `cache` or their bytes say, write `changes` (new bytes of some
@@ -57,10 +82,7 @@ def patch_folder(out: Path, expected: dict[str, bytes], changes: dict[str, bytes
     nothing, when it does not (the caller then writes the whole plan)."""
     try:
         with writer_lock(out):
-            try:
-                recover_abandoned(out)
-            except OSError as exc:
-                raise WriteFailed("", exc, "cannot repair what an interrupted run left") from exc
+            _repair(out)
             record = FolderRecord(cache, out)
             if not record.holds(out.as_posix(), expected):
                 return False
@@ -74,6 +96,14 @@ def patch_folder(out: Path, expected: dict[str, bytes], changes: dict[str, bytes
     except OSError as exc:
         raise machine_error(out, WriteFailed(relative(out, exc.filename), exc, intact=False)) from None
     return True
+
+
+def _repair(out: Path) -> None:
+    """Repair what killed runs left beside and inside `out` (under the writers' lock)."""
+    try:
+        recover_abandoned(out)
+    except OSError as exc:
+        raise WriteFailed("", exc, "cannot repair what an interrupted run left") from exc
 
 
 def _make_parents(out: Path) -> list[Path]:

@@ -10,6 +10,7 @@ from mpigen.cache.kustomizations import kustomizations
 from mpigen.errors import InputError, UsageError
 from mpigen.emit.layout import folder_files
 from mpigen.emit.spill import Spill
+from mpigen.output.changes import edited_note
 from mpigen.output.plan import plan_folder
 from mpigen.output.staged import StagedFiles
 from mpigen.output.staleness import FolderReport, compare_folder
@@ -61,6 +62,7 @@ def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked
         warn(companion.warnings)
         reports.append((folder, compare_folder(folder, companion, setup.cache)))
         planned.append((folder, companion.files))
+    warn([edited_note(folder, path) for folder, report in reports for path in report.edited])
     if not any(report.stale for _, report in reports):  # the folders are the render of the inputs
         incremental.remember(setup, result, planned)
     return Checked(reports, result.jobs)

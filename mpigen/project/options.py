@@ -55,6 +55,7 @@ class Flags:
     with_crd: bool | None = None
     kube_version: str | None = None
     cache: bool = True  # --no-cache: False
+    discard_edits: bool = False  # render --discard-edits: files edited by hand may be replaced
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class Setup:
     config: Config | None = None  # mpigen.yaml, when there is one
     whole_repo: bool = False  # no PATH and no overlay asked for: the repository as mpigen.yaml describes it
     cache: Path | None = None  # the cache folder of incremental renders, judged (mpigen.cache.folder); None: no cache
+    discard_edits: bool = False  # a render may replace the files of its folders edited by hand
 
     @property
     def inputs(self) -> list[Path]:
@@ -122,7 +124,7 @@ def resolve(flags: Flags, warn: Warn) -> Setup:
     if cache.warning is not None:
         warn([cache.warning])
     return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
-                 whole_repo and not flags.overlays, cache.folder)
+                 whole_repo and not flags.overlays, cache.folder, flags.discard_edits)
 
 
 def _rebased(flags: Flags, moved: Moved | None) -> Flags:

@@ -19,8 +19,7 @@ from mpigen.errors import InputError, UsageError
 from mpigen.emit.layout import folder_files
 from mpigen.emit.spill import Spill
 from mpigen.output.failure import WriteFailed, machine_error
-from mpigen.output.plan import plan_folder
-from mpigen.output.write import write_folder
+from mpigen.output.write import refusals, write_folder
 from mpigen.output.safety import refuse_overlap
 from mpigen.output.staged import StagedFiles, StagedFolder
 from mpigen.pipeline import Progress, Result
@@ -110,18 +109,20 @@ def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
     for folder, _ in companions:
         refuse_overlap(folder, setup.inputs)
         refuse_overlap(folder, [setup.output], "the output folder")
-    # A companion folder that cannot take its files stops the run before the output
-    # folder changes (each folder is then written in one step of its own).
-    refused = [d for folder, texts in companions for d in plan_folder(folder, texts).problems]
-    if refused:
-        raise InputError(refused)
     refs: dict = {}
     texts = folder_files(result.objects, result.envs, refs, kustomizations(setup.cache))
-    written = [(setup.output, StagedFiles(store, refs, texts))]
-    written += [(folder, StagedFiles(None, {}, texts)) for folder, texts in companions]
-    for folder, files in written:
-        warn(write_folder(folder, files, setup.scope if folder is setup.output else ("",), setup.cache))
-    incremental.remember(setup, result, written)
+    output = StagedFiles(store, refs, texts)
+    others = [(folder, StagedFiles(None, {}, theirs)) for folder, theirs in companions]
+    # A companion folder that cannot take its files (one in the way, one edited by hand) stops
+    # the run before the output folder changes, and the output folder's problems are named
+    # too; each folder is then written in one step of its own, the output folder first.
+    refused = [d for folder, files in others for d in refusals(folder, files, ("",), setup.cache, setup.discard_edits)]
+    if refused:
+        raise InputError(refused + refusals(setup.output, output, setup.scope, setup.cache, setup.discard_edits))
+    warn(write_folder(setup.output, output, setup.scope, setup.cache, setup.discard_edits))
+    for folder, files in others:
+        warn(write_folder(folder, files, ("",), setup.cache, setup.discard_edits))
+    incremental.remember(setup, result, [(setup.output, output), *others])
 
 
 def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, str]]]:

@@ -50,6 +50,8 @@ def test_bash_completes_commands_options_choices_and_paths(project):
     assert bash_completes(path, "mpigen completion ", project) == ["bash", "zsh", "fish"]
     assert bash_completes(path, "mpigen render bl", project) == ["blueprints"]
     assert bash_completes(path, "mpigen render -o b", project) == ["blueprints"]  # a folder, never bin.txt
+    assert bash_completes(path, "mpigen render --disc", project) == ["--discard-edits"]
+    assert bash_completes(path, "mpigen check --disc", project) == []  # check never writes
 
 
 def test_every_option_of_every_command_is_in_the_script(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 from mpigen.cache import folders
 from mpigen.cache.folder import judged
-from mpigen.output import commit, staleness
+from mpigen.output import changes, staleness, write
 from tests.acceptance.cache.test_safe_cache import entries
 from tests.conftest import blueprint_text
 
@@ -56,7 +56,7 @@ def reads(monkeypatch, module) -> list[str]:
 def test_a_render_after_one_change_reads_and_touches_only_that_jobs_files(repo, cli, monkeypatch):
     before, folder = snapshot(repo / "out"), os.stat(repo / "out").st_ino
     Path("bp/job7.yaml").write_text(blueprint_text("job7", workers=5))
-    opened = reads(monkeypatch, commit)
+    opened = reads(monkeypatch, changes)
     assert cli("render", "bp", "-o", "out").returncode == 0
     after = snapshot(repo / "out")
     changed = sorted(path for path in after if after[path] != before.get(path))
@@ -65,6 +65,23 @@ def test_a_render_after_one_change_reads_and_touches_only_that_jobs_files(repo, 
     assert os.stat(repo / "out").st_ino == folder  # written in place, not swapped
     # Only those were read (those of another size not even they), never an unchanged one.
     assert {str(Path(p).relative_to("out")) for p in opened} <= set(changed)
+
+
+def test_a_full_render_reads_only_the_files_whose_stat_changed(repo, cli, monkeypatch):
+    """A new blueprint takes the whole pipeline (the record of the run cannot patch it): what
+    each file of the folder holds, mpigen's bytes or an edit, is known from its stat, and
+    only a file edited by hand since is read (and refused), whatever its size."""
+    Path("bp/new.yaml").write_text(blueprint_text("new", workers=2))
+    edited = repo / "out" / "default" / "job-job3-launcher.yaml"
+    edited.write_bytes(edited.read_bytes() + b"# a note\n")
+    opened = reads(monkeypatch, changes)
+    done = cli("render", "bp", "-o", "out")
+    assert done.returncode == 2 and "out/default/job-job3-launcher.yaml: refusing to overwrite" in done.stderr
+    assert opened == ["out/default/job-job3-launcher.yaml"]
+    edited.write_bytes(edited.read_bytes()[:-len(b"# a note\n")])
+    opened.clear()
+    assert cli("render", "bp", "-o", "out").returncode == 0
+    assert opened == ["out/default/job-job3-launcher.yaml"]  # read again (its ctime changed), found mpigen's
 
 
 def test_a_large_change_is_swapped_in(repo, cli):
@@ -91,7 +108,13 @@ def test_a_file_changed_by_hand_is_found_whatever_its_stat_says(repo, cli, chang
         os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
     checked = cli("check", "bp", "-o", "out")
     assert checked.returncode == 1 and b"default/job-job3-launcher.yaml" in checked.stdout
-    assert cli("render", "bp", "-o", "out").returncode == 0
+    rendered = cli("render", "bp", "-o", "out")
+    if change != "removed":  # an edit, found: refused until the user discards it (issue 28)
+        assert rendered.returncode == 2 and "out/default/job-job3-launcher.yaml: refusing to overwrite" in \
+            rendered.stderr
+        assert path.read_bytes() != good
+        rendered = cli("render", "bp", "-o", "out", "--discard-edits")
+    assert rendered.returncode == 0
     assert path.read_bytes() == good
     assert cli("check", "bp", "-o", "out").returncode == 0
 
@@ -150,14 +173,14 @@ def test_a_text_the_cache_lost_during_the_run_stops_it(repo, cli, monkeypatch):
     is left as it was."""
     (repo / "out" / "default" / "job-job3-launcher.yaml").unlink()  # so that its text is needed
     before = snapshot(repo / "out")
-    plan = commit._compare
+    plan = write.find_changes
 
     def losing(*args):
         for entry in entries(repo / "cache"):
             entry.write_bytes(b"")
         return plan(*args)
 
-    monkeypatch.setattr(commit, "_compare", losing)
+    monkeypatch.setattr(write, "find_changes", losing)
     done = cli("render", "bp", "-o", "out")
     assert done.returncode == 2 and "this cache entry changed while mpigen read it" in done.stderr
     assert "Traceback" not in done.stderr

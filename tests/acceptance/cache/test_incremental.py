@@ -150,16 +150,40 @@ CHANGES = {
 }
 
 
+EDITS = {"an output file edited by hand", "a companion file edited by hand"}  # render refuses them (issue 28)
+
+
 @pytest.mark.parametrize("change", sorted(CHANGES))
 @pytest.mark.parametrize("command", ["render", "check"])
 def test_what_the_record_cannot_vouch_for_is_left_to_the_pipeline(repos, pipeline_runs, capsysbinary, change,
                                                                    command):
     for root in repos:
         CHANGES[change](root)
-    same(repos, [command], capsysbinary)
+    code = same(repos, [command], capsysbinary)[0]
     assert len(pipeline_runs) == 2  # with the cache too
-    same(repos, ["render"], capsysbinary)
+    if change in EDITS:
+        assert code == (2 if command == "render" else 1)
+        assert same(repos, ["render"], capsysbinary)[0] == 2
+    same(repos, ["render", "--discard-edits"], capsysbinary)
     same(repos, ["check"], capsysbinary)
+
+
+def test_a_file_edited_by_hand_stops_a_render_the_record_would_have_patched(repos, pipeline_runs, capsysbinary):
+    """A blueprint changed, which the record could write in place, and a file of another job
+    edited by hand, its size and mtime kept: the record cannot vouch for the folder, and the
+    pipeline refuses the edit, with the cache as without, writing nothing."""
+    edited = [_job_file(root, "statefulset") for root in repos]
+    for root, path in zip(repos, edited):
+        write(root, "job-b", BLUEPRINT.format(name="job-b", tag=2))
+        _hand_edit(path)
+    before = [stats(root / "out") for root in repos]
+    code, _, err = same(repos, ["render"], capsysbinary)
+    shown = f"out/{edited[0].relative_to(repos[0] / 'out').as_posix()}"
+    assert code == 2 and f"error: {shown}: refusing to overwrite".encode() in err
+    assert len(pipeline_runs) == 2 and [stats(root / "out") for root in repos] == before
+    code, _, err = same(repos, ["render", "--discard-edits"], capsysbinary)
+    assert code == 0 and f"warning: {shown}: replaced".encode() in err
+    assert same(repos, ["check"], capsysbinary)[0] == 0
 
 
 def test_a_touched_blueprint_is_read_again_and_found_unchanged(repos, pipeline_runs, capsysbinary):
