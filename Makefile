@@ -55,12 +55,12 @@ test: $(TEST_STAMP) system-packages
 
 # The release files, as pip installs them (docs/tutorial.md, step 1): the sdist, then the wheel
 # built from it (so a file the sdist misses is missing from the wheel too), each checked by
-# twine as PyPI would. build and twine come with the test extras.
-DIST ?= dist
+# twine as PyPI would. build and twine come with the test extras. dist/ holds this build
+# alone: no wheel of an older version left beside it.
 dist: $(TEST_STAMP)
-	rm -rf $(DIST)
-	$(BIN)/python -m build --outdir $(DIST) .
-	$(BIN)/twine check --strict $(DIST)/*
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
 
 # Regenerate the committed expected output after a reviewed change (the CRD cases need
 # the test extras' kubernetes-validate).
