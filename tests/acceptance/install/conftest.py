@@ -59,8 +59,10 @@ def reader_shell(root: Path) -> dict[str, str]:
     home.mkdir()
     python.mkdir()
     (python / "python3").symlink_to(sys._base_executable)
-    cache = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], env=ENV, capture_output=True, text=True,
-                           check=True).stdout.strip()
     folders = [folder for folder in ENV["PATH"].split(os.pathsep) if folder and not Path(folder, "mpigen").exists()]
-    return {**ENV, "HOME": str(home), "PATH": os.pathsep.join([str(python), *folders]), "PIP_CACHE_DIR": cache,
-            "XDG_CONFIG_HOME": ENV.get("XDG_CONFIG_HOME", str(Path.home() / ".config"))}
+    env = {**ENV, "HOME": str(home), "PATH": os.pathsep.join([str(python), *folders]),
+           "XDG_CONFIG_HOME": ENV.get("XDG_CONFIG_HOME", str(Path.home() / ".config"))}
+    cache = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], env=ENV, capture_output=True, text=True)
+    if cache.returncode == 0:  # else pip's cache is off (PIP_NO_CACHE_DIR), for the reader too
+        env["PIP_CACHE_DIR"] = cache.stdout.strip()
+    return env
