@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 RENDER_STAMP := $(VENV)/.mpigen-render
 TEST_STAMP   := $(VENV)/.mpigen-test
 
-.PHONY: install install-render install-test render test golden schemas bench clean system-packages
+.PHONY: install install-render install-test render test dist golden schemas bench clean system-packages
 
 # The development set-up (everything `make test` needs), as before the split.
 install: install-test
@@ -53,6 +53,15 @@ test: $(TEST_STAMP) system-packages
 	$(BIN)/lint-imports --no-logo
 	$(BIN)/python -m pytest
 
+# The release files, as pip installs them (docs/tutorial.md, step 1): the sdist, then the wheel
+# built from it (so a file the sdist misses is missing from the wheel too), each checked by
+# twine as PyPI would. build and twine come with the test extras. dist/ holds this build
+# alone: no wheel of an older version left beside it.
+dist: $(TEST_STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
 # Regenerate the committed expected output after a reviewed change (the CRD cases need
 # the test extras' kubernetes-validate).
 golden: $(TEST_STAMP)
@@ -69,4 +78,4 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_FLAGS)
 
 clean:
-	rm -rf $(VENV) rendered
+	rm -rf $(VENV) rendered dist build

@@ -171,3 +171,32 @@ def test_architecture_shows_the_layers_and_the_target_interface_the_code_has():
     block = re.search(r"```python\n@dataclass\(frozen=True\)\nclass Target:\n(.*?)```", text, re.S).group(1)
     shown = re.findall(r"^    (\w+):", block, re.M)
     assert shown == [field.name for field in dataclasses.fields(Target)]
+
+
+# How the docs name a version of mpigen: the index's pin (extras too), the wheel and the sdist
+# `make dist` builds, the release tag of a clone or a git URL, and what `mpigen --version` prints.
+VERSION = r"(\d+(?:\.\d+)+)"
+PINNED = re.compile(rf"mpigen(?:\[\w+\])?=={VERSION}|mpigen-{VERSION}(?:-py3-none-any\.whl|\.tar\.gz)"
+                    rf"|mpigen@v{VERSION}|checked out at `v{VERSION}`|rev: v{VERSION}|^mpigen {VERSION}$"
+                    rf"|each of version {VERSION}", re.M)
+INSTALL_DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*") if p.suffix in (".md", ".yml", ".yaml"))]
+
+
+def test_the_docs_install_the_version_of_pyproject():
+    """Every version of mpigen the docs name is pyproject's, so a release cannot leave them
+    behind; and every doc that installs mpigen says how from a wheel and, once it is published,
+    from the index, pinned."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    named, installing = {}, []
+    for doc in INSTALL_DOCS:
+        text = doc.read_text(encoding="utf-8")
+        where = doc.relative_to(ROOT).as_posix()
+        named[where] = sorted({"".join(found) for found in PINNED.findall(text)})
+        if "pip install" in text:
+            installing.append(where)
+            says_how = f"mpigen-{version}-py3-none-any.whl" in text and f"mpigen=={version}" in text
+            assert says_how, f"{where}: name the wheel and the index's pin of mpigen {version}"
+    assert set(installing) >= {"README.md", "docs/tutorial.md", "docs/ci.md", "docs/ci/github-actions.yml",
+                               "docs/gitops.md"}
+    assert {doc: versions for doc, versions in named.items() if versions not in ([], [version])} == {}
+    assert all(named[doc] == [version] for doc in installing)

@@ -1,7 +1,7 @@
 """Docs that run (issue 19, point 6): every command of a ```sh block in README.md and docs/
 runs as shown, in a copy of this repository, and prints exactly the output the doc shows
-right after it; docs/tutorial.md runs from an empty folder to the folder Argo CD syncs.
-The conventions the docs follow are tests/support/docs_run.py's."""
+right after it. docs/tutorial.md runs from its step 1, which installs mpigen, in
+tests/acceptance/install/. The conventions the docs follow are tests/support/docs_run.py's."""
 
 from __future__ import annotations
 
@@ -34,21 +34,6 @@ def test_the_commands_of_the_docs_run_as_shown(block, template, tmp_path):
     _, output = run_block(block, copy)
     if block.output is not None:
         assert_shown(f"{block.doc}:{block.line}", output, block.output)
-
-
-def test_the_tutorial_runs_from_an_empty_folder(tmp_path):
-    """docs/tutorial.md, block after block in one folder, as a new user follows it: every
-    command it runs prints what it shows, up to the folder Argo CD syncs (Argo CD itself
-    is not run)."""
-    blocks = shell_blocks(TUTORIAL)
-    assert len(blocks) >= 8
-    cwd = tmp_path
-    for block in blocks:
-        cwd, output = run_block(block, cwd)
-        if block.output is not None:
-            assert_shown(f"{block.doc}:{block.line}", output, block.output)
-    assert (cwd / "rendered" / "prod" / "kustomization.yaml").is_file()
-    assert (cwd / "argocd" / "application-mpigen-prod.yaml").is_file()
 
 
 def test_the_migration_walkthrough_runs_in_order(template, tmp_path):
@@ -98,8 +83,9 @@ def test_the_overlay_error_example_is_what_validate_prints(template, tmp_path):
 
 
 def test_only_what_needs_a_cluster_or_another_tool_is_not_run():
-    """The commands the tests leave out, each for the reason NOT_RUN gives: a new command in
-    the docs is run unless it is added here, visibly."""
+    """The commands the tests leave out, each for the reason NOT_RUN gives (and the tutorial's
+    installation, which only tests/acceptance/install/ runs): a new command in the docs is run
+    unless it is added here, visibly."""
     skipped = [(block.doc, " ".join(command.split()[:2])) for doc in [*DOCS, TUTORIAL, MIGRATE]
                for block in shell_blocks(doc) for command in commands(block.text) if not_run(command)]
     assert skipped == [

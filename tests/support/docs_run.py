@@ -11,7 +11,9 @@ The conventions the docs follow, so that the tests can read them:
   error, exactly (temporary paths and the commit ids `mpigen diff` names aside);
 - a ```yaml block whose preceding paragraph ends with a path in backquotes and a colon
   ("Save it as `blueprints/pi.yaml`:") is written to that path before the next command;
-- the commands of NOT_RUN are not run, for the reason given there.
+- the commands of NOT_RUN are not run, for the reason given there; those of INSTALL only
+  where a test installs mpigen for real (tests/acceptance/install/), with the reader's own
+  environment, which an `export NAME=VALUE` line changes for the commands after it.
 """
 
 from __future__ import annotations
@@ -44,9 +46,6 @@ ENV.update({"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "GIT_CONFI
 # Commands the docs show that the tests do not run, by the start of the command, with the reason.
 NOT_RUN = {
     "make ": "the Quick start's set-up: the test suite runs in the environment it makes",
-    "python3 -m venv ": "the tutorial's installation: the suite runs in the environment mpigen is installed in",
-    "~/.local/mpigen/bin/pip install ": "the tutorial's installation (as above)",
-    'export PATH="$HOME/.local/mpigen/bin:$PATH"': "the tutorial's installation (as above)",
     "kubectl ": "needs a cluster (or, for Secrets, the controllers of docs/ssh.md)",
     "ssh-keygen ": "docs/ssh.md's key for a Secret: not mpigen's",
     "sops ": "docs/ssh.md's encryption of a Secret: not mpigen's",
@@ -60,6 +59,11 @@ NOT_RUN = {
     "mpigen completion zsh > ": "zsh's fpath, not bash's",
     "mpigen completion fish > ~": "fish's, into the user's home folder",
 }
+# The commands that install mpigen (docs/tutorial.md, step 1): tests/acceptance/install/ runs
+# them, with the wheel `make dist` builds, in a fresh virtual environment under a home of its own;
+# elsewhere the suite's environment is the one mpigen is installed in.
+INSTALL = ("python3 -m venv ", "~/.local/mpigen/bin/pip install ", 'export PATH="$HOME/.local/mpigen/bin:$PATH"')
+INSTALLS_ELSEWHERE = "installs mpigen: tests/acceptance/install/ runs it with the wheel `make dist` builds"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```[ \t]*$", re.M | re.S)
 WRITE_TO = re.compile(r"`([\w./-]+)`:\s*$")
 EXITS = re.compile(r"#.*\bexits (\d+)\b")
@@ -116,8 +120,11 @@ def commands(block: str) -> list[str]:
     return out
 
 
-def not_run(command: str) -> str | None:
-    """Why the tests do not run a command of the docs, or None when they run it."""
+def not_run(command: str, installs: bool = False) -> str | None:
+    """Why the tests do not run a command of the docs, or None when they run it (the commands
+    that install mpigen only when the test installs it)."""
+    if not installs and command.startswith(INSTALL):
+        return INSTALLS_ELSEWHERE
     return next((why for start, why in NOT_RUN.items() if command.startswith(start)), None)
 
 
@@ -126,27 +133,42 @@ def expected_exit(command: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def run_block(block: Block, cwd: Path) -> tuple[Path, str]:
+def run_block(block: Block, cwd: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
     """Write the block's files, run its commands in order from cwd as bash would, each
     expected to exit as its comment says; return the folder the last `cd` chose and the
-    output (standard output, then standard error, of each command in turn)."""
+    output (standard output, then standard error, of each command in turn).
+
+    Given env, the reader's own shell: the block's `export` lines change it, and the commands
+    that install mpigen run; without it, the suite's shell (ENV), where they do not."""
     for name, text in block.files.items():
         (cwd / name).parent.mkdir(parents=True, exist_ok=True)
         (cwd / name).write_text(text, encoding="utf-8")
     output = []
     for command in commands(block.text):
-        if not_run(command):
+        if not_run(command, installs=env is not None):
             continue
         words = shlex.split(command, comments=True)
         if words[0] == "cd" and len(words) == 2:
             cwd = cwd / words[1]
             continue
-        done = subprocess.run(["bash", "-c", command], cwd=cwd, env=ENV, capture_output=True, timeout=120)
+        if words[0] == "export" and env is not None:
+            env.update(exported(command, cwd, env))
+            continue
+        done = subprocess.run(["bash", "-c", command], cwd=cwd, env=ENV if env is None else env,
+                              capture_output=True, timeout=120)
         shown = (done.stdout + done.stderr).decode("utf-8")
         assert done.returncode == expected_exit(command), (
             f"{block.doc}:{block.line}: `{command}` exited {done.returncode}:\n{shown}")
         output.append(shown.replace(f"{cwd}/", ""))
     return cwd, "".join(output)
+
+
+def exported(command: str, cwd: Path, env: dict[str, str]) -> dict[str, str]:
+    """The variables an `export NAME=VALUE ...` line sets, with the values bash gives them."""
+    names = [word.split("=", 1)[0] for word in shlex.split(command)[1:]]
+    script = command + "\nprintf '%s\\0' " + " ".join(f'"${{{name}}}"' for name in names)
+    done = subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, check=True)
+    return dict(zip(names, done.stdout.decode("utf-8").split("\0")))
 
 
 def assert_shown(where: str, output: str, shown: str) -> None:

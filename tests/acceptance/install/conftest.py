@@ -1,0 +1,68 @@
+"""The release files of this checkout, built once per session as `make dist` builds them, and
+the shell of a reader who installs one of them: a home of its own, the machine's Python and pip."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.support.docs_run import ENV
+
+# What a clone holds that `make dist` reads: the package, its metadata, the README that is its
+# long description, the Makefile. A file the build needs and this list lacks fails the build.
+SOURCES = ("pyproject.toml", "README.md", "Makefile", "mpigen")
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+WHEEL = f"mpigen-{VERSION}-py3-none-any.whl"
+SDIST = f"mpigen-{VERSION}.tar.gz"
+
+
+@dataclass
+class Release:
+    """A copy of the sources, and what `make dist` printed and wrote into its dist/."""
+
+    sources: Path
+    dist: Path
+    printed: str
+
+
+@pytest.fixture(scope="session")
+def release(tmp_path_factory) -> Release:
+    """`make dist` in a copy of the sources, with the suite's environment as the Makefile's
+    (its test extras, build and twine among them, already installed: no stamp to make)."""
+    sources = tmp_path_factory.mktemp("release") / "mpigen"
+    sources.mkdir()
+    for name in SOURCES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, sources / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(ROOT / name, sources / name)
+    done = subprocess.run(["make", "dist", f"VENV={sys.prefix}", "TEST_STAMP="], cwd=sources, env=ENV,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return Release(sources, sources / "dist", done.stdout + done.stderr)
+
+
+def reader_shell(root: Path) -> dict[str, str]:
+    """The environment of a reader with nothing of mpigen: a home of its own under root, the
+    PATH of the suite's shell without any folder that holds an `mpigen`, and `python3` the
+    Python the suite runs on (outside its virtual environment); pip as this machine's user set
+    it up (configuration and cache: the same index, and no download twice)."""
+    home, python = root / "home", root / "python"
+    home.mkdir()
+    python.mkdir()
+    (python / "python3").symlink_to(sys._base_executable)
+    folders = [folder for folder in ENV["PATH"].split(os.pathsep) if folder and not Path(folder, "mpigen").exists()]
+    env = {**ENV, "HOME": str(home), "PATH": os.pathsep.join([str(python), *folders]),
+           "XDG_CONFIG_HOME": ENV.get("XDG_CONFIG_HOME", str(Path.home() / ".config"))}
+    cache = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], env=ENV, capture_output=True, text=True)
+    if cache.returncode == 0:  # else pip's cache is off (PIP_NO_CACHE_DIR), for the reader too
+        env["PIP_CACHE_DIR"] = cache.stdout.strip()
+    return env
