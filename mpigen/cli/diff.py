@@ -39,7 +39,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
                          help="the output folder in the repository (default: mpigen.yaml's output)")
     command.add_argument("--live", action="store_true",
                          help="compare the render with the objects in the cluster (needs mpigen[cluster])")
-    cluster_options(command)
+    cluster_options(command, "--live")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,5 +1,5 @@
 """The JSON report of `mpigen diff`, for programs: every job with its objects and field
-changes (an absent side is null), GPUs, slots, run effects and immutable changes, and a
+changes (an absent side is null), GPUs, slots, workers, run effects and immutable changes, and a
 summary of the counts. Keys sorted, two-space indent."""
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def _job_json(job: JobDiff) -> dict:
                                 for f in c.fields]} for c in job.changed],
         "gpus": {"old": job.gpus[0], "new": job.gpus[1]},
         "slots": {"old": job.slots[0], "new": job.slots[1]},
+        "workers": {"old": job.workers[0], "new": job.workers[1]},
         "newRun": job.new_run, "endsRun": job.ends_run, "restartsWorkers": job.restarts_workers,
         "immutable": [{"object": str(f.key), "path": f.path, "message": f.message} for f in job.immutable],
     }

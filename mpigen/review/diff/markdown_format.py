@@ -36,16 +36,17 @@ def _fence(lines: list[str], language: str) -> list[str]:
 
 
 def _markdown_row(job: JobDiff) -> str:
-    def delta(pair: tuple[int, int]) -> str:
+    def delta(pair: tuple[int, int], shown: bool = True) -> str:
         old, new = pair
-        return "" if old == new else f"**{old} → {new}**"  # a total that did not change is left out
+        return "" if old == new or not shown else f"**{old} → {new}**"  # a total that did not change is left out
 
     notes = (["⚠️ immutable"] if job.immutable else []) + (["new run"] if job.new_run else []) \
         + (["ends run"] if job.ends_run else []) + (["restarts workers"] if job.restarts_workers else [])
     objects = f"+{len(job.added)} −{len(job.removed)} ~{len(job.changed)}"
     where = "/".join(part for part in (job.namespace, job.job) if part) if job.job else "other objects"
-    return f"| {_md(where)} | {_md(job.environment)} | {objects} | {delta(job.gpus)} | {delta(job.slots)} | " \
-           f"{', '.join(notes)} |"
+    slots = delta(job.slots, job.slots_per_worker_change())  # as the text: more workers are more slots
+    return f"| {_md(where)} | {_md(job.environment)} | {objects} | {delta(job.workers)} | {delta(job.gpus)} | " \
+           f"{slots} | {', '.join(notes)} |"
 
 
 def _markdown_details(job: JobDiff) -> list[str]:
@@ -72,7 +73,7 @@ def format_markdown(report) -> str:
         lines += ["> [!WARNING]", f"> ⚠️ **{len(findings)} change(s) Kubernetes refuses to apply in place.** "
                                   "Argo CD and Flux will fail to sync them.", ">"]
         lines += [f"> - ⚠️ {_md(finding.message)}" for finding in findings] + [""]
-    lines += ["| Job | Environment | Objects | GPUs | Slots | Notes |", "|---|---|---|---|---|---|"]
+    lines += ["| Job | Environment | Objects | Workers | GPUs | Slots | Notes |", "|---|---|---|---|---|---|---|"]
     lines += [_markdown_row(job) for job in report.jobs] + [""]
     for job in report.jobs:
         lines += _markdown_details(job)

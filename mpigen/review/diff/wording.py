@@ -36,11 +36,12 @@ def line_diff(old: Any, new: Any) -> list[str]:
 
 
 def facts(job: JobDiff, arrow: str = "->") -> list[str]:
-    """The GPU and slot totals that changed (`slots 1 -> 1` says nothing) and what the change
-    does to a run."""
+    """The workers and the GPU totals that changed (`GPUs 1 -> 1` says nothing), the slots
+    when a worker's changed (more workers are more slots: `workers 2 -> 4` says it), and what
+    the change does to a run."""
     facts = []
-    for label, (old, new) in (("GPUs", job.gpus), ("slots", job.slots)):
-        if old != new:
+    for label, (old, new) in (("workers", job.workers), ("GPUs", job.gpus), ("slots", job.slots)):
+        if old != new and (label != "slots" or job.slots_per_worker_change()):
             facts.append(f"{label} {old} {arrow} {new}")
     if job.new_run:
         facts.append("starts a new run: a launcher Job is created")
