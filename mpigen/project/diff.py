@@ -1,8 +1,10 @@
-"""diff: two renders compared object by object (git revisions, two folders, or the live cluster)."""
+"""diff: two renders compared object by object (git revisions, two folders, or the live cluster),
+and, between two revisions, the blueprint edits an overlay makes moot."""
 
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,10 +15,12 @@ from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
 from mpigen.project.repository import NO_CONFIG
 from mpigen.review.diff.compare import compare
+from mpigen.review.diff.overridden import overridden
 from mpigen.review.diff.report import Report
 from mpigen.review.live import live_texts
 from mpigen.review.revision import (commit_of, default_base, folder_texts, render_texts, require_commits,
                                     revision_texts)
+from mpigen.review.sources import CommitTree, WorkingTree
 
 WORKING_TREE = "working tree"
 
@@ -74,7 +78,10 @@ def _revisions(flags: Flags, named: tuple[str, ...], base: str | None, head: str
         new = render_texts(rendered(setup, warn, progress))
     else:
         new = revision_texts(head_commit, head_label, output, setup.scope)
-    return compare(old, new, base_label, head_label)
+    report = compare(old, new, base_label, head_label)
+    with CommitTree(base_commit) as old_tree, CommitTree(head_commit) if head_commit else nullcontext() as head_tree:
+        report.overridden = overridden(new, old_tree, head_tree or WorkingTree())
+    return report
 
 
 def _output(setup: Setup) -> Path:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -144,6 +145,32 @@ def tree_blobs(commit: str, prefix: str) -> list[tuple[str, str]]:
             continue
         entries.append((rel, sha))
     return entries
+
+
+def blob_texts(commit: str, paths: list[str]) -> dict[str, str]:
+    """The texts of these files (relative to the working folder) at commit; a file the commit
+    lacks, or that is not UTF-8 text, is left out."""
+    paths = [path for path in paths if "\n" not in path]
+    if not paths:
+        return {}
+    request = "".join(f"{commit}:./{path}\n" for path in paths).encode("utf-8", "surrogateescape")
+    done = subprocess.run(["git", "cat-file", "--batch"], input=request, capture_output=True, check=False)
+    data, offset, texts = done.stdout, 0, {}
+    for path in paths:
+        end = data.find(b"\n", offset)
+        if end < 0:
+            break
+        header = data[offset:end].split()
+        if len(header) != 3:  # `<name> missing` (or ambiguous): nothing follows
+            offset = end + 1
+            continue
+        size = int(header[2])
+        body = data[end + 1:end + 1 + size]
+        offset = end + 1 + size + 1
+        if header[1] == b"blob":
+            with contextlib.suppress(UnicodeDecodeError):
+                texts[path] = body.decode("utf-8")
+    return texts
 
 
 def _read_blobs(entries: list[tuple[str, str]], shown: str) -> dict[str, str]:

@@ -1,6 +1,6 @@
 """The JSON report of `mpigen diff`, for programs: every job with its objects and field
-changes (an absent side is null), GPUs, slots, workers, run effects and immutable changes, and a
-summary of the counts. Keys sorted, two-space indent."""
+changes (an absent side is null), GPUs, slots, workers, run effects and immutable changes, the
+blueprint edits an overlay makes moot, and a summary of the counts. Keys sorted, two-space indent."""
 
 from __future__ import annotations
 
@@ -41,6 +41,9 @@ def format_json(report) -> str:
     summary = {"jobs": len(jobs), "immutable": sum(len(job["immutable"]) for job in jobs)}
     for kind in ("added", "removed", "changed"):
         summary[kind] = sum(len(job[kind]) for job in jobs)
+    overridden = [{"environment": note.environment, "blueprint": note.blueprint, "field": note.field,
+                   "old": _none(note.old), "new": _none(note.new), "overlay": str(note.overlay),
+                   "value": _none(note.value)} for note in report.overridden]
     data = {"old": report.old_label, "new": report.new_label, "differs": report.differs(),
-            "immutable": report.immutable(), "summary": summary, "jobs": jobs}
+            "immutable": report.immutable(), "summary": summary, "jobs": jobs, "overridden": overridden}
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

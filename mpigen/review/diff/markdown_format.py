@@ -1,6 +1,7 @@
 """The markdown report of `mpigen diff`, for a pull request comment: a warning block of
 the immutable changes, a table of the jobs, and per job a folded section with a diff fence
-(removed values red, added values green). Text from the manifests is escaped."""
+(removed values red, added values green), then the blueprint edits an overlay makes moot.
+Text from the manifests is escaped."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 
 from mpigen.review.diff.model import FieldChange, JobDiff
 from mpigen.review.diff.values import ABSENT
-from mpigen.review.diff.wording import facts, line_diff, multiline, show, summary
+from mpigen.review.diff.wording import facts, line_diff, moot, multiline, show, summary
 
 
 def _md(text: str) -> str:
@@ -66,8 +67,10 @@ def _markdown_details(job: JobDiff) -> list[str]:
 
 def format_markdown(report) -> str:
     lines = [f"### mpigen diff: `{report.old_label}` → `{report.new_label}`", ""]
+    notes = [f"- {_md(moot(note, '→'))}" for note in report.overridden]
+    notes = ["Blueprint edits an overlay overrides:", ""] + notes + [""] if notes else []
     if not report.differs():
-        return "\n".join(lines + ["No changes."]) + "\n"
+        return "\n".join(lines + ["No changes.", ""] + notes).rstrip("\n") + "\n"
     findings = [finding for job in report.jobs for finding in job.immutable]
     if findings:
         lines += ["> [!WARNING]", f"> ⚠️ **{len(findings)} change(s) Kubernetes refuses to apply in place.** "
@@ -77,4 +80,4 @@ def format_markdown(report) -> str:
     lines += [_markdown_row(job) for job in report.jobs] + [""]
     for job in report.jobs:
         lines += _markdown_details(job)
-    return "\n".join(lines + [summary(report)]) + "\n"
+    return "\n".join(lines + notes + [summary(report)]) + "\n"
