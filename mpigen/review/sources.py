@@ -22,11 +22,13 @@ from mpigen.review.revision import blob_texts, tree_blobs
 class WorkingTree:
     """The files as they are on disk (the working folder is the repository's)."""
 
-    def text(self, path: str) -> str | None:
-        try:
-            return read_text(Path(path), path)
-        except InputError:
-            return None
+    def texts(self, paths: list[str]) -> dict[str, str]:
+        """The texts of the files that can be read."""
+        texts = {}
+        for path in paths:
+            with contextlib.suppress(InputError):
+                texts[path] = read_text(Path(path), path)
+        return texts
 
     def overlay(self, path: str) -> Overlay | None:
         """The overlay of this file, its bases resolved; None when it cannot be."""
@@ -48,8 +50,9 @@ class CommitTree(contextlib.AbstractContextManager):
     def __exit__(self, *exc) -> None:
         self._copy.cleanup()
 
-    def text(self, path: str) -> str | None:
-        return blob_texts(self.commit, [path]).get(path)
+    def texts(self, paths: list[str]) -> dict[str, str]:
+        """The texts of the files the commit has, read from Git at once."""
+        return blob_texts(self.commit, paths)
 
     def overlay(self, path: str) -> Overlay | None:
         """The overlay of this file at the commit, its bases resolved (the overlays/ folder

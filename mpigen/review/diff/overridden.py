@@ -29,7 +29,7 @@ from mpigen.review.diff.values import ABSENT, equal
 class Tree(Protocol):
     """The files of one side (mpigen.review.sources)."""
 
-    def text(self, path: str) -> str | None: ...
+    def texts(self, paths: list[str]) -> dict[str, str]: ...
     def overlay(self, path: str) -> Overlay | None: ...
     def shown(self, mark: Mark) -> Mark: ...
 
@@ -52,16 +52,18 @@ def overridden(new_files: dict[str, str], old: Tree, new: Tree) -> list[Overridd
     environments: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for environment, blueprint, overlay in sorted(rendered_from(new_files)):
         environments[blueprint].append((environment, overlay))
+    old_texts, new_texts = old.texts(sorted(environments)), new.texts(sorted(environments))
+    overlays: dict[str, Overlay | None] = {}
     notes: list[Overridden] = []
     for blueprint, used in sorted(environments.items()):
-        before, after = old.text(blueprint), new.text(blueprint)
+        before, after = old_texts.get(blueprint), new_texts.get(blueprint)
         if before is None or after is None or before == after:
             continue
         old_docs, new_docs = _blueprints(before, blueprint), _blueprints(after, blueprint)
         for name in sorted(old_docs.keys() & new_docs.keys()):
             edits = _edits(old_docs[name].data, new_docs[name].data, ())
             for environment, path in used if edits else ():
-                overlay = new.overlay(path)
+                overlay = overlays[path] if path in overlays else overlays.setdefault(path, new.overlay(path))
                 if overlay is not None:
                     notes += _moot(environment, overlay, old_docs[name], new_docs[name], edits, new)
     return notes
