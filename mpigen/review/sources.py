@@ -57,6 +57,9 @@ class CommitTree(contextlib.AbstractContextManager):
     def overlay(self, path: str) -> Overlay | None:
         """The overlay of this file at the commit, its bases resolved (the overlays/ folder
         that holds its folder is copied first); None when it cannot be."""
+        parts = PurePosixPath(path).parts
+        if not parts or PurePosixPath(path).is_absolute() or ".." in parts:
+            return None  # a Source comment of a commit is the commit's text: never a way out of the copy
         folders = PurePosixPath(path).parent.parent.as_posix()
         if folders not in self._copied:
             self._copied.add(folders)

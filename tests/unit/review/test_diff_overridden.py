@@ -10,7 +10,7 @@ import pytest
 
 from mpigen.errors import Mark
 from mpigen.review.diff.overridden import overridden
-from mpigen.review.sources import WorkingTree
+from mpigen.review.sources import CommitTree, WorkingTree
 
 BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
 kind: MPIJobBlueprint
@@ -93,3 +93,13 @@ def test_a_list_is_compared_item_by_item_when_its_length_stays(repo):
                        Mark(overlay, 11, 18), ["python", "prod.py"])]
     same = notes(repo, BLUEPRINT.replace("[python, train.py]", "[python, eval.py]"))
     assert same == [("prod", "command[1]", "train.py", "eval.py", Mark(overlay, 11, 27), "prod.py")]
+
+
+def test_a_commits_source_comment_never_leads_out_of_its_copy(tmp_path):
+    """A commit's `# Source:` comments are text anyone may commit: an overlay path that leaves
+    the repository (or the copy of its overlays) is not followed, and nothing is written."""
+    with CommitTree("0" * 40) as tree:
+        for path in ("../outside/overlays/x/overlay.yaml", "/etc/overlays/x/overlay.yaml",
+                     "overlays/../../x/overlay.yaml"):
+            assert tree.overlay(path) is None
+        assert list(tree.root.iterdir()) == []
