@@ -65,12 +65,12 @@ def one_of(choices) -> Callable[[str], str]:
     return check
 
 
-def cluster_options(command: argparse.ArgumentParser) -> None:
-    """--kubeconfig and --context."""
+def cluster_options(command: argparse.ArgumentParser, flag: str) -> None:
+    """--kubeconfig and --context, for the command's `flag` that reads the cluster (--server, --live)."""
     command.add_argument("--kubeconfig", metavar="FILE", default=None,
-                         help="with --server/--live: the kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
+                         help=f"with {flag}: the kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
     command.add_argument("--context", metavar="NAME", default=None,
-                         help="with --server/--live: the kubeconfig context (default: its current context)")
+                         help=f"with {flag}: the kubeconfig context (default: its current context)")
 
 
 def flags(args: argparse.Namespace, output: Path | None, discard_edits: bool = False) -> Flags:

@@ -10,12 +10,12 @@ from mpigen.cli.arguments import announce, cluster, cluster_options, flags, inpu
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
 from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import colour_on_stdout, print_diagnostics, write_stdout
-from mpigen.project.diff import diff
+from mpigen.project.diff import Sides, diff
 from mpigen.review.diff.text_format import PLAIN, Style
 
-DESCRIPTION = ("Compare two renders object by object: the committed output at a git revision against a fresh "
-               "render of the working tree (--base), or two output folders (OLD_DIR NEW_DIR). Exit 0 when the "
-               "same, 1 when not.")
+DESCRIPTION = ("Compare two renders object by object: the output committed at a git revision (--base) against "
+               "a fresh render of the working tree, or against the output committed at another revision "
+               "(--head); or two output folders (OLD_DIR NEW_DIR). Exit 0 when the same, 1 when not.")
 
 # The text report on a terminal: job titles bold, immutable changes bold red, objects added
 # green, removed red, changed yellow (markdown and json are for programs and comments: plain).
@@ -25,9 +25,13 @@ COLOURS = Style(title=colour.painter(colour.BOLD), immutable=colour.painter(colo
 
 
 def arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("dirs", nargs="*", metavar="DIR", help="OLD_DIR NEW_DIR: two rendered output folders")
+    command.add_argument("dirs", nargs="*", metavar="OLD NEW",
+                         help="two rendered output folders; or, when neither is a path, two git revisions "
+                              "(as --base OLD --head NEW)")
     command.add_argument("--base", metavar="REV", default=None,
                          help="git revision of the old render (default: the merge base with the default branch)")
+    command.add_argument("--head", metavar="REV", default=None,
+                         help="git revision of the new render (default: a fresh render of the working tree)")
     command.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                          help="text (default), markdown for a pull-request comment, or json")
     command.add_argument("--fail-on", choices=("any", "immutable"), default="any",
@@ -39,14 +43,14 @@ def arguments(command: argparse.ArgumentParser) -> None:
                          help="the output folder in the repository (default: mpigen.yaml's output)")
     command.add_argument("--live", action="store_true",
                          help="compare the render with the objects in the cluster (needs mpigen[cluster])")
-    cluster_options(command)
+    cluster_options(command, "--live")
 
 
 def run(args: argparse.Namespace) -> int:
     announce(args)
     with progress_bar("rendering") as progress:
-        report = diff(flags(args, args.output), args.dirs, args.base, args.live, cluster(args), print_diagnostics,
-                      progress)
+        sides = Sides(tuple(args.dirs), args.base, args.head, args.live)
+        report = diff(flags(args, args.output), sides, cluster(args), print_diagnostics, progress)
     write_stdout(report.format(args.format, COLOURS if colour_on_stdout() else PLAIN))
     differs = report.immutable() if args.fail_on == "immutable" else report.differs()
     return DIFFERENCES_FOUND if differs else SUCCESS

@@ -27,7 +27,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--format", choices=("text", "json", "junit"), default="text",
                          help="with --output or --server: the report on standard output: text (default), json, "
                               "or junit XML")
-    cluster_options(command)
+    cluster_options(command, "--server")
 
 
 def run(args: argparse.Namespace) -> int:

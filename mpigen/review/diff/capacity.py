@@ -1,7 +1,9 @@
 """What a job asks of the cluster, counted from its objects: GPUs (pods times the
-accelerators of one pod) and MPI slots (a hostfile's, an MPIJob's slotsPerWorker per
-worker, or the hostfile the Trainer writes for a TrainJob). A suspended MPIJob, JobSet or
-TrainJob runs nothing, so its job counts no slots either."""
+accelerators of one pod), MPI slots (a hostfile's, an MPIJob's slotsPerWorker per
+worker, or the hostfile the Trainer writes for a TrainJob) and workers (the worker pods:
+a StatefulSet's labelled mpi_role_type=worker, an MPIJob's Worker replicas, a JobSet's
+replicated job `worker`, a TrainJob's node pods). A suspended MPIJob, JobSet or TrainJob
+runs nothing, so its job counts no slots and no workers either."""
 
 from __future__ import annotations
 
@@ -11,35 +13,54 @@ from mpigen.review.diff.model import Manifest, ObjectKey
 from mpigen.review.diff.trainjobs import is_trainjob, runtime_of, runtimes
 from mpigen.review.diff.trainjobs import pods as trainjob_pods
 from mpigen.review.diff.trainjobs import slots as trainjob_slots
+from mpigen.review.diff.trainjobs import workers as trainjob_workers
 from mpigen.review.diff.values import get, mapping, whole_number
 
 REPLICA_FIELDS = {"StatefulSet": "replicas", "Deployment": "replicas", "ReplicaSet": "replicas",
                   "Job": "parallelism"}
+WORKER = "worker"  # the operator's mpi_role_type of the workers, and a JobSet's replicated job of them
 
 
-def totals(manifests) -> dict[tuple, tuple[int, int]]:
-    """(GPUs, slots) per job of one render."""
+def totals(manifests) -> dict[tuple, tuple[int, int, int]]:
+    """(GPUs, slots, workers) per job of one render."""
     manifests = list(manifests)
     known = runtimes(manifests)  # a TrainJob's pods are its runtime's
-    by_job: dict[tuple, tuple[int, int]] = {}
+    by_job: dict[tuple, tuple[int, int, int]] = {}
     suspended = set()
     for manifest in manifests:
-        gpus, slots = by_job.get(job_of(manifest), (0, 0))
-        more_gpus, more_slots = _counted(manifest, known)
-        by_job[job_of(manifest)] = (gpus + more_gpus, slots + more_slots)
+        counted = _counted(manifest, known)
+        so_far = by_job.get(job_of(manifest), (0, 0, 0))
+        by_job[job_of(manifest)] = tuple(a + b for a, b in zip(so_far, counted))
         if is_jobset(manifest.key) and get(manifest.data, "spec", "suspend") is True:
             suspended.add(job_of(manifest))
     # A suspended JobSet has no pods: its hostfile names hosts that do not exist.
-    return {job: (gpus, 0 if job in suspended else slots) for job, (gpus, slots) in by_job.items()}
+    return {job: (gpus, 0 if job in suspended else slots, workers)
+            for job, (gpus, slots, workers) in by_job.items()}
 
 
-def _counted(manifest: Manifest, known: dict) -> tuple[int, int]:
-    """(GPUs, slots) of one object; a TrainJob's from the runtime it references, when known."""
+def _counted(manifest: Manifest, known: dict) -> tuple[int, int, int]:
+    """(GPUs, slots, workers) of one object; a TrainJob's from the runtime it references, when known."""
     if is_trainjob(manifest.key):
         runtime = runtime_of(manifest, known)
         return (sum(count * _pod_gpus(pod) for count, pod in trainjob_pods(manifest, runtime)),
-                trainjob_slots(manifest, runtime))
-    return _gpus(manifest), _slots(manifest)
+                trainjob_slots(manifest, runtime), trainjob_workers(manifest, runtime))
+    return _gpus(manifest), _slots(manifest), _workers(manifest)
+
+
+def _workers(manifest: Manifest) -> int:
+    """The worker pods of one object (none while its job is suspended)."""
+    spec = mapping(manifest.data.get("spec"))
+    if is_mpijob(manifest.key):
+        if get(spec, "runPolicy", "suspend") is True:
+            return 0
+        return whole_number(get(spec, "mpiReplicaSpecs", "Worker", "replicas"), default=0)
+    if is_jobset(manifest.key):
+        jobs = spec.get("replicatedJobs")
+        named = [mapping(job) for job in (jobs if isinstance(jobs, list) else [])]
+        return sum(pods for (pods, _), job in zip(_replicated_jobs(spec), named) if job.get("name") == WORKER)
+    if manifest.key.kind == "StatefulSet" and get(manifest.data, "metadata", "labels", "mpi_role_type") == WORKER:
+        return whole_number(spec.get("replicas"), default=1)
+    return 0
 
 
 def is_mpijob(key: ObjectKey) -> bool:

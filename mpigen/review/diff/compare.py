@@ -40,8 +40,8 @@ def compare(old_files: dict[str, str], new_files: dict[str, str],
         _record(jobs.setdefault(group, JobDiff(*group)), key, before, after)
     old_totals, new_totals = totals(old.values()), totals(new.values())
     for group, job in jobs.items():
-        before, after = old_totals.get(group, (0, 0)), new_totals.get(group, (0, 0))
-        job.gpus, job.slots = (before[0], after[0]), (before[1], after[1])
+        before, after = old_totals.get(group, (0, 0, 0)), new_totals.get(group, (0, 0, 0))
+        job.gpus, job.slots, job.workers = zip(before, after)
     return Report(old_label, new_label, [jobs[group] for group in sorted(jobs)])
 
 

@@ -1,6 +1,6 @@
 """The JSON report of `mpigen diff`, for programs: every job with its objects and field
-changes (an absent side is null), GPUs, slots, run effects and immutable changes, and a
-summary of the counts. Keys sorted, two-space indent."""
+changes (an absent side is null), GPUs, slots, workers, run effects and immutable changes, the
+blueprint edits an overlay makes moot, and a summary of the counts. Keys sorted, two-space indent."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ def _job_json(job: JobDiff) -> dict:
                                 for f in c.fields]} for c in job.changed],
         "gpus": {"old": job.gpus[0], "new": job.gpus[1]},
         "slots": {"old": job.slots[0], "new": job.slots[1]},
+        "workers": {"old": job.workers[0], "new": job.workers[1]},
         "newRun": job.new_run, "endsRun": job.ends_run, "restartsWorkers": job.restarts_workers,
         "immutable": [{"object": str(f.key), "path": f.path, "message": f.message} for f in job.immutable],
     }
@@ -40,6 +41,9 @@ def format_json(report) -> str:
     summary = {"jobs": len(jobs), "immutable": sum(len(job["immutable"]) for job in jobs)}
     for kind in ("added", "removed", "changed"):
         summary[kind] = sum(len(job[kind]) for job in jobs)
+    overridden = [{"environment": note.environment, "blueprint": note.blueprint, "field": note.field,
+                   "old": _none(note.old), "new": _none(note.new), "overlay": str(note.overlay),
+                   "value": _none(note.value)} for note in report.overridden]
     data = {"old": report.old_label, "new": report.new_label, "differs": report.differs(),
-            "immutable": report.immutable(), "summary": summary, "jobs": jobs}
+            "immutable": report.immutable(), "summary": summary, "jobs": jobs, "overridden": overridden}
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

@@ -1,10 +1,13 @@
 """One side of a diff read into manifests: every object of a render's files by its key
-(environment, apiVersion, kind, namespace, name; never its file), and the job each
-object belongs to. Kustomization files, dotfiles and other files hold no objects."""
+(environment, apiVersion, kind, namespace, name; never its file), the job each object
+belongs to, and the blueprint and overlay files each environment's objects were rendered
+from (their `# Source:` comments). Kustomization files, dotfiles and other files hold no
+objects."""
 
 from __future__ import annotations
 
 import posixpath
+import re
 
 from mpigen.errors import Diagnostic, InputError, error
 from mpigen.kube.labels import JOB_LABEL
@@ -14,12 +17,13 @@ from mpigen.review.diff.model import Manifest, ObjectKey
 from mpigen.review.diff.values import get
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+SOURCE = re.compile(r"^# Source: (.+)$", re.MULTILINE)  # `# Source: BLUEPRINT[, OVERLAY]`, as mpigen writes it
 JOB_LABELS = (JOB_LABEL, "mpi_job_name", "app")
 
 
 def read_render(files: dict[str, str], label: str, problems: list[Diagnostic]) -> dict[ObjectKey, Manifest]:
     """Every object of one render by key; problems are appended, not raised."""
-    roots = {posixpath.dirname(path) for path in files if posixpath.basename(path) in KUSTOMIZATION_NAMES}
+    roots = _roots(files)
     objects: dict[ObjectKey, Manifest] = {}
     for path in sorted(files):
         if not _is_manifest(path):
@@ -45,6 +49,26 @@ def read_render(files: dict[str, str], label: str, problems: list[Diagnostic]) -
                 continue
             objects[key] = Manifest(key, doc.data, path, doc.start)
     return objects
+
+
+def rendered_from(files: dict[str, str]) -> set[tuple[str, str, str]]:
+    """(environment, blueprint file, overlay file) of the objects whose `# Source:` comment
+    names a blueprint and an overlay (objects rendered without an overlay name none)."""
+    roots = _roots(files)
+    found = set()
+    for path in files:
+        if not _is_manifest(path):
+            continue
+        for source in SOURCE.findall(files[path]):
+            parts = source.split(", ")
+            if len(parts) == 2 and all(part.endswith((".yaml", ".yml")) for part in parts):
+                found.add((_environment(path, roots), parts[0], parts[1]))
+    return found
+
+
+def _roots(files: dict[str, str]) -> set[str]:
+    """The folders holding a kustomization file: each is an environment (an overlay)."""
+    return {posixpath.dirname(path) for path in files if posixpath.basename(path) in KUSTOMIZATION_NAMES}
 
 
 def _is_manifest(path: str) -> bool:

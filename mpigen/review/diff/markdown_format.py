@@ -1,6 +1,7 @@
 """The markdown report of `mpigen diff`, for a pull request comment: a warning block of
 the immutable changes, a table of the jobs, and per job a folded section with a diff fence
-(removed values red, added values green). Text from the manifests is escaped."""
+(removed values red, added values green), then the blueprint edits an overlay makes moot.
+Text from the manifests is escaped."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 
 from mpigen.review.diff.model import FieldChange, JobDiff
 from mpigen.review.diff.values import ABSENT
-from mpigen.review.diff.wording import facts, line_diff, multiline, show, summary
+from mpigen.review.diff.wording import facts, line_diff, moot, multiline, show, summary
 
 
 def _md(text: str) -> str:
@@ -36,16 +37,17 @@ def _fence(lines: list[str], language: str) -> list[str]:
 
 
 def _markdown_row(job: JobDiff) -> str:
-    def delta(pair: tuple[int, int]) -> str:
+    def delta(pair: tuple[int, int], shown: bool = True) -> str:
         old, new = pair
-        return "" if old == new else f"**{old} → {new}**"  # a total that did not change is left out
+        return "" if old == new or not shown else f"**{old} → {new}**"  # a total that did not change is left out
 
     notes = (["⚠️ immutable"] if job.immutable else []) + (["new run"] if job.new_run else []) \
         + (["ends run"] if job.ends_run else []) + (["restarts workers"] if job.restarts_workers else [])
     objects = f"+{len(job.added)} −{len(job.removed)} ~{len(job.changed)}"
     where = "/".join(part for part in (job.namespace, job.job) if part) if job.job else "other objects"
-    return f"| {_md(where)} | {_md(job.environment)} | {objects} | {delta(job.gpus)} | {delta(job.slots)} | " \
-           f"{', '.join(notes)} |"
+    slots = delta(job.slots, job.slots_per_worker_change())  # as the text: more workers are more slots
+    return f"| {_md(where)} | {_md(job.environment)} | {objects} | {delta(job.workers)} | {delta(job.gpus)} | " \
+           f"{slots} | {', '.join(notes)} |"
 
 
 def _markdown_details(job: JobDiff) -> list[str]:
@@ -65,15 +67,17 @@ def _markdown_details(job: JobDiff) -> list[str]:
 
 def format_markdown(report) -> str:
     lines = [f"### mpigen diff: `{report.old_label}` → `{report.new_label}`", ""]
+    notes = [f"- {_md(moot(note, '→'))}" for note in report.overridden]
+    notes = ["Blueprint edits an overlay overrides:", ""] + notes + [""] if notes else []
     if not report.differs():
-        return "\n".join(lines + ["No changes."]) + "\n"
+        return "\n".join(lines + ["No changes.", ""] + notes).rstrip("\n") + "\n"
     findings = [finding for job in report.jobs for finding in job.immutable]
     if findings:
         lines += ["> [!WARNING]", f"> ⚠️ **{len(findings)} change(s) Kubernetes refuses to apply in place.** "
                                   "Argo CD and Flux will fail to sync them.", ">"]
         lines += [f"> - ⚠️ {_md(finding.message)}" for finding in findings] + [""]
-    lines += ["| Job | Environment | Objects | GPUs | Slots | Notes |", "|---|---|---|---|---|---|"]
+    lines += ["| Job | Environment | Objects | Workers | GPUs | Slots | Notes |", "|---|---|---|---|---|---|---|"]
     lines += [_markdown_row(job) for job in report.jobs] + [""]
     for job in report.jobs:
         lines += _markdown_details(job)
-    return "\n".join(lines + [summary(report)]) + "\n"
+    return "\n".join(lines + notes + [summary(report)]) + "\n"

@@ -80,6 +80,7 @@ class JobDiff:
     immutable: list[Finding] = field(default_factory=list)
     gpus: tuple[int, int] = (0, 0)
     slots: tuple[int, int] = (0, 0)
+    workers: tuple[int, int] = (0, 0)
     new_run: bool = False
     ends_run: bool = False
     restarts_workers: bool = False
@@ -88,3 +89,11 @@ class JobDiff:
         where = "/".join(part for part in (self.namespace, self.job) if part)
         title = f"job {where}" if self.job else "other objects" + (f" in {self.namespace}" if self.namespace else "")
         return title + (f" (env {self.environment})" if self.environment else "")
+
+    def slots_per_worker_change(self) -> bool:
+        """Whether the slots changed other than by the number of workers (a worker's slots
+        changed, as gpusPerWorker or slotsPerWorker change them, or a side has no workers)."""
+        (old_slots, new_slots), (old_workers, new_workers) = self.slots, self.workers
+        if old_slots == new_slots:
+            return False
+        return not old_workers or not new_workers or old_slots * new_workers != new_slots * old_workers

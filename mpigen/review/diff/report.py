@@ -1,23 +1,27 @@
 """The report of a diff: every job with a difference, in the order of environment,
-namespace and job, and its three forms (text, markdown, json)."""
+namespace and job, the blueprint edits an overlay makes moot, and its three forms (text,
+markdown, json)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mpigen.review.diff.json_format import format_json
 from mpigen.review.diff.markdown_format import format_markdown
 from mpigen.review.diff.model import JobDiff
+from mpigen.review.diff.overridden import Overridden
 from mpigen.review.diff.text_format import PLAIN, Style, format_text
 
 
 @dataclass
 class Report:
-    """Every job with a difference, sorted by environment, namespace and job."""
+    """Every job with a difference, sorted by environment, namespace and job, and the
+    blueprint edits an overlay makes moot (they change no object, so they are no difference)."""
 
     old_label: str
     new_label: str
     jobs: list[JobDiff]
+    overridden: list[Overridden] = field(default_factory=list)
 
     def differs(self) -> bool:
         return bool(self.jobs)

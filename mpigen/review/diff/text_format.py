@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mpigen.review.diff.model import FieldChange
-from mpigen.review.diff.wording import facts, line_diff, multiline, show, summary
+from mpigen.review.diff.wording import facts, line_diff, moot, multiline, show, summary
 
 
 def _plain(text: str) -> str:
@@ -46,8 +46,9 @@ def _text_change(change: FieldChange, style: Style) -> list[str]:
 
 
 def format_text(report, style: Style = PLAIN) -> str:
+    notes = [moot(note) for note in report.overridden]
     if not report.differs():
-        return "no changes\n"
+        return "\n".join(["no changes"] + notes) + "\n"
     lines = []
     for job in report.jobs:
         lines.append(style.title(job.title()))
@@ -60,4 +61,5 @@ def format_text(report, style: Style = PLAIN) -> str:
             lines += ["      " + line for field_change in change.fields
                       for line in _text_change(field_change, style)]
         lines.append("")
+    lines += notes + ([""] if notes else [])
     return "\n".join(lines + [summary(report)]) + "\n"

@@ -52,6 +52,11 @@ def pods(trainjob: Manifest, runtime: dict | None) -> list[tuple[int, dict]]:
     return [(count, pod) for _, count, pod in _jobs(trainjob, runtime)]
 
 
+def workers(trainjob: Manifest, runtime: dict | None) -> int:
+    """The pods of the node job (the ranks' hosts besides the launcher); none while suspended."""
+    return sum(count for name, count, _ in _jobs(trainjob, runtime) if name == NODE)
+
+
 def _jobs(trainjob: Manifest, runtime: dict | None) -> list[tuple[str, int, dict]]:
     """(name, pods, pod spec) of each replicated job; without the runtime, numNodes pods of
     resourcesPerNode (none without it) as job `node`."""

@@ -1,5 +1,6 @@
 """The words the text and markdown reports share: a value on one line, a multi-line value
-as a small line diff, what a change does to a job's run, and the closing summary line."""
+as a small line diff, what a change does to a job's run, a blueprint edit an overlay makes
+moot, and the closing summary line."""
 
 from __future__ import annotations
 
@@ -36,11 +37,12 @@ def line_diff(old: Any, new: Any) -> list[str]:
 
 
 def facts(job: JobDiff, arrow: str = "->") -> list[str]:
-    """The GPU and slot totals that changed (`slots 1 -> 1` says nothing) and what the change
-    does to a run."""
+    """The workers and the GPU totals that changed (`GPUs 1 -> 1` says nothing), the slots
+    when a worker's changed (more workers are more slots: `workers 2 -> 4` says it), and what
+    the change does to a run."""
     facts = []
-    for label, (old, new) in (("GPUs", job.gpus), ("slots", job.slots)):
-        if old != new:
+    for label, (old, new) in (("workers", job.workers), ("GPUs", job.gpus), ("slots", job.slots)):
+        if old != new and (label != "slots" or job.slots_per_worker_change()):
             facts.append(f"{label} {old} {arrow} {new}")
     if job.new_run:
         facts.append("starts a new run: a launcher Job is created")
@@ -49,6 +51,13 @@ def facts(job: JobDiff, arrow: str = "->") -> list[str]:
     if job.restarts_workers:
         facts.append("restarts the workers: a running launcher loses its ranks")
     return facts
+
+
+def moot(note, arrow: str = "->") -> str:
+    """`prod: workers 4 -> 8 in blueprints/x.yaml is overridden by overlays/prod/overlay.yaml:20:18 (16):
+    no change` (note: an Overridden)."""
+    return (f"{note.environment}: {note.field} {show(note.old)} {arrow} {show(note.new)} in {note.blueprint} "
+            f"is overridden by {note.overlay} ({show(note.value)}): no change")
 
 
 def summary(report) -> str:

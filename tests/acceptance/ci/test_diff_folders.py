@@ -102,7 +102,8 @@ def test_diff_of_a_missing_folder_or_invalid_yaml_exits_2(tmp_path):
     where = two_renders(tmp_path)
     run = mpigen(where, "diff", "nosuch", "new", env=no_git(tmp_path))
     assert run.code == 2 and run.out == ""
-    assert run.err == "error: nosuch: no such folder; give two rendered output folders\n"
+    assert run.err == ("error: nosuch: no such folder; give two rendered output folders, or two git revisions: "
+                       "mpigen diff --base OLD_REV --head NEW_REV\n")
     (where / "new" / "dev" / "ml-dev" / "broken.yaml").write_text("kind: ConfigMap\nmetadata: [\n")
     run = mpigen(where, "diff", "old", "new", env=no_git(tmp_path))
     assert run.code == 2 and run.out == ""

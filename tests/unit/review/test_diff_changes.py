@@ -27,7 +27,7 @@ def test_identical_renders_have_no_changes():
     assert data["summary"] == {"jobs": 0, "added": 0, "removed": 0, "changed": 0, "immutable": 0}
 
 
-def test_more_workers_changes_gpus_and_slots_but_nothing_immutable():
+def test_more_workers_says_workers_and_gpus_but_nothing_immutable():
     old = golden()
     extra = "".join(f"    resnet50-imagenet-worker-{i} slots=8\n" for i in range(4, 8))
     new = edit(old, STS, "replicas: 4", "replicas: 8")
@@ -43,7 +43,11 @@ def test_more_workers_changes_gpus_and_slots_but_nothing_immutable():
     assert [(f.path, f.old, f.new, f.op) for f in sts] == [("spec.replicas", 4, 8, "change")]
     text = report.format("text")
     assert text.splitlines()[0] == "job ml-team/resnet50-imagenet"
-    assert "  GPUs 32 -> 64\n" in text and "  slots 32 -> 64\n" in text
+    # What changed is the workers: said as such (the slots follow them, so no `slots 32 -> 64`).
+    assert job.workers == (4, 8)
+    assert "  workers 4 -> 8\n  GPUs 32 -> 64\n" in text and "slots" not in text.replace("slots=", "")
+    assert "| ml-team/resnet50-imagenet |  | +0 −0 ~2 | **4 → 8** | **32 → 64** |  |  |" in report.format("markdown")
+    assert json.loads(report.format("json"))["jobs"][0]["workers"] == {"old": 4, "new": 8}
     assert "      spec.replicas: 4 -> 8\n" in text
     # The hostfile is shown as a small line diff, indented under its field.
     assert "      data.hostfile:\n        @@ -4 +4,5 @@\n         resnet50-imagenet-worker-3 slots=8\n" \
@@ -51,6 +55,17 @@ def test_more_workers_changes_gpus_and_slots_but_nothing_immutable():
     assert "IMMUTABLE" not in text
     assert text.endswith("old -> new: 1 job changed; objects: 0 added, 0 removed, 2 changed; "
                          "0 immutable changes\n")
+
+
+def test_fewer_gpus_per_worker_keeps_the_slots_and_says_no_workers():
+    """gpusPerWorker 8 -> 4 changes each worker's slots: the slots are said, the workers are not."""
+    new = edit(golden(), STS, 'nvidia.com/gpu: "8"', 'nvidia.com/gpu: "4"')
+    for i in range(4):
+        new = edit(new, CM, f"resnet50-imagenet-worker-{i} slots=8", f"resnet50-imagenet-worker-{i} slots=4")
+    job = only_job(compare(golden(), new))
+    assert (job.workers, job.gpus, job.slots) == ((4, 4), (32, 16), (32, 16))
+    text = compare(golden(), new).format("text")
+    assert "  GPUs 32 -> 16\n  slots 32 -> 16\n" in text and "  workers" not in text
 
 
 def test_launcher_image_change_is_immutable():
@@ -73,7 +88,7 @@ def test_launcher_image_change_is_immutable():
     # Totals that did not change are left out of the text and markdown (`GPUs 32 -> 32` says
     # nothing); the JSON keeps them, for programs.
     assert "GPUs" not in text and "slots" not in text
-    assert "| ml-team/resnet50-imagenet |  | +0 −0 ~1 |  |  | ⚠️ immutable |" in report.format("markdown")
+    assert "| ml-team/resnet50-imagenet |  | +0 −0 ~1 |  |  |  | ⚠️ immutable |" in report.format("markdown")
     assert json.loads(report.format("json"))["jobs"][0]["gpus"] == {"old": 32, "new": 32}
     assert "main -> pr: 1 job changed" in text
 

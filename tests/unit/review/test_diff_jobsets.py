@@ -176,7 +176,7 @@ def test_new_run_under_gitops_replaces_every_object_and_is_not_immutable():
     text = report.format("text")
     assert text.splitlines()[0] == "job ml/llm"
     assert "  starts a new run: a launcher Job is created\n  ends the run: a launcher Job is deleted\n" in text
-    assert "| ml/llm |  | +5 −5 ~0 | **16 → 32** | **16 → 32** | new run, ends run |" in report.format("markdown")
+    assert "| ml/llm |  | +5 −5 ~0 | **2 → 4** | **16 → 32** |  | new run, ends run |" in report.format("markdown")
     data = json.loads(report.format("json"))["jobs"][0]
     assert (data["newRun"], data["endsRun"], data["immutable"]) == (True, True, [])
 

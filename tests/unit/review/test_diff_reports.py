@@ -25,7 +25,7 @@ def test_json_structure():
     assert data["summary"] == {"jobs": 1, "added": 0, "removed": 0, "changed": 2, "immutable": 1}
     job = data["jobs"][0]
     assert sorted(job) == ["added", "changed", "endsRun", "environment", "gpus", "immutable", "job", "namespace",
-                           "newRun", "removed", "restartsWorkers", "slots"]
+                           "newRun", "removed", "restartsWorkers", "slots", "workers"]
     assert job["gpus"] == {"old": 32, "new": 64} and job["slots"] == {"old": 32, "new": 32}
     assert job["newRun"] is False and job["restartsWorkers"] is False
     assert job["changed"][0]["kind"] == "Job" and job["changed"][0]["file"] == JOB
@@ -44,7 +44,7 @@ def test_markdown_puts_the_immutable_warning_first():
     assert lines[0] == "### mpigen diff: `old` → `new`"
     assert lines[2] == "> [!WARNING]" and "⚠️" in lines[3]
     assert text.index("[!WARNING]") < text.index("| Job |") < text.index("<details>")
-    assert "| ml-team/resnet50-imagenet |  | +0 −0 ~2 | **32 → 64** |  | ⚠️ immutable |" in lines
+    assert "| ml-team/resnet50-imagenet |  | +0 −0 ~2 | **4 → 8** | **32 → 64** |  | ⚠️ immutable |" in lines
     assert "- spec.replicas: 4\n+ spec.replicas: 8\n" in text and "```diff\n" in text
 
 

@@ -213,7 +213,7 @@ def test_new_run_under_gitops_replaces_the_trainjob_and_runtime_and_is_not_immut
     assert job.gpus == (16, 32) and job.slots == (16, 32)
     text = report.format("text")
     assert "  starts a new run: a launcher Job is created\n  ends the run: a launcher Job is deleted\n" in text
-    assert "| ml/llm |  | +2 −2 ~0 | **16 → 32** | **16 → 32** | new run, ends run |" in report.format("markdown")
+    assert "| ml/llm |  | +2 −2 ~0 | **2 → 4** | **16 → 32** |  | new run, ends run |" in report.format("markdown")
 
 
 def test_removed_trainjob_ends_the_run():
