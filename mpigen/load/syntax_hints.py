@@ -140,7 +140,7 @@ def mapping_value(src: _Source) -> Hint:
         return hint
     if before is not None and ":" not in src.line(before) and not src.line(before).lstrip().startswith("-"):
         return _neither(src, before)  # `workers 4`, read with this line as one key
-    hint = _moved_out(src, before, index)
+    hint = _moved_out(src, before, index, "the next line reads as the rest of its value")
     if hint:
         return hint
     if before is not None and _indent(text) > _indent(src.line(before)):
@@ -152,11 +152,11 @@ def mapping_value(src: _Source) -> Hint:
     return _hint(src.at, "a value that holds ': ' must be quoted")
 
 
-def _moved_out(src: _Source, before: int | None, index: int) -> Hint | None:
+def _moved_out(src: _Source, before: int | None, index: int, then: str) -> Hint | None:
     """`workers: 2` moved left, out of the mapping it belongs to: the line before libyaml's
-    mark is indented less than the lines above and below it, which line up with each other,
-    so it ends their mapping and the line below reads as the rest of its value. That line
-    is the one to fix, indented as the lines around it."""
+    mark is indented less than the line above it and the line below it, and the line below
+    lines up with a line above, so it ends their mapping and `then` (what libyaml makes of
+    the line below). That line is the one to fix, indented as the lines around it."""
     if before is None or (earlier := src.previous(before)) is None:
         return None
     moved, indent = _indent(src.line(before)), _indent(src.line(index))
@@ -170,8 +170,8 @@ def _moved_out(src: _Source, before: int | None, index: int) -> Hint | None:
         name = src.line(owner).strip().lstrip("- ").split(":", 1)[0]
         left = f", so it leaves {name!r} (line {owner + 1})"
     return _hint((before, moved), f"check the indentation: this line is indented {_spaces(moved)}, less than the "
-                                  f"lines above and below it ({_spaces(indent)}){left} and the next line reads as "
-                                  f"the rest of its value; indent it {_spaces(indent)}, as the lines around it")
+                                  f"lines above and below it ({_spaces(indent)}){left}, and {then}; "
+                                  f"indent it {_spaces(indent)}, as the lines around it")
 
 
 def _dash(text: str) -> int:
@@ -205,7 +205,8 @@ def expected_key(src: _Source) -> Hint:
     if column == first and src.char(src.at) == ":":
         return _hint(src.at, "the line starts with ':': its key is missing")
     if column == first:
-        return _lines_up_with_nothing(src, index)
+        return (_moved_out(src, src.previous(index), index, "the next line, indented more, fits nowhere")
+                or _lines_up_with_nothing(src, index))
     quote = text[:column].rstrip()[-1:]
     if quote and quote in QUOTES:
         opened = _opened_before(src, index, text[:column].rstrip(), quote)

@@ -48,14 +48,19 @@ MISTAKES = {
     "key-dedented-to-column-0": (  # the line that moved is blamed, not the next one
         variant(("  workers: 4\n", "workers: 4\n")), "workers: 4", None,
         "invalid YAML: mapping values are not allowed in this context; check the indentation: this line is "
-        "indented 0 spaces, less than the lines above and below it (2 spaces), so it leaves 'spec' (line 7) and "
-        "the next line reads as the rest of its value; indent it 2 spaces, as the lines around it"),
+        "indented 0 spaces, less than the lines above and below it (2 spaces), so it leaves 'spec' (line 7)"
+        ", and the next line reads as the rest of its value; indent it 2 spaces, as the lines around it"),
     "key-of-a-nested-mapping-dedented": (
         variant(("    NCCL_DEBUG: INFO\n", "    NCCL_DEBUG: INFO\n  OMP_PROC_BIND: close\n    NCCL_IB: mlx5\n")),
         "OMP_PROC_BIND", None,
         "invalid YAML: mapping values are not allowed in this context; check the indentation: this line is "
-        "indented 2 spaces, less than the lines above and below it (4 spaces), so it leaves 'env' (line 13) and "
-        "the next line reads as the rest of its value; indent it 4 spaces, as the lines around it"),
+        "indented 2 spaces, less than the lines above and below it (4 spaces), so it leaves 'env' (line 13)"
+        ", and the next line reads as the rest of its value; indent it 4 spaces, as the lines around it"),
+    "key-with-a-quoted-value-dedented": (
+        variant(("  workers: 4\n", 'workers: "4"\n')), 'workers: "4"', None,
+        "invalid YAML: did not find expected key; check the indentation: this line is indented 0 spaces, less "
+        "than the lines above and below it (2 spaces), so it leaves 'spec' (line 7), and the next line, indented "
+        "more, fits nowhere; indent it 2 spaces, as the lines around it"),
     "indented-too-little": (
         variant(("  workers: 4\n", " workers: 4\n")), " workers", "workers",
         "invalid YAML: did not find expected key; check the indentation: this line is indented 1 space, which "
