@@ -16,10 +16,10 @@ from yaml.events import (AliasEvent, DocumentEndEvent, MappingEndEvent, MappingS
                          SequenceEndEvent, StreamEndEvent)
 from yaml.nodes import ScalarNode
 
-from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.errors import Diagnostic, InputError, Mark, error, warning
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.load.files import NAMED, display_path, read_text
-from mpigen.load.syntax_hints import syntax_hint
+from mpigen.load.syntax_hints import source_lines, syntax_hint
 
 MAX_DEPTH = 64
 _LIBYAML_DEPTH = "maximum nesting depth"  # libyaml's words when its own nesting limit is met
@@ -64,7 +64,7 @@ def _parse(loader_class, text: str, shown: str) -> list[Document]:
     except yaml.reader.ReaderError as exc:
         raise InputError([_reader_error(text, shown, exc)])
     try:
-        return _Composer(loader, shown).documents()
+        return _Composer(loader, shown, text).documents()
     except yaml.MarkedYAMLError as exc:
         if _LIBYAML_DEPTH in (exc.problem or "") and loader_class is not _loader_class(pure=True):
             # libyaml's own limit (from PyYAML 6.0.4's libyaml, 1,000 levels), met while it scans
@@ -150,9 +150,11 @@ class _Composer:
     An open collection is a frame on the stack: [dict, loc, first key marks, key |
     _WANT_KEY | _SKIP, key mark] or [list, loc]."""
 
-    def __init__(self, loader, shown: str):
+    def __init__(self, loader, shown: str, text: str):
         self.loader = loader
         self.shown = shown
+        self.text = text
+        self._lines: list[str] | None = None
 
     def documents(self) -> list[Document]:
         get_event = self.loader.get_event
@@ -280,6 +282,8 @@ class _Composer:
         return value
 
     def _scalar(self, event, mark: Mark, loc: Loc, doc: Document):
+        if not event.style and event.end_mark.line > event.start_mark.line:
+            self._list_item_in_a_value(event, doc)
         tag = self._tag(event)
         text = event.value
         if tag == _STR or tag == _TIMESTAMP:
@@ -325,3 +329,26 @@ class _Composer:
             doc.problems.append(error(mark, f"cannot read number {text!r}"))
             doc.reported.add(loc)
             return None
+
+    def _list_item_in_a_value(self, event, doc: Document) -> None:
+        """A plain value that runs on to a line starting with '- ': YAML folds that line into
+        the value (`- python` with ` - train.py` indented one space more is the one item
+        'python - train.py'), where the writer almost always meant another list item."""
+        if self._lines is None:
+            self._lines = source_lines(self.text)
+        start = event.start_mark
+        first = self._lines[start.line][:start.column].rstrip()
+        for index in range(start.line + 1, event.end_mark.line + 1):
+            line = self._lines[index]
+            stripped = line.lstrip(" ")
+            if stripped != "-" and not stripped.startswith("- "):
+                continue
+            column = len(line) - len(stripped)
+            value = event.value if len(event.value) <= 60 else event.value[:57] + "..."
+            fix = (f"indent it as the item above it ({len(first) - 1} spaces)" if first.endswith("-")
+                   else "put the list under a key of its own")
+            doc.problems.append(warning(Mark(self.shown, index + 1, column + 1),
+                                        f"this '- ' continues the plain value above it, which YAML reads as the "
+                                        f"one value {value!r}, not as a list item; {fix}, or quote the value if "
+                                        "the dash belongs to it"))
+            return

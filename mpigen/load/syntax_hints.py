@@ -21,6 +21,11 @@ _DOCUMENT_MARKER = re.compile(r"^(?:---|\.\.\.)(?:\s+\S|[^\s])")
 QUOTES = "\"'"
 
 
+def source_lines(text: str) -> list[str]:
+    """The lines of a text as YAML counts them (libyaml's marks index this list)."""
+    return _BREAK.split(text)
+
+
 @dataclass(frozen=True)
 class Hint:
     """Where to point (line and column from 1) and what to say."""
@@ -34,7 +39,7 @@ class _Source:
     """The lines of the text, and libyaml's marks (from 0) as (line, column) from 0."""
 
     def __init__(self, text: str, exc):
-        self.lines = _BREAK.split(text)
+        self.lines = source_lines(text)
         self.problem = exc.problem or ""
         self.context = exc.context or ""
         mark = exc.problem_mark or exc.context_mark
@@ -135,6 +140,9 @@ def mapping_value(src: _Source) -> Hint:
         return hint
     if before is not None and ":" not in src.line(before) and not src.line(before).lstrip().startswith("-"):
         return _neither(src, before)  # `workers 4`, read with this line as one key
+    hint = _moved_out(src, before, index, "the next line reads as the rest of its value")
+    if hint:
+        return hint
     if before is not None and _indent(text) > _indent(src.line(before)):
         above = src.line(before)
         key = above.strip().lstrip("- ").split(":", 1)[0]
@@ -142,6 +150,28 @@ def mapping_value(src: _Source) -> Hint:
                                              "above it, so it reads as the rest of that value; indent it as "
                                              f"{key!r} ({_spaces(_indent(above) + _dash(above))})")
     return _hint(src.at, "a value that holds ': ' must be quoted")
+
+
+def _moved_out(src: _Source, before: int | None, index: int, then: str) -> Hint | None:
+    """`workers: 2` moved left, out of the mapping it belongs to: the line before libyaml's
+    mark is indented less than the line above it and the line below it, and the line below
+    lines up with a line above, so it ends their mapping and `then` (what libyaml makes of
+    the line below). That line is the one to fix, indented as the lines around it."""
+    if before is None or (earlier := src.previous(before)) is None:
+        return None
+    moved, indent = _indent(src.line(before)), _indent(src.line(index))
+    if not moved < indent <= _indent(src.line(earlier)) or indent not in _ancestors(src, before):
+        return None
+    owner = next((up for up in range(earlier, -1, -1)
+                  if src.line(up).strip() and not src.line(up).lstrip().startswith("#")
+                  and _indent(src.line(up)) < indent), None)
+    left = ""
+    if owner is not None:
+        name = src.line(owner).strip().lstrip("- ").split(":", 1)[0]
+        left = f", so it leaves {name!r} (line {owner + 1})"
+    return _hint((before, moved), f"check the indentation: this line is indented {_spaces(moved)}, less than the "
+                                  f"lines above and below it ({_spaces(indent)}){left}, and {then}; "
+                                  f"indent it {_spaces(indent)}, as the lines around it")
 
 
 def _dash(text: str) -> int:
@@ -175,7 +205,8 @@ def expected_key(src: _Source) -> Hint:
     if column == first and src.char(src.at) == ":":
         return _hint(src.at, "the line starts with ':': its key is missing")
     if column == first:
-        return _lines_up_with_nothing(src, index)
+        return (_moved_out(src, src.previous(index), index, "the next line, indented more, fits nowhere")
+                or _lines_up_with_nothing(src, index))
     quote = text[:column].rstrip()[-1:]
     if quote and quote in QUOTES:
         opened = _opened_before(src, index, text[:column].rstrip(), quote)

@@ -141,4 +141,5 @@ def _validate(doc: Document, problems: list[Diagnostic]) -> OverlayModel | None:
             if isinstance(patch, dict) and key in patch:
                 problems.append(error(doc.key_mark(("patches", index, "patch", key)),
                                       f"patches[{index}].patch: {key} cannot be patched"))
-    return model if model is not None and len(problems) == before and not doc.problems else None
+    read_cleanly = not any(d.severity == "error" for d in doc.problems)
+    return model if model is not None and len(problems) == before and read_cleanly else None

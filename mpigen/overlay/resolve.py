@@ -8,6 +8,7 @@ its output folder. Its bases are other overlays, applied first, in order.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,17 +74,21 @@ class Overlay:
         return order
 
 
-def resolve(specs: list[str], root: Path, marks: list[Mark] | None = None) -> list[Overlay]:
+def resolve(specs: list[str], root: Path, marks: list[Mark] | None = None,
+            warn: Callable[[list[Diagnostic]], None] | None = None) -> list[Overlay]:
     """The overlays named on the command line or in mpigen.yaml: a bare name (a folder
     under root/overlays, root being the repository: the folder of mpigen.yaml) or a path
     to an overlay folder or file. `marks` are where each spec is written (mpigen.yaml's
-    lines), None for the command line. Raises InputError."""
+    lines), None for the command line. Warnings (of how a file reads) go to `warn`.
+    Raises InputError."""
     loader = _Loader(root)
     where = marks or [None] * len(specs)
     found = [loader.load(_named(spec, root) or Path(spec), mark, bare_name(spec)) for spec, mark in zip(specs, where)]
     problems = loader.problems + _name_problems([overlay for overlay in found if overlay is not None])
-    if problems:
+    if any(p.severity == "error" for p in problems):
         raise InputError(problems)
+    if problems and warn is not None:
+        warn(problems)
     unique = []
     for overlay in found:
         if all(overlay is not u for u in unique):

@@ -107,7 +107,7 @@ def resolve(flags: Flags, warn: Warn) -> Setup:
                                          f"--stdout or -o DIR), {CREATE_CONFIG}")])
     whole_repo = not flags.paths and config is not None
     paths = [Path(p) for p in (flags.paths or (config.model.blueprints if config else DEFAULT_PATHS))]
-    overlays = _overlays(flags, config if whole_repo else None)
+    overlays = _overlays(flags, config if whole_repo else None, warn)
     output = flags.output
     if output is None and whole_repo:
         output = Path(config.model.output)
@@ -140,15 +140,16 @@ def _rebased(flags: Flags, moved: Moved | None) -> Flags:
     return replace(flags, paths=tuple(moved.path(p) for p in flags.paths), overlays=overlays, output=output)
 
 
-def _overlays(flags: Flags, config: Config | None) -> list[Overlay]:
+def _overlays(flags: Flags, config: Config | None, warn: Warn) -> list[Overlay]:
     """The overlays the flags name, else those of mpigen.yaml (when given), each problem of
     mpigen.yaml's at its line there."""
     if flags.overlays:
-        return resolve_overlays(list(flags.overlays), Path("."))
+        return resolve_overlays(list(flags.overlays), Path("."), warn=warn)
     if config is None or not config.model.overlays:
         return []
     specs = list(config.model.overlays)
-    return resolve_overlays(specs, Path("."), [config.doc.value_mark(("overlays", i)) for i in range(len(specs))])
+    marks = [config.doc.value_mark(("overlays", i)) for i in range(len(specs))]
+    return resolve_overlays(specs, Path("."), marks, warn)
 
 
 def _overlay_options(options: Options, overlay, flags: Flags) -> Options:

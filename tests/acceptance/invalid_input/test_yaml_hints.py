@@ -45,6 +45,22 @@ MISTAKES = {
         "invalid YAML: mapping values are not allowed in this context; check the indentation: this line is "
         "indented more than 'image' above it, so it reads as the rest of that value; indent it as 'image' "
         "(2 spaces)"),
+    "key-dedented-to-column-0": (  # the line that moved is blamed, not the next one
+        variant(("  workers: 4\n", "workers: 4\n")), "workers: 4", None,
+        "invalid YAML: mapping values are not allowed in this context; check the indentation: this line is "
+        "indented 0 spaces, less than the lines above and below it (2 spaces), so it leaves 'spec' (line 7)"
+        ", and the next line reads as the rest of its value; indent it 2 spaces, as the lines around it"),
+    "key-of-a-nested-mapping-dedented": (
+        variant(("    NCCL_DEBUG: INFO\n", "    NCCL_DEBUG: INFO\n  OMP_PROC_BIND: close\n    NCCL_IB: mlx5\n")),
+        "OMP_PROC_BIND", None,
+        "invalid YAML: mapping values are not allowed in this context; check the indentation: this line is "
+        "indented 2 spaces, less than the lines above and below it (4 spaces), so it leaves 'env' (line 13)"
+        ", and the next line reads as the rest of its value; indent it 4 spaces, as the lines around it"),
+    "key-with-a-quoted-value-dedented": (
+        variant(("  workers: 4\n", 'workers: "4"\n')), 'workers: "4"', None,
+        "invalid YAML: did not find expected key; check the indentation: this line is indented 0 spaces, less "
+        "than the lines above and below it (2 spaces), so it leaves 'spec' (line 7), and the next line, indented "
+        "more, fits nowhere; indent it 2 spaces, as the lines around it"),
     "indented-too-little": (
         variant(("  workers: 4\n", " workers: 4\n")), " workers", "workers",
         "invalid YAML: did not find expected key; check the indentation: this line is indented 1 space, which "
@@ -158,3 +174,45 @@ def test_a_yaml_mistake_is_reported_where_to_fix_it_with_a_hint(cli, text, needl
 def _second(text: str, needle: str) -> tuple[int, int]:
     """Line and column of the second occurrence of needle (the document after the marker)."""
     return pos(text, needle, after=needle)
+
+
+# A list item indented one space more than the item above it is no syntax error: YAML folds
+# it into that item's plain value. mpigen still renders (exit 0), and warns at the dash.
+_FOLDED_ITEM = ("this '- ' continues the plain value above it, which YAML reads as the one value "
+                "'python - /examples/tensorflow_mnist.py', not as a list item; indent it as the item above it "
+                "({spaces} spaces), or quote the value if the dash belongs to it")
+
+
+def test_a_list_item_folded_into_the_item_above_is_warned_about_at_its_dash(cli):
+    text = write("bad.yaml", variant(("  command: [python, /examples/train.py]\n",
+                                      "  command:\n    - python\n     - /examples/tensorflow_mnist.py\n")))
+    line, column = pos(text, "     - /examples", "-")
+    for args in (("validate", "bad.yaml"), ("render", "bad.yaml", "--stdout")):
+        done = cli(*args)
+        assert done.returncode == 0, done.stderr
+        assert done.lines("warning") == [f"bad.yaml:{line}:{column}: warning: {_FOLDED_ITEM.format(spaces=4)}"]
+    launcher = next(o for o in done.objects() if o["kind"] == "Job")["spec"]["template"]["spec"]["containers"][0]
+    assert launcher["command"][-1] == "python - /examples/tensorflow_mnist.py"  # what YAML reads, as warned
+
+
+def test_the_same_in_an_overlay(cli):
+    write("blueprints/job.yaml", BASE)
+    text = write("overlays/dev/overlay.yaml", "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\npatches:\n"
+                 "  - patch:\n      spec:\n        command:\n          - python\n"
+                 "           - /examples/tensorflow_mnist.py\n")
+    line, column = pos(text, "           - /examples", "-")
+    done = cli("render", "--overlay", "dev", "--stdout")
+    assert done.returncode == 0, done.stderr
+    assert done.lines("warning") == [
+        f"overlays/dev/overlay.yaml:{line}:{column}: warning: {_FOLDED_ITEM.format(spaces=10)}"]
+
+
+@pytest.mark.parametrize("text", [
+    "  command:\n    - python\n    - /examples/train.py\n",         # two items
+    "  command:\n    - python\n      /examples/train.py\n",         # a folded value with no dash
+    "  command:\n    - \"python\n     - /examples/train.py\"\n",  # quoted: the dash is the user's
+])
+def test_no_warning_without_a_dash_folded_into_a_plain_value(cli, text):
+    write("job.yaml", variant(("  command: [python, /examples/train.py]\n", text)))
+    done = cli("validate", "job.yaml")
+    assert done.returncode == 0 and done.lines("warning") == [], done.stderr

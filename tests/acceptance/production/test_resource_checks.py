@@ -71,7 +71,8 @@ CHECKS = [
               - core
               - »{flag}
             {'  - "8"' if '=' not in flag else ''}
-            """, (f"  - {flag}\n", ""), "error", "spec.mpirunArgs[2]") for flag in NP_FLAGS],
+            """, (f"    - {flag}\n" + ('    - "8"\n' if "=" not in flag else ""), ""), "error",
+            "spec.mpirunArgs[2]") for flag in NP_FLAGS],  # the flag and its value go: no item left over
     # shared memory (checks._check_shared_memory)
     check("shared-memory-equals-memory-limit", """
           gpusPerWorker: 2

@@ -1,0 +1,70 @@
+"""The examples follow their own advice: every example blueprint (blueprints/*.yaml, and the
+blueprints shown in README.md and docs/) renders without a single warning under every target
+and GitOps profile it is meant for. An example meant for only some targets says so in a
+`# Targets: ...` line of its header (the other targets' warnings are what keeps it off them);
+one without that line is meant for every target."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from tests.conftest import BLUEPRINTS, ROOT
+
+TARGETS = ("static", "mpijob", "jobset", "trainjob")
+PROFILES = ("none", "argocd", "flux")
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def meant_for(text: str) -> tuple[str, ...]:
+    declared = re.search(r"^# Targets: ([a-z, ]+)", text, re.M)
+    if declared is None:
+        return TARGETS
+    targets = tuple(t.strip() for t in declared.group(1).split(","))
+    assert set(targets) <= set(TARGETS), targets
+    return targets
+
+
+def examples() -> dict[str, str]:
+    """Each example's text by the name it is written under in the test's folder."""
+    out = {f"blueprints/{p.name}": p.read_text(encoding="utf-8") for p in sorted(BLUEPRINTS.glob("*.yaml"))}
+    for doc in DOCS:
+        blocks = re.findall(r"```yaml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+        for i, block in enumerate(blocks):
+            if "kind: MPIJobBlueprint" in block:
+                out[f"docs/{doc.name}-{i}.yaml"] = block
+    return out
+
+
+EXAMPLES = examples()
+
+
+def test_the_examples_are_found_and_only_a_few_leave_a_target_out():
+    assert len([n for n in EXAMPLES if n.startswith("blueprints/")]) == len(list(BLUEPRINTS.glob("*.yaml"))) >= 10
+    assert "docs/README.md-0.yaml" in EXAMPLES and "docs/tutorial.md-0.yaml" in EXAMPLES
+    assert all(meant_for(text) == TARGETS for name, text in EXAMPLES.items() if name.startswith("docs/"))
+    assert all("static" in meant_for(text) for text in EXAMPLES.values())  # the default target, always
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_example_renders_without_a_warning(cli, tmp_path, target, profile):
+    names = sorted(name for name, text in EXAMPLES.items() if target in meant_for(text))
+    for name in names:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(EXAMPLES[name], encoding="utf-8")
+    shutil.copytree(ROOT / "schemas", tmp_path / "schemas")  # as the examples' first line names it
+    warnings, objects = [], 0
+    for folder in ("blueprints", "docs"):  # apart: a doc may show a job that blueprints/ holds too
+        done = cli("render", folder, "--stdout", "--target", target, "--gitops", profile)
+        assert done.returncode == 0, done.stderr
+        warnings += done.lines("warning")
+        objects += len(done.objects())
+    assert not warnings, (f"{len(warnings)} warning(s) from the examples meant for --target {target} "
+                          f"--gitops {profile}; make the example follow the advice, or (only if that "
+                          "breaks another target) leave this target out of its '# Targets:' line:\n"
+                          + "\n".join(warnings))
+    assert objects >= len(names)
