@@ -19,7 +19,7 @@ from types import ModuleType
 from mpigen import __version__
 from mpigen.cli.exit_codes import INPUT_ERROR, INTERNAL_ERROR, INTERRUPTED, SUCCESS
 from mpigen.cli.streams import print_diagnostics, say_error, silence_stdout
-from mpigen.errors import InputError, UsageError
+from mpigen.errors import InputError, UsageError, not_one_of
 
 DESCRIPTION = ("Compile MPI training job blueprints into the Kubernetes objects the Kubeflow MPI Operator would "
                "create, as deterministic manifests. In a folder with mpigen.yaml, `mpigen render` and `mpigen "
@@ -78,7 +78,10 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, ModuleType]:
     imported and its arguments added; the others appear in `mpigen --help` by their summary."""
     name = next((arg for arg in argv if not arg.startswith("-")), None)
     modules = {name: importlib.import_module(COMMANDS[name].module)} if name in COMMANDS else {}
-    return parser(modules).parse_args(argv), modules.get(name)
+    top = parser(modules)
+    if name is not None and name not in COMMANDS:  # argparse would say only `invalid choice`
+        top.error(f"argument COMMAND: {not_one_of(repr(name), name, COMMANDS)}")
+    return top.parse_args(argv), modules.get(name)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,6 +25,16 @@ def test_options_without_a_command_are_still_a_usage_error():
     assert done.returncode == 2 and done.stdout == b"" and b"usage: mpigen" in done.stderr
 
 
+def test_a_mistyped_command_suggests_the_nearest():
+    done = run_mpigen("rendr", "--stdout", cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines()[-1].endswith(
+        "argument COMMAND: 'rendr' is not one of render, check, diff, import, validate, schema, completion; "
+        "did you mean 'render'?")
+    far = run_mpigen("frobnicate", cwd=ROOT)
+    assert far.returncode == 2 and "did you mean" not in far.stderr.decode()
+
+
 def test_render_defaults_to_the_blueprints_folder(tmp_path):
     # Without mpigen.yaml (this repository has one, so work in a copy of blueprints/).
     shutil.copytree(ROOT / "blueprints", tmp_path / "blueprints")
