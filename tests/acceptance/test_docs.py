@@ -83,7 +83,7 @@ def test_documented_error_lines_have_the_contract_form():
 
 def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
     """The position-less error lines docs/cli.md shows, each from the run it describes:
-    a FIFO in a searched folder, an option that is no image reference, a full disk behind
+    a render with nowhere to write, a FIFO in a searched folder, an option that is no image reference, a full disk behind
     standard output (/dev/full), a mistyped overlay on the command line and a mistyped
     target in Argo CD's plugin settings. (Another user's mpigen.yaml needs two users:
     tests/acceptance/inputs/test_foreign_config.py runs its example.)"""
@@ -92,14 +92,15 @@ def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
     (tmp_path / "blueprints").mkdir()
     os.mkfifo(tmp_path / "blueprints" / "pipe.yaml")
     example = str(ROOT / "blueprints" / "mpich-pi.yaml")
-    runs = [run_mpigen("validate", "blueprints", cwd=tmp_path),
+    runs = [run_mpigen("render", cwd=tmp_path),  # no mpigen.yaml to name the output folder
+            run_mpigen("validate", "blueprints", cwd=tmp_path),
             run_mpigen("render", example, "--stdout", "--kubectl-delivery-image", "kubectl delivery")]
     with open("/dev/full", "wb") as full:
         runs.append(run_mpigen("render", example, "--stdout", stdout=full, stderr=subprocess.PIPE))
     runs.append(run_mpigen("render", "--overlay", "prd", "--stdout", cwd=ROOT))
     runs.append(run_mpigen("render", "--stdout", cwd=ROOT, env={**os.environ, "ARGOCD_ENV_MPIGEN_TARGET": "jobsett"}))
     assert [done.stderr.decode().strip() for done in runs] == shown
-    assert [done.returncode for done in runs] == [2, 2, 2, 2, 2]
+    assert [done.returncode for done in runs] == [2, 2, 2, 2, 2, 2]
 
 
 def test_documented_repository_messages_are_what_mpigen_prints(tmp_path):
