@@ -27,7 +27,7 @@ BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
 kind: MPIJobBlueprint
 metadata: {name: job, namespace: team}
 spec:
-  image: img
+  image: img:1
   workers: 3
   command: [python, train.py]
 """

@@ -17,7 +17,7 @@ BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
 kind: MPIJobBlueprint
 metadata: {name: job, namespace: team}
 spec:
-  image: img
+  image: img:1
   workers: 2
   command: [python, train.py]
 """
