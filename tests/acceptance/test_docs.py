@@ -26,6 +26,17 @@ def yaml_blocks():
 BLOCKS = list(yaml_blocks())
 
 
+def test_the_tutorial_names_every_runtime_dependency_and_extra():
+    """pyproject.toml's dependencies and extras, as the tutorial lists them (they drifted)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    sentence = re.search(r"mpigen's runtime needs only (.*?)\. Check", (ROOT / "docs" / "tutorial.md").read_text(),
+                         re.S)[1].lower()
+    for requirement in project["dependencies"]:
+        assert re.match(r"[A-Za-z0-9_.-]+", requirement)[0].lower() in sentence, requirement
+    for extra in set(project["optional-dependencies"]) - {"test"}:
+        assert f"mpigen[{extra}]" in sentence, extra
+
+
 @pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: MPIJobBlueprint" in b.values[0]])
 def test_documented_blueprints_render(block):
     objects = render_text(block, "doc.yaml")
@@ -49,6 +60,17 @@ def test_documented_config_is_valid(block, tmp_path):
 
     (tmp_path / "mpigen.yaml").write_text(block)
     assert load_config(tmp_path) is not None
+
+
+def test_every_file_the_docs_cite_is_in_the_repository():
+    """A reader can open what a doc cites: no notes kept outside the repository (shared/...),
+    and every relative link leads to a file or folder of the repository."""
+    for doc in DOCS:
+        text = doc.read_text()
+        assert "shared/" not in text, doc.name
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if not re.match(r"[a-z]+:", target):
+                assert (doc.parent / target).exists(), (doc.name, target)
 
 
 def test_documented_commands_exist():
