@@ -178,7 +178,8 @@ def test_documented_import_commands_run(tmp_path):
         argv = [w for w in argv[1:] if "*" not in w] + expanded
         done = run_mpigen(*argv, cwd=tmp_path)
         assert done.returncode == 0, (line, done.stderr)
-        assert done.stdout.startswith(b"---\n") if "-o" not in argv else done.stdout == b""
+        assert done.stdout.startswith(b"# yaml-language-server: $schema=../schemas/blueprint.schema.json\n---\n") \
+            if "-o" not in argv else done.stdout == b""
     assert sorted(p.name for p in (tmp_path / "imported" / "hpc").iterdir()) == ["intel-pi.yaml", "mpich-pi.yaml"]
     assert run_mpigen("render", "imported", "--stdout", cwd=tmp_path).returncode == 0
 
