@@ -86,4 +86,4 @@ def warning(mark: Mark, message: str) -> Diagnostic:
 
 class UsageError(Exception):
     """A command asked for what cannot be done as asked (no output folder to write to, two
-    ways of naming the old render at once): printed as `mpigen: error: MESSAGE`. Exit code 2."""
+    ways of naming the old render at once): printed as `error: MESSAGE`. Exit code 2."""

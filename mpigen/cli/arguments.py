@@ -18,8 +18,8 @@ from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.render.targets import TARGETS
 
 
-def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
-    """PATH, --overlay and the render options."""
+def inputs(command: argparse.ArgumentParser, paths: bool = True, verbose_also: str = "") -> None:
+    """PATH, --overlay and the render options (verbose_also: what else -v says in this command)."""
     if paths:
         command.add_argument("paths", nargs="*", metavar="PATH",
                              help="blueprint files or folders (default: mpigen.yaml's blueprints, or blueprints/)")
@@ -45,7 +45,7 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True) -> None:
                          help="GitOps profile; none keeps the operator's names (default)")
     command.add_argument("-v", "--verbose", action="store_true",
                          help="say which mpigen.yaml the run uses (that of this folder or of the nearest folder "
-                              "above it), on standard error")
+                              f"above it), on standard error{verbose_also}")
     command.add_argument("--no-cache", action="store_true",
                          help="render every blueprint again, without the cache of earlier runs' results "
                               "($MPIGEN_CACHE_DIR, else ~/.cache/mpigen); the output is the same either way")

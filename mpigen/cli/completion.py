@@ -16,8 +16,26 @@ DESCRIPTION = ("Print the shell completion script of mpigen: commands, options, 
                "`eval \"$(mpigen completion zsh)\"` (after compinit) or `mpigen completion fish | source`, "
                "or install it as docs/cli.md says.")
 SHELLS = ("bash", "zsh", "fish")
-# What a value names, by its metavar: a file or a folder (PATH: either), completed from the disk.
-PATHS = {"PATH": shtab.FILE, "FILE": shtab.FILE, "NAME_OR_PATH": shtab.FILE, "DIR": shtab.DIRECTORY}
+# bash: an overlay's name is a folder of the repository's overlays/ that holds overlay.yaml (the
+# repository: the nearest folder up with mpigen.yaml, as mpigen finds it, else this one); a word
+# with a '/' or a leading '.' is a path, completed as a file.
+OVERLAY_NAMES_BASH = r"""
+_mpigen_compgen_overlays() {
+  local top=$PWD file
+  while [[ -n $top && ! -f $top/mpigen.yaml ]]; do top=${top%/*}; done
+  [[ -n $top ]] || top=$PWD
+  if [[ $1 == */* || $1 == .* ]]; then compgen -f -- "$1"; return; fi
+  for file in "$top"/overlays/*/overlay.yaml; do
+    [[ -f $file ]] || continue
+    file=${file%/overlay.yaml}; file=${file##*/}
+    [[ $file == "$1"* ]] && printf '%s\n' "$file"
+  done
+}
+"""
+OVERLAY = {**shtab.FILE, "bash": "_mpigen_compgen_overlays", "preamble": {"bash": OVERLAY_NAMES_BASH}}
+# What a value names, by its metavar: a file or a folder (PATH: either), completed from the disk;
+# an overlay by its name (bash) or its path.
+PATHS = {"PATH": shtab.FILE, "FILE": shtab.FILE, "NAME_OR_PATH": OVERLAY, "DIR": shtab.DIRECTORY}
 
 
 def arguments(command: argparse.ArgumentParser) -> None:

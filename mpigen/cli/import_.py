@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mpigen.cli.exit_codes import SUCCESS
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
-from mpigen.project.import_ import import_
+from mpigen.project.import_ import STREAM_SCHEMA_LINE, import_
 
 DESCRIPTION = ("Read MPIJob manifests (kubeflow.org/v1alpha2, v1 or v2beta1) and Kubeflow Trainer TrainJobs "
                "(trainer.kubeflow.org/v1alpha1, with the runtimes they reference among the files) and write the "
@@ -31,7 +31,7 @@ def arguments(command: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     texts = import_(args.files, args.output, args.strict, print_diagnostics)
     if args.output is None:
-        write_stdout("".join(texts.values()))
+        write_stdout(STREAM_SCHEMA_LINE, *texts.values())  # saved in blueprints/, as the examples
     else:
         say(f"imported {plural(len(texts), 'blueprint')} into {args.output.as_posix()}")
     return SUCCESS

@@ -19,7 +19,7 @@ from types import ModuleType
 from mpigen import __version__
 from mpigen.cli.exit_codes import INPUT_ERROR, INTERNAL_ERROR, INTERRUPTED, SUCCESS
 from mpigen.cli.streams import print_diagnostics, say_error, silence_stdout
-from mpigen.errors import InputError, UsageError
+from mpigen.errors import InputError, UsageError, not_one_of
 
 DESCRIPTION = ("Compile MPI training job blueprints into the Kubernetes objects the Kubeflow MPI Operator would "
                "create, as deterministic manifests. In a folder with mpigen.yaml, `mpigen render` and `mpigen "
@@ -44,12 +44,13 @@ COMMANDS = {
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse's parser, whose usage errors say `error:` in colour on a terminal (the same
-    bytes as argparse's elsewhere)."""
+    """argparse's parser, whose usage errors are `error: MESSAGE` after the usage, as every
+    other error of mpigen (argparse's own would be `mpigen render: error: MESSAGE`), its
+    `error:` in colour on a terminal."""
 
     def error(self, message: str):  # never returns: exit 2, as argparse's
         self.print_usage(sys.stderr)
-        say_error(message, prefix=f"{self.prog}: ")
+        say_error(message)
         self.exit(INPUT_ERROR)
 
 
@@ -78,7 +79,10 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, ModuleType]:
     imported and its arguments added; the others appear in `mpigen --help` by their summary."""
     name = next((arg for arg in argv if not arg.startswith("-")), None)
     modules = {name: importlib.import_module(COMMANDS[name].module)} if name in COMMANDS else {}
-    return parser(modules).parse_args(argv), modules.get(name)
+    top = parser(modules)
+    if name is not None and name not in COMMANDS:  # argparse would say only `invalid choice`
+        top.error(f"argument COMMAND: {not_one_of(repr(name), name, COMMANDS)}")
+    return top.parse_args(argv), modules.get(name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,11 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         return SUCCESS
     except MemoryError:  # the machine's limit (ulimit -v, a container's memory), not a bug
         say_error("mpigen ran out of memory; give it more (ulimit -v, the container's memory limit) or "
-                  "render fewer blueprints at once", prefix="")
+                  "render fewer blueprints at once")
         return INPUT_ERROR
     except Exception as exc:  # a bug: say so, without a traceback unless asked
         if os.environ.get("MPIGEN_DEBUG"):
             raise
-        say_error(f"{type(exc).__name__}: {exc} (set MPIGEN_DEBUG=1 for a traceback, and please report it)",
-                  "internal error")
+        say_error(f"internal error: {type(exc).__name__}: {exc} (set MPIGEN_DEBUG=1 for a traceback, and "
+                  "please report it)")
         return INTERNAL_ERROR

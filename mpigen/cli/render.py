@@ -38,5 +38,6 @@ def run(args: argparse.Namespace) -> int:
         return SUCCESS
     envs = [e for e in done.envs if e]
     into = ", ".join(f"{done.output.as_posix()}/{e}" for e in envs) if envs else done.output.as_posix()
-    say(f"rendered {plural(done.jobs, 'job')} ({plural(done.objects, 'object')}) into {into}")
+    also = "".join(f"; {what} into {folder.as_posix()}" for what, folder in done.companions)
+    say(f"rendered {plural(done.jobs, 'job')} ({plural(done.objects, 'object')}) into {into}{also}")
     return SUCCESS

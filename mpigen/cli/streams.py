@@ -68,10 +68,11 @@ def print_diagnostics(diagnostics: Iterable[Diagnostic]) -> None:
         print(colour.diagnostic(diagnostic) if painted else diagnostic, file=sys.stderr)
 
 
-def say_error(message: str, severity: str = "error", prefix: str = "mpigen: ") -> None:
-    """`mpigen: error: MESSAGE` on standard error (its `error:` in colour on a terminal)."""
-    label = colour.severity(severity) if colour.wanted(sys.stderr) else f"{severity}:"
-    print(f"{prefix}{label} {message}", file=sys.stderr)
+def say_error(message: str) -> None:
+    """`error: MESSAGE` on standard error (its `error:` in colour on a terminal): the form of a
+    problem in no file, as a Diagnostic with no position prints it, whoever found the problem
+    (argparse, a command, the machine)."""
+    print_diagnostics([error(NOWHERE, message)])
 
 
 def colour_on_stdout() -> bool:

@@ -10,7 +10,7 @@ from mpigen.cli.exit_codes import INPUT_ERROR, SUCCESS
 from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
 from mpigen.project.validate import Validated, validate
-from mpigen.review.object_reports import FORMATS, summary
+from mpigen.review.object_reports import FORMATS, format_text, summary
 
 DESCRIPTION = ("Check blueprints (and overlays) without writing anything. With --output, also check every rendered "
                "object against the Kubernetes schemas of --kube-version (strict: unknown fields are errors) and "
@@ -18,7 +18,8 @@ DESCRIPTION = ("Check blueprints (and overlays) without writing anything. With -
 
 
 def arguments(command: argparse.ArgumentParser) -> None:
-    inputs(command)
+    inputs(command, verbose_also="; with --output or --server --format text, every object's verdict, not "
+                                 "only the problems")
     command.add_argument("--output", action="store_true",
                          help="validate the rendered objects too (needs the kubernetes-validate package)")
     command.add_argument("--server", action="store_true",
@@ -40,7 +41,10 @@ def run(args: argparse.Namespace) -> int:
         per = f" under {plural(checked.overlays, 'overlay')}" if checked.overlays else ""
         say(f"{plural(checked.blueprints, 'blueprint')} valid{per}")
         return SUCCESS
-    write_stdout(FORMATS[args.format](checked.reports, checked.against))
+    if args.format == "text":  # the problems only, unless -v; the summary once, below
+        write_stdout(format_text(checked.reports, checked.against, every=args.verbose))
+    else:
+        write_stdout(FORMATS[args.format](checked.reports, checked.against))
     counts = summary(checked.reports)
     if checked.server is not None:
         say(f"{counts['objects']} objects sent to {checked.server} as a dry run: {counts['valid']} accepted, "

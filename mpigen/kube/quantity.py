@@ -78,6 +78,30 @@ def range_problem(text: str) -> str | None:
     return None
 
 
+_UNIT_MISTAKE = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+) ?(?P<unit>[A-Za-z]{1,3})")
+_DECIMAL_SPELLING = {"k": "k", "m": "M", "g": "G", "t": "T", "p": "P", "e": "E"}  # by the unit in lowercase
+
+
+def spelled(text: str) -> str | None:
+    """The Kubernetes spelling of a quantity written as people write sizes, or None: bytes
+    and case dropped from the unit (1GB -> 1G, 512MiB -> 512Mi, 1gi -> 1Gi, 2 kb -> 2k;
+    a mega is M, since m is milli), the space before it removed."""
+    match = _UNIT_MISTAKE.fullmatch(text)
+    if match is None or _QUANTITY.fullmatch(text):
+        return None
+    unit = match["unit"].lower()
+    if unit.endswith("b") and len(unit) > 1:
+        unit = unit[:-1]
+    if len(unit) == 2 and unit.endswith("i") and f"{unit[0].upper()}i" in _BINARY:
+        suffix = f"{unit[0].upper()}i"
+    elif unit in _DECIMAL_SPELLING:
+        suffix = _DECIMAL_SPELLING[unit]
+    else:
+        return None
+    spelling = f"{match['number']}{suffix}"
+    return spelling if spelling != text else None
+
+
 def is_binary(text: str) -> bool:
     return text[-2:] in _BINARY
 

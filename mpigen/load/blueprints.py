@@ -15,6 +15,9 @@ from mpigen.load.parser import parse
 
 # Kinds of mpigen's own that may sit beside blueprints and are not blueprints.
 OTHER_KINDS = (OVERLAY_KIND, CONFIG_KIND)
+# What `mpigen import` turns into a blueprint, by kind: its API group.
+IMPORTABLE = {"MPIJob": "kubeflow.org", "TrainJob": "trainer.kubeflow.org"}
+ARTICLES = {"MPIJob": "an", "TrainJob": "a"}
 
 
 def load_blueprints(paths: list[Path]) -> tuple[list[Document], list[Diagnostic]]:
@@ -59,6 +62,11 @@ def load_files(files: list[tuple[Path, bool]],
                 problems.append(error(doc.value_mark(("kind",)) if kind is not None else doc.start,
                                       f"unknown kind {kind!r} for apiVersion {api}; expected kind: {BLUEPRINT_KIND}"))
                 mine += 1
+            elif _importable(kind, api):
+                severity = "error" if named else "warning"  # a named file must be a blueprint
+                problems.append(Diagnostic(doc.value_mark(("kind",)), f"{ARTICLES[kind]} {kind}, not a blueprint: turn it into "
+                                           f"one with mpigen import {shown}", severity))
+                mine += named
         if named and mine == 0:
             first = docs[0] if docs else None
             mark = Mark(shown) if first is None else (
@@ -66,6 +74,11 @@ def load_files(files: list[tuple[Path, bool]],
             problems.append(error(mark, f"not a blueprint: no document has kind: {BLUEPRINT_KIND} "
                                         f"(apiVersion: {API_GROUP}/v1alpha1)"))
     return blueprints, problems
+
+
+def _importable(kind, api) -> bool:
+    """Whether a document is what `mpigen import` reads (an MPIJob, a TrainJob)."""
+    return isinstance(api, str) and IMPORTABLE.get(kind) == api.split("/")[0]
 
 
 def _looks_like_a_blueprint(path: Path) -> bool:

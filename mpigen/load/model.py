@@ -12,7 +12,8 @@ from pydantic import BaseModel, ValidationError
 
 from mpigen.errors import Diagnostic, did_you_mean, error
 from mpigen.formats.blueprint import Blueprint
-from mpigen.formats.patterns import PATTERN_HELP
+from mpigen.formats.patterns import PATTERN_HELP, QUANTITY
+from mpigen.kube import quantity
 from mpigen.load.document import Document, Loc, field_path
 
 
@@ -108,9 +109,7 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
         near = did_you_mean(value, re.findall(r"'([^']*)'", expected)) if isinstance(value, str) else ""
         return error(mark, f"{field}: {_describe(value)} is not one of {expected}{near}")
     if kind == "string_pattern_mismatch":
-        pattern = ctx.get("pattern")
-        what = PATTERN_HELP.get(pattern, f"matching {pattern}")
-        return error(mark, f"{field}: {_describe(value)} is not {what}")
+        return error(mark, f"{field}: {_describe(value)} is not {_pattern_help(ctx.get('pattern'), value)}")
     if kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
         sign = {"greater_than_equal": ">=", "greater_than": ">", "less_than_equal": "<=", "less_than": "<"}[kind]
         bound = next(iter(ctx.values()), "")
@@ -124,6 +123,14 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
         message = str(ctx.get("error", err["msg"]))
         return error(doc.key_mark(loc) if loc else doc.start, f"{field}: {message}")
     return error(mark, f"{field}: {err['msg']}")
+
+
+def _pattern_help(pattern: str | None, value) -> str:
+    """What a value of the pattern is, and for a quantity written as people write sizes
+    (1GB, 1gi), its Kubernetes spelling."""
+    what = PATTERN_HELP.get(pattern, f"matching {pattern}")
+    spelling = quantity.spelled(value) if pattern == QUANTITY and isinstance(value, str) else None
+    return f"{what}; did you mean {spelling!r}?" if spelling else what
 
 
 def _allowed_keys(loc: Loc, model) -> list[str]:

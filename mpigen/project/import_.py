@@ -3,6 +3,7 @@ nothing. A TrainJob's runtime is looked up among the documents of every file giv
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from mpigen.load.files import display_path
 from mpigen.load.parser import load_file
 from mpigen.review.importer.manifest import import_document
 from mpigen.load.document import Document
+from mpigen.project.repository import find_config
 from mpigen.review.importer.new_files import write_new_files
 from mpigen.review.importer.trainjob import import_trainjob, runtime_ref
 from mpigen.review.importer.trainjob_view import is_runtime, is_trainjob
@@ -29,8 +31,24 @@ def import_(files: list[str], output: Path | None, strict: bool,
     warn(sorted(problems))
     texts = {k: texts[k] for k in sorted(texts)}
     if output is not None:
-        write_new_files(output, {k: text.encode("utf-8") for k, text in texts.items()})
+        write_new_files(output, {k: (schema_line(output / k) + text).encode("utf-8") for k, text in texts.items()})
     return texts
+
+
+# The blueprint's JSON Schema, in the repository (docs/blueprints.md, "mpigen schema"), and a
+# file's first line naming it for an editor, as the examples start.
+SCHEMA = Path("schemas") / "blueprint.schema.json"
+STREAM_SCHEMA_LINE = f"# yaml-language-server: $schema=../{SCHEMA.as_posix()}\n"  # a blueprint in blueprints/
+
+
+def schema_line(file: Path) -> str:
+    """The `# yaml-language-server: $schema=...` line of a blueprint written at `file`: the
+    path from its folder to the repository's schemas/ (the repository: the folder of the
+    mpigen.yaml a run here uses, else the working folder)."""
+    config = find_config()
+    root = config.parent if config is not None else Path(os.getcwd())
+    relative = os.path.relpath(root / SCHEMA, os.path.abspath(file.parent))
+    return f"# yaml-language-server: $schema={Path(relative).as_posix()}\n"
 
 
 def _blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Diagnostic]]:

@@ -40,6 +40,7 @@ class Rendered:
     output: Path | None
     result: Result | None = None  # for stdout: the objects, their texts kept in `store`
     store: object = None  # (mpigen.pipeline.Store)
+    companions: tuple[tuple[str, Path], ...] = ()  # (what, folder) of each companion folder written
 
     def documents(self) -> Iterator[bytes]:
         """The bytes of each object's document, in output order (for --stdout); then the
@@ -70,7 +71,8 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
     patched = incremental.render(setup)
     if patched is not None:
         warn(patched.warnings)
-        return Rendered(patched.jobs, patched.objects, patched.envs, setup.output)
+        return Rendered(patched.jobs, patched.objects, patched.envs, setup.output,
+                        companions=companion_folders(setup))
     store = _store(setup.output)
     try:
         result = _rendered_into(setup, warn, progress, store)
@@ -80,7 +82,7 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
             store.remove()
         else:
             store.close()
-    return Rendered(result.jobs, len(result.objects), result.envs, setup.output)
+    return Rendered(result.jobs, len(result.objects), result.envs, setup.output, companions=companion_folders(setup))
 
 
 def _store(out: Path) -> StagedFolder | Spill:
@@ -125,17 +127,21 @@ def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
     incremental.remember(setup, result, [(setup.output, output), *others])
 
 
+def companion_folders(setup: Setup) -> tuple[tuple[str, Path], ...]:
+    """(what, folder) of each companion folder mpigen.yaml asks for, written when the whole
+    repository is rendered into its output folder (see mpigen.emit.companions)."""
+    config = setup.config
+    if config is None or not setup.whole_repo or setup.output is None:
+        return ()
+    argocd, flux = config.model.argocd, config.model.flux
+    return ((("Argo CD Applications", Path(argocd.applications)),) if argocd is not None else ()) + (
+        (("Flux Kustomizations", Path(flux.kustomizations)),) if flux is not None else ())
+
+
 def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, str]]]:
     """[(folder, files)] of the GitOps controllers' objects mpigen.yaml asks for, when the
     whole repository is rendered into its output folder (see mpigen.emit.companions)."""
-    config = setup.config
-    if config is None or not setup.whole_repo or setup.output is None:
-        return []
-    out = []
-    if config.model.argocd is not None:
-        argocd = config.model.argocd
-        out.append((Path(argocd.applications), argocd_applications(argocd, setup.output, result, setup.overlays)))
-    if config.model.flux is not None:
-        flux = config.model.flux
-        out.append((Path(flux.kustomizations), flux_kustomizations(flux, setup.output, result)))
-    return out
+    makers = {"Argo CD Applications": lambda: argocd_applications(setup.config.model.argocd, setup.output, result,
+                                                                  setup.overlays),
+              "Flux Kustomizations": lambda: flux_kustomizations(setup.config.model.flux, setup.output, result)}
+    return [(folder, makers[what]()) for what, folder in companion_folders(setup)]

@@ -1,6 +1,6 @@
 """The report of checking rendered objects: one ObjectReport per object (valid, invalid or
 skipped, with its errors), each read back from the exact text mpigen writes, and the
-report's forms: text (one line per object), JSON, or JUnit XML for CI. Schema validation
+report's forms: text (a line per problem, or per object), JSON, or JUnit XML for CI. Schema validation
 (mpigen.review.schemas) and `validate --server` (mpigen.review.live) both report this way.
 """
 
@@ -48,18 +48,17 @@ def summary(reports: list[ObjectReport]) -> dict[str, int]:
     return {"objects": len(reports), **{status: sum(r.status == status for r in reports) for status in STATUSES}}
 
 
-def format_text(reports: list[ObjectReport], against: str) -> str:
+def format_text(reports: list[ObjectReport], against: str, every: bool = False) -> str:
+    """A line per problem (an invalid object's errors), or with `every` a line per object
+    (valid, skipped too). No summary: the command says it once, on standard error."""
     lines = []
     for r in reports:
         what = f"{r.file}: {r.kind} {r.namespace}/{r.name}" if r.namespace else f"{r.file}: {r.kind} {r.name}"
         if r.status == "valid":
-            lines.append(f"{what} is valid")
-        else:
+            lines += [f"{what} is valid"] if every else []
+        elif r.status == "invalid" or every:
             lines += [f"{what} is {r.status}: {error}" for error in r.errors]
-    counts = summary(reports)
-    lines.append(f"Summary: {counts['objects']} objects against {against}: {counts['valid']} valid, "
-                 f"{counts['invalid']} invalid, {counts['skipped']} skipped")
-    return "\n".join(lines) + "\n"
+    return "".join(f"{line}\n" for line in lines)
 
 
 def format_json(reports: list[ObjectReport], against: str) -> str:

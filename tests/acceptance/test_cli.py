@@ -25,6 +25,33 @@ def test_options_without_a_command_are_still_a_usage_error():
     assert done.returncode == 2 and done.stdout == b"" and b"usage: mpigen" in done.stderr
 
 
+def test_a_mistyped_command_suggests_the_nearest():
+    done = run_mpigen("rendr", "--stdout", cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().splitlines()[-1].endswith(
+        "argument COMMAND: 'rendr' is not one of render, check, diff, import, validate, schema, completion; "
+        "did you mean 'render'?")
+    far = run_mpigen("frobnicate", cwd=ROOT)
+    assert far.returncode == 2 and "did you mean" not in far.stderr.decode()
+
+
+def test_every_error_has_the_one_form_the_docs_give(tmp_path):
+    """docs/cli.md: `PATH:LINE:COLUMN: error: MESSAGE`, or `error: MESSAGE` where there is no
+    position, whoever finds the problem: argparse (after its usage line), a command refusing
+    how it was asked, or the input."""
+    (tmp_path / "blueprints").mkdir()
+    (tmp_path / "blueprints" / "a.yaml").write_text(blueprint_text("a", workers=0))
+    argparse_error = run_mpigen("render", "--stdout", "--target", "helm", cwd=tmp_path)
+    usage_error = run_mpigen("render", cwd=tmp_path)  # no --stdout nor -o, and no mpigen.yaml
+    input_error = run_mpigen("validate", cwd=tmp_path)
+    assert argparse_error.stderr.decode().splitlines()[0].startswith("usage: mpigen render ")
+    assert argparse_error.stderr.decode().splitlines()[-1].startswith("error: argument --target: 'helm' ")
+    assert usage_error.stderr.decode().startswith("error: no mpigen.yaml in this folder ")
+    assert input_error.stderr.decode().startswith("blueprints/a.yaml:9:16: error: spec.workers: must be >= 1")
+    for done in (argparse_error, usage_error, input_error):
+        assert done.returncode == 2 and b"mpigen: error" not in done.stderr and b"mpigen render: " not in done.stderr
+
+
 def test_render_defaults_to_the_blueprints_folder(tmp_path):
     # Without mpigen.yaml (this repository has one, so work in a copy of blueprints/).
     shutil.copytree(ROOT / "blueprints", tmp_path / "blueprints")
@@ -41,18 +68,18 @@ def test_render_needs_stdout_or_output_folder(tmp_path):
 def test_unknown_target_is_a_usage_error():
     done = run_mpigen("render", "--stdout", "--target", "helm", cwd=ROOT)
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.decode().splitlines()[-1] == ("mpigen render: error: argument --target: 'helm' is not one of "
+    assert done.stderr.decode().splitlines()[-1] == ("error: argument --target: 'helm' is not one of "
                                                      "static, mpijob, jobset, trainjob")
 
 
 def test_mistyped_target_and_profile_flags_suggest_the_nearest():
     done = run_mpigen("render", "--stdout", "--target", "jobsett", cwd=ROOT)
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.decode().splitlines()[-1] == ("mpigen render: error: argument --target: 'jobsett' is not one "
+    assert done.stderr.decode().splitlines()[-1] == ("error: argument --target: 'jobsett' is not one "
                                                      "of static, mpijob, jobset, trainjob; did you mean 'jobset'?")
     done = run_mpigen("validate", "--gitops", "argo", cwd=ROOT)
     assert done.returncode == 2
-    assert done.stderr.decode().splitlines()[-1] == ("mpigen validate: error: argument --gitops: 'argo' is not one "
+    assert done.stderr.decode().splitlines()[-1] == ("error: argument --gitops: 'argo' is not one "
                                                      "of none, argocd, flux; did you mean 'argocd'?")
 
 

@@ -44,6 +44,20 @@ def objects(folder):
     return [o for p in sorted(folder.glob("*.yaml")) if p.name != "kustomization.yaml" for o in load(p)]
 
 
+def test_the_summary_names_every_folder_written(repo):
+    """The companion folders are written too, so the summary says so (`make render` wrote
+    the Argo CD Applications without a word)."""
+    done = run_mpigen("render", cwd=repo)
+    assert done.returncode == 0
+    summary = done.stderr.decode().splitlines()[-1]
+    assert summary.endswith(" into deploy/dev, deploy/prod; Argo CD Applications into clusters/argocd; "
+                            "Flux Kustomizations into clusters/flux"), summary
+    written = {p.parent.relative_to(repo).as_posix() for p in repo.rglob(".mpigen-index")}
+    assert {"deploy", "clusters/argocd", "clusters/flux"} <= written  # the folders it names hold mpigen's files
+    alone = run_mpigen("render", "blueprints", "-o", "elsewhere", cwd=repo)  # no companions for one PATH
+    assert alone.stderr.decode().splitlines()[-1].endswith(" into elsewhere")
+
+
 def test_one_application_per_argocd_environment(repo):
     folder = repo / "clusters" / "argocd"
     assert sorted(p.name for p in folder.iterdir()) == [".mpigen-index", "application-mpigen-prod.yaml",

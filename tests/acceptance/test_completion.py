@@ -54,6 +54,22 @@ def test_bash_completes_commands_options_choices_and_paths(project):
     assert bash_completes(path, "mpigen check --disc", project) == []  # check never writes
 
 
+def test_bash_completes_overlay_names_from_the_repository_s_overlays(tmp_path):
+    """The overlays of the repository (the nearest folder up with mpigen.yaml), by name:
+    a folder of overlays/ without overlay.yaml is none; a word with a '/' is a path."""
+    (tmp_path / "mpigen.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: Config\n")
+    for name in ("dev", "prod", "gpu-pool"):
+        (tmp_path / "overlays" / name).mkdir(parents=True)
+        (tmp_path / "overlays" / name / "overlay.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n")
+    (tmp_path / "overlays" / "notes").mkdir()
+    (tmp_path / "blueprints" / "team").mkdir(parents=True)
+    path = script("bash", tmp_path)
+    for where in (tmp_path, tmp_path / "blueprints" / "team"):
+        assert sorted(bash_completes(path, "mpigen render --overlay ", where)) == ["dev", "gpu-pool", "prod"]
+        assert bash_completes(path, "mpigen diff --overlay p", where) == ["prod"]
+    assert bash_completes(path, "mpigen render --overlay overlays/d", tmp_path) == ["overlays/dev"]
+
+
 def test_every_option_of_every_command_is_in_the_script(tmp_path):
     text = script("bash", tmp_path).read_text()
     parser = full_parser()

@@ -26,6 +26,17 @@ def yaml_blocks():
 BLOCKS = list(yaml_blocks())
 
 
+def test_the_tutorial_names_every_runtime_dependency_and_extra():
+    """pyproject.toml's dependencies and extras, as the tutorial lists them (they drifted)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    sentence = re.search(r"mpigen's runtime needs only (.*?)\. Check", (ROOT / "docs" / "tutorial.md").read_text(),
+                         re.S)[1].lower()
+    for requirement in project["dependencies"]:
+        assert re.match(r"[A-Za-z0-9_.-]+", requirement)[0].lower() in sentence, requirement
+    for extra in set(project["optional-dependencies"]) - {"test"}:
+        assert f"mpigen[{extra}]" in sentence, extra
+
+
 @pytest.mark.parametrize("block", [b for b in BLOCKS if "kind: MPIJobBlueprint" in b.values[0]])
 def test_documented_blueprints_render(block):
     objects = render_text(block, "doc.yaml")
@@ -49,6 +60,17 @@ def test_documented_config_is_valid(block, tmp_path):
 
     (tmp_path / "mpigen.yaml").write_text(block)
     assert load_config(tmp_path) is not None
+
+
+def test_every_file_the_docs_cite_is_in_the_repository():
+    """A reader can open what a doc cites: no notes kept outside the repository (shared/...),
+    and every relative link leads to a file or folder of the repository."""
+    for doc in DOCS:
+        text = doc.read_text()
+        assert "shared/" not in text, doc.name
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+            if not re.match(r"[a-z]+:", target):
+                assert (doc.parent / target).exists(), (doc.name, target)
 
 
 def test_documented_commands_exist():
@@ -83,7 +105,7 @@ def test_documented_error_lines_have_the_contract_form():
 
 def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
     """The position-less error lines docs/cli.md shows, each from the run it describes:
-    a FIFO in a searched folder, an option that is no image reference, a full disk behind
+    a render with nowhere to write, a FIFO in a searched folder, an option that is no image reference, a full disk behind
     standard output (/dev/full), a mistyped overlay on the command line and a mistyped
     target in Argo CD's plugin settings. (Another user's mpigen.yaml needs two users:
     tests/acceptance/inputs/test_foreign_config.py runs its example.)"""
@@ -92,14 +114,15 @@ def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
     (tmp_path / "blueprints").mkdir()
     os.mkfifo(tmp_path / "blueprints" / "pipe.yaml")
     example = str(ROOT / "blueprints" / "mpich-pi.yaml")
-    runs = [run_mpigen("validate", "blueprints", cwd=tmp_path),
+    runs = [run_mpigen("render", cwd=tmp_path),  # no mpigen.yaml to name the output folder
+            run_mpigen("validate", "blueprints", cwd=tmp_path),
             run_mpigen("render", example, "--stdout", "--kubectl-delivery-image", "kubectl delivery")]
     with open("/dev/full", "wb") as full:
         runs.append(run_mpigen("render", example, "--stdout", stdout=full, stderr=subprocess.PIPE))
     runs.append(run_mpigen("render", "--overlay", "prd", "--stdout", cwd=ROOT))
     runs.append(run_mpigen("render", "--stdout", cwd=ROOT, env={**os.environ, "ARGOCD_ENV_MPIGEN_TARGET": "jobsett"}))
     assert [done.stderr.decode().strip() for done in runs] == shown
-    assert [done.returncode for done in runs] == [2, 2, 2, 2, 2]
+    assert [done.returncode for done in runs] == [2, 2, 2, 2, 2, 2]
 
 
 def test_documented_repository_messages_are_what_mpigen_prints(tmp_path):
@@ -155,7 +178,8 @@ def test_documented_import_commands_run(tmp_path):
         argv = [w for w in argv[1:] if "*" not in w] + expanded
         done = run_mpigen(*argv, cwd=tmp_path)
         assert done.returncode == 0, (line, done.stderr)
-        assert done.stdout.startswith(b"---\n") if "-o" not in argv else done.stdout == b""
+        assert done.stdout.startswith(b"# yaml-language-server: $schema=../schemas/blueprint.schema.json\n---\n") \
+            if "-o" not in argv else done.stdout == b""
     assert sorted(p.name for p in (tmp_path / "imported" / "hpc").iterdir()) == ["intel-pi.yaml", "mpich-pi.yaml"]
     assert run_mpigen("render", "imported", "--stdout", cwd=tmp_path).returncode == 0
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.conftest import pos, run_mpigen, write
+from tests.conftest import ROOT, pos, run_mpigen, write
 from tests.support.kubernetes_names import F64, blueprint, one_error
 
 
@@ -40,3 +40,41 @@ def test_spec_image_is_checked_by_the_same_grammar(tmp_path):
     line = one_error(run_mpigen("validate", "bp", cwd=tmp_path))
     assert line.startswith("bp/job.yaml:%d:%d: error: spec.image: " % pos(text, '"Example.com')), line
     assert "is not an image reference" in line
+
+
+# --- issue 36: an image without a tag or digest is :latest, which moves ------------------
+
+def test_an_image_without_tag_or_digest_is_a_warning_at_its_line(tmp_path):
+    """Kubernetes pulls an untagged image as ':latest', which a push repoints: the committed
+    manifests would run another program tomorrow. A warning, not an error: the render goes on."""
+    text = write(tmp_path / "bp" / "job.yaml", blueprint(image="example.com/train", datasets=[
+        {"name": "data", "mountPath": "/data", "pvc": "data", "readOnly": False,
+         "download": {"image": "amazon/aws-cli", "command": ["true"]}}]))
+    done = run_mpigen("render", "bp", "--stdout", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout
+    assert done.stderr.decode().splitlines() == [
+        "bp/job.yaml:%d:%d: warning: spec.image: 'example.com/train' has no tag or digest, so Kubernetes pulls "
+        "'example.com/train:latest', which moves whenever the image is pushed again; pin a tag "
+        "(example.com/train:1.2.3) or a digest (example.com/train@sha256:...)" % pos(text, '"example.com/train"'),
+        "bp/job.yaml:%d:%d: warning: spec.datasets[0].download.image: 'amazon/aws-cli' has no tag or digest, so "
+        "Kubernetes pulls 'amazon/aws-cli:latest', which moves whenever the image is pushed again; pin a tag "
+        "(amazon/aws-cli:1.2.3) or a digest (amazon/aws-cli@sha256:...)" % pos(text, '"amazon/aws-cli"')]
+
+
+@pytest.mark.parametrize("image", ["example.com/train:1", "registry.example.com:5000/train:v2",
+                                   f"example.com/train@sha256:{F64}", "localhost:5000/train:latest"])
+def test_a_tag_or_a_digest_pins_the_image(tmp_path, image):
+    """A registry's port is no tag (localhost:5000/train is untagged; with :latest it says so)."""
+    write(tmp_path / "bp" / "job.yaml", blueprint(image=image))
+    done = run_mpigen("validate", "bp", cwd=tmp_path)
+    assert done.returncode == 0 and "warning" not in done.stderr.decode(), done.stderr
+
+
+def test_a_registry_port_is_not_taken_for_a_tag(tmp_path):
+    write(tmp_path / "bp" / "job.yaml", blueprint(image="localhost:5000/train"))
+    assert b"'localhost:5000/train' has no tag or digest" in run_mpigen("validate", "bp", cwd=tmp_path).stderr
+
+
+def test_every_example_pins_its_images():
+    done = run_mpigen("validate", "--target", "jobset", cwd=ROOT)
+    assert done.returncode == 0 and b"has no tag or digest" not in done.stderr, done.stderr

@@ -6,6 +6,7 @@ would refuse an object."""
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -16,7 +17,7 @@ BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
 kind: MPIJobBlueprint
 metadata: {name: job, namespace: team}
 spec:
-  image: img
+  image: img:1
   workers: 2
   command: [python, train.py]
 """
@@ -62,12 +63,28 @@ def test_an_object_a_cluster_would_refuse_fails_with_a_report_per_object(tmp_pat
     path = job_file(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {terminationGracePeriodSeconds: soon}\n")
     done = run_mpigen("validate", "--output", path, cwd=tmp_path)
     assert done.returncode == 2
-    lines = done.stdout.decode().splitlines()
-    assert ("team/statefulset-job-worker.yaml: StatefulSet team/job-worker is invalid: "
-            "spec.template.spec.terminationGracePeriodSeconds: 'soon' is not of type 'integer', 'null'") in lines
+    problem = ("team/statefulset-job-worker.yaml: StatefulSet team/job-worker is invalid: "
+               "spec.template.spec.terminationGracePeriodSeconds: 'soon' is not of type 'integer', 'null'")
+    assert done.stdout.decode().splitlines() == [problem]  # the problems only
+    assert done.stderr.decode().splitlines() == ["mpigen: 6 objects of 1 job against Kubernetes 1.30: 5 valid, "
+                                                 "1 invalid, 0 skipped"]  # the one summary
+    every = run_mpigen("validate", "--output", "-v", path, cwd=tmp_path)
+    lines = every.stdout.decode().splitlines()
+    assert every.returncode == 2 and len(lines) == 6 and problem in lines
     assert "team/job-job-launcher.yaml: Job team/job-launcher is valid" in lines
-    assert lines[-1] == "Summary: 6 objects against Kubernetes 1.30: 5 valid, 1 invalid, 0 skipped"
-    assert b"5 valid, 1 invalid" in done.stderr
+    assert every.stderr.decode().splitlines()[-1] == done.stderr.decode().splitlines()[-1]
+
+
+def test_the_examples_print_no_verdict_but_their_summary_unless_asked():
+    """142 objects: not 142 'is valid' lines; -v shows each object's verdict, skipped ones too."""
+    done = run_mpigen("validate", "--output", cwd=ROOT)  # every overlay of mpigen.yaml
+    assert done.returncode == 0 and done.stdout == b""
+    summary, = done.stderr.decode().splitlines()
+    counts = re.fullmatch(r"mpigen: 142 objects of \d+ jobs against Kubernetes 1.30: (\d+) valid, 0 invalid, "
+                          r"(\d+) skipped", summary)
+    every = run_mpigen("validate", "--output", "-v", cwd=ROOT).stdout.decode().splitlines()
+    assert sum(line.endswith(" is valid") for line in every) == int(counts[1])
+    assert sum(" is skipped: " in line for line in every) == int(counts[2]) > 0
 
 
 def test_the_kubernetes_version_decides_which_fields_exist(tmp_path):

@@ -95,7 +95,9 @@ def test_a_changed_blueprint_is_rendered_alone_and_only_its_changed_files_are_wr
     for root in repos:
         write(root, "job-b", BLUEPRINT.format(name="job-b", tag=2))
     code, _, err = same(repos, ["render"], capsysbinary)
-    assert code == 0 and err.endswith(b"\nmpigen: rendered 23 jobs (138 objects) into out/dev\n")
+    # the incremental render names the companion folder it rewrote too
+    assert code == 0 and err.endswith(b"\nmpigen: rendered 23 jobs (138 objects) into out/dev; "
+                                      b"Argo CD Applications into clusters/argocd\n")
     assert err.count(b"warning: spec.runPolicy.cleanPodPolicy is None") == 23  # the argocd profile's, as before
     assert pipeline_runs == [1]  # the run without the cache only
     after, new = stats(repos[0] / "out"), folder(repos[0] / "out")

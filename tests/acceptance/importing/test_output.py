@@ -5,6 +5,7 @@ How every test here proves its point: see this folder's __init__.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ import subprocess
 import pytest
 import yaml
 
-from tests.conftest import pos, run_mpigen
+from tests.conftest import ROOT, pos, run_mpigen
 from tests.support.import_round_trip import job
 
 
@@ -170,3 +171,24 @@ def test_strict_turns_each_loss_into_an_error_and_writes_nothing(tmp_path):
     assert (strict.returncode, strict.stdout) == (2, b"")
     assert strict.stderr.decode().startswith(f"job.yaml:{line}:{column}: error: ")
     assert not (tmp_path / "strict").exists()
+
+
+def test_an_imported_blueprint_names_its_schema_as_the_examples_do(tmp_path):
+    """Its first line is the examples' `# yaml-language-server: $schema=...`, and the path it
+    names, from where the file is written, is the repository's schemas/blueprint.schema.json."""
+    shutil.copytree(ROOT / "schemas", tmp_path / "repo" / "schemas")
+    (tmp_path / "repo" / "mpigen.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: Config\n")
+    (tmp_path / "repo" / "team").mkdir()
+    fixture = ROOT / "tests" / "support" / "fixtures" / "mpi-operator-v2beta1" / "tensorflow-mnist.yaml"
+    done = run_mpigen("import", str(fixture), "-o", "imported", cwd=tmp_path / "repo" / "team")
+    assert done.returncode == 0, done.stderr
+    written = tmp_path / "repo" / "team" / "imported" / "default" / "tensorflow-mnist.yaml"
+    first = written.read_text().splitlines()[0]
+    assert first.startswith("# yaml-language-server: $schema=")
+    schema = written.parent / first.removeprefix("# yaml-language-server: $schema=")
+    assert json.loads(schema.read_text())["title"] == json.loads((ROOT / "schemas" / "blueprint.schema.json")
+                                                                .read_text())["title"]
+    example = (ROOT / "blueprints" / "tensorflow-mnist.yaml").read_text().splitlines()[0]
+    stdout = run_mpigen("import", str(fixture), cwd=tmp_path).stdout.decode()
+    assert stdout.splitlines()[0] == example  # as the examples, which sit in blueprints/
+    assert run_mpigen("validate", str(written), cwd=tmp_path).returncode == 0

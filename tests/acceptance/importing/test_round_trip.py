@@ -36,9 +36,11 @@ def test_the_operators_v1alpha2_tensorflow_mnist_imports_to_the_example(tmp_path
     done = run_mpigen("import", str(FIXTURE), "--stdout", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""  # nothing lost
-    (tmp_path / "bp.yaml").write_bytes(done.stdout)
     spec = yaml.safe_load(done.stdout)["spec"]
     assert spec["framework"] == "horovod" and spec["command"] == ["python", "/examples/tensorflow_mnist.py"]
+    # the operator's example names its image without a tag; the example writes out the :latest that means
+    assert spec["image"] == "docker.io/kubeflow/mpi-horovod-mnist"
+    (tmp_path / "bp.yaml").write_bytes(done.stdout.replace(b"mpi-horovod-mnist\n", b"mpi-horovod-mnist:latest\n"))
     # the old single-dash options come back in the two-dash spelling Open MPI 5 needs
     assert render(tmp_path / "bp.yaml", cwd=tmp_path) == render(BLUEPRINTS / "tensorflow-mnist.yaml", cwd=tmp_path)
 

@@ -121,12 +121,12 @@ def test_outside_any_repository_render_says_so_and_shows_the_ways_on(tmp_path, r
     write(tmp_path / "blueprints" / "job.yaml", blueprint_text("job"))
     done = run_in(tmp_path, "render")
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr == ("mpigen: error: no mpigen.yaml in this folder or any folder above it to name the output "
+    assert done.stderr == ("error: no mpigen.yaml in this folder or any folder above it to name the output "
                            "folder: say where the output goes, mpigen render PATH --stdout or mpigen render PATH -o "
                            "DIR, or create mpigen.yaml at the top of the repository (docs/overlays.md#mpigenyaml)\n")
     assert sorted(os.listdir(tmp_path)) == ["blueprints"]
     done = run_in(tmp_path, "check")
-    assert done.returncode == 2 and done.stderr == ("mpigen: error: say which output folder to check: -o DIR (no "
+    assert done.returncode == 2 and done.stderr == ("error: say which output folder to check: -o DIR (no "
                                                     "mpigen.yaml in this folder or any folder above it to name it)\n")
 
 
@@ -148,5 +148,5 @@ def test_outside_any_repository_without_blueprints_validate_says_so(tmp_path, ru
 def test_with_mpigen_yaml_and_a_path_render_still_needs_the_output(repository, run_in):
     done = run_in(repository / "blueprints", "render", "job.yaml")
     assert done.returncode == 2 and done.stderr == (
-        "mpigen: error: say where the output goes: --stdout or -o DIR (mpigen.yaml names the output folder of the "
+        "error: say where the output goes: --stdout or -o DIR (mpigen.yaml names the output folder of the "
         "whole repository, rendered with no PATH)\n")

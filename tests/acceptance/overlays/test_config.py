@@ -141,5 +141,5 @@ def test_without_mpigen_yaml_the_output_must_be_given(cli):
     add_blueprint("job")
     done = cli("render")
     assert done.returncode == 2 and done.stdout == b""
-    assert done.stderr.startswith("mpigen: error: ") and "--stdout" in done.stderr
+    assert done.stderr.startswith("error: ") and "--stdout" in done.stderr
     assert sorted(p.name for p in Path(".").iterdir()) == ["blueprints"]
