@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import tests.support.properties  # noqa: F401  (the property tests' profile: fixed examples unless asked)
+from tests.support.any_user import remove_any_user_install
 
 ROOT = Path(__file__).resolve().parent.parent
 BLUEPRINTS = ROOT / "blueprints"
@@ -174,6 +175,14 @@ def environment_of(uid: int) -> dict[str, str]:
     return environment
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _any_user_install_removed():
+    """The copy of mpigen every user may run (tests/support/any_user.py), built by the first
+    test that runs mpigen as another user, is removed when the session ends."""
+    yield
+    remove_any_user_install()
+
+
 # --- the command-line harness: `mpigen ARGS` in a subprocess (run_mpigen) or in this process
 # (the mpigen_in_process and cli fixtures) ---------------------------------------------------
 
@@ -182,13 +191,16 @@ MPIGEN = (sys.executable, "-m", "mpigen")
 
 
 def run_mpigen(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 60,
-               prefix: tuple[str, ...] | list[str] = (), **run) -> subprocess.CompletedProcess:
+               prefix: tuple[str, ...] | list[str] = (), python: Path | None = None,
+               **run) -> subprocess.CompletedProcess:
     """`mpigen ARGS` in a subprocess, its output captured (unless `stdout` or `stderr` is given).
     `prefix` is a command the run goes through (setpriv as another user, a shell closing the
-    standard output); further keywords go to subprocess.run (stdout, preexec_fn, text, check)."""
+    standard output), `python` another interpreter than this one (the copy every user may run,
+    tests/support/any_user.py); further keywords go to subprocess.run (stdout, preexec_fn, text, check)."""
     if "stdout" not in run and "stderr" not in run:
         run["capture_output"] = True
-    return subprocess.run([*prefix, *MPIGEN, *args], cwd=cwd, env=env, timeout=timeout, **run)
+    command = MPIGEN if python is None else (str(python), "-m", "mpigen")
+    return subprocess.run([*prefix, *command, *args], cwd=cwd, env=env, timeout=timeout, **run)
 
 
 @pytest.fixture

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import blueprint_text, write
+from tests.support.any_user import NOBODY  # noqa: F401 (the other user of the input tests)
 
-
-NOBODY = 65534
 OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"
 CONFIG = """\
 apiVersion: mpigen.dev/v1alpha1

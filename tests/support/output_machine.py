@@ -16,9 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import blueprint_text, environment_of, run_mpigen
+from tests.support.any_user import AS_NOBODY, NOBODY, any_user_install
 
-
-NOBODY = 65534
 OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\nnamespace: dev\n"
 
 
@@ -32,7 +31,8 @@ def unavailable(reason: str) -> None:
 
 def need_root() -> None:
     if os.geteuid() != 0:
-        unavailable("it needs root (to mount a tmpfs, or to run as another user and change owners)")
+        unavailable("it needs root (to mount a tmpfs, or to run as another user and change owners); `make test` "
+                    "runs the suite as root of a user namespace for a user who is not root")
 
 
 @contextlib.contextmanager
@@ -52,12 +52,13 @@ def tmpfs(path: Path, size: str):
 
 
 def as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """`mpigen ARGS` as the user nobody (no groups), with the usual umask."""
+    """`mpigen ARGS` as the user nobody (no groups), with the usual umask: the copy of mpigen
+    every user may run (any_user.py), with nobody's own home and cache folder."""
     need_root()
     if shutil.which("setpriv") is None:
         unavailable("setpriv (util-linux) is not installed")
-    return run_mpigen(*args, cwd=cwd, timeout=120, env=environment_of(NOBODY),
-                      prefix=("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"))
+    return run_mpigen(*args, cwd=cwd, timeout=120, env=environment_of(NOBODY), prefix=AS_NOBODY,
+                      python=any_user_install().python)
 
 
 @contextlib.contextmanager

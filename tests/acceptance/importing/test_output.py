@@ -15,12 +15,10 @@ import yaml
 
 from tests.conftest import ROOT, pos, run_mpigen
 from tests.support.import_round_trip import job
+from tests.support.output_machine import as_nobody
 
 
 # --- the command line: stdout by default, -o all or nothing, never over anything --------
-
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-
 
 def need(reason: str | None) -> None:
     """Skip with the reason, except under CI=true, which must run every test."""
@@ -97,10 +95,6 @@ def shared_tmp():
     shutil.rmtree(folder)
 
 
-def as_nobody(folder, *args):
-    return run_mpigen(*args, cwd=folder, prefix=NOBODY, timeout=None)
-
-
 def test_a_failed_import_removes_what_it_wrote_and_nothing_else(shared_tmp):
     """The third blueprint cannot be written (its folder is not the user's): the first two,
     and the folders made for them, are removed; what was there stays as it was."""
@@ -111,7 +105,7 @@ def test_a_failed_import_removes_what_it_wrote_and_nothing_else(shared_tmp):
     (out / "c").chmod(0o555)
     (out / "mine.txt").write_text("keep\n")
     before = snapshot(shared_tmp)
-    done = as_nobody(shared_tmp, "import", "jobs.yaml", "-o", "out")
+    done = as_nobody("import", "jobs.yaml", "-o", "out", cwd=shared_tmp)
     assert (done.returncode, done.stdout) == (2, b"")
     assert done.stderr.decode() == "error: out/c/train.yaml: cannot write: Permission denied\n"
     assert snapshot(shared_tmp) == before
@@ -121,7 +115,7 @@ def test_an_output_folder_nobody_may_create_is_exit_2(shared_tmp):
     three_jobs(shared_tmp)
     (shared_tmp / "locked").mkdir(mode=0o555)
     (shared_tmp / "locked").chmod(0o555)
-    done = as_nobody(shared_tmp, "import", "jobs.yaml", "-o", "locked/out")
+    done = as_nobody("import", "jobs.yaml", "-o", "locked/out", cwd=shared_tmp)
     assert (done.returncode, done.stderr.decode()) == (2, "error: locked/out: cannot create this folder: "
                                                           "Permission denied\n")
     assert list((shared_tmp / "locked").iterdir()) == []

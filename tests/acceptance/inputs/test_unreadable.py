@@ -7,34 +7,25 @@ nobody (setpriv) when the tests run as root.
 
 from __future__ import annotations
 
-import functools
 import os
-import shutil
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import environment_of, run_mpigen, write
-from tests.support.input_repository import COMMANDS, NOBODY, SEARCHED, need, refused, snapshot
-from tests.support.output_machine import chown_tree
+from tests.conftest import run_mpigen, write
+from tests.support.input_repository import COMMANDS, NOBODY, SEARCHED, refused, snapshot
+from tests.support.output_machine import as_nobody, chown_tree
 
 
 @pytest.fixture
 def unprivileged(repo):
     """unprivileged(*ARGS, cwd=...) runs mpigen as a user for whom chmod 000 means
-    unreadable: this user when it is not root, else nobody (through setpriv), who is then
-    given the repository (mpigen uses no other user's mpigen.yaml: docs/cli.md); chmod 000
-    locks a file from its owner as from anyone but root."""
+    unreadable: this user when it is not root, else nobody (output_machine.as_nobody: the copy
+    of mpigen every user may run), who is then given the repository (mpigen uses no other
+    user's mpigen.yaml: docs/cli.md); chmod 000 locks a file from its owner as from anyone but root."""
     if os.geteuid() != 0:
         return run_mpigen
-    need(None if shutil.which("setpriv") else "setpriv (util-linux) is not installed")
-    prefix = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    probe = subprocess.run([*prefix, sys.executable, "-c", "import mpigen"], capture_output=True)
-    need(None if probe.returncode == 0 else f"the user nobody cannot run this mpigen installation: "
-                                              f"{probe.stderr.decode().strip()[-200:]}")
     chown_tree(repo, NOBODY, NOBODY)
-    return functools.partial(run_mpigen, prefix=prefix, env=environment_of(NOBODY))
+    return as_nobody
 
 
 READ = "make it readable (chmod a+r)"
