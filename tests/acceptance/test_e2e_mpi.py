@@ -20,6 +20,7 @@ import yaml
 from tests.conftest import GOLDEN
 from tests.support.e2e.harness import (PROGRAM, assert_left_nothing, image_env, launch_command, missing, render,
                                        require, result)
+from tests.support.e2e.image import pod_image
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +141,7 @@ def test_a_hung_run_is_killed_and_leaves_nothing_behind(tmp_path, cluster_for):
     cluster = cluster_for(objects)
     cluster.deliver_kubectl()
     command = launch_command(blueprint, cluster.launcher().container, [])
-    assert command[-2:] == ["python", str(PROGRAM)]
+    assert command[-2:] == ["python", str(pod_image().path_of(PROGRAM))]
     command[-1:] = ["-c", "import time; time.sleep(600)"]
     done = cluster.run_launcher(command, timeout=8)
     assert "was killed" in done.stderr

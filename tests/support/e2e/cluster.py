@@ -34,7 +34,6 @@ import os
 import shlex
 import signal
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,13 +41,12 @@ from tests.support.e2e.api_server import ApiServer
 from tests.support.e2e.container import container_argv, rendered_command
 from tests.support.e2e.errors import CommandFailed
 from tests.support.e2e.filesystem import pod_root_lines, rootfs
+from tests.support.e2e.image import write_kubectl
 from tests.support.e2e.network import add_bridge, add_pod_network, delete_netns
 from tests.support.e2e.pods import LAUNCHER_POD_SUFFIX, Pod, pods_from_objects
 from tests.support.e2e.processes import kill
 from tests.support.e2e.secrets import SecretStore
 from tests.support.e2e.volumes import prepare_volumes
-
-SHIM = Path(__file__).with_name("kubectl.py")
 
 
 @dataclass
@@ -135,9 +133,7 @@ class PretendCluster:
         mounts = {m["mountPath"]: m["name"] for m in init["volumeMounts"]}
         target = launcher.volume_dir(mounts[env["TARGET_DIR"]])
         hostfile = (launcher.volume_dir(mounts["/etc/mpi"]) / "hostfile").read_text()
-        shim = SHIM.read_text().replace('API_SOCKET = "/nonexistent"', f"API_SOCKET = {str(self.api.path)!r}")
-        (target / "kubectl").write_text(f"#!{sys.executable}\n{shim}")
-        (target / "kubectl").chmod(0o755)
+        write_kubectl(target / "kubectl", self.api.path)
         hosts = launcher.hosts_file().rstrip("\n").splitlines()[-1]
         for line in hostfile.splitlines():
             name = line.split(" ")[0].split(":")[0]

@@ -4,17 +4,15 @@ rendered env (literals and downward API fields, and nothing of the test's), work
 and securityContext: the user and group, the pod's fsGroup and supplementalGroups as
 supplementary groups, no_new_privs for `allowPrivilegeEscalation: false`, and a capability
 bounding set of the container runtime's default set, minus `drop`, plus `add` (all of them when
-privileged). The image is the machine (its env: `image_env`), except where an image is modelled
+privileged). The image is the machine with the copy of this venv every user may run (image.pod_image; its env: `image_env`), except where an image is modelled
 by name (`images`: env and entrypoint, e.g. kubectl's, jobset_cluster.py)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from tests.support.e2e.downward import env_value
 from tests.support.e2e.errors import CommandFailed, Unsupported
 from tests.support.e2e.filesystem import container_mount_lines
+from tests.support.e2e.image import pod_image
 from tests.support.e2e.pods import Pod
 
 # The capabilities containerd and CRI-O give a container that asks for no change
@@ -34,7 +32,7 @@ def container_argv(pod: Pod, command: list[str], image_env: dict[str, str], env:
     unknown = set(container.get("securityContext", {})) - SUPPORTED_SECURITY
     if unknown:
         raise Unsupported(f"{pod.name}: securityContext fields {sorted(unknown)} are not modelled")
-    environment = {"PATH": f"{Path(sys.executable).parent}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    environment = {"PATH": f"{pod_image().bin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
                    "HOME": "/root", "HOSTNAME": pod.hostname, **image_env,
                    **{item["name"]: env_value(pod, item) for item in container.get("env", [])}, **(env or {})}
     if container.get("envFrom"):

