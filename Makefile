@@ -17,11 +17,15 @@ install-test: $(TEST_STAMP) system-packages
 
 # What the tests run besides Python, from Debian's packages when missing: OpenSSH's server
 # (the jobset end-to-end test runs it in its pretend workers), zsh and fish (the completion
-# tests load mpigen's scripts in them). apt-get update only if the install fails: a fresh
-# machine's package lists may be stale. Not root: say how, and go on (those tests then skip).
+# tests load mpigen's scripts in them), and, for a user who is not root, uidmap (the suite then
+# runs as root of a user namespace of the user's, whose other ids are the user's subordinate
+# ids: tests/support/user_namespace.py). apt-get update only if the install fails: a fresh
+# machine's package lists may be stale. Not root: say how, and go on (`make test` then stops
+# with one line saying what is missing, or, for zsh and fish, those tests skip or fail under CI).
 SYSTEM_PACKAGES := /usr/sbin/sshd:openssh-server /usr/bin/zsh:zsh /usr/bin/fish:fish
+USER_NAMESPACE_PACKAGES := /usr/bin/newuidmap:uidmap
 system-packages:
-	@missing=""; for item in $(SYSTEM_PACKAGES); do \
+	@missing=""; for item in $(SYSTEM_PACKAGES) $$([ "$$(id -u)" = 0 ] || echo $(USER_NAMESPACE_PACKAGES)); do \
 	  [ -x "$${item%%:*}" ] || missing="$$missing $${item#*:}"; done; \
 	if [ "$$(uname -s)" = Linux ] && [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -32,6 +36,10 @@ system-packages:
 	    echo "Some tests need$$missing; install with:"; \
 	    echo "  sudo apt-get install -y --no-install-recommends$$missing"; \
 	  fi; \
+	fi; \
+	if [ "$$(uname -s)" = Linux ] && [ "$$(id -u)" != 0 ] && ! grep -qs "^\($$(id -un)\|$$(id -u)\):" /etc/subuid; then \
+	  echo "The tests need a range of subordinate ids for $$(id -un); add one with:"; \
+	  echo "  sudo usermod --add-subuids 100000-165535 --add-subgids 100000-165535 $$(id -un)  # a range no other user has"; \
 	fi
 
 $(RENDER_STAMP): pyproject.toml
@@ -49,9 +57,11 @@ $(TEST_STAMP): $(RENDER_STAMP)
 render: $(RENDER_STAMP)
 	$(BIN)/mpigen render
 
+# A user who is not root runs the suite as root of a user namespace of the user's, so that the
+# tests that act as root (as user nobody, tmpfs mounts, the pretend cluster) run rather than skip.
 test: $(TEST_STAMP) system-packages
 	$(BIN)/lint-imports --no-logo
-	$(BIN)/python -m pytest
+	$(BIN)/python -m tests.support.user_namespace $(BIN)/python -m pytest
 
 # The release files, as pip installs them (docs/tutorial.md, step 1): the sdist, then the wheel
 # built from it (so a file the sdist misses is missing from the wheel too), each checked by

@@ -1,0 +1,88 @@
+"""`make test` for a user who is not root: the whole suite runs as root of a user namespace of
+that user's, so that the tests that act as root (running mpigen as user nobody through
+setpriv, mounting a tmpfs, changing owners, building the end-to-end test's pretend cluster)
+run for real instead of skipping.
+
+`python -m tests.support.user_namespace COMMAND...` runs COMMAND as it is for root (and off
+Linux); for another user it runs it under `unshare --user --map-root-user --map-auto --mount
+--net`: the user is root in the namespace, the ids 1 to 65535 (nobody's 65534 among them) are
+the user's subordinate ids (/etc/subuid and /etc/subgid, mapped by uidmap's setuid
+newuidmap and newgidmap), and the mounts and the network are the namespace's own: its
+loopback is brought up, and a tmpfs on /run holds the network namespaces the end-to-end test
+adds (`ip netns add` needs /run/netns, which only the machine's root may create). When the
+machine lacks what that needs, it says so in one line and exits 2, rather than let the tests
+that need root skip.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+
+INSIDE = "--inside"
+NEEDED_IDS = 65536  # up to nobody's 65534, and the end-to-end pods' 1000 and sshd's own user
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == [INSIDE]:
+        return inside(argv[1:])
+    if os.geteuid() == 0 or not sys.platform.startswith("linux"):
+        os.execvp(argv[0], argv)
+    problem = missing()
+    if problem:
+        print(f"make test: a user who is not root runs the suite as root of a user namespace, but {problem}",
+              file=sys.stderr)
+        return 2
+    os.execvp("unshare", ["unshare", "--user", "--map-root-user", "--map-auto", "--mount", "--net",
+                          "--propagation", "private", "--", sys.executable, "-m", "tests.support.user_namespace", INSIDE, *argv])
+
+
+def inside(argv: list[str]) -> int:
+    """In the namespace: its loopback up and its own /run, then the command."""
+    for step in (["ip", "link", "set", "lo", "up"], ["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run"]):
+        done = subprocess.run(step, capture_output=True, text=True)
+        if done.returncode:
+            print(f"make test: in the user namespace, {' '.join(step)} failed: {done.stderr.strip()}", file=sys.stderr)
+            return 2
+    os.execvp(argv[0], argv)
+
+
+def missing() -> str | None:
+    """What this machine lacks for the namespace, with how to add it, or None."""
+    user = pwd.getpwuid(os.geteuid()).pw_name
+    fix = (f"sudo usermod --add-subuids 100000-165535 --add-subgids 100000-165535 {user} (a range no other "
+           "user has in /etc/subuid; useradd gives each new user one)")
+    for tool, package in (("unshare", "util-linux"), ("newuidmap", "uidmap"), ("newgidmap", "uidmap"),
+                          ("ip", "iproute2")):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed: sudo apt-get install -y {package}"
+    for table in ("/etc/subuid", "/etc/subgid"):
+        if _first_range(table, user) < NEEDED_IDS:
+            return f"{table} gives {user} no first range of {NEEDED_IDS} ids: {fix}"
+    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--map-auto", "--", "setpriv", "--reuid=65534",
+                            "--regid=65534", "--clear-groups", "true"], capture_output=True, text=True)
+    if probe.returncode:
+        return (f"unshare cannot make one here ({probe.stderr.strip()}): it needs util-linux 2.38 or later, and "
+                "unprivileged user namespaces enabled (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu also "
+                "kernel.apparmor_restrict_unprivileged_userns=0)")
+    return None
+
+
+def _first_range(table: str, user: str) -> int:
+    """The size of the first range of subordinate ids `table` gives the user (by name or uid),
+    the one `unshare --map-auto` maps; 0 when there is none."""
+    try:
+        lines = open(table, encoding="utf-8").read().splitlines()
+    except OSError:
+        return 0
+    for fields in (line.split(":") for line in lines):
+        if len(fields) == 3 and fields[0] in (user, str(os.geteuid())) and fields[2].isdigit():
+            return int(fields[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
