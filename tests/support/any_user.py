@@ -142,6 +142,8 @@ def remove_any_user_install() -> None:
 
 
 def build(install: AnyUserInstall) -> None:
+    assert not os.statvfs(install.folder).f_flag & os.ST_NOEXEC, \
+        "/tmp is mounted noexec: no program there may run (mount it without noexec)"
     interpreter = base_interpreter(install.folder)
     subprocess.run([str(interpreter), "-m", "venv", "--without-pip", str(install.venv)], check=True,
                    capture_output=True)

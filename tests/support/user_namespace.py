@@ -23,6 +23,7 @@ import subprocess
 import sys
 
 INSIDE = "--inside"
+ROOT_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 NEEDED_IDS = 65536  # up to nobody's 65534, and the end-to-end pods' 1000 and sshd's own user
 
 
@@ -41,7 +42,10 @@ def main(argv: list[str]) -> int:
 
 
 def inside(argv: list[str]) -> int:
-    """In the namespace: its loopback up and its own /run, then the command."""
+    """In the namespace: root's PATH (with the sbin folders, where chroot is), its loopback up
+    and its own /run, then the command."""
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    os.environ["PATH"] = os.pathsep.join([*path, *(f for f in ROOT_PATH if f not in path)])
     for step in (["ip", "link", "set", "lo", "up"], ["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run"]):
         done = subprocess.run(step, capture_output=True, text=True)
         if done.returncode:

@@ -4,7 +4,10 @@ The pod's root is a folder of its own (pod.root/rootfs, the holder chroots into 
 top-level folder of the machine is bound there unchanged, except those the pod writes to or
 mounts volumes under, which are overlays whose upper folders live in pod.root (so writes stay
 in the pod and the machine is left unchanged):
-- /etc, whose /etc/hosts is the one the kubelet writes (plus what cluster DNS answers, pods.py);
+- /etc, whose /etc/hosts is the one the kubelet writes (plus what cluster DNS answers, pods.py),
+  and whose /etc/shadow is an image's (IMAGE_SHADOW): the machine's may be unreadable to the
+  tests' root (root of a user namespace, tests/support/user_namespace.py), and glibc's systemd
+  module then reports root's account locked, which sshd refuses;
 - the top folder of every volume mount path (after symlinks: /var/run/... is under /run);
 - the pod's own overlays (pod.overlays: what its image holds that the machine lacks).
 A mount path under a top folder the machine lacks (e.g. /keys) gets a folder in the pod's root,
@@ -25,6 +28,9 @@ from pathlib import Path
 from tests.support.e2e.errors import Unsupported
 from tests.support.e2e.pods import Pod
 
+# root's entry as Debian's base image has it: no password, and not locked (sshd lets root in
+# with a key); the image's other users have none, as a user the image's root added without one.
+IMAGE_SHADOW = "root:*:19000:0:99999:7:::\n"
 READ_ONLY_KINDS = ("configMap", "secret", "projected", "downwardAPI")  # the kubelet mounts these read-only
 # readOnlyRootFilesystem: every mount of the pod's root (its folders: binds of the machine's, the
 # overlays) read-only in the container's mount namespace, once its volumes are bound (a bind
@@ -83,6 +89,8 @@ def pod_root_lines(pod: Pod) -> list[str]:
         work.mkdir(parents=True, exist_ok=True)
         if top == "/etc":
             (upper / "hosts").write_text(pod.hosts_file())
+            (upper / "shadow").write_text(IMAGE_SHADOW)
+            (upper / "shadow").chmod(0o640)
         lines.append(f"mount -t overlay overlay -o lowerdir={top},upperdir={upper},workdir={work} {target}")
     for container in pod_containers(pod):
         for mount in container.get("volumeMounts", []):

@@ -4,7 +4,8 @@ filesystem.py), with what an MPI image has that the machine does not:
 - Python, mpi4py, Open MPI, MPICH and the test's MPI program, for every user of the image: the
   copy of this venv that every user may run (pod_image; the clone and the machine's Python may
   lie in folders only their owner may enter, e.g. pyenv's under /root of mode 0700). Each pod
-  sees /root through an overlay whose upper folder is 0755, as an image's /root would be.
+  sees /root through an overlay whose upper folder is 0755 (what the pod writes there stays
+  in the pod).
 - MPI's launch helpers where an image has them: the ranks' daemons are started by sshd, whose
   sessions have sshd's default PATH (/usr/local/bin:/usr/bin:/bin...), so /usr/local/bin of each
   pod (an overlay of /usr) links Open MPI's prted/prterun/prte and MPICH's hydra_pmi_proxy
