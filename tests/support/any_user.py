@@ -13,7 +13,8 @@ session ends) gets everything such a run needs:
 - a venv over that interpreter, holding mpigen (its package, from the checkout, and metadata)
   and every distribution it needs at run time, copied file for file from their RECORDs (and,
   when asked, more: the end-to-end image adds mpi4py, Open MPI and MPICH's prefix);
-- a home folder and a cache folder of nobody's own, so that nobody's runs keep state nobody owns.
+- a home folder of nobody's own, where each run as nobody gets a cache folder of its own, so
+  that nobody's runs keep state nobody owns.
 Then it runs the copy as nobody and fails, saying why, unless nobody runs it from there alone.
 """
 
@@ -49,15 +50,14 @@ exe = os.path.realpath(sys.executable)
 folders = [os.path.dirname(exe)]
 while folders[-1] != "/":
     folders.append(os.path.dirname(folders[-1]))
-print(json.dumps({"prefix": sys.prefix, "base": sys.base_prefix, "stdlib": os.__file__, "mpigen": mpigen.__file__,
-                  "blocked": [f for f in folders if not os.access(f, os.X_OK)] + ([] if os.access(exe, os.X_OK)
-                                                                                    else [exe])}))
+blocked = [f for f in folders if not os.access(f, os.X_OK)] + ([] if os.access(exe, os.X_OK) else [exe])
+print(json.dumps({"prefix": sys.prefix, "stdlib": os.__file__, "mpigen": mpigen.__file__, "blocked": blocked}))
 """
 
 
 class AnyUserInstall:
     """The copy: `python` runs mpigen for any user; `path_of` says where a file of this venv
-    (or one added with `add_file`) lies in it."""
+    (or one added with `add`) lies in it."""
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -199,12 +199,16 @@ def _stdlib_left_out(stdlib: Path):
 
 
 def relative_library_path(executable: Path, old: str, new: str) -> None:
-    """Point the copied executable's library path (RUNPATH) at `new` where it names `old`, the
-    private folder the original was linked against, in place, as patchelf does for a path no
-    longer than the old one; the executable keeps working for the user who copied it."""
+    """Point the copied executable's library path (RUNPATH or RPATH) at `new` where it names
+    `old`, the private folder the original was linked against, in place, as patchelf does for
+    a path no longer than the old one. An executable that does not name `old` (its path is
+    relative already, as $ORIGIN/../lib, or it has none) is left as it is: the check as nobody
+    tells whether it finds its library."""
     data = executable.read_bytes()
     whole = b"\0" + old.encode() + b"\0"
-    assert data.count(whole) == 1, f"{executable}: its library path {old} is not a single string of it"
+    if whole not in data:
+        return
+    assert data.count(whole) == 1, f"{executable}: names {old} more than once; cannot tell which is its library path"
     assert len(new) <= len(old), f"{executable}: {new} does not fit in place of {old}"
     replaced = b"\0" + new.encode().ljust(len(old), b"\0") + b"\0"
     executable.write_bytes(data.replace(whole, replaced))

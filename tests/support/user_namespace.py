@@ -37,8 +37,8 @@ def main(argv: list[str]) -> int:
         print(f"make test: a user who is not root runs the suite as root of a user namespace, but {problem}",
               file=sys.stderr)
         return 2
-    os.execvp("unshare", ["unshare", "--user", "--map-root-user", "--map-auto", "--mount", "--net",
-                          "--propagation", "private", "--", sys.executable, "-m", "tests.support.user_namespace", INSIDE, *argv])
+    os.execvp("unshare", ["unshare", "--user", "--map-root-user", "--map-auto", "--mount", "--net", "--propagation",
+                          "private", "--", sys.executable, "-m", "tests.support.user_namespace", INSIDE, *argv])
 
 
 def inside(argv: list[str]) -> int:

@@ -4,7 +4,8 @@ rendered env (literals and downward API fields, and nothing of the test's), work
 and securityContext: the user and group, the pod's fsGroup and supplementalGroups as
 supplementary groups, no_new_privs for `allowPrivilegeEscalation: false`, and a capability
 bounding set of the container runtime's default set, minus `drop`, plus `add` (all of them when
-privileged). The image is the machine with the copy of this venv every user may run (image.pod_image; its env: `image_env`), except where an image is modelled
+privileged). The image is the machine with the copy of this venv every user may run
+(image.pod_image; its env: `image_env`), except where an image is modelled
 by name (`images`: env and entrypoint, e.g. kubectl's, jobset_cluster.py)."""
 
 from __future__ import annotations
