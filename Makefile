@@ -38,8 +38,9 @@ system-packages:
 	  fi; \
 	fi; \
 	if [ "$$(uname -s)" = Linux ] && [ "$$(id -u)" != 0 ] && ! grep -qs "^\($$(id -un)\|$$(id -u)\):" /etc/subuid; then \
+	  first=$$(cat /etc/subuid /etc/subgid 2>/dev/null | awk -F: 'BEGIN {n = 100000} NF == 3 && $$2 + $$3 > n {n = $$2 + $$3} END {print n}'); \
 	  echo "The tests need a range of subordinate ids for $$(id -un); add one with:"; \
-	  echo "  sudo usermod --add-subuids 100000-165535 --add-subgids 100000-165535 $$(id -un)  # a range no other user has"; \
+	  echo "  sudo usermod --add-subuids $$first-$$((first + 65535)) --add-subgids $$first-$$((first + 65535)) $$(id -un)"; \
 	fi
 
 $(RENDER_STAMP): pyproject.toml

@@ -57,8 +57,9 @@ def inside(argv: list[str]) -> int:
 def missing() -> str | None:
     """What this machine lacks for the namespace, with how to add it, or None."""
     user = pwd.getpwuid(os.geteuid()).pw_name
-    fix = (f"sudo usermod --add-subuids 100000-165535 --add-subgids 100000-165535 {user} (a range no other "
-           "user has in /etc/subuid; useradd gives each new user one)")
+    start = _free_start()
+    ids = f"{start}-{start + NEEDED_IDS - 1}"
+    fix = f"sudo usermod --add-subuids {ids} --add-subgids {ids} {user} (useradd gives each new user a range)"
     for tool, package in (("unshare", "util-linux"), ("newuidmap", "uidmap"), ("newgidmap", "uidmap"),
                           ("ip", "iproute2")):
         if shutil.which(tool) is None:
@@ -75,14 +76,27 @@ def missing() -> str | None:
     return None
 
 
+def _free_start() -> int:
+    """The first id after every range /etc/subuid and /etc/subgid give (100000 when none)."""
+    ends = [100000]
+    for table in ("/etc/subuid", "/etc/subgid"):
+        for fields in (line.split(":") for line in _lines(table)):
+            if len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
+                ends.append(int(fields[1]) + int(fields[2]))
+    return max(ends)
+
+
+def _lines(table: str) -> list[str]:
+    try:
+        return open(table, encoding="utf-8").read().splitlines()
+    except OSError:
+        return []
+
+
 def _first_range(table: str, user: str) -> int:
     """The size of the first range of subordinate ids `table` gives the user (by name or uid),
     the one `unshare --map-auto` maps; 0 when there is none."""
-    try:
-        lines = open(table, encoding="utf-8").read().splitlines()
-    except OSError:
-        return 0
-    for fields in (line.split(":") for line in lines):
+    for fields in (line.split(":") for line in _lines(table)):
         if len(fields) == 3 and fields[0] in (user, str(os.geteuid())) and fields[2].isdigit():
             return int(fields[2])
     return 0
