@@ -15,10 +15,10 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tests.support.any_user import AS_NOBODY, any_user_install
 from tests.support.output_machine import NOBODY, chown_tree, need_root
 
 PLUGIN = ROOT / "docs" / "argocd" / "plugin.yaml"
-NOBODY_PREFIX = ("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups")
 
 
 @pytest.fixture
@@ -32,13 +32,13 @@ def app(tmp_path):
 
 def generate(folder: Path, user: tuple[str, ...] = (), **env: str) -> subprocess.CompletedProcess:
     """The plugin's generate command in `folder`; through `user` (setpriv as another user),
-    the mpigen command its script ends with, run by this interpreter (that user may not be
-    able to start it through a shell where the interpreter lies in root's home)."""
+    the mpigen command its script ends with, run by the copy of mpigen every user may run
+    (tests/support/any_user.py: this interpreter and this clone may lie in private folders)."""
     plugin = yaml.safe_load(PLUGIN.read_text())
     command = plugin["spec"]["generate"]["command"] + plugin["spec"]["generate"]["args"]
     if user:
         (args,) = re.findall(r"^exec mpigen (.*)$", command[-1], re.M)
-        command = [*user, sys.executable, "-m", "mpigen", *args.split()]
+        command = [*user, str(any_user_install().python), "-m", "mpigen", *args.split()]
     environ = {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
                "ARGOCD_APP_NAME": "training-prod", "ARGOCD_APP_NAMESPACE": "ml-team", **env}
     return subprocess.run(command, cwd=folder, env=environ, capture_output=True, text=True, timeout=120)
@@ -118,7 +118,7 @@ def test_the_sidecar_s_user_renders_the_checkout_it_unpacked(app, checkout):
     """The sidecar's server unpacks the repository as its own user, the user the generate
     command runs as: that user's mpigen.yaml is used, as any user's own is."""
     chown_tree(checkout, NOBODY, NOBODY)
-    done = generate(checkout, NOBODY_PREFIX, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
+    done = generate(checkout, AS_NOBODY, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
     assert done.returncode == 0, done.stderr
     assert done.stdout == generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod").stdout
 
@@ -126,9 +126,9 @@ def test_the_sidecar_s_user_renders_the_checkout_it_unpacked(app, checkout):
 def test_a_checkout_of_another_user_needs_the_sidecar_s_word(app, checkout):
     """A checkout another user made (root's here) stops the generate command, with nothing on
     stdout, until the sidecar's env names its folder (docs/gitops.md)."""
-    done = generate(checkout, NOBODY_PREFIX, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
+    done = generate(checkout, AS_NOBODY, ARGOCD_ENV_MPIGEN_OVERLAY="prod")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"error: {checkout}/mpigen.yaml: owned by root (uid 0), not by you (nobody): ")
-    done = generate(checkout, NOBODY_PREFIX, ARGOCD_ENV_MPIGEN_OVERLAY="prod", MPIGEN_SAFE_DIRECTORIES=str(checkout))
+    done = generate(checkout, AS_NOBODY, ARGOCD_ENV_MPIGEN_OVERLAY="prod", MPIGEN_SAFE_DIRECTORIES=str(checkout))
     assert done.returncode == 0, done.stderr
     assert done.stdout == generate(app, ARGOCD_ENV_MPIGEN_OVERLAY="prod").stdout

@@ -13,14 +13,11 @@ session ends) gets everything such a run needs:
 - a venv over that interpreter, holding mpigen (its package, from the checkout, and metadata)
   and every distribution it needs at run time, copied file for file from their RECORDs (and,
   when asked, more: the end-to-end image adds mpi4py, Open MPI and MPICH's prefix);
-- a home folder of nobody's own, where each run as nobody gets a cache folder of its own, so
-  that nobody's runs keep state nobody owns.
 Then it runs the copy as nobody and fails, saying why, unless nobody runs it from there alone.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
@@ -36,7 +33,15 @@ import pytest
 from packaging.requirements import Requirement
 
 NOBODY = 65534
-AS_NOBODY = ("setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups")
+
+
+def as_user(uid: int) -> tuple[str, ...]:
+    """The prefix that runs a command as the user `uid` (its group the same number, no other
+    groups): for mpigen, with the copy's python (any_user_install().python)."""
+    return ("setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups")
+
+
+AS_NOBODY = as_user(NOBODY)
 VERSION = f"python{sys.version_info.major}.{sys.version_info.minor}"
 # What a run of mpigen does not need of the standard library (about 100 MB of 140).
 STDLIB_LEFT_OUT = ("site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip",
@@ -65,9 +70,7 @@ class AnyUserInstall:
         self.python = self.venv / "bin" / "python"
         self.bin = self.venv / "bin"
         self.site = self.venv / Path(sysconfig.get_path("purelib")).relative_to(sys.prefix)
-        self.nobody_home = folder / "nobody"
         self.added: set[str] = set()
-        self.runs = itertools.count(1)
 
     def path_of(self, source: Path) -> Path:
         """Where `source`, a path of this venv or one added from elsewhere, lies in the copy."""
@@ -98,21 +101,8 @@ class AnyUserInstall:
         return target
 
     def open_to_all(self) -> None:
-        """Let every user read what the copy holds (but nobody's own home, nobody's alone)."""
-        for part in (self.venv, self.folder / "files"):
-            if part.exists():
-                make_readable_by_all(part)
-
-    def nobody_environment(self) -> dict[str, str]:
-        """The environment of a run as nobody: the test's, with nobody's own home, and, in place
-        of a cache folder nobody could not reach (the suite's, under the pytest folder of the
-        user who runs the tests), a new one of nobody's own: each such run starts with an empty
-        cache, as a first run does (the tests of the cache choose theirs)."""
-        environ = dict(os.environ, HOME=str(self.nobody_home))
-        cache = environ.get("MPIGEN_CACHE_DIR")
-        if cache and not reachable_by_all(Path(cache)):
-            environ["MPIGEN_CACHE_DIR"] = str(self.nobody_home / f"cache-{next(self.runs)}")
-        return environ
+        """Let every user read what the copy holds."""
+        make_readable_by_all(self.folder)
 
 
 _built: list[AnyUserInstall] = []
@@ -153,8 +143,6 @@ def build(install: AnyUserInstall) -> None:
     subprocess.run([str(install.python), "-m", "compileall", "-q", str(install.site / "mpigen")], check=True,
                    capture_output=True)
     install.open_to_all()
-    install.nobody_home.mkdir(mode=0o700)
-    os.chown(install.nobody_home, NOBODY, NOBODY)
     check_nobody_runs(install, interpreter)
 
 
@@ -273,12 +261,6 @@ def readable_by_all(path: Path) -> bool:
     return all(mode & stat.S_IXOTH for mode in modes[:-1]) and bool(modes[-1] & stat.S_IROTH)
 
 
-def reachable_by_all(path: Path) -> bool:
-    """Whether any user may search every existing folder from / down to `path` (which may not exist yet)."""
-    path = Path(os.path.realpath(path))
-    return all(os.stat(folder).st_mode & stat.S_IXOTH for folder in [*path.parents, path] if folder.exists())
-
-
 def make_readable_by_all(root: Path) -> None:
     """Let every user read and search what the copy holds (the source's modes may be 0700 or
     0600, under a umask of 077), keeping each file's execute bit for all who may read it."""
@@ -295,7 +277,7 @@ def check_nobody_runs(install: AnyUserInstall, interpreter: Path) -> None:
     """Run the probe as nobody: the copy's venv, its interpreter's standard library and mpigen,
     and no folder on the way to the executable that nobody may not search."""
     done = subprocess.run([*AS_NOBODY, str(install.python), "-c", PROBE], capture_output=True, text=True,
-                          cwd="/", env=install.nobody_environment(), timeout=120)
+                          cwd="/", timeout=120)
     assert done.returncode == 0, f"user nobody cannot run {install.python}: {done.stderr.strip()[-300:]}"
     seen = json.loads(done.stdout)
     base = interpreter.parent.parent

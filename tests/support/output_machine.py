@@ -53,7 +53,7 @@ def tmpfs(path: Path, size: str):
 
 def as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """`mpigen ARGS` as the user nobody (no groups), with the usual umask: the copy of mpigen
-    every user may run (any_user.py), with nobody's own home and cache folder."""
+    every user may run (any_user.py), with a cache folder of nobody's own (environment_of)."""
     need_root()
     if shutil.which("setpriv") is None:
         unavailable("setpriv (util-linux) is not installed")

@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT, blueprint_text, run_mpigen, write
+from tests.support.any_user import any_user_install, as_user
 from tests.support.input_repository import refused, snapshot
 from tests.support.output_machine import NOBODY, chown_tree, need_root, unavailable
 from tests.support.overlays import CONFIG_HEAD, OVERLAY_HEAD
@@ -49,8 +50,10 @@ def run(uid: int, *args: str, cwd: Path, **env: str) -> subprocess.CompletedProc
     """`mpigen ARGS` as the user `uid` in cwd, with no SUDO_UID and nothing trusted but what
     `env` says."""
     environ = {key: value for key, value in os.environ.items() if key not in ("SUDO_UID", "MPIGEN_SAFE_DIRECTORIES")}
-    prefix = ("setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups") if uid != ROOT_UID else ()
-    return run_mpigen(*args, cwd=cwd, env={**environ, **env}, prefix=prefix, timeout=120)
+    if uid == ROOT_UID:
+        return run_mpigen(*args, cwd=cwd, env={**environ, **env}, timeout=120)
+    return run_mpigen(*args, cwd=cwd, env={**environ, **env}, prefix=as_user(uid), python=any_user_install().python,
+                      timeout=120)
 
 
 def repository(folder: Path, uid: int, image: str | None = None) -> Path:
@@ -202,7 +205,7 @@ def test_a_run_as_root_by_sudo_is_judged_as_git_judges_it(shared, runner, sudo_u
 def _git_opens(repo: Path, runner: int, env: dict, home: Path) -> bool:
     """Whether git (with no configuration of the user's or the system's) opens the repository
     for the same user in the same environment."""
-    prefix = ["setpriv", f"--reuid={runner}", f"--regid={runner}", "--clear-groups"] if runner != ROOT_UID else []
+    prefix = as_user(runner) if runner != ROOT_UID else ()
     environ = {"PATH": os.environ["PATH"], "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1",
                "GIT_CONFIG_GLOBAL": os.devnull, **env}
     done = subprocess.run([*prefix, "git", "rev-parse", "--git-dir"], cwd=repo, env=environ, capture_output=True,

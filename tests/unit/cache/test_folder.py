@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mpigen.cache.folder import OWN, TAG, TAG_NAME, cache_folder, judged
+from tests.support.any_user import AS_NOBODY, any_user_install
 from tests.support.output_machine import NOBODY, need_root, sticky_folder, tmpfs
 
 
@@ -172,8 +172,8 @@ def test_a_folder_that_cannot_be_reached_is_one_warning():
     script = "import sys; from mpigen.cache.folder import judged; print(judged(sys.argv[1]).warning)"
     with sticky_folder() as shared:
         (shared / "private").mkdir(mode=0o700)
-        done = subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                               sys.executable, "-c", script, str(shared / "private" / "cache")],
+        done = subprocess.run([*AS_NOBODY, str(any_user_install().python), "-c", script,
+                               str(shared / "private" / "cache")],
                               capture_output=True, text=True, cwd="/")
     assert done.returncode == 0, done.stderr
     named = shared / "private" / "cache"

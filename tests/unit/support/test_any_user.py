@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT, blueprint_text
-from tests.support.any_user import AS_NOBODY, any_user_install, readable_by_all
+from tests.conftest import ROOT, blueprint_text, environment_of
+from tests.support.any_user import AS_NOBODY, NOBODY, any_user_install, readable_by_all
 from tests.support.output_machine import need_root
 
 # What nobody's process read: every module it imported and every file it mapped (the
@@ -35,7 +35,7 @@ def test_nobody_renders_with_the_copy_and_reads_nothing_of_the_clone_or_its_pyth
     blueprint.chmod(0o644)
     try:
         done = subprocess.run([*AS_NOBODY, str(install.python), "-c", LOADED, str(blueprint)], cwd="/",
-                              env=install.nobody_environment(), capture_output=True, text=True, timeout=120)
+                              env=environment_of(NOBODY), capture_output=True, text=True, timeout=120)
     finally:
         blueprint.unlink()
     assert done.returncode == 0, done.stderr

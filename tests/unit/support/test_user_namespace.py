@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import subprocess
 
-from tests.conftest import ROOT
-from tests.support.any_user import AS_NOBODY, any_user_install
+from tests.conftest import ROOT, environment_of
+from tests.support.any_user import AS_NOBODY, NOBODY, any_user_install
 from tests.support.output_machine import need_root
 
 
@@ -17,7 +17,7 @@ def test_a_user_with_no_subordinate_ids_is_told_in_one_line_what_to_add():
     install = any_user_install()
     script = install.add(ROOT / "tests" / "support" / "user_namespace.py")
     done = subprocess.run([*AS_NOBODY, str(install.python), str(script), "true"], cwd="/",
-                          env=install.nobody_environment(), capture_output=True, text=True, timeout=60)
+                          env=environment_of(NOBODY), capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout) == (2, "")
     (line,) = done.stderr.splitlines()
     assert line.startswith("make test: a user who is not root runs the suite as root of a user namespace, but ")
