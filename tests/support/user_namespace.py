@@ -4,14 +4,16 @@ setpriv, mounting a tmpfs, changing owners, building the end-to-end test's prete
 run for real instead of skipping.
 
 `python -m tests.support.user_namespace COMMAND...` runs COMMAND as it is for root (and off
-Linux); for another user it runs it under `unshare --user --map-root-user --map-auto --mount
---net`: the user is root in the namespace, the ids 1 to 65535 (nobody's 65534 among them) are
-the user's subordinate ids (/etc/subuid and /etc/subgid, mapped by uidmap's setuid
-newuidmap and newgidmap), and the mounts and the network are the namespace's own: its
-loopback is brought up, and a tmpfs on /run holds the network namespaces the end-to-end test
-adds (`ip netns add` needs /run/netns, which only the machine's root may create). When the
-machine lacks what that needs, it says so in one line and exits 2, rather than let the tests
-that need root skip.
+Linux); for another user it runs it under `unshare --user --map-root-user --map-auto --mount`:
+the user is root in the namespace, the ids 1 to 65535 (nobody's 65534 among them) are the
+user's subordinate ids (/etc/subuid and /etc/subgid, mapped by uidmap's setuid newuidmap and
+newgidmap), and the mounts are the namespace's own. The command runs in a root folder of the
+namespace's own, as bubblewrap and rootless containers make one (own_root): the machine's
+folders are the machine root's, whom a user namespace cannot map, so they show as owned by
+the overflow uid 65534, another user to the namespace's root, and mpigen rightly refuses a
+cache folder below a folder of another user (/, /tmp, /home); and `ip netns add` needs a
+/run/netns the namespace's root may make. When the machine lacks what all that needs, one
+line says what to add, and the run stops (exit 2) rather than let the tests that need root skip.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import stat
 import subprocess
 import sys
 
 INSIDE = "--inside"
 ROOT_PATH = ("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin")
 NEEDED_IDS = 65536  # up to nobody's 65534, and the end-to-end pods' 1000 and sshd's own user
+NEW_ROOT = "/run/root"  # a tmpfs, on the tmpfs mounted on /run
 
 
 def main(argv: list[str]) -> int:
@@ -37,21 +41,69 @@ def main(argv: list[str]) -> int:
         print(f"make test: a user who is not root runs the suite as root of a user namespace, but {problem}",
               file=sys.stderr)
         return 2
-    os.execvp("unshare", ["unshare", "--user", "--map-root-user", "--map-auto", "--mount", "--net", "--propagation",
-                          "private", "--", sys.executable, "-m", "tests.support.user_namespace", INSIDE, *argv])
+    os.execvp("unshare", ["unshare", "--user", "--map-root-user", "--map-auto", "--mount", "--propagation", "private",
+                          "--", sys.executable, "-m", "tests.support.user_namespace", INSIDE, *argv])
 
 
 def inside(argv: list[str]) -> int:
-    """In the namespace: root's PATH (with the sbin folders, where chroot is), its loopback up
-    and its own /run, then the command."""
+    """In the namespace: root's PATH (with the sbin folders, where chroot is), the namespace's
+    own root folder, then the command in the same working folder."""
     path = os.environ.get("PATH", "").split(os.pathsep)
     os.environ["PATH"] = os.pathsep.join([*path, *(f for f in ROOT_PATH if f not in path)])
-    for step in (["ip", "link", "set", "lo", "up"], ["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run"]):
-        done = subprocess.run(step, capture_output=True, text=True)
-        if done.returncode:
-            print(f"make test: in the user namespace, {' '.join(step)} failed: {done.stderr.strip()}", file=sys.stderr)
-            return 2
+    cwd = os.getcwd()
+    try:
+        own_root([cwd, os.path.expanduser("~")])
+    except subprocess.CalledProcessError as failed:
+        print(f"make test: in the user namespace, {' '.join(failed.cmd)} failed: {failed.stderr.strip()}",
+              file=sys.stderr)
+        return 2
+    os.chroot(NEW_ROOT)
+    os.chdir(cwd)
+    if not os.path.isdir(os.environ.get("TMPDIR", "/")):
+        del os.environ["TMPDIR"]  # a folder of the machine's /tmp, which the namespace's hides
     os.execvp(argv[0], argv)
+
+
+def own_root(kept: list[str]) -> None:
+    """The namespace's root folder, NEW_ROOT: a tmpfs of the namespace's root, in which each top
+    folder of the machine is bound (its links made again), but /run, /tmp and the top folders
+    of the `kept` folders (the working folder and the home folder): each is a tmpfs of the
+    namespace's root with the machine's folder's mode, holding the kept folders, each bound
+    at its place below folders of the machine's modes."""
+    _run("mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run")
+    os.mkdir(NEW_ROOT)
+    _run("mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", NEW_ROOT)  # a mount, as / is (ip -n remounts it)
+    kept = _outermost([os.path.realpath(path) for path in kept if os.path.isdir(path) and path.count("/") > 1])
+    fresh = {"run", "tmp", *(path.split("/")[1] for path in kept)}
+    for entry in sorted(os.listdir("/")):
+        source, target = f"/{entry}", f"{NEW_ROOT}/{entry}"
+        if os.path.islink(source):
+            os.symlink(os.readlink(source), target)
+        elif entry in fresh:
+            os.mkdir(target)
+            _run("mount", "-t", "tmpfs", "-o", f"mode={stat.S_IMODE(os.stat(source).st_mode):o}", "tmpfs", target)
+        elif os.path.isdir(source):
+            os.mkdir(target)
+            _run("mount", "--rbind", source, target)
+        else:
+            open(target, "x").close()
+            _run("mount", "--bind", source, target)
+    for path in kept:
+        parts = path.split("/")
+        for depth in range(3, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            os.mkdir(NEW_ROOT + folder)
+            os.chmod(NEW_ROOT + folder, stat.S_IMODE(os.stat(folder).st_mode))
+        _run("mount", "--rbind", path, NEW_ROOT + path)
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    """The paths that lie in none of the others."""
+    return [path for path in sorted(set(paths)) if not any(path.startswith(other + "/") for other in paths)]
+
+
+def _run(*argv: str) -> None:
+    subprocess.run(argv, capture_output=True, text=True, check=True)
 
 
 def missing() -> str | None:
@@ -60,8 +112,7 @@ def missing() -> str | None:
     start = _free_start()
     ids = f"{start}-{start + NEEDED_IDS - 1}"
     fix = f"sudo usermod --add-subuids {ids} --add-subgids {ids} {user} (useradd gives each new user a range)"
-    for tool, package in (("unshare", "util-linux"), ("newuidmap", "uidmap"), ("newgidmap", "uidmap"),
-                          ("ip", "iproute2")):
+    for tool, package in (("unshare", "util-linux"), ("newuidmap", "uidmap"), ("newgidmap", "uidmap")):
         if shutil.which(tool) is None:
             return f"{tool} is not installed: sudo apt-get install -y {package}"
     for table in ("/etc/subuid", "/etc/subgid"):

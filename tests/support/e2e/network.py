@@ -10,6 +10,12 @@ import subprocess
 from tests.support.e2e.errors import CommandFailed
 from tests.support.e2e.pods import Pod
 
+# `ip netns add`, run in a network namespace of its own that ends with it: ip goes back to the
+# namespace it started in once the new one is made, which root of a user namespace
+# (tests/support/user_namespace.py) may do only for a namespace its user namespace owns, not
+# for the machine's.
+ADD_NETNS = ("unshare", "--net", "--", "ip", "netns", "add")
+
 
 def run(*argv: str) -> str:
     done = subprocess.run(argv, capture_output=True, text=True)
@@ -20,7 +26,7 @@ def run(*argv: str) -> str:
 
 def add_netns(netns: list[str], name: str) -> None:
     """Create the network namespace `name`, recorded in `netns` for delete_netns()."""
-    run("ip", "netns", "add", name)
+    run(*ADD_NETNS, name)
     netns.append(name)
 
 
