@@ -66,35 +66,43 @@ def inside(argv: list[str]) -> int:
 
 def own_root(kept: list[str]) -> None:
     """The namespace's root folder, NEW_ROOT: a tmpfs of the namespace's root, in which each top
-    folder of the machine is bound (its links made again), but /run, /tmp and the top folders
-    of the `kept` folders (the working folder and the home folder): each is a tmpfs of the
-    namespace's root with the machine's folder's mode, holding the kept folders, each bound
-    at its place below folders of the machine's modes."""
+    folder of the machine is bound (its links made again), but /run, /home and /tmp: each is
+    a tmpfs of the namespace's root with the machine's folder's mode; /home holds each folder
+    of the machine's /home bound (the users' homes), /tmp those of the `kept` folders (the
+    working folder and the home folder) that lie in it, bound at their places below folders
+    of the machine's modes."""
     _run("mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", "/run")
     os.mkdir(NEW_ROOT)
     _run("mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", NEW_ROOT)  # a mount, as / is (ip -n remounts it)
-    kept = _outermost([os.path.realpath(path) for path in kept if os.path.isdir(path) and path.count("/") > 1])
-    fresh = {"run", "tmp", *(path.split("/")[1] for path in kept)}
     for entry in sorted(os.listdir("/")):
-        source, target = f"/{entry}", f"{NEW_ROOT}/{entry}"
-        if os.path.islink(source):
-            os.symlink(os.readlink(source), target)
-        elif entry in fresh:
-            os.mkdir(target)
-            _run("mount", "-t", "tmpfs", "-o", f"mode={stat.S_IMODE(os.stat(source).st_mode):o}", "tmpfs", target)
-        elif os.path.isdir(source):
-            os.mkdir(target)
-            _run("mount", "--rbind", source, target)
-        else:
-            open(target, "x").close()
-            _run("mount", "--bind", source, target)
-    for path in kept:
+        _bind(f"/{entry}", fresh=entry in ("run", "home", "tmp"))
+    if os.path.isdir("/home") and not os.path.islink("/home"):
+        for entry in sorted(os.listdir("/home")):
+            _bind(f"/home/{entry}")
+    kept = [os.path.realpath(path) for path in kept if os.path.isdir(path)]
+    for path in _outermost([path for path in kept if path.startswith("/tmp/")]):
         parts = path.split("/")
-        for depth in range(3, len(parts) + 1):
+        for depth in range(3, len(parts)):
             folder = "/".join(parts[:depth])
-            os.mkdir(NEW_ROOT + folder)
-            os.chmod(NEW_ROOT + folder, stat.S_IMODE(os.stat(folder).st_mode))
-        _run("mount", "--rbind", path, NEW_ROOT + path)
+            if not os.path.isdir(NEW_ROOT + folder):
+                os.mkdir(NEW_ROOT + folder)
+                os.chmod(NEW_ROOT + folder, stat.S_IMODE(os.stat(folder).st_mode))
+        _bind(path)
+
+
+def _bind(source: str, fresh: bool = False) -> None:
+    """`source` at its place in NEW_ROOT: a link made again, a folder bound (with what is
+    mounted below it) or, when `fresh`, an empty tmpfs of its mode; a file bound."""
+    target = NEW_ROOT + source
+    if os.path.islink(source):
+        os.symlink(os.readlink(source), target)
+    elif os.path.isdir(source):
+        os.mkdir(target)
+        mode = f"mode={stat.S_IMODE(os.stat(source).st_mode):o}"
+        _run("mount", *(["-t", "tmpfs", "-o", mode, "tmpfs"] if fresh else ["--rbind", source]), target)
+    else:
+        open(target, "x").close()
+        _run("mount", "--bind", source, target)
 
 
 def _outermost(paths: list[str]) -> list[str]:
