@@ -83,7 +83,7 @@ class AnyUserInstall:
         """Copy these installed distributions (not their requirements) into the copy, once."""
         for name in names:
             if name not in self.added:
-                copy_distribution(metadata.distribution(name), self)
+                copy_distribution(installed(name), self)
                 self.added.add(name)
         self.open_to_all()
 
@@ -209,7 +209,7 @@ def runtime_closure(name: str) -> list[metadata.Distribution]:
     found: dict[str, metadata.Distribution] = {}
     todo = [name]
     while todo:
-        dist = metadata.distribution(todo.pop())
+        dist = installed(todo.pop())
         key = dist.metadata["Name"].lower().replace("_", "-").replace(".", "-")
         if key in found:
             continue
@@ -219,6 +219,15 @@ def runtime_closure(name: str) -> list[metadata.Distribution]:
             if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
                 todo.append(requirement.name)
     return list(found.values())
+
+
+def installed(name: str) -> metadata.Distribution:
+    """The distribution `name` as this venv installed it (its site-packages): not an egg-info a
+    build left beside the sources, whose file list is that of its last build."""
+    found = next(iter(metadata.distributions(name=name, path=[sysconfig.get_path("purelib")])), None)
+    if found is None:
+        raise AssertionError(f"{name} is not installed in {sys.prefix}")
+    return found
 
 
 def copy_distribution(dist: metadata.Distribution, install: AnyUserInstall) -> None:
