@@ -48,6 +48,17 @@ def test_nobody_renders_with_the_copy_and_reads_nothing_of_the_clone_or_its_pyth
     assert [path for path in read if not readable_by_all(path)] == []
 
 
+def test_the_copy_holds_every_file_of_the_checkouts_mpigen():
+    """Every file of the package, as the checkout has it now (a module added since the last
+    install included: its metadata's file list is that install's)."""
+    need_root()
+    copied = any_user_install().site / "mpigen"
+    package = ROOT / "mpigen"
+    missing = [path.relative_to(package).as_posix() for path in sorted(package.rglob("*")) if path.is_file()
+               and "__pycache__" not in path.parts and not (copied / path.relative_to(package)).is_file()]
+    assert missing == []
+
+
 # The modules that may spell out a run as another user: the copy's own check, the user
 # namespace's probe, the pretend pods' containers (which run the image: the copy), and this test.
 AS_ANOTHER_USER = {"tests/support/any_user.py", "tests/support/user_namespace.py", "tests/support/e2e/container.py",
