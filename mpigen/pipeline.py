@@ -15,7 +15,6 @@ many are done (the command line draws a bar with it; the pipeline prints nothing
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -29,6 +28,7 @@ from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import flux_root, object_path, trainjob_stage
 from mpigen.emit.rendered import RenderedObject, Store
+from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load.blueprints import load_files
@@ -44,8 +44,6 @@ from mpigen.validate.written_patches import written_patch_problems
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
 MAX_SLICE = 200  # files a worker takes at a time (and a serial run between two reports of progress)
-# A cluster-scoped object a job renders (a ClusterTrainingRuntime) may be every such job's.
-SHARED_COMMENT = "Source: every blueprint that renders it (cluster-scoped, shared)"
 
 Progress = Callable[[int, int], None]  # (files done, files in all): at the start, then every MAX_SLICE files
 __all__ = ["RenderedObject", "Result", "Store", "Progress", "render_paths", "validate_paths", "run_paths"]
@@ -61,12 +59,6 @@ class Result:
     # (environment, namespace, job) -> where the job's metadata.name is written
     sources: dict[tuple[str, str, str], Mark] = field(default_factory=dict)
     inputs: list[tuple] | None = None  # rendering with a cache: (path, named, stat, key, shape) of each file
-
-
-def source_comment(source: str, overlay_source: str = "") -> str:
-    sources = [source] + ([overlay_source] if overlay_source else [])
-    shown = [s if s.isprintable() else json.dumps(s) for s in sources]  # a line break must not end the comment
-    return "Source: " + ", ".join(shown)
 
 
 @dataclass
@@ -182,7 +174,7 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     rendered = []
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
         path, root = object_path(obj), ""
-        shown = comment if obj["metadata"].get("namespace") else SHARED_COMMENT
+        shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
         if options.gitops == "flux" and TARGETS[options.target].staged:
             root = flux_root(obj, blueprint.metadata.name)
             path = f"{root}/{path.rsplit('/', 1)[1]}"
@@ -190,7 +182,7 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
             root = trainjob_stage(obj)
             path = f"{root}/{path}"
         running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
-        text = dump_object(obj, shown)
+        text = dump_object(obj, shown, GENERATED)
         rendered.append(RenderedObject(sort_key(obj), path, text, env, running, root, None,
                                        hashlib.sha256(text.encode("utf-8")).digest()))
     return rendered
@@ -378,7 +370,7 @@ def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> li
 def _crd_object(options, env: str) -> RenderedObject:
     """The MPIJob CRD, once per environment (mpigen.render.mpijob.crd.environment_crd)."""
     crd, comment = environment_crd(options)
-    text = dump_object(crd, comment)
+    text = dump_object(crd, comment, GENERATED)
     return RenderedObject(sort_key(crd), object_path(crd), text, env, digest=hashlib.sha256(text.encode("utf-8")).digest())
 
 

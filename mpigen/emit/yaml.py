@@ -260,11 +260,10 @@ def _emit_sequence(items: list, indent: str, out: list[str]) -> None:
             _emit_value(item, indent, out)
 
 
-def dump_object(obj: dict, comment: str | None = None) -> str:
-    """One document: `---`, an optional `# comment` line, then the object."""
-    out = ["---\n"]
-    if comment:
-        out.append(f"# {comment}\n")
+def dump_object(obj: dict, *comments: str | None) -> str:
+    """One document: `---`, a `# comment` line for each comment given (empty ones left out),
+    then the object."""
+    out = ["---\n", *(f"# {comment}\n" for comment in comments if comment)]
     if obj:
         _emit_mapping(obj, "", out, "object")
     else:

@@ -111,11 +111,11 @@ def test_same_object_twice_is_an_error_naming_both_places():
     new = {**old, "copy/statefulset.yaml": old[STS]}
     with pytest.raises(InputError) as caught:
         compare(old, new)
-    # Files are read in path order, so copy/ comes first; the document starts at line 3
-    # (after `---` and the provenance comment).
+    # Files are read in path order, so copy/ comes first; the document starts at line 4
+    # (after `---`, the `# Source:` line and the "do not edit" line).
     assert str(caught.value) == (
-        f"new/{STS}:3:1: error: StatefulSet ml-team/resnet50-imagenet-worker is defined twice "
-        "in new (first at new/copy/statefulset.yaml:3:1); keep one")
+        f"new/{STS}:4:1: error: StatefulSet ml-team/resnet50-imagenet-worker is defined twice "
+        "in new (first at new/copy/statefulset.yaml:4:1); keep one")
 
 
 def test_invalid_yaml_is_an_input_error_with_position():
