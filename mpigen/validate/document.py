@@ -30,7 +30,8 @@ from mpigen.validate.pod_patch import check_patch_overlap, check_pod_patch
 from mpigen.validate.production import (check_gang, check_host_network, check_launcher_placement, check_mpirun_args,
                                         check_shared_memory, check_slots)
 from mpigen.validate.reserved import Reserved, check_env, check_reserved_metadata
-from mpigen.validate.resources import check_accelerators, check_hugepages, check_resources
+from mpigen.validate.resources import (check_accelerators, check_hugepages, check_launcher_resources,
+                                       check_resources)
 
 
 def attributed(diagnostic: Diagnostic, doc: Document) -> Diagnostic:
@@ -94,6 +95,7 @@ CROSS_FIELD_CHECKS = (
     # production rules
     check_accelerators, check_slots, check_mpirun_args, check_shared_memory, check_hugepages, check_host_network,
     check_launcher_placement, check_storage, check_gang, check_kueue, check_patch_overlap, check_image_tags,
+    check_launcher_resources,
 )
 # The rules that judge one key, or a list (which a merge patch replaces whole), wrong
 # wherever it stands: they also run on the file as written (written_problems), so that an

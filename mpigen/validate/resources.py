@@ -1,10 +1,11 @@
 """Resource requests: Kubernetes resource names, the GPU resource and other accelerators,
-whole numbers for extended resources, hugepages with a memory limit.
+whole numbers for extended resources, hugepages with a memory limit, and a launcher that
+requests no cpu or memory beside workers that do.
 """
 
 from __future__ import annotations
 
-from mpigen.errors import Diagnostic, error
+from mpigen.errors import Diagnostic, error, warning
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.validate.fields import Fields
 
@@ -49,6 +50,31 @@ def check_resources(f: Fields, out: list[Diagnostic]) -> None:
             elif "/" in name and not str(quantity).isdigit():
                 out.append(error(f.doc.value_mark(loc + (name,)),
                                  f"{where}.{name}: extended resources are whole numbers, got {quantity!r}"))
+
+
+def check_launcher_resources(f: Fields, out: list[Diagnostic]) -> None:
+    """A launcher without the cpu or memory its workers state. A namespace whose ResourceQuota
+    covers cpu or memory refuses every pod that does not state them ("failed quota: must
+    specify limits.cpu"), unless a LimitRange gives defaults: the workers would start and the
+    launcher's pod would never be created. Where the workers state neither, the namespace
+    evidently needs neither, and nothing is said. The rule: "If the quota has a value specified
+    for requests.cpu or requests.memory, then it requires that every incoming container makes
+    an explicit request for those resources" (and limits.* likewise), kubernetes.io/docs/
+    concepts/policy/resource-quotas/. podTemplatePatch cannot set resources (validate.pod_patch),
+    so the blueprint after its overlays is what the launcher's pod gets."""
+    worker, launcher = ("spec", "resources", "worker"), ("spec", "resources", "launcher")
+    if not f.ok(worker, launcher):
+        return
+    missing = [name for name in ("cpu", "memory")
+               if name in (f.get(worker) or {}) and name not in (f.get(launcher) or {})]
+    if missing:
+        stated, quota = " and ".join(missing), " or ".join(missing)
+        example = ", ".join({"cpu": 'cpu: "1"', "memory": "memory: 2Gi"}[name] for name in missing)
+        out.append(warning(f.doc.key_mark(launcher),
+                           f"spec.resources.launcher: the workers state {stated} but the launcher does not; a "
+                           f"namespace whose ResourceQuota covers {quota} refuses the launcher's pod (and the job "
+                           f"never starts) unless a LimitRange gives defaults; add {{{example}}} to "
+                           "spec.resources.launcher"))
 
 
 def check_accelerators(f: Fields, out: list[Diagnostic]) -> None:

@@ -141,6 +141,7 @@ BASE = textwrap.dedent("""\
         NCCL_DEBUG: INFO
       resources:
         worker: {cpu: "2", memory: 4Gi}
+        launcher: {cpu: "1", memory: 2Gi}
       datasets:
         - name: imagenet
           mountPath: /data/imagenet

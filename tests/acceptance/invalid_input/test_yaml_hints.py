@@ -108,7 +108,7 @@ MISTAKES = {
         "invalid YAML: did not find expected ',' or ']'; this '[' is not closed on its line: add ']' where it "
         "ends, or quote the value if the bracket belongs to it"),
     "unclosed-brace": (
-        variant(('{cpu: "2", memory: 4Gi}', '{cpu: "2", memory: 4Gi')), "{cpu", "{",
+        variant(('{cpu: "2", memory: 4Gi}', '{cpu: "2", memory: 4Gi')), "{cpu: \"2\"", "{",
         "invalid YAML: did not find expected ',' or '}'; this '{' is not closed on its line: add '}' where it "
         "ends, or quote the value if the bracket belongs to it"),
     "unquoted-hash-in-a-list": (

@@ -7,6 +7,7 @@ How every test here proves its point: see this folder's __init__.py."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from tests.conftest import run_mpigen
 from tests.support.production import (DOWNLOAD, NP_FLAGS, VALIDATE, assert_check_stays_quiet, assert_check_triggers,
@@ -20,6 +21,7 @@ CHECKS = [
             worker:
               cpu: 4
               »amd.com/gpu: 1
+            launcher: {cpu: 1}
           """, ("amd.com/gpu", "xilinx.com/fpga"), "error", "spec.resources.worker"),
     check("mig-slices-mixed-on-worker", """
           gpuResource: nvidia.com/mig-1g.5gb
@@ -27,7 +29,7 @@ CHECKS = [
           resources:
             worker:
               »nvidia.com/mig-2g.10gb: 1
-          """, ("nvidia.com/mig-2g.10gb: 1", "cpu: 4"), "error", "spec.resources.worker"),
+          """, ("nvidia.com/mig-2g.10gb: 1", "cpu: 4\n    launcher: {cpu: 1}"), "error", "spec.resources.worker"),
     check("accelerator-on-launcher", """
           resources:
             launcher:
@@ -49,6 +51,7 @@ CHECKS = [
             rdma:
               resource: rdma/hca
           resources:
+            launcher: {cpu: 1}
             worker:
               cpu: 4
               »rdma/hca: 1
@@ -80,6 +83,7 @@ CHECKS = [
           resources:
             worker:
               memory: 8Gi
+            launcher: {memory: 2Gi}
           """, ("memory: 8Gi", "memory: 16Gi"), "error", "spec.sharedMemory"),
     check("shared-memory-above-memory-limit", """
           gpusPerWorker: 2
@@ -87,13 +91,15 @@ CHECKS = [
           resources:
             worker:
               memory: 8Gi
+            launcher: {memory: 2Gi}
           """, ("sharedMemory: 12Gi", 'sharedMemory: "0"'), "error", "spec.sharedMemory"),
     # hugepages (checks._check_hugepages)
     *[check(f"hugepages-alone-on-{role}", f"""
             resources:
               {role}:
                 »hugepages-2Mi: 1Gi
-            """, ("hugepages-2Mi: 1Gi\n", "hugepages-2Mi: 1Gi\n      memory: 2Gi\n"), "error",
+            """, ("hugepages-2Mi: 1Gi\n", "hugepages-2Mi: 1Gi\n      memory: 2Gi\n"
+                                       + ("    launcher: {memory: 2Gi}\n" if role == "worker" else "")), "error",
             f"spec.resources.{role}") for role in ("worker", "launcher")],
     # host network (checks._check_host_network)
     check("host-network-two-workers-per-node", """
@@ -178,6 +184,23 @@ CHECKS = [
               pvc: data
               {DOWNLOAD}
           """, ("d" * 55, "d" * 54), "error", "spec.datasets[0].name"),
+    # a launcher without the cpu or memory its workers state (validate.check_launcher_resources)
+    check("launcher-without-resources", """
+          »resources:
+            worker: {cpu: 4, memory: 8Gi}
+          """, ("memory: 8Gi}", "memory: 8Gi}\n    launcher: {cpu: 1, memory: 2Gi}"), "warning",
+          "spec.resources.launcher: the workers state cpu and memory but the launcher does not"),
+    check("launcher-without-memory", """
+          resources:
+            worker: {cpu: 4, memory: 8Gi}
+            »launcher: {cpu: 1}
+          """, ("launcher: {cpu: 1}", "launcher: {cpu: 1, memory: 2Gi}"), "warning",
+          "spec.resources.launcher: the workers state memory but the launcher does not"),
+    check("launcher-without-resources-in-a-render", """
+          »resources:
+            worker: {memory: 8Gi}
+          """, ("memory: 8Gi}", "memory: 8Gi}\n    launcher: {memory: 2Gi}"), "warning",
+          "spec.resources.launcher", args=("render", "--stdout", "--target", "jobset")),
 ]
 
 
@@ -205,6 +228,39 @@ def test_shared_memory_is_checked_against_a_rank_launcher_memory_limit(cli_job):
         """))
     done = cli_job(text, *VALIDATE)
     assert [(f[0], f[1], f[2]) for f in diagnostics(done)] == [(line, column, "error")], done.stderr
+
+
+def _pod_specs(obj):
+    """Every pod spec in a rendered object, however deep its kind holds it (a Job's template, an
+    MPIJob's replica specs, a JobSet's replicated Jobs, a TrainingRuntime's JobSet template)."""
+    if isinstance(obj, dict):
+        if isinstance(obj.get("containers"), list):
+            yield obj
+        for value in obj.values():
+            yield from _pod_specs(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            yield from _pod_specs(value)
+
+
+@pytest.mark.parametrize("target", ["static", "mpijob", "jobset", "trainjob"])
+def test_the_launcher_warning_says_what_the_rendered_pods_are(cli_job, target):
+    """The warning's claim, read from the objects each target renders rather than from the
+    blueprint: with it, the rendered pod specs hold a container with a memory limit and one
+    without (a namespace whose ResourceQuota covers memory refuses the second: "If the quota has
+    a value specified for requests.cpu or requests.memory, then it requires that every incoming
+    container makes an explicit request for those resources", kubernetes.io/docs/concepts/policy/
+    resource-quotas/; requests default to limits); with the launcher's memory given as it asks,
+    every container of every rendered pod states its memory, and nothing is said."""
+    bad = blueprint_yaml("resources:\n  worker: {cpu: 4, memory: 8Gi}\n")
+    good = bad.replace("memory: 8Gi}", "memory: 8Gi}\n    launcher: {cpu: 1, memory: 2Gi}")
+    for text, warned in ((bad, True), (good, False)):
+        done = cli_job(text, "render", "--stdout", "--target", target)
+        assert done.returncode == 0, done.stderr
+        assert [d[3].startswith("spec.resources.launcher: ") for d in diagnostics(done)] == ([True] if warned else [])
+        containers = [c for o in yaml.safe_load_all(done.stdout) for pod in _pod_specs(o) for c in pod["containers"]]
+        stating = {"memory" in c.get("resources", {}).get("limits", {}) for c in containers}
+        assert stating == ({True, False} if warned else {True}), containers
 
 
 def test_the_cli_boundary_in_a_subprocess(tmp_path):
