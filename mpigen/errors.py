@@ -6,7 +6,7 @@ variable, the cluster) as severity: message, with no made-up position."""
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
@@ -82,6 +82,9 @@ def error(mark: Mark, message: str) -> Diagnostic:
 
 def warning(mark: Mark, message: str) -> Diagnostic:
     return Diagnostic(mark, message, "warning")
+
+
+Warn = Callable[[Iterable[Diagnostic]], None]  # where warnings go, as they are found
 
 
 class UsageError(Exception):

@@ -1,7 +1,7 @@
 """How the planned state of an output folder replaces what DIR holds: a failed or killed
 run leaves DIR exactly as it was or, once it has finished, the complete new state.
 
-- Writers of one folder take turns (an flock on DIR's parent, from before DIR is read).
+- Writers of one folder take turns (mpigen.output.lock).
 - Every new file is written and the file system flushed before the first rename: a full
   disk stops the run early (mpigen.output.files).
 - A change to a small part of DIR (at most one file in IN_PLACE_SHARE: a blueprint or two of
@@ -18,9 +18,7 @@ run leaves DIR exactly as it was or, once it has finished, the complete new stat
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import fcntl
 import os
 from pathlib import Path
 
@@ -35,23 +33,6 @@ from mpigen.output.swap import create, swap
 # renames the file system or the permissions refuse.
 _FALLBACK = {errno.EXDEV, errno.EBUSY, errno.EPERM, errno.EACCES, errno.EMLINK, errno.EINVAL, errno.ENOTSUP}
 IN_PLACE_SHARE = 16  # a change to at most one file in this many of DIR's is written in place
-
-
-@contextlib.contextmanager
-def writer_lock(out: Path):
-    """Hold the lock of `out` (on its parent folder, which a swap does not replace). Where
-    the parent cannot be opened or locked (some network file systems), run unlocked."""
-    try:
-        fd = os.open(out.parent if str(out.parent) else ".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        yield
-        return
-    try:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def commit(out: Path, plan, record: FolderRecord) -> None:

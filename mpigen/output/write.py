@@ -14,27 +14,29 @@ import os
 from pathlib import Path, PurePosixPath
 
 from mpigen.cache.folders import FolderRecord
-from mpigen.errors import Diagnostic, InputError
+from mpigen.errors import Diagnostic, InputError, Warn
 from mpigen.output.changes import find_changes
-from mpigen.output.commit import commit, writer_lock
+from mpigen.output.commit import commit
 from mpigen.output.failure import WriteFailed, machine_error, relative
 from mpigen.output.in_place import in_place
+from mpigen.output.lock import writer_lock
 from mpigen.output.plan import FolderPlan, plan_folder
 from mpigen.output.recovery import recover_abandoned
 from mpigen.output.tree import Tree
 
 
 def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",), cache: Path | None = None,
-                 discard_edits: bool = False) -> list[Diagnostic]:
+                 discard_edits: bool = False, warn: Warn | None = None) -> list[Diagnostic]:
     """Make `out` hold the planned state (see plan_folder) in one step, and return the
     plan's warnings; with the cache folder `cache`, what mpigen saw of the folder's files is
     kept there (mpigen.cache.folders). A file edited by hand is replaced only with
-    `discard_edits` (mpigen.output.changes). Raises InputError, having changed nothing, when
+    `discard_edits` (mpigen.output.changes). A wait for the writers' lock is said to `warn`
+    (mpigen.output.lock), as are those of refusals and patch_folder. Raises InputError, having changed nothing, when
     it cannot."""
     made = []
     try:
         made = _make_parents(out)
-        with writer_lock(out):
+        with writer_lock(out, warn):
             _repair(out)
             record = FolderRecord(cache, out)
             plan = planned(out, texts, scope, record, discard_edits)
@@ -54,12 +56,12 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
 
 
 def refusals(out: Path, texts, scope: tuple[str, ...] = ("",), cache: Path | None = None,
-             discard_edits: bool = False) -> list[Diagnostic]:
+             discard_edits: bool = False, warn: Warn | None = None) -> list[Diagnostic]:
     """The problems write_folder would stop at in `out`, found without writing there (but
     repairing what a killed run left, which a write would do first), so that every folder of
     a run is checked before any is written. Raises InputError when `out` cannot be read."""
     try:
-        with writer_lock(out):
+        with writer_lock(out, warn):
             _repair(out)
             return planned(out, texts, scope, FolderRecord(cache, out), discard_edits).problems
     except WriteFailed as failed:
@@ -75,13 +77,14 @@ def planned(out: Path, texts, scope: tuple[str, ...], record: FolderRecord, disc
     return plan
 
 
-def patch_folder(out: Path, expected: dict[str, bytes], changes: dict[str, bytes], cache: Path) -> bool:
+def patch_folder(out: Path, expected: dict[str, bytes], changes: dict[str, bytes], cache: Path,
+                 warn: Warn | None = None) -> bool:
     """When `out` holds the files `expected` (path -> sha256, the index among them), as the
     record of the cache folder `cache` or their bytes say, write `changes` (new bytes of some
     of them, the index among them) in place, under the writers' lock; False, having written
     nothing, when it does not (the caller then writes the whole plan)."""
     try:
-        with writer_lock(out):
+        with writer_lock(out, warn):
             _repair(out)
             record = FolderRecord(cache, out)
             if not record.holds(out.as_posix(), expected):

@@ -31,7 +31,7 @@ from mpigen.output.staged import StagedFiles
 from mpigen.output.staleness import FolderReport, changes_report
 from mpigen.output.write import patch_folder
 from mpigen.pipeline import Result, file_results, settings
-from mpigen.project.options import Setup
+from mpigen.project.options import Setup, Warn
 
 FEW = 32  # more changed files than this are rendered in parallel by the pipeline
 
@@ -48,9 +48,10 @@ class _Patch:
     restated: bool  # the record has a new stat of some input file
 
 
-def render(setup: Setup) -> Run | None:
+def render(setup: Setup, warn: Warn) -> Run | None:
     """Write what changed into the output folder, when the record can say what; returns the
-    record as it now is (None: nothing written, the pipeline must run)."""
+    record as it now is (None: nothing written, the pipeline must run). A wait for the
+    folder's lock goes to `warn`."""
     patch = _patch(setup)
     if patch is None or not _others_hold(setup, patch.run, patch.out):
         return None
@@ -58,7 +59,7 @@ def render(setup: Setup) -> Run | None:
     if (len(patch.new) + bool(patch.new)) * IN_PLACE_SHARE > len(expected):
         return None  # a large change is swapped in (mpigen.output.commit)
     changes = _with_index(setup.output, expected, patch.new)
-    if changes is None or not patch_folder(setup.output, expected, changes, setup.cache):
+    if changes is None or not patch_folder(setup.output, expected, changes, setup.cache, warn):
         return None
     expected.update((path, hashlib.sha256(data).digest()) for path, data in changes.items())
     if changes or patch.restated:

@@ -19,12 +19,11 @@ ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names n
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mpigen.cache.folder import cache_folder, judged
-from mpigen.errors import NOWHERE, Diagnostic, InputError, error, not_one_of
+from mpigen.errors import NOWHERE, InputError, Warn, error, not_one_of
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.kube.image import image_problem
 from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
@@ -38,7 +37,6 @@ DEFAULT_PATHS = ("blueprints",)
 ARGOCD_ENV = {"overlays": "ARGOCD_ENV_MPIGEN_OVERLAY", "gitops": "ARGOCD_ENV_MPIGEN_GITOPS",
               "target": "ARGOCD_ENV_MPIGEN_TARGET"}
 
-Warn = Callable[[Iterable[Diagnostic]], None]  # where warnings go, as they are found
 
 
 @dataclass(frozen=True)

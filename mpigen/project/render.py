@@ -68,7 +68,7 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
         result = rendered(setup, warn, progress, spill)
         return Rendered(result.jobs, len(result.objects), result.envs, None, result, spill)
     refuse_overlap(setup.output, setup.inputs)
-    patched = incremental.render(setup)
+    patched = incremental.render(setup, warn)
     if patched is not None:
         warn(patched.warnings)
         return Rendered(patched.jobs, patched.objects, patched.envs, setup.output,
@@ -118,12 +118,13 @@ def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
     # A companion folder that cannot take its files (one in the way, one edited by hand) stops
     # the run before the output folder changes, and the output folder's problems are named
     # too; each folder is then written in one step of its own, the output folder first.
-    refused = [d for folder, files in others for d in refusals(folder, files, ("",), setup.cache, setup.discard_edits)]
+    refused = [d for folder, files in others
+               for d in refusals(folder, files, ("",), setup.cache, setup.discard_edits, warn)]
     if refused:
-        raise InputError(refused + refusals(setup.output, output, setup.scope, setup.cache, setup.discard_edits))
-    warn(write_folder(setup.output, output, setup.scope, setup.cache, setup.discard_edits))
+        raise InputError(refused + refusals(setup.output, output, setup.scope, setup.cache, setup.discard_edits, warn))
+    warn(write_folder(setup.output, output, setup.scope, setup.cache, setup.discard_edits, warn))
     for folder, files in others:
-        warn(write_folder(folder, files, ("",), setup.cache, setup.discard_edits))
+        warn(write_folder(folder, files, ("",), setup.cache, setup.discard_edits, warn))
     incremental.remember(setup, result, [(setup.output, output), *others])
 
 
