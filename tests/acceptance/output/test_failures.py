@@ -15,7 +15,6 @@ import contextlib
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,15 +22,6 @@ import pytest
 from tests.conftest import run_mpigen
 from tests.support.output_machine import (NOBODY, as_nobody, assert_index_lists_exactly_its_files, blueprints,
                                           chown_tree, error_lines, files_of, leftovers, need_root, snapshot, tmpfs)
-
-
-@pytest.fixture
-def shared():
-    """A folder every user can reach and write into (pytest's tmp_path is private to root)."""
-    path = Path(tempfile.mkdtemp(prefix="mpigen-atomic-", dir="/tmp"))
-    path.chmod(0o777)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 # --- defects 4 and 8: failures keep the old state, exit 2 ---------------------------------

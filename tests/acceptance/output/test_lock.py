@@ -8,28 +8,14 @@ from __future__ import annotations
 
 import pwd
 import select
-import shutil
 import subprocess
-import tempfile
 import time
-from pathlib import Path
-
-import pytest
 
 from tests.conftest import MPIGEN
 from tests.support.any_user import AS_NOBODY
 from tests.support.output_machine import blueprints, snapshot
 
 DEADLINE = 120  # seconds: a bound on a hang, not a measurement
-
-
-@pytest.fixture
-def shared():
-    """A folder every user may read, as a team's output parent is (pytest's tmp_path is root's)."""
-    path = Path(tempfile.mkdtemp(prefix="mpigen-lock-", dir="/tmp"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def _line_from(stream, deadline: float) -> bytes:
