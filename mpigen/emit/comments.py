@@ -1,6 +1,6 @@
 """The comments under `---` of every file mpigen writes into an output folder: where an
-object comes from, and that the file is generated (a hand edit is lost at the next render),
-with what to change instead."""
+object comes from, and that the file is generated (a hand edit stops the next render until it
+is made where the file comes from, or discarded), with what to change instead."""
 
 from __future__ import annotations
 
