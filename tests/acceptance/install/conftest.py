@@ -59,7 +59,10 @@ def reader_shell(root: Path) -> dict[str, str]:
     home.mkdir()
     python.mkdir()
     (python / "python3").symlink_to(sys._base_executable)
-    folders = [folder for folder in ENV["PATH"].split(os.pathsep) if folder and not Path(folder, "mpigen").exists()]
+    # (os.path.exists: a folder of PATH this user may not search, such as one under root's home
+    # that `su` kept, holds no mpigen the shell could run)
+    folders = [folder for folder in ENV["PATH"].split(os.pathsep)
+               if folder and not os.path.exists(os.path.join(folder, "mpigen"))]
     env = {**ENV, "HOME": str(home), "PATH": os.pathsep.join([str(python), *folders]),
            "XDG_CONFIG_HOME": ENV.get("XDG_CONFIG_HOME", str(Path.home() / ".config"))}
     cache = subprocess.run([sys.executable, "-m", "pip", "cache", "dir"], env=ENV, capture_output=True, text=True)
