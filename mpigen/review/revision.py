@@ -53,11 +53,16 @@ NOT_A_REPOSITORY = "not inside a git repository"
 FOLDERS_INSTEAD = "compare two folders instead: mpigen diff OLD_DIR NEW_DIR"
 
 
-def _git(*args: str, check: bool = True) -> str | None:
+def _run_git(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """git ARGS, its output captured; InputError when git is not installed."""
     try:
-        done = subprocess.run(["git", *args], capture_output=True, check=False)
+        return subprocess.run(["git", *args], input=stdin, capture_output=True, check=False)
     except FileNotFoundError:
         raise InputError([error(NOWHERE, f"git is not installed; {FOLDERS_INSTEAD}")])
+
+
+def _git(*args: str, check: bool = True) -> str | None:
+    done = _run_git(*args)
     if done.returncode != 0:
         if check:
             raise InputError([error(NOWHERE, f"git {args[0]} failed: {_git_message(done) or done.returncode}")])
@@ -74,10 +79,7 @@ def _git_message(done: subprocess.CompletedProcess) -> str:
 def require_commits(what: str = "") -> None:
     """InputError unless the working folder is in a git repository git agrees to read, that
     has a commit. `what` names the arguments read as revisions, for the message."""
-    try:
-        done = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], capture_output=True, check=False)
-    except FileNotFoundError:
-        raise InputError([error(NOWHERE, f"git is not installed; {FOLDERS_INSTEAD}")])
+    done = _run_git("rev-parse", "--is-inside-work-tree")
     if done.returncode != 0:
         message = _git_message(done)
         if not message or "not a git repository" in message:
@@ -151,40 +153,17 @@ def blob_texts(commit: str, paths: list[str]) -> dict[str, str]:
     """The texts of these files (relative to the working folder) at commit; a file the commit
     lacks, or that is not UTF-8 text, is left out."""
     paths = [path for path in paths if "\n" not in path]
-    if not paths:
-        return {}
-    request = "".join(f"{commit}:./{path}\n" for path in paths).encode("utf-8", "surrogateescape")
-    done = subprocess.run(["git", "cat-file", "--batch"], input=request, capture_output=True, check=False)
-    data, offset, texts = done.stdout, 0, {}
-    for path in paths:
-        end = data.find(b"\n", offset)
-        if end < 0:
-            break
-        header = data[offset:end].split()
-        if len(header) != 3:  # `<name> missing` (or ambiguous): nothing follows
-            offset = end + 1
-            continue
-        size = int(header[2])
-        body = data[end + 1:end + 1 + size]
-        offset = end + 1 + size + 1
-        if header[1] == b"blob":
+    texts = {}
+    for path, found in zip(paths, _cat_file([f"{commit}:./{path}" for path in paths])):
+        if found is not None and found[0] == b"blob":
             with contextlib.suppress(UnicodeDecodeError):
-                texts[path] = body.decode("utf-8")
+                texts[path] = found[1].decode("utf-8")
     return texts
 
 
 def _read_blobs(entries: list[tuple[str, str]], shown: str) -> dict[str, str]:
-    if not entries:
-        return {}
-    request = "".join(f"{sha}\n" for _, sha in entries).encode()
-    done = subprocess.run(["git", "cat-file", "--batch"], input=request, capture_output=True, check=True)
-    data, offset, texts = done.stdout, 0, {}
-    problems = []
-    for rel, _ in entries:
-        header_end = data.index(b"\n", offset)
-        size = int(data[offset:header_end].split()[2])
-        body = data[header_end + 1:header_end + 1 + size]
-        offset = header_end + 1 + size + 1
+    texts, problems = {}, []
+    for (rel, _), (_, body) in zip(entries, _cat_file([sha for _, sha in entries]), strict=True):
         try:
             texts[rel] = body.decode("utf-8")
         except UnicodeDecodeError:
@@ -192,3 +171,29 @@ def _read_blobs(entries: list[tuple[str, str]], shown: str) -> dict[str, str]:
     if problems:
         raise InputError(problems)
     return texts
+
+
+def _cat_file(names: list[str]) -> list[tuple[bytes, bytes] | None]:
+    """(type, content) of each object named (`<sha>` or `<commit>:<path>`), read with one
+    `git cat-file --batch`; None for a name git reports missing (or ambiguous). InputError
+    when git fails."""
+    if not names:
+        return []
+    request = "".join(f"{name}\n" for name in names).encode("utf-8", "surrogateescape")
+    done = _run_git("cat-file", "--batch", stdin=request)
+    if done.returncode != 0:
+        raise InputError([error(NOWHERE, f"git cat-file failed: {_git_message(done) or done.returncode}")])
+    data, offset, found = done.stdout, 0, []
+    for _ in names:
+        end = data.find(b"\n", offset)
+        if end < 0:
+            break
+        header = data[offset:end].split()
+        if len(header) != 3:  # `<name> missing` (or ambiguous): nothing follows
+            found.append(None)
+            offset = end + 1
+            continue
+        size = int(header[2])
+        found.append((header[1], data[end + 1:end + 1 + size]))
+        offset = end + 1 + size + 1
+    return found
