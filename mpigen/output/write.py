@@ -31,8 +31,8 @@ def write_folder(out: Path, texts: dict[str, str], scope: tuple[str, ...] = ("",
     plan's warnings; with the cache folder `cache`, what mpigen saw of the folder's files is
     kept there (mpigen.cache.folders). A file edited by hand is replaced only with
     `discard_edits` (mpigen.output.changes). A wait for the writers' lock is said to `warn`
-    (mpigen.output.lock), as are those of refusals and patch_folder. Raises InputError, having changed nothing, when
-    it cannot."""
+    (mpigen.output.lock), as refusals and patch_folder say theirs. Raises InputError, having
+    changed nothing, when it cannot."""
     made = []
     try:
         made = _make_parents(out)

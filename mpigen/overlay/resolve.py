@@ -8,11 +8,10 @@ its output folder. Its bases are other overlays, applied first, in order.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mpigen.errors import Diagnostic, InputError, Mark, error
+from mpigen.errors import Diagnostic, InputError, Mark, Warn, error
 from mpigen.formats.config import CONFIG_FILE
 from mpigen.formats.overlay import OverlayModel
 from mpigen.kube.names import folder_name_problem
@@ -75,7 +74,7 @@ class Overlay:
 
 
 def resolve(specs: list[str], root: Path, marks: list[Mark] | None = None,
-            warn: Callable[[list[Diagnostic]], None] | None = None) -> list[Overlay]:
+            warn: Warn | None = None) -> list[Overlay]:
     """The overlays named on the command line or in mpigen.yaml: a bare name (a folder
     under root/overlays, root being the repository: the folder of mpigen.yaml) or a path
     to an overlay folder or file. `marks` are where each spec is written (mpigen.yaml's

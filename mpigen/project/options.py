@@ -38,7 +38,6 @@ ARGOCD_ENV = {"overlays": "ARGOCD_ENV_MPIGEN_OVERLAY", "gitops": "ARGOCD_ENV_MPI
               "target": "ARGOCD_ENV_MPIGEN_TARGET"}
 
 
-
 @dataclass(frozen=True)
 class Flags:
     """What the command line says (None: the flag was not given)."""

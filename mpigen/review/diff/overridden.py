@@ -63,8 +63,9 @@ def overridden(new_files: dict[str, str], old: Tree, new: Tree) -> list[Overridd
         for name in sorted(old_docs.keys() & new_docs.keys()):
             edits = _edits(old_docs[name].data, new_docs[name].data, ())
             for environment, path in used if edits else ():
-                overlay = overlays[path] if path in overlays else overlays.setdefault(path, new.overlay(path))
-                if overlay is not None:
+                if path not in overlays:
+                    overlays[path] = new.overlay(path)
+                if (overlay := overlays[path]) is not None:
                     notes += _moot(environment, overlay, old_docs[name], new_docs[name], edits, new)
     return notes
 
