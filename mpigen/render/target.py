@@ -47,6 +47,28 @@ class Lifecycle:
 
 
 @dataclass(frozen=True)
+class FluxSteps:
+    """Under the flux profile, the folders a target's objects are applied from, in order:
+    each is a kustomize root applied by a Flux Kustomization of its own, which depends on the
+    one before it; every step but the last is waited on (its objects healthy before the next
+    applies), the last is not (a training run outlasts any timeout). The steps are a job's
+    (<namespace>/<job>/<step>/, the object's file alone) or the environment's (<step>/, the
+    object's path kept), for what the jobs share."""
+
+    steps: tuple[str, ...]
+    per_job: bool
+    step_of: Callable[[dict], str]  # the step an object of the target's is applied in
+
+
+def _none(options: Options) -> list[tuple[dict, str]]:
+    return []
+
+
+def _never(obj: dict) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
 class Target:
     """One target. Its render function gets every job that is not archived (an archived job
     renders nothing, whatever the target) and does the GitOps profile's part too: run
@@ -59,9 +81,16 @@ class Target:
     checks: Callable[[Document, Blueprint, Options], list[Diagnostic]]
     # Volumes, mount paths, variables and label keys its objects write into the pods.
     reserved: Reserved
-    # Under a GitOps profile, the launcher is applied only once the workers are ready:
-    # Argo CD sync waves, and (flux) a Kustomization for the workers and one for the launcher.
-    staged: bool
+    # Under the flux profile, the steps its objects are applied in (None: one folder, applied as it is).
+    flux: FluxSteps | None = None
+    # Objects rendered once per environment, whatever its jobs, each with its `# Source:` comment.
+    environment_objects: Callable[[Options], list[tuple[dict, str]]] = _none
+    # An object the running job scales itself (the static workers, scaled to 0 by the launcher
+    # once mpirun succeeds): Argo CD must leave its replicas alone (ignoreDifferences).
+    scales_itself: Callable[[dict], bool] = _never
+    # Its custom resources that other objects need first (a Trainer runtime before its
+    # TrainJobs), applied before other custom resources, in this order.
+    applied_first: tuple[str, ...] = ()
     # The health checks that judge its objects for Argo CD (Lua) and Flux (CEL), as shipped
     # (paths in the repository); none where the controllers know the kinds already.
     health_checks: tuple[str, ...] = ()

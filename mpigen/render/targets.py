@@ -24,6 +24,8 @@ TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}
 # under every target, and its file is validated once whatever each environment's target),
 # and what compile and the shared additions write.
 RESERVED = reduce(add, (*(target.reserved for target in TARGETS.values()), COMPILED, ADDED), Reserved())
+# The custom resources other objects need first, whichever target renders them (install order).
+APPLIED_FIRST = tuple(kind for target in TARGETS.values() for kind in target.applied_first)
 
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:

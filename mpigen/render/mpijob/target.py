@@ -1,7 +1,7 @@
 """Target `mpijob`: the MPIJob resource (mpigen.render.mpijob.resource), for clusters that
 run an operator. Under a GitOps profile it is named per run, as the static target's
 objects are (mpigen.render.gitops); `completed` suspends it, so the operator deletes its
-pods and the GPUs are released. The operator creates the pods, so nothing is staged."""
+pods and the GPUs are released. The operator creates the pods, so Flux applies it in one step."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from mpigen.compile.mpijob import MPIJob, with_defaults
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.mpijob import checks
+from mpigen.render.mpijob.crd import environment_crd
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
@@ -32,5 +33,10 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     return [stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none") for obj in objects]
 
 
-MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
-                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))
+def environment_objects(options: Options) -> list[tuple[dict, str]]:
+    """With --with-crd, the MPIJob CRD, once per environment (mpigen.render.mpijob.crd)."""
+    return [environment_crd(options)] if options.with_crd else []
+
+
+MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                environment_objects=environment_objects, health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))

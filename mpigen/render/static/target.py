@@ -19,7 +19,7 @@ from mpigen.render.static.launcher import new_launcher
 from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.static.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
 from mpigen.render.static.workers import new_worker
-from mpigen.render.target import Lifecycle, Options, Target
+from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 
 
 def static_objects(job: MPIJob, options: Options, job_name: str | None = None, run: str | None = None,
@@ -83,5 +83,18 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     return objects
 
 
+def _flux_step(obj: dict) -> str:
+    """The launcher's Job applies once the rest of the job (its workers) is healthy."""
+    return "launcher" if obj["kind"] == "Job" else "workers"
+
+
+def _scales_itself(obj: dict) -> bool:
+    """The workers while the job runs: the launcher scales them to 0 once mpirun succeeds
+    (mpigen.render.static.gitops)."""
+    return obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
+
+
 # Argo CD and Flux know Jobs and StatefulSets: no health check of mpigen's.
-STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=True)
+STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                flux=FluxSteps(("workers", "launcher"), per_job=True, step_of=_flux_step),
+                scales_itself=_scales_itself)

@@ -15,7 +15,7 @@ from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGO
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.stamp import stamp
-from mpigen.render.target import Lifecycle, Options, Target
+from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 from mpigen.render.trainjob import checks
 from mpigen.render.trainjob.names import DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, first_rank_host
 from mpigen.render.trainjob.runtime import new_runtime
@@ -72,5 +72,13 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     return objects
 
 
-TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
+def _flux_step(obj: dict) -> str:
+    """The TrainJobs apply once the runtimes (and the jobs' configuration) are there."""
+    return "trainjobs" if obj["kind"] == "TrainJob" else "runtimes"
+
+
+TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                  # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
+                  flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
+                  applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),
                   health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"))
