@@ -34,7 +34,7 @@ from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load.blueprints import load_files
 from mpigen.load.files import find_yaml_files
 from mpigen.overlay.apply import Usage, apply, with_namespace
-from mpigen.render.mpijob.crd import environment_crd
+from mpigen.render.mpijob.crd import environment_crd, with_crd
 from mpigen.render.scripts import template
 from mpigen.render.target import Lifecycle
 from mpigen.render.targets import RESERVED, TARGETS, render_job, target_checks
@@ -290,7 +290,7 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         name = overlays[env_index].name if overlays else ""
         result.sources.update({(name, *job): mark for job, mark in env.seen.items()})
         options_here = env_options[env_index]
-        if render and options_here is not None and options_here.with_crd:
+        if render and options_here is not None and with_crd(options_here):
             env.objects.append(_crd_object(options_here, name))
         env.objects.sort(key=lambda o: o.sort_key)
         result.objects.extend(env.objects)

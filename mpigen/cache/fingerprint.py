@@ -15,7 +15,7 @@ from pathlib import Path
 
 import mpigen
 from mpigen.cache.installed import identity
-from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY
+from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, with_crd
 
 _PACKAGE = Path(mpigen.__file__).resolve().parent
 
@@ -62,7 +62,7 @@ def run_settings(overlays, env_options, default_namespace: str | None, render: b
     and each overlay with its bases as they were read
     (their documents, with the position of every key and value: a message points there)."""
     settings = [repr((render, default_namespace)), repr(list(env_options))]
-    if any(options.with_crd for options in env_options):  # the CRD's pod schema is that library's data
+    if any(with_crd(options) for options in env_options):  # the CRD's pod schema is that library's data
         settings.append(identity(SCHEMAS_LIBRARY))
     for overlay in overlays:
         settings.append(overlay.name)

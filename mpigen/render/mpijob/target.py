@@ -9,6 +9,7 @@ from mpigen.compile.mpijob import MPIJob, with_defaults
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.mpijob import checks
+from mpigen.render.mpijob.options import OPTIONS
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
@@ -19,7 +20,7 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
     def run_objects(instance: MPIJob) -> list[dict]:
         instance = with_defaults(with_additions(instance, launcher_service_account=False))
-        obj = new_mpijob(instance, options.mpijob_api, lifecycle.ttl_seconds_after_finished)
+        obj = new_mpijob(instance, options.own.api, lifecycle.ttl_seconds_after_finished)
         if lifecycle.state == "completed":
             obj["spec"]["runPolicy"]["suspend"] = True
         return [obj, *addition_objects(instance)]
@@ -33,4 +34,4 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
 
 MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
-                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))
+                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"), options=OPTIONS)
