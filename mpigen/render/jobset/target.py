@@ -20,7 +20,7 @@ from mpigen.render.jobset.keygen import keygen_objects
 from mpigen.render.jobset.names import first_rank_host
 from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.stamp import stamp
-from mpigen.render.target import Lifecycle, Options, Target
+from mpigen.render.target import Lifecycle, Options, Target, TargetOptions
 
 WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
          "JobSet": "0"}
@@ -68,4 +68,5 @@ def _finish(jobset: dict, lifecycle: Lifecycle) -> None:
 
 
 JOBSET = Target(name="jobset", render=render, checks=checks.checks, reserved=checks.RESERVED,
-                health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"))
+                health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"),
+                options=TargetOptions("one JobSet per job, ranks started over SSH (needs JobSet)"))

@@ -9,7 +9,8 @@ from mpigen.compile.mpijob import MPIJob, with_defaults
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.mpijob import checks
-from mpigen.render.mpijob.crd import environment_crd
+from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
+from mpigen.render.mpijob.options import OPTIONS
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
@@ -20,7 +21,7 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
     def run_objects(instance: MPIJob) -> list[dict]:
         instance = with_defaults(with_additions(instance, launcher_service_account=False))
-        obj = new_mpijob(instance, options.mpijob_api, lifecycle.ttl_seconds_after_finished)
+        obj = new_mpijob(instance, options.own.api, lifecycle.ttl_seconds_after_finished)
         if lifecycle.state == "completed":
             obj["spec"]["runPolicy"]["suspend"] = True
         return [obj, *addition_objects(instance)]
@@ -35,8 +36,14 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
 def environment_objects(options: Options) -> list[tuple[dict, str]]:
     """With --with-crd, the MPIJob CRD, once per environment (mpigen.render.mpijob.crd)."""
-    return [environment_crd(options)] if options.with_crd else []
+    return [environment_crd(options)] if with_crd(options) else []
+
+
+def libraries(options: Options) -> tuple[str, ...]:
+    """The CRD's pod template schema is kubernetes-validate's data."""
+    return (SCHEMAS_LIBRARY,) if with_crd(options) else ()
 
 
 MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED,
-                environment_objects=environment_objects, health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))
+                environment_objects=environment_objects, libraries=libraries, options=OPTIONS,
+                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))

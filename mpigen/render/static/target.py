@@ -16,6 +16,7 @@ from mpigen.render.static import checks
 from mpigen.render.static.configmap import new_config_map
 from mpigen.render.static.gitops import annotate, scale_down_on_success
 from mpigen.render.static.launcher import new_launcher
+from mpigen.render.static.options import OPTIONS
 from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.static.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
 from mpigen.render.static.workers import new_worker
@@ -38,7 +39,7 @@ def static_objects(job: MPIJob, options: Options, job_name: str | None = None, r
         worker = new_worker(job)
         if worker is not None:
             workloads.append(worker)
-    workloads.append(new_launcher(job, options.kubectl_delivery_image))
+    workloads.append(new_launcher(job, options.own.kubectl_delivery_image))
     if ext.gang is not None:
         # Under a GitOps profile the launcher starts after the workers are ready.
         objects.append(new_pod_group(job, launcher_waits=options.gitops != "none"))
@@ -97,4 +98,4 @@ def _scales_itself(obj: dict) -> bool:
 # Argo CD and Flux know Jobs and StatefulSets: no health check of mpigen's.
 STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED,
                 flux=FluxSteps(("workers", "launcher"), per_job=True, step_of=_flux_step),
-                scales_itself=_scales_itself)
+                scales_itself=_scales_itself, options=OPTIONS)

@@ -18,6 +18,7 @@ from mpigen.render.stamp import stamp
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 from mpigen.render.trainjob import checks
 from mpigen.render.trainjob.names import DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, first_rank_host
+from mpigen.render.trainjob.options import OPTIONS
 from mpigen.render.trainjob.runtime import new_runtime
 from mpigen.render.trainjob.trainjob import new_trainjob
 
@@ -30,7 +31,7 @@ SERVER_SIDE = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_COMPARE_OPTIO
 
 def runtime_choice(job: MPIJob, options: Options) -> Runtime:
     """The blueprint's spec.runtime, else the environment's default, else a TrainingRuntime of mpigen's."""
-    return job.extensions.runtime or options.training_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
+    return job.extensions.runtime or options.own.default_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
 
 
 def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None) -> list[dict]:
@@ -81,4 +82,4 @@ TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved
                   # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
                   flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
                   applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),
-                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"))
+                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"), options=OPTIONS)
