@@ -8,10 +8,14 @@ from __future__ import annotations
 from mpigen.compile.mpijob import MPIJob, with_defaults
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.importing.interface import Importer
 from mpigen.render.mpijob import checks
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
+
+# MPIJob manifests of the operator's three generations (v1alpha2 ones render under the default target).
+IMPORTER = Importer(kind="MPIJob", group="kubeflow.org", article="an", module="mpigen.importer.manifest")
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
@@ -33,4 +37,5 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
 
 MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
-                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))
+                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"),
+                importer=IMPORTER)
