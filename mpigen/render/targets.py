@@ -24,6 +24,8 @@ TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}
 # under every target, and its file is validated once whatever each environment's target),
 # and what compile and the shared additions write.
 RESERVED = reduce(add, (*(target.reserved for target in TARGETS.values()), COMPILED, ADDED), Reserved())
+# What `mpigen import` reads, for loading to tell (mpigen.load.blueprints.Importable).
+IMPORTABLE = {t.importer.kind: (t.importer.group, t.importer.article) for t in TARGETS.values() if t.importer}
 
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:
