@@ -3,15 +3,17 @@ manifest imported by its importer.
 
 A target declares its importer (`Target.importer`, mpigen.render.importing.interface): the
 kind it reads and the module that reads it, named, not imported, so that `mpigen render`
-loads no importer. Its code sits where the target keeps it: the trainjob target's under
-mpigen/render/trainjob/, with the target's own names. What all importers share is either
-pure manifest handling, kept below the targets in mpigen.render.importing (the reader that
-reports at a line, the view of one document as another, the interface), or needs what sits
-above the targets (the MPIJob importer validates what it reads against every target's
-reserved names, and the proof renders the blueprint through the targets table and emits it
-as YAML): that stays in this stage and is handed to a target's importer as a Given, built
-here for the target, so that no target imports this stage (import-linter's `stages`) nor
-another target (`targets`).
+loads no importer. A target's importer sits in the target's package (mpigen/render/<target>/)
+with the target's own names; it may import nothing above the targets, so what all
+importers share is split by where it can sit. Pure manifest handling sits below the
+targets, in mpigen.render.importing: the reader that reports at a line, the view of one
+document as another, the interface. What needs more stays in this stage and is handed to a
+target's importer as a Given, built here for that target: the MPIJob importer (it checks
+what it reads against every target's reserved names and emits YAML; MPIJob is the compiled
+model's kind, not one target's, and every importer reads its job through it as a view), and
+the proof (the blueprint rendered through the targets table). So no target imports this
+stage (import-linter's `stages`) nor another target (`targets`); the target that renders
+MPIJob resources declares the MPIJob importer by the name of its module here.
 """
 
 from __future__ import annotations
