@@ -12,7 +12,7 @@ from mpigen.importer.importers import import_job, importers, reference_of
 from mpigen.load.document import Document
 from mpigen.load.files import display_path
 from mpigen.load.parser import load_file
-from mpigen.render.importing.interface import Importer
+from mpigen.render.importer import Importer
 
 
 def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Diagnostic]]:

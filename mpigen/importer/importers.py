@@ -1,13 +1,14 @@
 """The importers of the targets table, by the kind of job manifest each reads, and one job
 manifest imported by its importer.
 
-A target declares its importer (`Target.importer`, mpigen.render.importing.interface): the
+A target declares its importer (`Target.importer`, mpigen.render.importer): the
 kind it reads and the module that reads it, named, not imported, so that `mpigen render`
 loads no importer. A target's importer sits in the target's package (mpigen/render/<target>/)
 with the target's own names; it may import nothing above the targets, so what all
-importers share is split by where it can sit. Pure manifest handling sits below the
-targets, in mpigen.render.importing: the reader that reports at a line, the view of one
-document as another, the interface. What needs more stays in this stage and is handed to a
+importers share is split by where it can sit. Pure manifest handling sits beside the
+targets, in modules of mpigen.render that every target may import: the interface
+(mpigen.render.importer), the reader that reports at a line (mpigen.render.manifest_reader),
+the view of one document as another (mpigen.render.manifest_view). What needs more stays in this stage and is handed to a
 target's importer as a Given, built here for that target: the MPIJob importer (it checks
 what it reads against every target's reserved names and emits YAML; MPIJob is the compiled
 model's kind, not one target's, and every importer reads its job through it as a view), and
@@ -24,8 +25,8 @@ from functools import partial
 from mpigen.importer.manifest import import_document
 from mpigen.importer.proof import prove
 from mpigen.load.document import Document
-from mpigen.render.importing.interface import Given, Imported, Importer
-from mpigen.render.importing.reader import Reader
+from mpigen.render.importer import Given, Imported, Importer
+from mpigen.render.manifest_reader import Reader
 from mpigen.render.target import Target
 from mpigen.render.targets import TARGETS
 

@@ -32,8 +32,8 @@ from mpigen.importer.job_spec import (SPEC_FIELDS, implementation_of, read_repli
 from mpigen.importer.launch_line import launch_fields
 from mpigen.importer.pod_templates import gpus, read_role, worker_command
 from mpigen.importer.volumes import dangling_mounts, datasets, worker_only_volumes
-from mpigen.render.importing.interface import Given, Imported
-from mpigen.render.importing.reader import Reader
+from mpigen.render.importer import Given, Imported
+from mpigen.render.manifest_reader import Reader
 from mpigen.render.targets import RESERVED
 from mpigen.validate.document import validate_document
 

@@ -1,4 +1,4 @@
-"""`mpigen import`, the proof of an import (Given.prove, mpigen.render.importing.interface):
+"""`mpigen import`, the proof of an import (Given.prove, mpigen.render.importer):
 the blueprint rendered with the target whose importer read the job, and every value of each
 document given (the job, and what it references when mpigen wrote that too) that the
 render does not give back reported at its line, as is every value the render adds.
@@ -13,7 +13,7 @@ from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
 from mpigen.load.document import Loc
 from mpigen.load.parser import parse
 from mpigen.importer.manifest import SERVER_METADATA
-from mpigen.render.importing.reader import Reader
+from mpigen.render.manifest_reader import Reader
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import RESERVED, render_job, target_checks
 from mpigen.validate.document import validate_document

@@ -17,7 +17,7 @@ from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.formats.trainer import Runtime
 from mpigen.load.document import Document
-from mpigen.render.importing.interface import Importer
+from mpigen.render.importer import Importer
 from mpigen.validate.reserved import Reserved
 
 DEFAULT_KUBE_VERSION = "1.30"  # of --kube-version: the MPIJob CRD's pod template schema

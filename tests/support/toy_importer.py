@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.load.document import Document
-from mpigen.render.importing.interface import Given, Imported, Importer, References
+from mpigen.render.importer import Given, Imported, Importer, References
 
 TOY = Importer(kind="ToyJob", group="toy.example.com", article="a", module=__name__,
                references=References("toy.example.com/v1", ("ToyConfig",), "toy configuration"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from mpigen.compile.mpijob import MPIJob, with_defaults
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
-from mpigen.render.importing.interface import Importer
+from mpigen.render.importer import Importer
 from mpigen.render.mpijob import checks
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.stamp import stamp

@@ -20,9 +20,9 @@ from mpigen.errors import error, warning
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, MULTIKUEUE
 from mpigen.load.document import Document, value_at
-from mpigen.render.importing.interface import Given, Imported
-from mpigen.render.importing.reader import KindReader
-from mpigen.render.importing.view import ViewReader
+from mpigen.render.importer import Given, Imported
+from mpigen.render.manifest_reader import KindReader
+from mpigen.render.manifest_view import ViewReader
 from mpigen.render.trainjob.mpijob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
                                                 build_view, is_runtime, written_by_mpigen)
 from mpigen.render.trainjob.names import FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP

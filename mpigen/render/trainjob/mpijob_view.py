@@ -26,7 +26,7 @@ from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
 from mpigen.render.additions import RANK_ENV_VOLUME
-from mpigen.render.importing.view import View, keep, named, without
+from mpigen.render.manifest_view import View, keep, named, without
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
                                           PATCH_MANAGER, RUNTIME_KINDS, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT,
                                           TRAINER_API)

@@ -14,7 +14,7 @@ from mpigen.formats.trainer import Runtime
 from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
-from mpigen.render.importing.interface import Importer, References
+from mpigen.render.importer import Importer, References
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
 from mpigen.render.trainjob import checks

@@ -1,6 +1,9 @@
 """What a target's importer is: its declaration on the Target (the kind of job manifest it
 reads, the documents such a job references, and the module that reads them), and what
-`mpigen import` (mpigen.importer) gives that module and gets back.
+`mpigen import` (mpigen.importer) gives that module and gets back. With the reader
+(mpigen.render.manifest_reader) and the view (mpigen.render.manifest_view), it is what a
+target's importer, in the target's package, may use of the import machinery: the rest sits
+above the targets and comes as a Given.
 
 The module is named, not imported: only `mpigen import` loads it, so that rendering loads
 no importer. It defines
@@ -22,7 +25,7 @@ from typing import Callable
 
 from mpigen.errors import Diagnostic
 from mpigen.load.document import Document
-from mpigen.render.importing.reader import Reader
+from mpigen.render.manifest_reader import Reader
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class Imported:
 @dataclass(frozen=True)
 class Given:
     """What `mpigen import` gives a target's importer: the MPIJob importer, to read a view
-    of the job as the MPIJob it amounts to (mpigen.render.importing.view), and the proof of
+    of the job as the MPIJob it amounts to (mpigen.render.manifest_view), and the proof of
     a blueprint: rendered with the target, each document given compared with the rendered
     object of its kind, every difference reported at the document's line."""
 

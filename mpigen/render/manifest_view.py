@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mpigen.load.document import Document, Loc, field_path
-from mpigen.render.importing.reader import Reader
+from mpigen.render.manifest_reader import Reader
 
 
 @dataclass
