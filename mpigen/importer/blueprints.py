@@ -67,7 +67,7 @@ def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Docum
     return jobs, references
 
 
-def _referrer(data) -> str | None:
+def _referrer(data: object) -> str | None:
     """The kind of job that may reference a document of this data, if any."""
     if not isinstance(data, dict):
         return None

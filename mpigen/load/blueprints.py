@@ -78,7 +78,7 @@ def load_files(files: list[tuple[Path, bool]], read: Callable[[Path, str, str], 
     return blueprints, problems
 
 
-def _importable(importable: Importable, kind, api) -> bool:
+def _importable(importable: Importable, kind: object, api: object) -> bool:
     """Whether a document is what `mpigen import` reads (of a kind it names, in its API group)."""
     return isinstance(api, str) and isinstance(kind, str) and kind in importable \
         and importable[kind][0] == api.split("/")[0]
