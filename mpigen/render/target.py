@@ -17,6 +17,7 @@ from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.formats.trainer import Runtime
 from mpigen.load.document import Document
+from mpigen.render.kinds import Kind
 from mpigen.validate.reserved import Reserved
 
 DEFAULT_KUBE_VERSION = "1.30"  # of --kube-version: the MPIJob CRD's pod template schema
@@ -65,3 +66,6 @@ class Target:
     # The health checks that judge its objects for Argo CD (Lua) and Flux (CEL), as shipped
     # (paths in the repository); none where the controllers know the kinds already.
     health_checks: tuple[str, ...] = ()
+    # The kinds it writes beyond Kubernetes' own (mpigen.render.core_kinds), with what diff
+    # and validate --server need to know of them (mpigen.render.kinds).
+    kinds: tuple[Kind, ...] = ()

@@ -9,6 +9,7 @@ from mpigen.compile.mpijob import MPIJob, with_defaults
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.mpijob import checks
+from mpigen.render.mpijob import kinds
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
@@ -33,4 +34,5 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
 
 MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
-                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))
+                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"),
+                kinds=kinds.KINDS)

@@ -17,6 +17,7 @@ from mpigen.render.static.configmap import new_config_map
 from mpigen.render.static.gitops import annotate, scale_down_on_success
 from mpigen.render.static.launcher import new_launcher
 from mpigen.render.podgroup import join_group, new_pod_group
+from mpigen.render.podgroup import KINDS as POD_GROUP_KINDS
 from mpigen.render.static.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
 from mpigen.render.static.workers import new_worker
 from mpigen.render.target import Lifecycle, Options, Target
@@ -84,4 +85,5 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
 
 # Argo CD and Flux know Jobs and StatefulSets: no health check of mpigen's.
-STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=True)
+STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=True,
+                kinds=POD_GROUP_KINDS)

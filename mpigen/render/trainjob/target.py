@@ -17,6 +17,7 @@ from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
 from mpigen.render.trainjob import checks
+from mpigen.render.trainjob import kinds
 from mpigen.render.trainjob.names import DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, first_rank_host
 from mpigen.render.trainjob.runtime import new_runtime
 from mpigen.render.trainjob.trainjob import new_trainjob
@@ -73,4 +74,5 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
 
 TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
-                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"))
+                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"),
+                  kinds=kinds.KINDS)

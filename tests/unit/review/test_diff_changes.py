@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from mpigen.review.diff.capacity import hostfile_slots
+from mpigen.render.core_kinds import hostfile_slots
 from mpigen.review.diff.compare import compare
 from tests.support.golden_edits import CM, JOB, STS, edit, golden, keys, only_job
 
