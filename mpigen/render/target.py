@@ -18,6 +18,7 @@ from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.importer import Importer
+from mpigen.render.kinds import Kind
 from mpigen.validate.reserved import Reserved
 
 DEFAULT_KUBE_VERSION = "1.30"  # of --kube-version: the MPIJob CRD's pod template schema
@@ -149,3 +150,6 @@ class Target:
     options: TargetOptions = TargetOptions("")
     # The manifests `mpigen import` turns into blueprints for it, and the module that reads them.
     importer: Importer | None = None
+    # The kinds it writes beyond Kubernetes' own (mpigen.render.core_kinds), with what diff
+    # and validate --server need to know of them (mpigen.render.kinds).
+    kinds: tuple[Kind, ...] = ()

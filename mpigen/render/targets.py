@@ -1,5 +1,6 @@
 """The table of targets (name -> Target), and what is asked of whichever target an
-environment renders with: its objects, and its checks."""
+environment renders with: its objects, and its checks; and the table of the kinds of object
+any of them writes (Kubernetes' own and the targets'), which diff and validate ask."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import RESERVED as ADDED, profile_checks
+from mpigen.render.core_kinds import KUBERNETES
 from mpigen.render.jobset.target import JOBSET
+from mpigen.render.kinds import Kind, group_of
 from mpigen.render.mpijob.target import MPIJOB
 from mpigen.render.static.target import STATIC
 from mpigen.render.trainjob.target import TRAINJOB
@@ -50,3 +53,13 @@ def with_own_defaults(options: Options) -> Options:
     if options.own is not None:
         return options
     return replace(options, own=TARGETS[options.target].options.build({}))
+
+
+# Every kind a render may hold, by (API group, kind): Kubernetes' own and each target's.
+KINDS = {(kind.group, kind.kind): kind for kind in (*KUBERNETES, *(k for t in TARGETS.values() for k in t.kinds))}
+
+
+def kind_facts(api_version: str, kind: str) -> Kind | None:
+    """What mpigen knows of the kind of an object (mpigen.render.kinds); None for a kind it
+    never renders."""
+    return KINDS.get((group_of(api_version), kind))

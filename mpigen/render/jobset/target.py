@@ -14,6 +14,7 @@ from mpigen.kube.labels import ARGOCD_SYNC_WAVE
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.jobset import checks
+from mpigen.render.jobset import kinds
 from mpigen.render.jobset.configmap import new_config_map
 from mpigen.render.jobset.jobset import new_jobset
 from mpigen.render.jobset.keygen import keygen_objects
@@ -68,5 +69,5 @@ def _finish(jobset: dict, lifecycle: Lifecycle) -> None:
 
 
 JOBSET = Target(name="jobset", render=render, checks=checks.checks, reserved=checks.RESERVED,
-                health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"),
+                health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"), kinds=kinds.KINDS,
                 options=TargetOptions("one JobSet per job, ranks started over SSH (needs JobSet)"))

@@ -10,6 +10,7 @@ from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.importer import Importer
 from mpigen.render.mpijob import checks
+from mpigen.render.mpijob import kinds
 from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
 from mpigen.render.mpijob.options import OPTIONS
 from mpigen.render.mpijob.resource import new_mpijob
@@ -51,4 +52,4 @@ def libraries(options: Options) -> tuple[str, ...]:
 MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED,
                 environment_objects=environment_objects, libraries=libraries, options=OPTIONS,
                 health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"),
-                importer=IMPORTER)
+                importer=IMPORTER, kinds=kinds.KINDS)

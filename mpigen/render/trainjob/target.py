@@ -18,6 +18,7 @@ from mpigen.render.importer import Importer, References
 from mpigen.render.stamp import stamp
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 from mpigen.render.trainjob import checks
+from mpigen.render.trainjob import kinds
 from mpigen.render.trainjob.names import (DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, RUNTIME_KINDS, TRAINER_API,
                                           TRAINER_GROUP, first_rank_host)
 from mpigen.render.trainjob.options import OPTIONS
@@ -88,4 +89,4 @@ TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved
                   flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
                   applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),
                   health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"), options=OPTIONS,
-                  importer=IMPORTER)
+                  importer=IMPORTER, kinds=kinds.KINDS)

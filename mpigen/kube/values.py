@@ -1,13 +1,11 @@
 """Reading values out of Kubernetes objects the way the API server compares them: a field
 one side does not have (ABSENT, since None is a real YAML value), deep equality that tells
-true from 1, and whole numbers written as 8 or "8"."""
+true from 1, whole numbers written as 8 or "8", and lists keyed by name."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
-
-from mpigen.load.document import value_at
 
 
 class _Absent:
@@ -21,7 +19,13 @@ ABSENT = _Absent()
 
 
 def get(data: Any, *loc: str) -> Any:
-    return value_at(data, loc, ABSENT)
+    """The value at loc (keys) in data, or ABSENT when the path does not lead anywhere."""
+    node = data
+    for part in loc:
+        if not isinstance(node, dict) or part not in node:
+            return ABSENT
+        node = node[part]
+    return node
 
 
 def mapping(value: Any) -> dict:
@@ -42,3 +46,12 @@ def whole_number(value: Any, default: int) -> int:
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)
     return default
+
+
+def by_name(items: Any) -> dict | None:
+    """The entries of a list keyed by name (listMapKey=name), in order; None when it is not a
+    list of uniquely named mappings."""
+    if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+        return None
+    named = {item.get("name"): item for item in items}
+    return named if len(named) == len(items) and all(isinstance(name, str) for name in named) else None

@@ -1,4 +1,4 @@
-"""JobSets read with Kubeflow's models strictly (mpigen.review.kubeflow_models): the models drop
+"""JobSets read with Kubeflow's models strictly (mpigen.review.api_models): the models drop
 keys they do not know and coerce values, so a misspelt field or a wrong type must still be
 reported, at its path, as the API server's strict field validation would."""
 
@@ -7,11 +7,16 @@ from __future__ import annotations
 import copy
 
 import yaml
+from kubeflow_trainer_api.models import JobsetV1alpha2JobSet
 
-from mpigen.review.kubeflow_models import validate_kubeflow as validate_jobset
+from mpigen.review.api_models import validate_with_model
 from tests.conftest import GOLDEN
 
 JOBSET = next(o for o in yaml.safe_load_all((GOLDEN / "jobset.yaml").read_text()) if o and o["kind"] == "JobSet")
+
+
+def validate_jobset(obj: dict) -> list[str]:
+    return validate_with_model(obj, JobsetV1alpha2JobSet)
 
 
 def changed(edit) -> dict:
