@@ -16,7 +16,7 @@ from mpigen.formats.pod_template_patch import POD_FIELDS as PATCHABLE_POD
 from mpigen.formats.types import number_to_string
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
-from mpigen.render.mpijob.resource import SSHD_ROOT_CAPABILITIES
+from mpigen.render.sshd import STANDARD_ROOT_CAPABILITIES
 
 # Pod and container fields read into blueprint fields here (or in mpigen.importer.volumes).
 POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
@@ -174,7 +174,7 @@ def _without_least_privilege(context: dict, sshd: bool) -> dict:
         if capabilities.get("drop") == written["capabilities"]["drop"]:
             del capabilities["drop"]
         if sshd and isinstance(capabilities.get("add"), list):
-            capabilities["add"] = [c for c in capabilities["add"] if c not in SSHD_ROOT_CAPABILITIES]
+            capabilities["add"] = [c for c in capabilities["add"] if c not in STANDARD_ROOT_CAPABILITIES]
         for key in [k for k, v in capabilities.items() if not v]:
             del capabilities[key]
         if not capabilities:
