@@ -9,7 +9,7 @@ import copy
 import yaml
 
 from mpigen.review.kubeflow_models import validate_kubeflow as validate_jobset
-from tests.conftest import GOLDEN
+from tests.support.paths import GOLDEN
 
 JOBSET = next(o for o in yaml.safe_load_all((GOLDEN / "jobset.yaml").read_text()) if o and o["kind"] == "JobSet")
 
