@@ -7,8 +7,9 @@ from __future__ import annotations
 import yaml
 
 from mpigen.render.mpijob.options import MpiJobOptions
-from tests.conftest import by_kind, pos
 from tests.support.operator_model import comparable, controller_objects, defaulted, normal
+from tests.support.rendering import by_kind
+from tests.support.text import pos
 
 
 V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"

@@ -21,10 +21,12 @@ import pytest
 
 from mpigen import pipeline
 from mpigen.cache.store import FORMAT, MAGIC
-from tests.acceptance.cache.test_safe_cache import entries, repository
-from tests.conftest import ROOT, blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.cache_repository import entries, repository
 from tests.support.ci_repository import commit_all, init_git
+from tests.support.command_line import run_mpigen
 from tests.support.output_machine import NOBODY, as_nobody, chown_tree, files_of, need_root, snapshot, sticky_folder
+from tests.support.paths import ROOT
 
 EVIL = "registry.example.org/another-members-image:1"
 # Every command that uses the cache, on a repository whose mpigen.yaml names bp/ and out/.

@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 from mpigen.render.kube_version import schema_root
-from tests.conftest import blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 
 CRD = "_cluster/customresourcedefinition-mpijobs.kubeflow.org.yaml"
 

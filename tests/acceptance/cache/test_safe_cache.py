@@ -17,19 +17,10 @@ import pytest
 from mpigen import pipeline
 from mpigen.cache.folder import judged
 from mpigen.cache.store import FORMAT, MAGIC, Store
-from tests.conftest import MPIGEN, blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.cache_repository import entries, repository
+from tests.support.command_line import MPIGEN, run_mpigen
 from tests.support.output_machine import NOBODY, as_nobody, chown_tree, sticky_folder, tmpfs
-
-
-def entries(cache: Path) -> list[Path]:
-    return sorted((cache / FORMAT).glob("*/*/*")) if (cache / FORMAT).is_dir() else []
-
-
-def repository(root: Path, count: int = 3) -> None:
-    (root / "bp").mkdir(parents=True)
-    for index in range(count):
-        (root / "bp" / f"job{index}.yaml").write_text(blueprint_text(f"job{index}", workers=index + 1))
-    (root / "bp" / "broken.yaml").write_text("notes: [unclosed\n")  # a warning, cached with its file's result
 
 
 def same_as_without_cache(root: Path, *args: str, run=run_mpigen, warned: str | None = None) -> None:

@@ -15,7 +15,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 from tests.support.properties import examples
 
-from tests.conftest import BLUEPRINTS, ROOT, pos
+from tests.support.paths import BLUEPRINTS, ROOT
+from tests.support.text import pos
 
 # Examples whose blueprint says what a TrainJob and its runtime do not: the cloud identity
 # ServiceAccount mpigen makes (the runtime only names it), as for MPIJobs (test_round_trip.UNMAPPED).

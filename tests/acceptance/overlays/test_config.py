@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import write
 from tests.support.overlays import CONFIG_HEAD, _repository, add_blueprint, at, index_paths, overlay, pod_spec
+from tests.support.text import write
 
 
 # --- 8. mpigen.yaml -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.load.blueprints import load_files
 from mpigen.render.targets import IMPORTABLE
-from tests.conftest import pos, write
+from tests.support.text import pos, write
 from tests.support.import_round_trip import job
 
 

@@ -15,7 +15,8 @@ from mpigen.importer.importers import import_job, importers
 from mpigen.importer.manifest import import_document
 from mpigen.load.parser import parse
 from mpigen.render.targets import IMPORTABLE, TARGETS
-from tests.conftest import ROOT, pos, write
+from tests.support.paths import ROOT
+from tests.support.text import pos, write
 from tests.support.import_round_trip import job
 from tests.support.toy_importer import TOY
 

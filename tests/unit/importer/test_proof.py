@@ -9,7 +9,7 @@ import yaml
 from mpigen.importer.proof import prove
 from mpigen.load.parser import parse
 from mpigen.render.manifest_reader import KindReader
-from tests.conftest import pos
+from tests.support.text import pos
 from tests.support.import_round_trip import V2BETA1, imported, job, render_blueprint
 
 

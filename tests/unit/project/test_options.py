@@ -16,7 +16,8 @@ from mpigen.render.mpijob.options import MpiJobOptions
 from mpigen.render.static.options import DEFAULT_KUBECTL_DELIVERY_IMAGE, StaticOptions
 from mpigen.render.target import Flag, Setting, TargetOptions
 from mpigen.render.trainjob.options import TrainJobOptions
-from tests.conftest import blueprint_text, write
+from tests.support.blueprints import blueprint_text
+from tests.support.text import write
 
 CONFIG_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Config\n"
 OVERLAY_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"

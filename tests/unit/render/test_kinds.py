@@ -18,7 +18,8 @@ from mpigen.render.core_kinds import KUBERNETES, hostfile_slots
 from mpigen.render.kinds import group_of
 from mpigen.render.mpijob.crd import new_crd
 from mpigen.render.targets import KINDS, TARGETS, kind_facts
-from tests.conftest import blueprint_text, render_text
+from tests.support.blueprints import blueprint_text
+from tests.support.rendering import render_text
 
 # Blueprints, by what they say: (workers, GPUs per worker, slots per worker or None, launcher runs ranks).
 BLUEPRINTS = [(3, 2, None, False), (2, 0, 4, False), (4, 8, 2, False), (2, 1, None, True)]

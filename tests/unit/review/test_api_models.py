@@ -10,7 +10,7 @@ import yaml
 from kubeflow_trainer_api.models import JobsetV1alpha2JobSet
 
 from mpigen.review.api_models import validate_with_model
-from tests.conftest import GOLDEN
+from tests.support.paths import GOLDEN
 
 JOBSET = next(o for o in yaml.safe_load_all((GOLDEN / "jobset.yaml").read_text()) if o and o["kind"] == "JobSet")
 

@@ -1,10 +1,17 @@
-"""The cache's tests: a repository of small blueprints and overlays, written from a plain description."""
+"""The repositories of the cache's tests (tests/acceptance/cache/), written from a plain
+description, and what those tests read back: the cache's entries, an output folder's files,
+and a run of mpigen in this process."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import yaml
+
+from mpigen.cache.store import FORMAT
+from mpigen.cli.main import main
+from tests.support.blueprints import blueprint, blueprint_text
 
 # One blueprint document per variant: valid ones, an error (no workers), and one whose name
 # another file may use too (a duplicate across files, found by the cross-file check).
@@ -24,14 +31,10 @@ OVERLAYS = {
 }
 
 
-def blueprint_text(docs: list[tuple[str, str, str | None]]) -> str:
+def blueprint_documents(docs: list[tuple[str, str, str | None]]) -> str:
     """A blueprint file of these documents, each (name, variant, namespace or None)."""
-    out = []
-    for name, variant, namespace in docs:
-        metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
-        out.append(yaml.safe_dump({"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint",
-                                   "metadata": metadata, "spec": VARIANTS[variant]}, sort_keys=False))
-    return "---\n".join(out)
+    return "---\n".join(yaml.safe_dump(blueprint(name, namespace=namespace, **VARIANTS[variant]), sort_keys=False)
+                        for name, variant, namespace in docs)
 
 
 def write_repository(root: Path, state: dict) -> None:
@@ -40,7 +43,7 @@ def write_repository(root: Path, state: dict) -> None:
     "config": {"target": ..., "gitops": ...}, "broken": bool (a file of broken YAML beside them)}."""
     folder = root / "blueprints"
     folder.mkdir(parents=True, exist_ok=True)
-    wanted = {name: blueprint_text(docs) for name, docs in state["blueprints"].items()}
+    wanted = {name: blueprint_documents(docs) for name, docs in state["blueprints"].items()}
     if state["broken"]:
         wanted["notes.yaml"] = "notes: [unclosed\n"
     for path in [p for p in folder.rglob("*") if p.is_file()]:
@@ -60,3 +63,37 @@ def write_repository(root: Path, state: dict) -> None:
     if state["overlays"]:
         config["overlays"] = sorted(state["overlays"])
     (root / "mpigen.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted((cache / FORMAT).glob("*/*/*")) if (cache / FORMAT).is_dir() else []
+
+
+def repository(root: Path, count: int = 3) -> None:
+    (root / "bp").mkdir(parents=True)
+    for index in range(count):
+        (root / "bp" / f"job{index}.yaml").write_text(blueprint_text(f"job{index}", workers=index + 1))
+    (root / "bp" / "broken.yaml").write_text("notes: [unclosed\n")  # a warning, cached with its file's result
+
+
+def run(root: Path, argv: list[str], namespace: str | None, capsysbinary) -> tuple[int, bytes, bytes]:
+    """`mpigen ARGV` in this process, in `root`: exit code, standard output, standard error."""
+    here = os.getcwd()
+    capsysbinary.readouterr()
+    os.chdir(root)
+    if namespace:
+        os.environ["ARGOCD_APP_NAMESPACE"] = namespace
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        os.environ.pop("ARGOCD_APP_NAMESPACE", None)
+        os.chdir(here)
+    out, err = capsysbinary.readouterr()
+    return code, out, err
+
+
+def folder(path: Path) -> dict[str, bytes]:
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()} \
+        if path.exists() else {}

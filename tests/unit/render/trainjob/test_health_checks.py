@@ -17,9 +17,9 @@ import itertools
 import pytest
 import yaml
 
-from tests.conftest import ROOT
 from tests.support.health_checks import argo_cd_check, flux_state
 from tests.support.health_checks import flux_programs as compile_exprs
+from tests.support.paths import ROOT
 
 ARGO = ROOT / "docs" / "argocd" / "trainjob-health.yaml"
 FLUX = ROOT / "docs" / "flux" / "trainjob-health.yaml"

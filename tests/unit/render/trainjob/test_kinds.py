@@ -13,7 +13,8 @@ from __future__ import annotations
 import copy
 
 from mpigen.render.trainjob.kinds import TRAINJOB
-from tests.conftest import blueprint_text, render_text
+from tests.support.blueprints import blueprint_text
+from tests.support.rendering import render_text
 
 RENDERED = next(o for o in render_text(blueprint_text("train", namespace="team", workers=2), target="trainjob")
                 if o["kind"] == "TrainJob")

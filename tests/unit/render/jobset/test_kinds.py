@@ -13,7 +13,8 @@ import copy
 import pytest
 
 from mpigen.render.jobset.kinds import JOBSET
-from tests.conftest import blueprint_text, render_text
+from tests.support.blueprints import blueprint_text
+from tests.support.rendering import render_text
 
 RENDERED = next(o for o in render_text(blueprint_text("train", namespace="team", workers=2, gpusPerWorker=1),
                                        target="jobset") if o["kind"] == "JobSet")

@@ -16,9 +16,9 @@ import itertools
 import pytest
 import yaml
 
-from tests.conftest import ROOT
 from tests.support.health_checks import argo_cd_check, flux_state
 from tests.support.health_checks import flux_programs as compile_exprs
+from tests.support.paths import ROOT
 
 ARGO = ROOT / "docs" / "argocd" / "jobset-health.yaml"
 FLUX = ROOT / "docs" / "flux" / "jobset-health.yaml"

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from mpigen.render.static.options import StaticOptions
-from tests.conftest import blueprint_text, by_kind, render_text
+from tests.support.blueprints import blueprint_text
+from tests.support.rendering import by_kind, render_text
 
 # Reference section 2.3, "As a Python literal (no mainContainer)".
 KUBEXEC = ('#!/bin/sh\nset -x\nPOD_NAME=$1\nwhile [ ${POD_NAME%${POD_NAME#?}} = "-" ]\ndo\nshift\nPOD_NAME=$1\n'
