@@ -48,7 +48,7 @@ def import_job(doc: Document, reference: Document | None = None, strict: bool = 
                       f"not one of the kinds mpigen import reads: {', '.join(importers())}")
         return Imported({}, reader.problems)
     target, importer = found
-    given = Given(import_mpijob=import_document, prove=partial(prove, target.name))
+    given = Given(import_model=import_document, prove=partial(prove, target.name))
     return importlib.import_module(importer.module).import_job(doc, reference, strict, given)
 
 

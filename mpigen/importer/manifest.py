@@ -1,5 +1,5 @@
 """`mpigen import`: existing MPIJob manifests -> blueprints (the importer declared for the
-MPIJob kind, and what a target's importer reads a view of its job with: Given.import_mpijob).
+MPIJob kind, and what a target's importer reads a view of its job with: Given.import_model).
 
 Reads the three generations (kubeflow.org/v1alpha2 with mpiReplicaSpecs, slotsPerWorker
 and cleanPodPolicy at the top of spec; the training-operator's kubeflow.org/v1 with

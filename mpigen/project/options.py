@@ -191,7 +191,7 @@ def _options(flags: Flags, config: Config | None) -> Options:
         value = getattr(flags, flag)
         return value if value is not None else getattr(config.model, key) if config else None
 
-    chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
+    chosen = {"target": pick("target", "target") or next(iter(targets.TARGETS)), "gitops": pick("gitops", "gitops"),
               "kube_version": pick("kube_version", "kubeVersion")}
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
     for target in targets.TARGETS.values():

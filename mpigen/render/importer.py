@@ -65,5 +65,5 @@ class Given:
     a blueprint: rendered with the target, each document given compared with the rendered
     object of its kind, every difference reported at the document's line."""
 
-    import_mpijob: Callable[[Document, bool, Reader], Imported]
+    import_model: Callable[[Document, bool, Reader], Imported]
     prove: Callable[[dict, list[tuple[Reader, dict]], set], None]

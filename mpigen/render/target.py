@@ -29,7 +29,7 @@ class Options:
     """How to render: the CLI's --target/--gitops/--kube-version, and the options of the
     environment's target, of the type its TargetOptions builds."""
 
-    target: str = "static"
+    target: str  # a name in the table (mpigen.render.targets); its first is the default
     gitops: str = "none"
     kube_version: str = DEFAULT_KUBE_VERSION  # the Kubernetes version the output is for
     own: Any = None  # the target's own options (None: its defaults, filled in by mpigen.render.targets)

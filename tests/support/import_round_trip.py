@@ -38,7 +38,7 @@ def render_blueprint(blueprint: dict, **options) -> dict:
     assert model is not None, [str(d) for d in diagnostics]
     spec = model.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
-    return by_kind(render_job(compile_blueprint(model), Options(**options), lifecycle))
+    return by_kind(render_job(compile_blueprint(model), Options(**{"target": "static", **options}), lifecycle))
 
 
 def assert_round_trip(mpijob: dict) -> None:

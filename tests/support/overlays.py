@@ -45,7 +45,7 @@ def rendered(*overlays: str, paths=("blueprints",), **options):
     from mpigen.render.target import Options
 
     found = resolve(list(overlays), Path(".")) if overlays else []
-    return render_paths([Path(p) for p in paths], Options(**options), found)
+    return render_paths([Path(p) for p in paths], Options(**{"target": "static", **options}), found)
 
 
 def objects_of(result, env: str | None = None) -> dict[tuple[str, str], dict]:

@@ -23,7 +23,7 @@ def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
         blueprint, diagnostics = validate_document(doc, RESERVED)
         if blueprint is None:
             raise InputError([d for d in diagnostics if d.severity == "error"])
-        objects += render_job(compile_blueprint(blueprint), Options(**options))
+        objects += render_job(compile_blueprint(blueprint), Options(**{"target": "static", **options}))
     return objects
 
 

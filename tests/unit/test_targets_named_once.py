@@ -6,11 +6,17 @@ The facts come from outside the code under test: the targets are the table's key
 kinds each renders are read from the reviewed output in golden/ (each case's stream, with
 the --target it was rendered with, tests/support/golden.py). A kind only one target renders
 is a custom resource (an API group that is not Kubernetes' own) that no other target's
-output holds. The compiled model's own kind (MPIJob, the v1alpha2 API every target is given)
-may be named by compile, which defines it.
+output holds.
 
-Prose is free to say which target does what (docstrings, comments, a field's description):
-the test reads the code's names, imports and string values."""
+Two stages may name one of them, for what it is to them rather than as a target's: compile
+and import name the MPIJob, the compiled model every target is given (the MPI Operator's
+v1alpha2 API) and what `mpigen import` turns back into a blueprint; formats holds the
+published file formats, whose field names and enumerations the schemas fix (a blueprint's
+spec.runtime.kind is TrainingRuntime or ClusterTrainingRuntime), and which, below every
+target, cannot take them from the table.
+
+Prose is free to say which target does what (docstrings, comments, a field's description or
+examples): the test reads the code's names, imports and string values."""
 
 from __future__ import annotations
 
@@ -29,7 +35,9 @@ from tests.support.golden import CASES
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "mpigen"
 TABLE = PACKAGE / "render" / "targets.py"
-COMPILED_KIND = ("MPIJob", PACKAGE / "compile")
+COMPILED_KIND = "MPIJob"
+MODEL_STAGES = (PACKAGE / "compile", PACKAGE / "importer")
+FORMATS = PACKAGE / "formats"
 
 
 def _builtin(api_version: str) -> bool:
@@ -102,11 +110,29 @@ def _words(identifier: str) -> set[str]:
     return {word.lower() for word in spaced.split("_") if word}
 
 
+def _format_values(tree: ast.Module) -> tuple[set[int], set[str]]:
+    """A file format's own words: the constants of its enumerations (Literal[...]) and examples,
+    and its models' field names."""
+    constants, fields = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+            constants |= {id(n) for n in ast.walk(node.slice) if isinstance(n, ast.Constant)}
+        if isinstance(node, ast.keyword) and node.arg in ("examples", "description"):
+            constants |= {id(n) for n in ast.walk(node.value) if isinstance(n, ast.Constant)}
+        if isinstance(node, ast.ClassDef):
+            fields |= {n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    return constants, fields
+
+
 def namings(path: Path, owned: dict[str, str]) -> list[str]:
     """Where the module names a target, imports its package or names a kind only it renders."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     docstrings, out = _docstrings(tree), []
+    if any(stage in path.parents for stage in MODEL_STAGES):
+        owned = {kind: target for kind, target in owned.items() if kind != COMPILED_KIND}
     kind_words = {kind.lower(): target for kind, target in owned.items()}
+    target_words = set(TARGETS) - ({COMPILED_KIND.lower()} if COMPILED_KIND not in owned else set())
+    format_constants, format_fields = _format_values(tree) if FORMATS in path.parents else (set(), set())
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.ImportFrom) and node.module:
@@ -114,14 +140,14 @@ def namings(path: Path, owned: dict[str, str]) -> list[str]:
             if parts[:2] == ["mpigen", "render"] and len(parts) > 2 and parts[2] in TARGETS:
                 out.append(f"{line}: imports {node.module}")
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            if node.value in TARGETS or owned.get(node.value):
-                kind, compile_dir = COMPILED_KIND
-                if not (node.value == kind and compile_dir in path.parents):
-                    out.append(f"{line}: the string {node.value!r}")
+            if (node.value in TARGETS or owned.get(node.value)) and id(node) not in format_constants:
+                out.append(f"{line}: the string {node.value!r}")
         for identifier in _identifiers(node):
-            named = (_words(identifier) & set(TARGETS)) | {w for w in _words(identifier) if w in kind_words}
+            if identifier in format_fields or identifier in (COMPILED_KIND, COMPILED_KIND + "Spec"):
+                continue  # a format's field; the compiled model's classes
+            words = _words(identifier)
             joined = identifier.lower().replace("_", "")
-            named |= {kind for kind in kind_words if kind in joined and kind not in ("mpijob",)}
+            named = (words & target_words) | {kind for kind in kind_words if kind in joined}
             if named:
                 out.append(f"{line}: the name {identifier}")
     return sorted(set(out), key=lambda entry: int(entry.split(":")[0]))

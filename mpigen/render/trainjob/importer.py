@@ -111,7 +111,7 @@ def import_job(doc: Document, runtime: Document | None, strict: bool, given: Giv
         r.problems.append(unnamed)
     view = build_view(doc, runtime)
     vdoc = view.document(doc)
-    imported = given.import_mpijob(vdoc, False, ViewReader(vdoc, False, V2BETA1, view))
+    imported = given.import_model(vdoc, False, ViewReader(vdoc, False, V2BETA1, view))
     r.problems += imported.diagnostics
     if view.guessed is not None:
         other = "MPICH" if view.guessed == "IntelMPI" else "Intel MPI"

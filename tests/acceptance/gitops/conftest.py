@@ -23,7 +23,7 @@ def render(tmp_path):
         folder = tmp_path / f"render-{next(counter)}"
         folder.mkdir()
         (folder / "job.yaml").write_text(text, encoding="utf-8")
-        result = render_paths([folder], Options(gitops=gitops))
+        result = render_paths([folder], Options(target="static", gitops=gitops))
         return Rendered([yaml.safe_load(item.text) for item in result.objects], result.warnings)
 
     return run

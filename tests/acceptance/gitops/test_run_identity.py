@@ -28,7 +28,7 @@ def test_none_profile_still_renders_golden_static(monkeypatch):
     from mpigen.render.target import Options
 
     monkeypatch.chdir(ROOT)  # source comments name blueprints/<file> relative to the repository
-    result = render_paths([Path("blueprints")], Options(gitops="none"))
+    result = render_paths([Path("blueprints")], Options(target="static", gitops="none"))
     assert "".join(item.text for item in result.objects) == (GOLDEN / "static.yaml").read_text(encoding="utf-8")
     for obj in golden_stream("static"):
         assert RUN_LABEL not in obj["metadata"]["labels"]
