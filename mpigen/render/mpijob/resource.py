@@ -12,7 +12,7 @@ what runs, whatever the operator version defaults:
 - v1: slotsPerWorker, runPolicy, mainContainer, restartPolicy Never for both.
 
 For Open MPI the launcher also gets Open MPI 5's PRTE variables
-(mpigen.compile.environment.openmpi5_env): Open MPI 5 ignores the OMPI_MCA_* names the
+(openmpi5_env): Open MPI 5 ignores the OMPI_MCA_* names the
 operators set and would start every rank on the launcher.
 
 Kueue (v2beta1, which Kueue's MPIJob integration reads): the queue and priority labels on the
@@ -24,10 +24,10 @@ mpigen container drops (mpigen.render.sshd).
 
 from __future__ import annotations
 
-from mpigen.compile.environment import openmpi5_env
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
+from mpigen.render.launcher_env import OPENMPI5_AGENT, OPENMPI5_ENV
 from mpigen.render.sshd import allow_root_sshd, root_capabilities
 
 
@@ -40,6 +40,12 @@ SSHD_PORT = 22  # of the v2beta1 workers' sshd, as the operator's controller rea
 SSHD_ROOT_CAPABILITIES = root_capabilities(SSHD_PORT)
 # The operators' default restart policies (v2beta1 default.go; training-operator mpi_defaults.go).
 RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
+
+
+def openmpi5_env(kubexec: bool) -> list[dict]:
+    """Open MPI 5's names on an MPIJob resource's launcher: the hostfile, and the agent when
+    the operator reaches the workers through kubexec.sh rather than ssh."""
+    return [dict(e) for e in OPENMPI5_ENV if kubexec or e["name"] != OPENMPI5_AGENT]
 
 
 def scheduling_policy(job: MPIJob) -> dict:

@@ -3,16 +3,19 @@ the operator's ConfigMap and kubectl volumes and mounts, and its label keys."""
 
 from __future__ import annotations
 
-from mpigen.compile.environment import CONFIG_MOUNT
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import jobset_only, launcher_on_host_network, worker_set_checks
-from mpigen.render.names import CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
+from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
+from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
+from mpigen.render.static.launcher import OPERATOR_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
 
 RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUNT, KUBECTL_MOUNT),
+                    env=(*OPENMPI5_ENV_NAMES, *(name for names in OPERATOR_ENV_NAMES.values() for name in names),
+                         *NVIDIA_ENV),
                     labels=OPERATOR_LABEL_KEYS)
 
 

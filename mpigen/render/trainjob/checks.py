@@ -10,17 +10,20 @@ from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import name_room, run_suffix
+from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.render.sshd import sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob.names import (NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
                                           TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME,
                                           longest_pod_name)
 from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
+from mpigen.render.trainjob.pods import OPENMPI4_AGENT
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
 
 RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VOLUME),
-                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR), env=TRAINER_ENV_NAMES)
+                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR),
+                    env=(*TRAINER_ENV_NAMES, OPENMPI4_AGENT, *SSH_ENV_NAMES, *NVIDIA_ENV))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check
 ROLE_PATHS = {WORKER: "worker", LAUNCHER: "launcher"}
 

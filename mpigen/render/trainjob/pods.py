@@ -8,10 +8,10 @@ variables (the Trainer's own OMPI_MCA_ ones are Open MPI 4's)."""
 
 from __future__ import annotations
 
-from mpigen.compile.environment import ssh_launcher_env
 from mpigen.compile.mpijob import HYDRA, LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.render import scripts
+from mpigen.render.launcher_env import ssh_launcher_env
 from mpigen.render.replicated import sshd_ports_and_probe
 from mpigen.render.sshd import allow_root_sshd
 from mpigen.render.trainjob.names import (HYDRA_HOSTFILE, NODE_CONTAINER, SSH_AUTHORIZED_KEYS, SSH_CONFIG,
