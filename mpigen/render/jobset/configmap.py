@@ -25,7 +25,7 @@ def hostfile(job: MPIJob) -> str:
 
 
 def new_config_map(job: MPIJob) -> dict:
-    port = job.extensions.ssh.port
+    port = job.source.ssh.port
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",

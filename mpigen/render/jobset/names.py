@@ -46,7 +46,7 @@ def keygen_name(job: MPIJob) -> str:
 
 def secret_name(job: MPIJob) -> str:
     """The Secret the workers and the launcher mount: the platform's, or the run's own."""
-    return job.extensions.ssh.keySecret or job.metadata.name + SECRET_SUFFIX
+    return job.source.ssh.keySecret or job.metadata.name + SECRET_SUFFIX
 
 
 def pod_host(job: MPIJob, replicated_job: str, pod: int) -> str:

@@ -37,7 +37,7 @@ def worker_pod(job: MPIJob) -> dict:
     template = copy_data(job.spec.mpiReplicaSpecs[WORKER].template)
     pod = template.setdefault("spec", {})
     container = pod["containers"][0]
-    port = job.extensions.ssh.port
+    port = job.source.ssh.port
     if "command" not in container:  # a podTemplatePatch's own command stays (it must start sshd)
         container["command"] = ["/bin/sh", SSHD_SCRIPT_PATH]
     sshd_ports_and_probe(container, port)

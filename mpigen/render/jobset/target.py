@@ -31,7 +31,7 @@ ADDITIONS = Additions(launcher_service_account=False, first_rank_host=first_rank
 def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
     """In the order they are needed: the configuration, the generator's RBAC, the JobSet; then
     mpigen's additions (mpigen.render.additions)."""
-    key_job = job.extensions.ssh.keySecret is None
+    key_job = job.source.ssh.keySecret is None
     objects = [new_config_map(job)]
     if key_job:
         objects += keygen_objects(job)
@@ -44,7 +44,7 @@ def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
-    wait = job.extensions.waitForWorkersAsked is not False  # JobSet waits unless told not to
+    wait = job.source.launcher.waitForWorkers is not False  # JobSet waits unless told not to
     objects, run = gitops.run_objects(job, lifecycle, options.gitops, lambda instance, _: jobset_objects(
         instance, wait), ADDITIONS)
     for obj in objects:

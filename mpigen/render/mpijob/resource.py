@@ -57,7 +57,7 @@ def scheduling_policy(job: MPIJob) -> dict:
     policy: dict = {}
     if gang.minAvailable is not None:
         policy["minAvailable"] = gang.minAvailable
-    elif job.extensions.waitForWorkers:
+    elif job.source.wait_for_workers:
         policy["minAvailable"] = job.workers
     if gang.queue:
         policy["queue"] = gang.queue
@@ -96,9 +96,9 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
     body: dict = {"slotsPerWorker": job.slots}
     if api == V2BETA1:
         body.update({"runLauncherAsWorker": ext.runLauncherAsWorker,
-                     "launcherCreationPolicy": "WaitForWorkersReady" if ext.waitForWorkers else "AtStartup",
+                     "launcherCreationPolicy": "WaitForWorkersReady" if job.source.wait_for_workers else "AtStartup",
                      "mpiImplementation": IMPLEMENTATIONS[job.distribution],
-                     "sshAuthMountPath": ext.sshAuthMountPath or SSH_AUTH_MOUNT_PATH})
+                     "sshAuthMountPath": job.source.security.sshAuthMountPath or SSH_AUTH_MOUNT_PATH})
     elif spec.mainContainer:
         body["mainContainer"] = spec.mainContainer
     body["runPolicy"] = policy

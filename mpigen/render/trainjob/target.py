@@ -32,7 +32,7 @@ ADDITIONS = Additions(launcher_service_account=False, first_rank_host=first_rank
 
 def runtime_choice(job: MPIJob, options: Options) -> Runtime:
     """The blueprint's spec.runtime, else the environment's default, else a TrainingRuntime of mpigen's."""
-    return job.extensions.runtime or options.training_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
+    return job.source.runtime or options.training_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
 
 
 def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None) -> list[dict]:
