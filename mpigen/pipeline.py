@@ -26,7 +26,7 @@ from mpigen.cache.shape import shape
 from mpigen.cache.texts import packed, placed
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.install_order import sort_key
-from mpigen.emit.layout import flux_root, object_path, trainjob_stage
+from mpigen.emit.layout import object_path, step_placement
 from mpigen.emit.rendered import RenderedObject, Store
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
 from mpigen.emit.yaml import dump_object
@@ -34,10 +34,9 @@ from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.load.blueprints import load_files
 from mpigen.load.files import find_yaml_files
 from mpigen.overlay.apply import Usage, apply, with_namespace
-from mpigen.render.mpijob.crd import environment_crd
 from mpigen.render.scripts import template
-from mpigen.render.target import Lifecycle
-from mpigen.render.targets import RESERVED, TARGETS, render_job, target_checks
+from mpigen.render.target import Lifecycle, Options
+from mpigen.render.targets import APPLIED_FIRST, RESERVED, TARGETS, render_job, target_checks
 from mpigen.validate.document import attributed, validate_document, written_problems
 from mpigen.validate.written_patches import written_patch_problems
 
@@ -173,19 +172,22 @@ def _render(blueprint, source: str, overlay, options) -> list[RenderedObject]:
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
     rendered = []
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
-        path, root = object_path(obj), ""
+        path, root, running = placed_object(obj, options, blueprint.metadata.name)
         shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
-        if options.gitops == "flux" and TARGETS[options.target].staged:
-            root = flux_root(obj, blueprint.metadata.name)
-            path = f"{root}/{path.rsplit('/', 1)[1]}"
-        elif options.gitops == "flux" and options.target == "trainjob":
-            root = trainjob_stage(obj)
-            path = f"{root}/{path}"
-        running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
         text = dump_object(obj, shown, GENERATED)
-        rendered.append(RenderedObject(sort_key(obj), path, text, env, running, root, None,
+        rendered.append(RenderedObject(sort_key(obj, APPLIED_FIRST), path, text, env, running, root, None,
                                        hashlib.sha256(text.encode("utf-8")).digest()))
     return rendered
+
+
+def placed_object(obj: dict, options: Options, job: str) -> tuple[str, str, bool]:
+    """Where an object of job `job` goes (its path, and its kustomize root under the flux
+    profile when its target applies in steps), and whether the running job scales it itself."""
+    target = TARGETS[options.target]
+    path, root, flux = object_path(obj), "", target.flux
+    if options.gitops == "flux" and flux is not None:
+        root, path = step_placement(obj, path, flux.step_of(obj), job if flux.per_job else None)
+    return path, root, target.scales_itself(obj)
 
 
 def _run(files, overlays, env_options, default_namespace=None, render=True, memo=None, store=None):
@@ -290,8 +292,8 @@ def run_paths(paths: list[Path], options=None, overlays=None, env_options=None, 
         name = overlays[env_index].name if overlays else ""
         result.sources.update({(name, *job): mark for job, mark in env.seen.items()})
         options_here = env_options[env_index]
-        if render and options_here is not None and options_here.with_crd:
-            env.objects.append(_crd_object(options_here, name))
+        if render and options_here is not None:
+            env.objects += environment_objects(options_here, name)
         env.objects.sort(key=lambda o: o.sort_key)
         result.objects.extend(env.objects)
         result.envs.append(name)
@@ -367,11 +369,14 @@ def _unreported(problems: list[Diagnostic], diagnostics: list[Diagnostic]) -> li
     return [d for d in problems if (d.mark, d.message) not in shown]
 
 
-def _crd_object(options, env: str) -> RenderedObject:
-    """The MPIJob CRD, once per environment (mpigen.render.mpijob.crd.environment_crd)."""
-    crd, comment = environment_crd(options)
-    text = dump_object(crd, comment, GENERATED)
-    return RenderedObject(sort_key(crd), object_path(crd), text, env, digest=hashlib.sha256(text.encode("utf-8")).digest())
+def environment_objects(options: Options, env: str) -> list[RenderedObject]:
+    """What the environment's target renders once per environment (the target's environment_objects)."""
+    out = []
+    for obj, comment in TARGETS[options.target].environment_objects(options):
+        text = dump_object(obj, comment, GENERATED)
+        out.append(RenderedObject(sort_key(obj, APPLIED_FIRST), object_path(obj), text, env,
+                                  digest=hashlib.sha256(text.encode("utf-8")).digest()))
+    return out
 
 
 def _duplicate(mark, first, job: tuple[str, str]) -> Diagnostic:

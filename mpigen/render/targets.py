@@ -3,6 +3,7 @@ environment renders with: its objects, and its checks."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import reduce
 from operator import add
 
@@ -24,6 +25,8 @@ TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}
 # under every target, and its file is validated once whatever each environment's target),
 # and what compile and the shared additions write.
 RESERVED = reduce(add, (*(target.reserved for target in TARGETS.values()), COMPILED, ADDED), Reserved())
+# The custom resources other objects need first, whichever target renders them (install order).
+APPLIED_FIRST = tuple(kind for target in TARGETS.values() for kind in target.applied_first)
 
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:
@@ -31,9 +34,17 @@ def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()
         raise ValueError(f"unknown target {options.target!r}")
     if lifecycle.state == "archived":
         return []  # nothing in Git: the controller prunes the job's objects
-    return TARGETS[options.target].render(job, options, lifecycle)
+    return TARGETS[options.target].render(job, with_own_defaults(options), lifecycle)
 
 
 def target_checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     """What the environment's GitOps profile and target cannot render."""
-    return profile_checks(doc, blueprint, options.gitops) + TARGETS[options.target].checks(doc, blueprint, options)
+    target = TARGETS[options.target]
+    return profile_checks(doc, blueprint, options.gitops) + target.checks(doc, blueprint, with_own_defaults(options))
+
+
+def with_own_defaults(options: Options) -> Options:
+    """The options, with its target's own options at their defaults where none are given."""
+    if options.own is not None:
+        return options
+    return replace(options, own=TARGETS[options.target].options.build({}))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import yaml
 
+from mpigen.render.mpijob.options import MpiJobOptions
 from tests.conftest import by_kind, pos
 from tests.support.operator_model import comparable, controller_objects, defaulted, normal
 
@@ -49,7 +50,7 @@ def assert_round_trip(mpijob: dict) -> None:
         actual = render_blueprint(blueprint)
     else:
         expected = {"MPIJob": defaulted(mpijob)}
-        actual = render_blueprint(blueprint, target="mpijob", mpijob_api=mpijob["apiVersion"])
+        actual = render_blueprint(blueprint, target="mpijob", own=MpiJobOptions(mpijob["apiVersion"]))
     assert sorted(actual) == sorted(expected)
     for kind in expected:
         assert comparable(actual[kind], expected[kind], mpijob) == normal(expected[kind]), (kind, text)

@@ -1,7 +1,7 @@
 """Target `mpijob`: the MPIJob resource (mpigen.render.mpijob.resource), for clusters that
 run an operator. Under a GitOps profile it is named per run, as the static target's
 objects are (mpigen.render.gitops); `completed` suspends it, so the operator deletes its
-pods and the GPUs are released. The operator creates the pods, so nothing is staged."""
+pods and the GPUs are released. The operator creates the pods, so Flux applies it in one step."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from mpigen.compile.mpijob import MPIJob
 from mpigen.render import gitops
 from mpigen.render.additions import Additions, addition_objects
 from mpigen.render.mpijob import checks
+from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
+from mpigen.render.mpijob.options import OPTIONS
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
@@ -18,7 +20,7 @@ OWN_ACCOUNTS = Additions(launcher_service_account=False)  # the operator's launc
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     def mpijob_objects(instance: MPIJob, run: str | None) -> list[dict]:
-        obj = new_mpijob(instance, options.mpijob_api, lifecycle.ttl_seconds_after_finished)
+        obj = new_mpijob(instance, options.own.api, lifecycle.ttl_seconds_after_finished)
         if lifecycle.state == "completed":
             obj["spec"]["runPolicy"]["suspend"] = True
         return [obj, *addition_objects(instance)]
@@ -27,5 +29,16 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     return [stamp(obj, job, job.metadata.name, run, templates=options.gitops == "none") for obj in objects]
 
 
-MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
+def environment_objects(options: Options) -> list[tuple[dict, str]]:
+    """With --with-crd, the MPIJob CRD, once per environment (mpigen.render.mpijob.crd)."""
+    return [environment_crd(options)] if with_crd(options) else []
+
+
+def libraries(options: Options) -> tuple[str, ...]:
+    """The CRD's pod template schema is kubernetes-validate's data."""
+    return (SCHEMAS_LIBRARY,) if with_crd(options) else ()
+
+
+MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                environment_objects=environment_objects, libraries=libraries, options=OPTIONS,
                 health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))

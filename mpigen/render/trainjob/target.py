@@ -15,9 +15,10 @@ from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGO
 from mpigen.render import gitops
 from mpigen.render.additions import Additions, addition_objects
 from mpigen.render.stamp import stamp
-from mpigen.render.target import Lifecycle, Options, Target
+from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 from mpigen.render.trainjob import checks
 from mpigen.render.trainjob.names import DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, first_rank_host
+from mpigen.render.trainjob.options import OPTIONS
 from mpigen.render.trainjob.runtime import new_runtime
 from mpigen.render.trainjob.trainjob import new_trainjob
 
@@ -32,7 +33,7 @@ ADDITIONS = Additions(launcher_service_account=False, first_rank_host=first_rank
 
 def runtime_choice(job: MPIJob, options: Options) -> Runtime:
     """The blueprint's spec.runtime, else the environment's default, else a TrainingRuntime of mpigen's."""
-    return job.source.runtime or options.training_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
+    return job.source.runtime or options.own.default_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
 
 
 def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None) -> list[dict]:
@@ -69,5 +70,13 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     return objects
 
 
-TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
-                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"))
+def _flux_step(obj: dict) -> str:
+    """The TrainJobs apply once the runtimes (and the jobs' configuration) are there."""
+    return "trainjobs" if obj["kind"] == "TrainJob" else "runtimes"
+
+
+TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                  # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
+                  flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
+                  applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),
+                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"), options=OPTIONS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from mpigen.render.static.options import StaticOptions
 from tests.conftest import blueprint_text, by_kind, render_text
 
 # Reference section 2.3, "As a Python literal (no mainContainer)".
@@ -154,7 +155,7 @@ def test_kubectl_delivery_init_container():
 
 
 def test_kubectl_delivery_image_is_configurable():
-    objs = by_kind(render_text(blueprint_text(), kubectl_delivery_image="registry.local/kubectl-delivery:v0.3.0"))
+    objs = by_kind(render_text(blueprint_text(), own=StaticOptions("registry.local/kubectl-delivery:v0.3.0")))
     assert objs["Job"]["spec"]["template"]["spec"]["initContainers"][0]["image"] == \
         "registry.local/kubectl-delivery:v0.3.0"
 
