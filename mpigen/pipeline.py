@@ -36,7 +36,7 @@ from mpigen.load.files import find_yaml_files
 from mpigen.overlay.apply import Usage, apply, with_namespace
 from mpigen.render.scripts import template
 from mpigen.render.target import Lifecycle, Options
-from mpigen.render.targets import APPLIED_FIRST, RESERVED, TARGETS, render_job, target_checks
+from mpigen.render.targets import APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, render_job, target_checks
 from mpigen.validate.document import attributed, validate_document, written_problems
 from mpigen.validate.written_patches import written_patch_problems
 
@@ -107,7 +107,7 @@ def _one_file(file, read) -> _Chunk:
     """What one file gives (its text from `read`). Only the results are kept, never the
     loaded documents (with the marks of every key and value, they are the bulk)."""
     chunk = _Chunk([], [[] for _ in range(max(1, len(_WORK["overlays"])))], set())
-    docs, chunk.problems = load_files([file], read)
+    docs, chunk.problems = load_files([file], read, IMPORTABLE)
     validated = [_environments(doc, chunk.used) for doc in docs]
     del docs  # rendering needs the blueprints, not the documents and their marks
     for results in validated:

@@ -17,6 +17,7 @@ from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
+from mpigen.render.importer import Importer
 from mpigen.validate.reserved import Reserved
 
 DEFAULT_KUBE_VERSION = "1.30"  # of --kube-version: the MPIJob CRD's pod template schema
@@ -146,3 +147,5 @@ class Target:
     health_checks: tuple[str, ...] = ()
     # Its options: its --target help, flags, mpigen.yaml and overlay keys, and typed options.
     options: TargetOptions = TargetOptions("")
+    # The manifests `mpigen import` turns into blueprints for it, and the module that reads them.
+    importer: Importer | None = None

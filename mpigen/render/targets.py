@@ -27,6 +27,8 @@ TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}
 RESERVED = reduce(add, (*(target.reserved for target in TARGETS.values()), COMPILED, ADDED), Reserved())
 # The custom resources other objects need first, whichever target renders them (install order).
 APPLIED_FIRST = tuple(kind for target in TARGETS.values() for kind in target.applied_first)
+# What `mpigen import` reads, for loading to tell (mpigen.load.blueprints.Importable).
+IMPORTABLE = {t.importer.kind: (t.importer.group, t.importer.article) for t in TARGETS.values() if t.importer}
 
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:

@@ -15,7 +15,7 @@ V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.or
 
 
 def imported(text: str, strict: bool = False):
-    from mpigen.review.importer.manifest import import_document
+    from mpigen.importer.manifest import import_document
     from mpigen.load.parser import parse
 
     (doc,) = parse(text, "mpijob.yaml")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from mpigen.compile.mpijob import MPIJob
 from mpigen.render import gitops
 from mpigen.render.additions import Additions, addition_objects
+from mpigen.render.importer import Importer
 from mpigen.render.mpijob import checks
 from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
 from mpigen.render.mpijob.options import OPTIONS
@@ -16,6 +17,8 @@ from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
 
 OWN_ACCOUNTS = Additions(launcher_service_account=False)  # the operator's launcher has none of mpigen's
+# MPIJob manifests of the operator's three generations (v1alpha2 ones render under the default target).
+IMPORTER = Importer(kind="MPIJob", group="kubeflow.org", article="an", module="mpigen.importer.manifest")
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
@@ -41,4 +44,5 @@ def libraries(options: Options) -> tuple[str, ...]:
 
 MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED,
                 environment_objects=environment_objects, libraries=libraries, options=OPTIONS,
-                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"))
+                health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"),
+                importer=IMPORTER)

@@ -14,10 +14,12 @@ from mpigen.formats.trainer import Runtime
 from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.render import gitops
 from mpigen.render.additions import Additions, addition_objects
+from mpigen.render.importer import Importer, References
 from mpigen.render.stamp import stamp
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 from mpigen.render.trainjob import checks
-from mpigen.render.trainjob.names import DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, first_rank_host
+from mpigen.render.trainjob.names import (DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, RUNTIME_KINDS, TRAINER_API,
+                                          TRAINER_GROUP, first_rank_host)
 from mpigen.render.trainjob.options import OPTIONS
 from mpigen.render.trainjob.runtime import new_runtime
 from mpigen.render.trainjob.trainjob import new_trainjob
@@ -29,6 +31,9 @@ WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "TrainingRuntime": "-1", "Cl
 SERVER_SIDE = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_COMPARE_OPTIONS: "ServerSideDiff=true"}
 # The launcher runs as the identity; rank 0 is a pod of the Trainer's JobSet.
 ADDITIONS = Additions(launcher_service_account=False, first_rank_host=first_rank_host)
+# TrainJobs, each with the runtime it references when its file is given too.
+IMPORTER = Importer(kind="TrainJob", group=TRAINER_GROUP, article="a", module="mpigen.render.trainjob.importer",
+                    references=References(TRAINER_API, RUNTIME_KINDS, "Trainer runtime"))
 
 
 def runtime_choice(job: MPIJob, options: Options) -> Runtime:
@@ -79,4 +84,5 @@ TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved
                   # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
                   flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
                   applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),
-                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"), options=OPTIONS)
+                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"), options=OPTIONS,
+                  importer=IMPORTER)

@@ -59,7 +59,7 @@ def test_an_unchanged_file_is_neither_read_nor_rendered_again(cli, cache, monkey
     assert (cache / ".gitignore").read_text() == "*\n" and (cache / "CACHEDIR.TAG").read_text().startswith(
         "Signature: 8a477f597d28d172789f06886806bc55\n")
     loaded = []
-    monkeypatch.setattr(pipeline, "load_files", lambda files, read: loaded.append(files) or ([], []))
+    monkeypatch.setattr(pipeline, "load_files", lambda files, read, importable: loaded.append(files) or ([], []))
     assert cli("render", "bp", "--stdout").stdout == first.stdout
     assert loaded == []
     Path("bp/job1.yaml").write_text(blueprint_text("job1", workers=7))

@@ -1,25 +1,22 @@
-"""The reader of one MPIJob document: its values by location, what cannot be carried over
-into the blueprint (a warning, an error with --strict) or what the MPIJob itself gets
-wrong (an error), each at its line, and where each blueprint field comes from."""
+"""The reader of one job manifest: its values by location, what cannot be carried over into
+the blueprint (a warning, an error with --strict) or what the manifest itself gets wrong
+(an error), each at its line, and where each blueprint field comes from."""
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
 from mpigen.errors import error, warning
 from mpigen.load.document import Document, Loc, field_path
 
-APIS = (V1ALPHA2, V1, V2BETA1)  # the MPIJob generations `mpigen import` reads
-
 
 class Reader:
-    """Reads one MPIJob document: its values, and what cannot be carried over, at its place."""
+    """Reads one job manifest: its values, and what cannot be carried over, at its place."""
 
     def __init__(self, doc: Document, strict: bool, api: str):
         self.doc, self.strict, self.api, self.problems = doc, strict, api, []
-        self.refused = False  # an error of the MPIJob itself (not a loss made an error by --strict)
-        self.origins: dict[Loc, Loc] = {}  # a blueprint location -> where in the MPIJob it comes from
+        self.refused = False  # an error of the manifest itself (not a loss made an error by --strict)
+        self.origins: dict[Loc, Loc] = {}  # a blueprint location -> where in the manifest it comes from
         # runLauncherAsWorker is the blueprint's launcher.runAsWorker only where the launcher's
-        # template is known to be the workers' as mpigen writes it (a TrainJob's runtime of mpigen's)
+        # template is known to be the workers' as mpigen writes it (a view of pods mpigen wrote)
         self.launcher_as_worker = False
 
     def get(self, loc: Loc, default=None):
@@ -62,13 +59,13 @@ class Reader:
         self.origins[("spec", *spec_loc) if spec_loc[0] != "metadata" else spec_loc] = loc
 
     def origin(self, loc: Loc) -> Loc:
-        """Where in the MPIJob a location of the blueprint comes from (its nearest known part)."""
+        """Where in the manifest a location of the blueprint comes from (its nearest known part)."""
         return next((self.origins[loc[:n]] for n in range(len(loc), 0, -1) if loc[:n] in self.origins), ("spec",))
 
 
 class KindReader(Reader):
-    """A reader whose messages name the document's kind too (a TrainJob's and its runtime's
-    problems are reported together)."""
+    """A reader whose messages name the document's kind too (a job's and what it references
+    are reported together)."""
 
     def name(self, loc: Loc) -> str:
         kind = self.doc.data.get("kind") if isinstance(self.doc.data, dict) else None

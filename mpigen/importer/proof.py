@@ -1,5 +1,6 @@
-"""`mpigen import`, the proof of an imported TrainJob: its blueprint rendered with the trainjob
-target, and every value of the TrainJob (and of the runtime, when mpigen wrote it) that the
+"""`mpigen import`, the proof of an import (Given.prove, mpigen.render.importer):
+the blueprint rendered with the target whose importer read the job, and every value of each
+document given (the job, and what it references when mpigen wrote that too) that the
 render does not give back reported at its line, as is every value the render adds.
 Whatever the import's reading missed is found here, so the import is lossless or says
 where it is not."""
@@ -11,32 +12,32 @@ from mpigen.emit.yaml import dump_object
 from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
 from mpigen.load.document import Loc
 from mpigen.load.parser import parse
+from mpigen.importer.manifest import SERVER_METADATA
+from mpigen.render.manifest_reader import Reader
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import RESERVED, render_job, target_checks
-from mpigen.review.importer.manifest import SERVER_METADATA
-from mpigen.review.importer.reader import Reader
 from mpigen.validate.document import validate_document
 
-TRAINJOB = Options(target="trainjob")
-# What a cluster writes into a TrainJob or runtime (kubectl get -o yaml): not the user's.
+# What a cluster writes into an object (kubectl get -o yaml): not the user's.
 IGNORED = {("status",), *(("metadata", key) for key in SERVER_METADATA)}
 
 
-def rendered(blueprint: dict, r: Reader) -> list[dict] | None:
-    """The blueprint's objects under the trainjob target, or None when mpigen refuses the
-    blueprint (each reason an error at the TrainJob's metadata.name)."""
+def rendered(target: str, blueprint: dict, r: Reader) -> list[dict] | None:
+    """The blueprint's objects under the target, or None when mpigen refuses the blueprint
+    (each reason an error at the job's metadata.name)."""
+    options = Options(target=target)
     doc = parse(dump_object(blueprint), "imported")[0]
     model, diagnostics = validate_document(doc, RESERVED)
     if model is not None:
-        diagnostics += target_checks(doc, model, TRAINJOB)
+        diagnostics += target_checks(doc, model, options)
     errors = [d for d in diagnostics if d.severity == "error"]
     for diagnostic in errors:
-        r.refuse(("metadata", "name"), f"the imported blueprint cannot be rendered for the trainjob target: "
+        r.refuse(("metadata", "name"), f"the imported blueprint cannot be rendered for the {target} target: "
                                        f"{diagnostic.message}")
     if errors or model is None:
         return None
     spec = model.spec
-    return render_job(compile_blueprint(model), TRAINJOB,
+    return render_job(compile_blueprint(model), options,
                       Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished))
 
 
@@ -122,14 +123,14 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def check_rendered(blueprint: dict, trainjob: Reader, given: dict, runtime: Reader | None, reported: set) -> None:
-    """Render the blueprint and compare its TrainJob with the given one (`given`: the
-    TrainJob's data with its defaults), and its runtime with the given one (when mpigen wrote it)."""
-    objects = rendered(blueprint, trainjob)
+def prove(target: str, blueprint: dict, given: list[tuple[Reader, dict]], reported: set) -> None:
+    """Render the blueprint with the target and compare each document given (a reader of
+    it, and its data as the cluster reads it: with its defaults) with the rendered object of
+    its kind; the blueprint's refusals are reported by the first reader (the job's)."""
+    objects = rendered(target, blueprint, given[0][0])
     if objects is None:
         return
     made = {obj["kind"]: obj for obj in objects}
-    compare(trainjob, given, made.get("TrainJob", {}), reported)
-    if runtime is not None:
-        kind = runtime.doc.data.get("kind")
-        compare(runtime, runtime.doc.data, made.get(kind, {}), reported)
+    for reader, data in given:
+        kind = data.get("kind")
+        compare(reader, data, made.get(kind, {}) if isinstance(kind, str) else {}, reported)

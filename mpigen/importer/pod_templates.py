@@ -18,7 +18,7 @@ from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 from mpigen.render.mpijob.resource import SSHD_ROOT_CAPABILITIES
 
-# Pod and container fields read into blueprint fields here (or in mpigen.review.importer.volumes).
+# Pod and container fields read into blueprint fields here (or in mpigen.importer.volumes).
 POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
 CONTAINER_READ = {"name", "image", "command", "args", "env", "resources", "volumeMounts"}
 # Template metadata the API server writes, which `kubectl get -o yaml` shows: not the user's.

@@ -1,5 +1,5 @@
-"""`mpigen import`, a view: one document seen as another (a TrainJob and its runtime as the
-MPIJob they amount to), each of its values keeping the file, line and path where it is
+"""`mpigen import`, a view: one document seen as another (a job manifest and what it
+references as the MPIJob they amount to), each of its values keeping the file, line and path where it is
 written, so that a reader of the view reports at the lines of the documents it comes from."""
 
 from __future__ import annotations
@@ -7,19 +7,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mpigen.load.document import Document, Loc, field_path
-from mpigen.review.importer.reader import Reader
+from mpigen.render.manifest_reader import Reader
 
 
 @dataclass
 class View:
-    """The MPIJob a TrainJob amounts to, where each of its parts comes from, and what the
-    blueprint takes from the TrainJob beside it (its runtime, Kueue, runAsWorker)."""
+    """The MPIJob a job manifest amounts to, and where each of its parts comes from."""
 
     data: dict
     origins: dict[Loc, tuple[Document, Loc]] = field(default_factory=dict)
-    runAsWorker: bool = False  # what the TrainJob says beside the MPIJob: the launcher is a node
-    ssh_port: int | None = None  # the workers' sshd port, in a runtime mpigen wrote
-    guessed: str | None = None  # the MPI implementation, where the TrainJob does not tell MPICH from Intel MPI
 
     def put(self, loc: Loc, value, doc: Document, origin: Loc):
         """Set the view's value at loc (a list's index may be its length: appended), written
@@ -50,9 +46,9 @@ class View:
                 return doc, origin + tuple(loc[end:])
         return None
 
-    def document(self, trainjob: Document) -> Document:
-        """The view as a Document whose marks are those of the TrainJob's and runtime's files."""
-        doc = Document(trainjob.path, self.data, trainjob.start)
+    def document(self, job: Document) -> Document:
+        """The view as a Document whose marks are those of the files its parts come from."""
+        doc = Document(job.path, self.data, job.start)
         for loc in _locations(self.data):
             found = self.where(loc)
             if found is None:
@@ -66,8 +62,8 @@ class View:
 
 
 class ViewReader(Reader):
-    """The MPIJob importer's reader on a view: its messages name the TrainJob's or the
-    runtime's fields, at their lines."""
+    """The MPIJob importer's reader on a view: its messages name the fields of the documents
+    the view comes from, at their lines."""
 
     def __init__(self, doc: Document, strict: bool, api: str, view: View):
         super().__init__(doc, strict, api)

@@ -16,6 +16,8 @@ of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsN
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.compile.environment import RENDEZVOUS_ENV
 from mpigen.compile.mpijob import V2BETA1
@@ -25,12 +27,11 @@ from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
 from mpigen.render.additions import RANK_ENV_VOLUME
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV
+from mpigen.render.manifest_view import View, keep, named, without
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
-                                          PATCH_MANAGER, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT)
-from mpigen.review.importer.view import View, keep, named, without
+                                          PATCH_MANAGER, RUNTIME_KINDS, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT,
+                                          TRAINER_API)
 
-TRAINER_API = "trainer.kubeflow.org/v1alpha1"
-RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
 DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (the TrainJob CRD)
 JOB_TEMPLATE = ("template", "spec", "template")  # a replicated job's pod template, from the job
 OPENMPI4_AGENT = "OMPI_MCA_plm_rsh_agent"
@@ -40,6 +41,16 @@ NAMED_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/h
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}  # blueprint -> v2beta1's
 SSH_PORT_NAME = "ssh"
 ROLES = {NODE_JOB: "Worker", LAUNCHER_JOB: "Launcher"}  # a runtime's replicated jobs, as an MPIJob's replicas
+
+
+@dataclass
+class TrainJobView(View):
+    """The MPIJob a TrainJob amounts to, and what the blueprint takes from the TrainJob beside
+    it (its runtime, Kueue, runAsWorker)."""
+
+    runAsWorker: bool = False  # what the TrainJob says beside the MPIJob: the launcher is a node
+    ssh_port: int | None = None  # the workers' sshd port, in a runtime mpigen wrote
+    guessed: str | None = None  # the MPI implementation, where the TrainJob does not tell MPICH from Intel MPI
 
 
 def is_runtime(data) -> bool:
@@ -67,9 +78,9 @@ def mlpolicy(runtime: Document | None, *keys, default=None):
     return runtime.get(("spec", "mlPolicy", *keys), default) if runtime is not None else default
 
 
-def build_view(trainjob: Document, runtime: Document | None) -> View:
+def build_view(trainjob: Document, runtime: Document | None) -> TrainJobView:
     """The MPIJob view of a TrainJob and (when given) its runtime."""
-    view = View({"apiVersion": V2BETA1, "kind": "MPIJob"})
+    view = TrainJobView({"apiVersion": V2BETA1, "kind": "MPIJob"})
     view.put(("metadata",), copy_data(trainjob.get(("metadata",), {})), trainjob, ("metadata",))
     ours = written_by_mpigen(runtime)
     view.runAsWorker = mlpolicy(runtime, "mpi", "runLauncherAsNode") is True

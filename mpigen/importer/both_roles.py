@@ -20,7 +20,7 @@ from mpigen.render.names import OPERATOR_LABEL_KEYS
 OPERATOR_POD_LABELS = ("group_name", "mpi_job_name", "mpi_role_type")
 RESERVED_LABELS = OPERATOR_LABEL_KEYS
 DEFAULT_CONTAINERS = {"Launcher": LAUNCHER_CONTAINER, "Worker": WORKER_CONTAINER}  # without mainContainer
-# What mpigen (its mpijob target) writes into the launcher's env itself: not the user's.
+# What mpigen writes into the launcher's env itself (in the MPIJob resource it renders): not the user's.
 ADDED_ENV = {entry["name"]: entry["value"] for entry in OPENMPI5_ENV}
 
 
@@ -128,7 +128,7 @@ def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
         kept = []
         for name, value, loc in read_env(r, part):
             if part is launcher and ADDED_ENV.get(name) == value:
-                continue  # mpigen's own (its mpijob target writes it)
+                continue  # mpigen's own (it writes it into the MPIJob resource)
             if part is launcher and rank_env and name in RENDEZVOUS_ENV:
                 continue  # mpigen's PyTorch/DeepSpeed preset sets these on the launcher
             kept.append((name, value, loc))

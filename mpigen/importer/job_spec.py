@@ -27,8 +27,8 @@ RUN_POLICY_FIELDS[V2BETA1] = RUN_POLICY_FIELDS[V1]
 IMPLEMENTATION_FIELD = {V1ALPHA2: "mpiDistribution", V2BETA1: "mpiImplementation"}
 IMPLEMENTATIONS = {V1ALPHA2: {"OpenMPI": "OpenMPI", "IntelMPI": "IntelMPI", "MPICH": "MPICH"},
                    V2BETA1: {"OpenMPI": "OpenMPI", "Intel": "IntelMPI", "MPICH": "MPICH"}}
-# The restart policy each role's pods get from a blueprint (v1alpha2: the static target's
-# Job; v1 and v2beta1: the MPIJob the mpijob target writes), and what the MPIJob's own
+# The restart policy each role's pods get from a blueprint (v1alpha2: the launcher Job of the
+# v1alpha2 controller's objects; v1 and v2beta1: the MPIJob resource mpigen writes), and what the MPIJob's own
 # says once defaulted (None: whatever it says is overwritten).
 RENDERED_RESTART = {V1ALPHA2: {"Launcher": "OnFailure", "Worker": None},
                     V1: {"Launcher": "Never", "Worker": "Never"},

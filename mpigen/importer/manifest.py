@@ -1,4 +1,5 @@
-"""`mpigen import`: existing MPIJob manifests -> blueprints.
+"""`mpigen import`: existing MPIJob manifests -> blueprints (the importer declared for the
+MPIJob kind, and what a target's importer reads a view of its job with: Given.import_mpijob).
 
 Reads the three generations (kubeflow.org/v1alpha2 with mpiReplicaSpecs, slotsPerWorker
 and cleanPodPolicy at the top of spec; the training-operator's kubeflow.org/v1 with
@@ -6,8 +7,8 @@ runPolicy; kubeflow.org/v2beta1), each with its own fields, defaults and validat
 (shared/reference/mpi-operator.md sections 2, 3 and 4), and writes what a blueprint says.
 
 The import is lossless: rendering the blueprint gives what the operator makes of the
-MPIJob (the v1alpha2 controller's objects under the static target, the same MPIJob under
-`--target mpijob` for v1 and v2beta1), outside the contract's exceptions. What a
+MPIJob (the v1alpha2 controller's objects under the default target, the same MPIJob under
+the target that writes the MPIJob resource for v1 and v2beta1), outside the contract's exceptions. What a
 blueprint cannot carry is reported at its line: a warning, or an error with --strict. An
 MPIJob the operator or the API server would refuse, or whose blueprint mpigen would
 refuse, is an error at its line. The launch line becomes command, mpirunArgs and
@@ -16,37 +17,36 @@ framework when rendering them gives the same line back (checked), else launcherC
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.compile.environment import RANK_ENV_SCRIPT
+from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
 from mpigen.emit.yaml import dump_object
-from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, MANAGED_BY, MPIGEN_PREFIX
 from mpigen.load.document import Document, Loc
 from mpigen.load.parser import parse
+from mpigen.importer.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
+from mpigen.importer.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
+                                      v2beta1_fields)
+from mpigen.importer.launch_line import launch_fields
+from mpigen.importer.pod_templates import gpus, read_role, worker_command
+from mpigen.importer.volumes import dangling_mounts, datasets, worker_only_volumes
+from mpigen.render.importer import Given, Imported
+from mpigen.render.manifest_reader import Reader
 from mpigen.render.targets import RESERVED
-from mpigen.review.importer.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
-from mpigen.review.importer.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies,
-                                             run_policy, v2beta1_fields)
-from mpigen.review.importer.launch_line import launch_fields
-from mpigen.review.importer.pod_templates import gpus, read_role, worker_command
-from mpigen.review.importer.reader import APIS, Reader
-from mpigen.review.importer.volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.validate.document import validate_document
+
+APIS = (V1ALPHA2, V1, V2BETA1)  # the MPIJob generations `mpigen import` reads
 
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
 SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
                    "deletionTimestamp", "deletionGracePeriodSeconds"}
 
 
-@dataclass
-class Imported:
-    """The blueprint of one MPIJob (empty when it cannot be imported) and what was reported."""
-
-    blueprint: dict
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+def import_job(doc: Document, reference: Document | None, strict: bool, given: Given) -> Imported:
+    """The blueprint of one MPIJob manifest, as a target's importer (an MPIJob references nothing)."""
+    return import_document(doc, strict)
 
 
 def import_document(doc: Document, strict: bool = False, reader: Reader | None = None) -> Imported:

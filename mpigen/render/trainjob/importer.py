@@ -1,12 +1,13 @@
-"""`mpigen import`, TrainJobs (trainer.kubeflow.org/v1alpha1) -> blueprints.
+"""`mpigen import`, TrainJobs (trainer.kubeflow.org/v1alpha1) -> blueprints: the trainjob
+target's importer (its Target's `importer`, which `mpigen import` resolves, mpigen.importer).
 
 The TrainJob and the runtime it references (when its file is given too) are read as the
-v2beta1 MPIJob they amount to (mpigen.review.importer.trainjob_view), with the MPIJob
+v2beta1 MPIJob they amount to (mpigen.render.trainjob.mpijob_view), with the MPIJob
 importer's rules; then the blueprint takes what only a TrainJob says: the runtime (none
 when mpigen wrote it from a blueprint, else spec.runtime naming it), the launcher as a node
 (runLauncherAsNode), Kueue's priority class and MultiKueue (managedBy), the runtime's gang
 scheduling and the workers' SSH port. Last, the blueprint is rendered with the trainjob
-target and compared with the TrainJob and runtime given (mpigen.review.importer.rendered):
+target and compared with the TrainJob and runtime given (Given.prove, mpigen.importer.proof):
 each value it does not give back is reported at its line.
 """
 
@@ -19,13 +20,12 @@ from mpigen.errors import error, warning
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, MULTIKUEUE
 from mpigen.load.document import Document, value_at
+from mpigen.render.importer import Given, Imported
+from mpigen.render.manifest_reader import KindReader
+from mpigen.render.manifest_view import ViewReader
+from mpigen.render.trainjob.mpijob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
+                                                build_view, is_runtime, written_by_mpigen)
 from mpigen.render.trainjob.names import FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP
-from mpigen.review.importer.manifest import Imported, import_document
-from mpigen.review.importer.reader import KindReader
-from mpigen.review.importer.rendered import check_rendered
-from mpigen.review.importer.trainjob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
-                                                  build_view, is_runtime, written_by_mpigen)
-from mpigen.review.importer.view import ViewReader
 
 TRAINER = ("spec", "trainer")
 TRAINJOB_SHAPE = {("metadata",): dict, ("spec",): dict, ("spec", "runtimeRef"): dict, TRAINER: dict,
@@ -74,7 +74,19 @@ def runtime_ref(doc: Document) -> tuple[str, str | None]:
     return ref.get("kind", DEFAULT_RUNTIME_KIND), ref.get("name")
 
 
-def import_trainjob(doc: Document, runtime: Document | None, strict: bool = False) -> Imported:
+def reference_of(trainjob: Document, runtimes: list[Document]) -> Document | None:
+    """The runtime the TrainJob references, among those given (a TrainingRuntime is in the
+    TrainJob's namespace)."""
+    kind, name = runtime_ref(trainjob)
+    namespace = trainjob.get(("metadata", "namespace"), "default")
+    for runtime in runtimes:
+        if runtime.data.get("kind") == kind and runtime.get(("metadata", "name")) == name and (
+                kind != "TrainingRuntime" or runtime.get(("metadata", "namespace"), "default") == namespace):
+            return runtime
+    return None
+
+
+def import_job(doc: Document, runtime: Document | None, strict: bool, given: Given) -> Imported:
     """The blueprint of one TrainJob; `runtime` is the runtime it references, when given."""
     r = KindReader(doc, False, TRAINER_API)  # losses are warnings until the end: --strict makes them errors
     if doc.get(("apiVersion",)) != TRAINER_API:
@@ -99,7 +111,7 @@ def import_trainjob(doc: Document, runtime: Document | None, strict: bool = Fals
         r.problems.append(unnamed)
     view = build_view(doc, runtime)
     vdoc = view.document(doc)
-    imported = import_document(vdoc, False, ViewReader(vdoc, False, V2BETA1, view))
+    imported = given.import_mpijob(vdoc, False, ViewReader(vdoc, False, V2BETA1, view))
     r.problems += imported.diagnostics
     if view.guessed is not None:
         other = "MPICH" if view.guessed == "IntelMPI" else "Intel MPI"
@@ -111,8 +123,9 @@ def import_trainjob(doc: Document, runtime: Document | None, strict: bool = Fals
         return Imported({}, r.problems)
     blueprint = imported.blueprint
     _trainer_fields(doc, runtime, view, blueprint["spec"], blueprint["metadata"])
-    check_rendered(blueprint, r, _defaulted(doc, runtime, blueprint["spec"]), runtime_reader,
-                   {d.mark for d in imported.diagnostics})
+    given.prove(blueprint, [(r, _defaulted(doc, runtime, blueprint["spec"]))]
+                + ([(runtime_reader, runtime_reader.doc.data)] if runtime_reader is not None else []),
+                {d.mark for d in imported.diagnostics})
     if runtime_reader is not None:
         r.problems += runtime_reader.problems
     if strict:  # every loss an error, all of them reported (the runtime left out loses nothing)
