@@ -78,8 +78,8 @@ def run_objects(job: MPIJob, lifecycle: Lifecycle, gitops: str, build: Callable[
     Under a profile the objects are built twice: the run is the hash of the objects of the
     job as named in Git, and its objects are then those of the job renamed <name>-<run>,
     whose names run through every object (hosts, references, selectors)."""
-    def built(instance: MPIJob, run: str | None) -> list[dict]:
-        return build(with_defaults(with_additions(instance, additions)), run)
+    def built(named: MPIJob, run: str | None) -> list[dict]:
+        return build(with_defaults(with_additions(named, additions)), run)
 
     if gitops == "none":
         return built(job, None), None
