@@ -1,2 +1,2 @@
-"""Compile: a Blueprint -> the MPIJob model, its pod templates, the mpirun line, and the
-launcher and rank environment of every target."""
+"""Compile: a Blueprint -> the MPIJob model, target-neutral: its pod templates, the mpirun
+line, and the environment every target's pods get (what a target adds is the target's)."""

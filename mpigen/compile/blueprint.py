@@ -1,10 +1,10 @@
 """Compile: Blueprint -> MPIJob (kubeflow.org/v1alpha2), the form a user would have written by hand.
 
 Everything the blueprint says goes into the MPIJob's pod templates here; everything the
-operator adds (RBAC, hostfile, init container, volumes, and the launcher variables that
-mpigen.compile.environment lists) is the targets' job, and so is what names the job's own
-objects (mpigen.render.additions), because a GitOps profile renames the job after
-compilation.
+operator adds (RBAC, hostfile, init container, volumes, the launcher's variables) is the
+targets' job, and so is what names the job's own objects (mpigen.render.additions),
+because a GitOps profile renames the job after compilation. What only one target reads of
+the blueprint, it reads in the spec the job keeps (MPIJob.source).
 
 Rank pods are the pods that run MPI ranks: the workers, and the launcher when it is a
 worker too (spec.launcher.runAsWorker). Only they get accelerators, shared memory, RDMA
@@ -58,6 +58,7 @@ def compile_blueprint(bp: Blueprint) -> MPIJob:
             },
         ),
         extensions=extensions(spec),
+        source=spec,
     )
 
 
@@ -71,15 +72,8 @@ def extensions(spec: Spec) -> Extensions:
         priorityClass=spec.scheduling.priorityClass,
         topology=spec.scheduling.topology,
         multiKueue=spec.scheduling.multiKueue,
-        ssh=spec.ssh,
-        runtime=spec.runtime,
-        framework=spec.framework,
-        blueprintEnv=tuple(spec.env),
         runLauncherAsWorker=spec.launcher.runAsWorker,
-        waitForWorkers=spec.wait_for_workers,
-        waitForWorkersAsked=spec.launcher.waitForWorkers,
         launchLine=spec.launcherCommand is None,
-        sshAuthMountPath=spec.security.sshAuthMountPath,
         rankEnv=uses_rank_env(spec),
         workerServiceAccountAnnotations=dict(spec.serviceAccount.annotations),
     )

@@ -13,9 +13,8 @@ from typing import Any, Literal, Optional
 from pydantic import Field
 
 from mpigen.formats.base import Model
+from mpigen.formats.blueprint import Spec
 from mpigen.formats.scheduling import GangScheduler, Topology
-from mpigen.formats.ssh import SSH
-from mpigen.formats.trainer import Runtime
 
 V1ALPHA2 = "kubeflow.org/v1alpha2"  # this model's API
 # The MPIJob APIs operators run today, which the mpijob target writes (--mpijob-api): the MPI
@@ -77,25 +76,19 @@ class GangScheduling(Model):
 
 
 class Extensions(Model):
-    """What the blueprint says beyond the v1alpha2 API: the fields later operator APIs added
-    (runLauncherAsWorker, launcherCreationPolicy, sshAuthMountPath, schedulingPolicy), the
-    cluster's gang scheduler and Kueue queue, and mpigen's own additions that name the job's
-    objects (so that backends add them once the job's final name is known)."""
+    """What the blueprint says beyond the v1alpha2 API that more than one target reads: the
+    fields later operator APIs added (runLauncherAsWorker, schedulingPolicy), the cluster's
+    gang scheduler and Kueue queue, and mpigen's own additions that name the job's objects
+    (so that targets add them once the job's final name is known). What only one target
+    reads, it reads in the blueprint's spec (MPIJob.source)."""
 
     gang: Optional[GangScheduling] = None
     queue: Optional[str] = None  # Kueue LocalQueue
     priorityClass: Optional[str] = None  # Kueue WorkloadPriorityClass
     topology: Optional[Topology] = None  # Kueue Topology Aware Scheduling of the rank pods
     multiKueue: bool = False
-    ssh: SSH = Field(default_factory=SSH)  # the SSH bootstrap of the targets that use one
-    runtime: Optional[Runtime] = None  # target trainjob: the runtime as the blueprint says it
-    framework: str = "custom"  # the blueprint's (target trainjob labels its runtime with it)
-    blueprintEnv: tuple[str, ...] = ()  # the names of the blueprint's spec.env (a TrainJob's trainer.env)
     runLauncherAsWorker: bool = False
-    waitForWorkers: bool = False
-    waitForWorkersAsked: Optional[bool] = None  # as the blueprint says it (None: the target's default)
     launchLine: bool = True  # the launcher runs mpigen's mpirun line (no launcherCommand of the blueprint's)
-    sshAuthMountPath: Optional[str] = None
     rankEnv: bool = False  # PyTorch/DeepSpeed under mpirun: the rank-env.sh wrapper and MASTER_ADDR/PORT
     workerServiceAccountAnnotations: dict[str, str] = Field(default_factory=dict)  # creates <job>-worker
 
@@ -106,6 +99,9 @@ class MPIJob(Model):
     metadata: ObjectMeta
     spec: MPIJobSpec
     extensions: Extensions = Field(default_factory=Extensions)
+    # The blueprint's spec it was compiled from, for what only one target reads (its SSH
+    # bootstrap, its runtime, how its launcher waits): the target's own, not the model's.
+    source: Spec
 
     @property
     def workers(self) -> int:

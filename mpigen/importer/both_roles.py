@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 
 from mpigen.compile.blueprint import LAUNCHER_CONTAINER, WORKER_CONTAINER
-from mpigen.compile.environment import OPENMPI5_ENV, RENDEZVOUS_ENV
+from mpigen.compile.environment import RENDEZVOUS_ENV
 from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
 from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX, MULTUS_NETWORKS
+from mpigen.render.launcher_env import OPENMPI5_ENV
 from mpigen.render.names import OPERATOR_LABEL_KEYS
 
 # Label keys the v1alpha2 controller writes over the template's (role_labels), and the

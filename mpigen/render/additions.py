@@ -10,6 +10,9 @@ name (a GitOps profile renames it per run), for every target:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from mpigen.compile.environment import RANK_ENV_DIR, RANK_ENV_KEY, rendezvous_env
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
@@ -36,12 +39,21 @@ def master_addr(job: MPIJob) -> str:
     return launcher_name(job) if job.extensions.runLauncherAsWorker else f"{worker_name(job)}-0"
 
 
-def with_additions(job: MPIJob, launcher_service_account: bool = True, master: str | None = None) -> MPIJob:
-    """The job's pod templates with the references to mpigen's objects. The launcher runs
-    as the identity too unless the backend gives it an account of its own (the static
-    target's <job>-launcher, which carries the same annotations). `master`: the address of
-    rank 0's host where the target's pods are named otherwise than the operator's."""
+@dataclass(frozen=True)
+class Additions:
+    """How a target's pods take mpigen's additions."""
+
+    # The launcher has an account of its own (the static target's <job>-launcher, which
+    # carries the same annotations); else it runs as the identity too.
+    launcher_service_account: bool = True
+    # The address of rank 0's host, where the target's pods are named otherwise than the operator's.
+    first_rank_host: Callable[[MPIJob], str] = master_addr
+
+
+def with_additions(job: MPIJob, additions: Additions = Additions()) -> MPIJob:
+    """The job's pod templates with the references to mpigen's objects."""
     ext = job.extensions
+    launcher_service_account = additions.launcher_service_account
     if not ext.rankEnv and not ext.workerServiceAccountAnnotations:
         return job
     replicas = {}
@@ -50,7 +62,7 @@ def with_additions(job: MPIJob, launcher_service_account: bool = True, master: s
         pod = template.setdefault("spec", {})
         main = pod["containers"][0]
         if ext.rankEnv and role == LAUNCHER:
-            main["env"] = main.get("env", []) + rendezvous_env(master or master_addr(job), main.get("env", []))
+            main["env"] = main.get("env", []) + rendezvous_env(additions.first_rank_host(job), main.get("env", []))
         if ext.rankEnv and (role == WORKER or ext.runLauncherAsWorker):
             main["volumeMounts"] = main.get("volumeMounts", []) + [
                 {"name": RANK_ENV_VOLUME, "mountPath": RANK_ENV_DIR}]

@@ -11,12 +11,13 @@ from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.additions import RANK_ENV_VOLUME
-from mpigen.render.gitops import RUN_HASH_LENGTH
+from mpigen.render.gitops import RUN_SUFFIX, name_room
 from mpigen.validate.fields import NAME
-from mpigen.validate.names import MAX_STATEFULSET_NAME, name_too_long
+from mpigen.validate.names import MAX_STATEFULSET_NAME
 from mpigen.validate.reserved import Reserved
 
 RESERVED = Reserved(volumes=(RANK_ENV_VOLUME,))
+MAX_POD_NAME = 63  # a pod's name is its host name: a DNS-1123 label
 
 
 def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
@@ -35,7 +36,7 @@ def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Dia
     return out
 
 
-def jobset_only(doc: Document, blueprint: Blueprint, target: str) -> list[Diagnostic]:
+def one_workload_only(doc: Document, blueprint: Blueprint, target: str) -> list[Diagnostic]:
     """Kueue's topology request and MultiKueue, which only a JobSet and a v2beta1 MPIJob
     carry: Kueue sees the static target's workers and launcher as two workloads, and its
     MPIJob integration is the MPI Operator's (v2beta1), not the training-operator's v1."""
@@ -72,19 +73,20 @@ def worker_set_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[
                            "cleanPodPolicy: Running to release them when mpirun succeeds, or set spec.state: "
                            "completed once the job is done"))
     name, workers = blueprint.metadata.name, blueprint.spec.workers
-    last_pod = f"{name}-{'x' * RUN_HASH_LENGTH}-worker-{workers - 1}"
-    kind, room = name_too_long(name, workers, added=RUN_HASH_LENGTH + 1) or (None, 0)
-    if kind == "pod":
+    last_pod = f"{name}-worker-{workers - 1}"
+    pod_room = name_room(name, len(last_pod), MAX_POD_NAME, gitops)
+    set_room = name_room(name, len(f"{name}-worker"), MAX_STATEFULSET_NAME, gitops)
+    if len(name) > pod_room:
         out.append(error(doc.value_mark(NAME),
                          f"metadata.name: with --gitops {gitops} each run is named <name>-<run> "
-                         f"({RUN_HASH_LENGTH + 1} more characters), so the worker pod name would be "
-                         f"{len(last_pod)} characters, more than 63; shorten the name to at most {room} "
-                         "characters"))
-    elif kind == "statefulset":
+                         f"({RUN_SUFFIX} more characters), so the worker pod name would be "
+                         f"{len(last_pod) + RUN_SUFFIX} characters, more than 63; shorten the name to at most "
+                         f"{pod_room} characters"))
+    elif len(name) > set_room:
         out.append(warning(doc.value_mark(NAME),
                            f"metadata.name: with --gitops {gitops} the StatefulSet is <name>-<run>-worker, longer "
                            f"than {MAX_STATEFULSET_NAME} characters; Kubernetes cannot create its pods "
-                           f"(kubernetes#64023); shorten the name to at most {room} characters"))
+                           f"(kubernetes#64023); shorten the name to at most {set_room} characters"))
     return out
 
 

@@ -8,18 +8,22 @@ workers, so every run gets objects of its own: the job is rendered as the MPIJob
 objects; the controller prunes the previous run's. Labels and annotations are not part of
 a run: they stay off pod templates, so editing them changes objects in place.
 
-How each target starts and completes a run is the target's own (mpigen.render.static.gitops
-for the static target).
+Every target renders through run_objects with its own builder; how each target starts and
+completes a run is the target's own (mpigen.render.static.gitops for the static target).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from typing import Callable
 
-from mpigen.compile.mpijob import MPIJob
+from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.render.additions import Additions, with_additions
+from mpigen.render.target import Lifecycle
 
 RUN_HASH_LENGTH = 6
+RUN_SUFFIX = RUN_HASH_LENGTH + 1  # what a run adds to the job's name: -<run>
 
 
 def without_template_metadata(job: MPIJob) -> MPIJob:
@@ -41,6 +45,18 @@ def without_template_metadata(job: MPIJob) -> MPIJob:
     return job.model_copy(update={"spec": job.spec.model_copy(update={"mpiReplicaSpecs": replicas})})
 
 
+def run_suffix(gitops: str) -> int:
+    """The characters the profile adds to every name derived from the job's: -<run>, or none."""
+    return 0 if gitops == "none" else RUN_SUFFIX
+
+
+def name_room(name: str, longest: int, limit: int, gitops: str) -> int:
+    """How many characters the job's name may have under the profile, for the longest name a
+    target derives from it (`longest` characters from this `name`, without a run) to stay
+    within `limit`: the name fits if it is no longer than that."""
+    return limit - (longest - len(name)) - run_suffix(gitops)
+
+
 def run_id(objects: list[dict], run: str | None) -> str:
     """A short hash of everything in the objects but their metadata (so of every field
     Kubernetes might refuse to update), and of spec.run."""
@@ -51,3 +67,22 @@ def run_id(objects: list[dict], run: str | None) -> str:
 
 def instance(job: MPIJob, run: str) -> MPIJob:
     return job.model_copy(update={"metadata": job.metadata.model_copy(update={"name": f"{job.metadata.name}-{run}"})})
+
+
+def run_objects(job: MPIJob, lifecycle: Lifecycle, gitops: str, build: Callable[[MPIJob, str | None], list[dict]],
+                additions: Additions = Additions()) -> tuple[list[dict], str | None]:
+    """A target's objects of the job, and its run (None without a GitOps profile). `build`
+    gets the job with mpigen's additions (`additions`: how the target's pods take them) and
+    the operator's defaults, and the run it renders (None while the run is being hashed).
+
+    Under a profile the objects are built twice: the run is the hash of the objects of the
+    job as named in Git, and its objects are then those of the job renamed <name>-<run>,
+    whose names run through every object (hosts, references, selectors)."""
+    def built(named: MPIJob, run: str | None) -> list[dict]:
+        return build(with_defaults(with_additions(named, additions)), run)
+
+    if gitops == "none":
+        return built(job, None), None
+    base = without_template_metadata(job)
+    run = run_id(built(base, None), lifecycle.run)
+    return built(instance(base, run), run), run

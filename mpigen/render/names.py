@@ -12,6 +12,12 @@ WORKER_SUFFIX = "-worker"
 CONFIG_VOLUME = "mpi-job-config"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT = "/opt/kube"
+# Where the operator mounts its ConfigMap on the launcher, which the launcher's variables point to.
+CONFIG_MOUNT = "/etc/mpi"
+KUBEXEC_KEY = "kubexec.sh"
+HOSTFILE_KEY = "hostfile"
+KUBEXEC_PATH = f"{CONFIG_MOUNT}/{KUBEXEC_KEY}"
+HOSTFILE_PATH = f"{CONFIG_MOUNT}/{HOSTFILE_KEY}"
 KUBEXEC_MODE = 0o555  # serialized as 365
 HOSTFILE_MODE = 0o444  # serialized as 292
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 from functools import reduce
 from operator import add
 
-from mpigen.compile.checks import RESERVED as COMPILED
+from mpigen.compile.reserved import RESERVED as COMPILED
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint

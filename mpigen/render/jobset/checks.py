@@ -3,20 +3,20 @@ the names its objects write into the pods (the SSH volume and folder, the hostfi
 
 from __future__ import annotations
 
-from mpigen.compile.environment import CONFIG_MOUNT
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.gitops import RUN_HASH_LENGTH
+from mpigen.render.gitops import name_room, run_suffix
 from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORKER_JOB
-from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
+from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.replicated import longest_pod_name
 from mpigen.render.sshd import sshd_checks
 from mpigen.render.target import Options
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
 
-RESERVED = Reserved(volumes=(CONFIG_VOLUME, KEY_VOLUME), mounts=(CONFIG_MOUNT, KEY_MOUNT))
+RESERVED = Reserved(volumes=(CONFIG_VOLUME, KEY_VOLUME), mounts=(CONFIG_MOUNT, KEY_MOUNT), env=(*SSH_ENV_NAMES, *NVIDIA_ENV))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check (ValidateCreate)
 
 
@@ -27,11 +27,11 @@ def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagno
 def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     """The JobSet webhook refuses a JobSet whose longest pod name (with the five-character
     suffix) is not a DNS-1035 label; a GitOps profile adds -<run> to the name."""
-    name, added = blueprint.metadata.name, 0 if options.gitops == "none" else RUN_HASH_LENGTH + 1
+    name, added = blueprint.metadata.name, run_suffix(options.gitops)
     longest = max(longest_pod_name(name, WORKER_JOB, blueprint.spec.workers), longest_pod_name(name, LAUNCHER_JOB, 1))
-    if longest + added <= MAX_POD_NAME:
+    room = name_room(name, longest, MAX_POD_NAME, options.gitops)
+    if len(name) <= room:
         return []
-    room = MAX_POD_NAME - (longest - len(name)) - added
     profile = f" --gitops {options.gitops}" if added else ""
     run = "-<run>" if added else ""
     return [error(doc.value_mark(NAME),

@@ -3,13 +3,12 @@ launcher (ssh_config) and the workers (sshd_config, and sshd.sh, their command).
 
 from __future__ import annotations
 
-from mpigen.compile.environment import HOSTFILE_KEY
 from mpigen.compile.mpijob import MPIJob
 from mpigen.render import scripts
 from mpigen.render.jobset.names import (AUTHORIZED_KEYS_PATH, KEY_PATH, LAUNCHER_JOB, SSH_CONFIG_KEY,
                                         SSHD_CONFIG_KEY, SSHD_CONFIG_PATH, SSHD_SCRIPT_KEY, config_name, pod_host,
                                         worker_hosts)
-from mpigen.render.names import object_meta
+from mpigen.render.names import HOSTFILE_KEY, object_meta
 
 # Intel MPI and MPICH (Hydra) read "host:slots"; Open MPI reads "host slots=N".
 _SLOT_SEPARATOR = {"OpenMPI": " slots=", "IntelMPI": ":", "MPICH": ":"}
@@ -26,7 +25,7 @@ def hostfile(job: MPIJob) -> str:
 
 
 def new_config_map(job: MPIJob) -> dict:
-    port = job.extensions.ssh.port
+    port = job.source.ssh.port
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",

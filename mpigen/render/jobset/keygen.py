@@ -44,7 +44,7 @@ def keygen_pod(job: MPIJob) -> dict:
     """The pod spec of the ssh-keygen replicated job."""
     launcher = job.spec.mpiReplicaSpecs[LAUNCHER].template.get("spec", {})
     image = launcher["containers"][0]["image"]
-    kubectl = job.extensions.ssh.kubectlImage
+    kubectl = job.source.ssh.kubectlImage
     keys = {"name": KEYS_VOLUME, "mountPath": KEYS_MOUNT}
     token = {"name": TOKEN_VOLUME, "mountPath": TOKEN_MOUNT, "readOnly": True}
     env = [{"name": "JOBSET_UID", "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{JOBSET_UID_LABEL}']"}}}]

@@ -5,10 +5,9 @@ the JobSet's headless Service."""
 
 from __future__ import annotations
 
-from mpigen.compile.environment import CONFIG_MOUNT
 from mpigen.compile.mpijob import MPIJob
 from mpigen.render import replicated
-from mpigen.render.names import CONFIG_SUFFIX
+from mpigen.render.names import CONFIG_MOUNT, CONFIG_SUFFIX
 from mpigen.render.replicated import pod_dns_name
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
@@ -47,7 +46,7 @@ def keygen_name(job: MPIJob) -> str:
 
 def secret_name(job: MPIJob) -> str:
     """The Secret the workers and the launcher mount: the platform's, or the run's own."""
-    return job.extensions.ssh.keySecret or job.metadata.name + SECRET_SUFFIX
+    return job.source.ssh.keySecret or job.metadata.name + SECRET_SUFFIX
 
 
 def pod_host(job: MPIJob, replicated_job: str, pod: int) -> str:

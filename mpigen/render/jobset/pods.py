@@ -6,13 +6,13 @@ the ranks over ssh. Both mount the key, and the hostfile and SSH files at /etc/m
 
 from __future__ import annotations
 
-from mpigen.compile.environment import CONFIG_MOUNT, ssh_launcher_env
 from mpigen.compile.launch import with_launcher_host
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name,
                                         launcher_host, secret_name)
-from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.launcher_env import ssh_launcher_env
+from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.replicated import sshd_ports_and_probe
 from mpigen.render.sshd import allow_root_sshd, runs_as_root
 
@@ -37,7 +37,7 @@ def worker_pod(job: MPIJob) -> dict:
     template = copy_data(job.spec.mpiReplicaSpecs[WORKER].template)
     pod = template.setdefault("spec", {})
     container = pod["containers"][0]
-    port = job.extensions.ssh.port
+    port = job.source.ssh.port
     if "command" not in container:  # a podTemplatePatch's own command stays (it must start sshd)
         container["command"] = ["/bin/sh", SSHD_SCRIPT_PATH]
     sshd_ports_and_probe(container, port)

@@ -9,10 +9,10 @@ suspends the JobSet, so a run still going stops and releases its pods too."""
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import ARGOCD_SYNC_WAVE
 from mpigen.render import gitops
-from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.additions import Additions, addition_objects
 from mpigen.render.jobset import checks
 from mpigen.render.jobset import kinds
 from mpigen.render.jobset.configmap import new_config_map
@@ -25,13 +25,14 @@ from mpigen.render.target import Lifecycle, Options, Target, TargetOptions
 
 WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
          "JobSet": "0"}
+# The launcher runs as the identity; rank 0 is a pod of the JobSet's.
+ADDITIONS = Additions(launcher_service_account=False, first_rank_host=first_rank_host)
 
 
 def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
     """In the order they are needed: the configuration, the generator's RBAC, the JobSet; then
     mpigen's additions (mpigen.render.additions)."""
-    job = with_defaults(with_additions(job, launcher_service_account=False, master=first_rank_host(job)))
-    key_job = job.extensions.ssh.keySecret is None
+    key_job = job.source.ssh.keySecret is None
     objects = [new_config_map(job)]
     if key_job:
         objects += keygen_objects(job)
@@ -44,15 +45,11 @@ def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
-    wait = job.extensions.waitForWorkersAsked is not False  # JobSet waits unless told not to
-    base = job if options.gitops == "none" else gitops.without_template_metadata(job)
-    run = None
-    objects = jobset_objects(base, wait)
-    if options.gitops != "none":
-        run = gitops.run_id(objects, lifecycle.run)
-        objects = jobset_objects(gitops.instance(base, run), wait)
+    wait = job.source.launcher.waitForWorkers is not False  # JobSet waits unless told not to
+    objects, run = gitops.run_objects(job, lifecycle, options.gitops, lambda instance, _: jobset_objects(
+        instance, wait), ADDITIONS)
     for obj in objects:
-        stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none")
+        stamp(obj, job, job.metadata.name, run, templates=options.gitops == "none")
         if obj["kind"] == "JobSet":
             _finish(obj, lifecycle)
         if options.gitops == "argocd" and obj["kind"] in WAVES:

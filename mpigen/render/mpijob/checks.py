@@ -9,23 +9,23 @@ the workers run when it waits for them.
 
 from __future__ import annotations
 
-from mpigen.compile.environment import CONFIG_MOUNT
 from mpigen.compile.mpijob import V1, V2BETA1
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.checks import jobset_only, worker_set_checks
-from mpigen.render.names import CONFIG_VOLUME
+from mpigen.render.checks import one_workload_only, worker_set_checks
+from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
+from mpigen.render.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
 
-RESERVED = Reserved(volumes=(CONFIG_VOLUME,), mounts=(CONFIG_MOUNT,))
+RESERVED = Reserved(volumes=(CONFIG_VOLUME,), mounts=(CONFIG_MOUNT,), env=OPENMPI5_ENV_NAMES)
 
 
 def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     out = worker_set_checks(doc, blueprint, options.gitops)
     if options.own.api == V1:
-        return out + jobset_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
+        return out + one_workload_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
     if options.own.api == V2BETA1:
         return out + _v2beta1_checks(doc, blueprint)
     return out

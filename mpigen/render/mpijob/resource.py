@@ -12,7 +12,7 @@ what runs, whatever the operator version defaults:
 - v1: slotsPerWorker, runPolicy, mainContainer, restartPolicy Never for both.
 
 For Open MPI the launcher also gets Open MPI 5's PRTE variables
-(mpigen.compile.environment.openmpi5_env): Open MPI 5 ignores the OMPI_MCA_* names the
+(openmpi5_env): Open MPI 5 ignores the OMPI_MCA_* names the
 operators set and would start every rank on the launcher.
 
 Kueue (v2beta1, which Kueue's MPIJob integration reads): the queue and priority labels on the
@@ -24,10 +24,10 @@ mpigen container drops (mpigen.render.sshd).
 
 from __future__ import annotations
 
-from mpigen.compile.environment import openmpi5_env
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
+from mpigen.render.launcher_env import OPENMPI5_AGENT, OPENMPI5_ENV
 from mpigen.render.sshd import STANDARD_PORT, allow_root_sshd
 
 
@@ -39,6 +39,12 @@ SSHD_PORT = STANDARD_PORT  # of the v2beta1 workers' sshd, as the operator's con
 RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
 
 
+def openmpi5_env(kubexec: bool) -> list[dict]:
+    """Open MPI 5's names on an MPIJob resource's launcher: the hostfile, and the agent when
+    the operator reaches the workers through kubexec.sh rather than ssh."""
+    return [dict(e) for e in OPENMPI5_ENV if kubexec or e["name"] != OPENMPI5_AGENT]
+
+
 def scheduling_policy(job: MPIJob) -> dict:
     """runPolicy.schedulingPolicy: what the operator passes to the PodGroup it creates when it
     runs with --gang-scheduling (which scheduler is the operator's flag, not the job's).
@@ -48,7 +54,7 @@ def scheduling_policy(job: MPIJob) -> dict:
     policy: dict = {}
     if gang.minAvailable is not None:
         policy["minAvailable"] = gang.minAvailable
-    elif job.extensions.waitForWorkers:
+    elif job.source.wait_for_workers:
         policy["minAvailable"] = job.workers
     if gang.queue:
         policy["queue"] = gang.queue
@@ -87,9 +93,9 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
     body: dict = {"slotsPerWorker": job.slots}
     if api == V2BETA1:
         body.update({"runLauncherAsWorker": ext.runLauncherAsWorker,
-                     "launcherCreationPolicy": "WaitForWorkersReady" if ext.waitForWorkers else "AtStartup",
+                     "launcherCreationPolicy": "WaitForWorkersReady" if job.source.wait_for_workers else "AtStartup",
                      "mpiImplementation": IMPLEMENTATIONS[job.distribution],
-                     "sshAuthMountPath": ext.sshAuthMountPath or SSH_AUTH_MOUNT_PATH})
+                     "sshAuthMountPath": job.source.security.sshAuthMountPath or SSH_AUTH_MOUNT_PATH})
     elif spec.mainContainer:
         body["mainContainer"] = spec.mainContainer
     body["runPolicy"] = policy

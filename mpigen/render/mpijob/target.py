@@ -5,9 +5,9 @@ pods and the GPUs are released. The operator creates the pods, so Flux applies i
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.compile.mpijob import MPIJob
 from mpigen.render import gitops
-from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.additions import Additions, addition_objects
 from mpigen.render.importer import Importer
 from mpigen.render.mpijob import checks
 from mpigen.render.mpijob import kinds
@@ -17,26 +17,20 @@ from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
 
+OWN_ACCOUNTS = Additions(launcher_service_account=False)  # the operator's launcher has none of mpigen's
 # MPIJob manifests of the operator's three generations (v1alpha2 ones render under the default target).
 IMPORTER = Importer(kind="MPIJob", group="kubeflow.org", article="an", module="mpigen.importer.manifest")
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
-    base = job if options.gitops == "none" else gitops.without_template_metadata(job)
-
-    def run_objects(instance: MPIJob) -> list[dict]:
-        instance = with_defaults(with_additions(instance, launcher_service_account=False))
+    def mpijob_objects(instance: MPIJob, run: str | None) -> list[dict]:
         obj = new_mpijob(instance, options.own.api, lifecycle.ttl_seconds_after_finished)
         if lifecycle.state == "completed":
             obj["spec"]["runPolicy"]["suspend"] = True
         return [obj, *addition_objects(instance)]
 
-    run = None
-    objects = run_objects(base)
-    if options.gitops != "none":
-        run = gitops.run_id(objects, lifecycle.run)
-        objects = run_objects(gitops.instance(base, run))
-    return [stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none") for obj in objects]
+    objects, run = gitops.run_objects(job, lifecycle, options.gitops, mpijob_objects, OWN_ACCOUNTS)
+    return [stamp(obj, job, job.metadata.name, run, templates=options.gitops == "none") for obj in objects]
 
 
 def environment_objects(options: Options) -> list[tuple[dict, str]]:

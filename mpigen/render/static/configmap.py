@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from mpigen.compile.environment import HOSTFILE_KEY, KUBEXEC_KEY
 from mpigen.compile.mpijob import MPIJob
 from mpigen.render import scripts
-from mpigen.render.names import app_labels, config_name, object_meta
+from mpigen.render.names import HOSTFILE_KEY, KUBEXEC_KEY, app_labels, config_name, object_meta
 
 # Intel MPI and MPICH (Hydra) read "host:slots"; Open MPI reads "host slots=N".
 _SLOT_SEPARATOR = {"OpenMPI": " slots=", "IntelMPI": ":", "MPICH": ":"}

@@ -7,12 +7,19 @@ copies into each worker before it execs the rank daemon there.
 
 from __future__ import annotations
 
-from mpigen.compile.environment import CONFIG_MOUNT, HOSTFILE_KEY, KUBEXEC_KEY, launcher_env
 from mpigen.compile.mpijob import LAUNCHER, MPIJob
-from mpigen.render.names import (CONFIG_VOLUME, HOSTFILE_MODE, KUBECTL_MOUNT, KUBECTL_VOLUME, KUBEXEC_MODE,
-                                 config_name, launcher_name, object_meta, pod_template, role_labels)
+from mpigen.render.launcher_env import OPENMPI5_ENV, without_gpus
+from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, HOSTFILE_KEY, HOSTFILE_MODE, HOSTFILE_PATH, KUBECTL_MOUNT,
+                                 KUBECTL_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, KUBEXEC_PATH, config_name, launcher_name,
+                                 object_meta, pod_template, role_labels)
 from mpigen.render.static.options import DEFAULT_KUBECTL_DELIVERY_IMAGE
 
+# (rsh agent variable, hostfile variable) per mpiDistribution, as the v1alpha2 controller sets them.
+OPERATOR_ENV_NAMES = {
+    "OpenMPI": ("OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile"),
+    "IntelMPI": ("I_MPI_HYDRA_BOOTSTRAP_EXEC", "I_MPI_HYDRA_HOST_FILE"),
+    "MPICH": ("HYDRA_LAUNCHER_EXEC", "HYDRA_HOST_FILE"),
+}
 # The init container's resources: cpu/memory since a4940bf, ephemeral-storage since b45d548.
 _DELIVERY_RESOURCES = {"cpu": "100m", "memory": "512Mi", "ephemeral-storage": "5Gi"}
 
@@ -72,3 +79,13 @@ def new_launcher(job: MPIJob, kubectl_delivery_image: str = DEFAULT_KUBECTL_DELI
         "metadata": object_meta(job, launcher_name(job), labels),
         "spec": spec,
     }
+
+
+def launcher_env(job: MPIJob) -> list[dict]:
+    """What the static target appends after the launcher's env, as newLauncher does (reference
+    section 2.6): Open MPI 5's names, then the operator's rsh agent and hostfile variables of
+    the MPI implementation. A launcher that runs ranks keeps its GPUs visible (as v2beta1 does)."""
+    rsh_agent, hostfile = OPERATOR_ENV_NAMES[job.distribution]
+    env = [dict(e) for e in OPENMPI5_ENV] if job.distribution == "OpenMPI" else []
+    return without_gpus(job, env + [{"name": rsh_agent, "value": KUBEXEC_PATH},
+                                    {"name": hostfile, "value": HOSTFILE_PATH}])

@@ -7,10 +7,10 @@ release their GPUs when done (mpigen.render.static.gitops)."""
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL
 from mpigen.render import gitops
-from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.additions import addition_objects
 from mpigen.render.stamp import stamp
 from mpigen.render.static import checks
 from mpigen.render.static.configmap import new_config_map
@@ -24,12 +24,11 @@ from mpigen.render.static.workers import new_worker
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 
 
-def static_objects(job: MPIJob, options: Options, job_name: str | None = None, run: str | None = None,
-                   template_labels: bool = True) -> list[dict]:
+def static_objects(job: MPIJob, options: Options, job_name: str, run: str | None) -> list[dict]:
     """In the order of the controller's syncHandler: ConfigMap, ServiceAccount, Role,
     RoleBinding, PodGroup (with gang scheduling), worker StatefulSet (only with workers),
-    launcher Job; then mpigen's additions (mpigen.render.additions)."""
-    job = with_defaults(with_additions(job))
+    launcher Job; then mpigen's additions (mpigen.render.additions). Under a GitOps profile,
+    the objects of one run (mpigen.render.gitops), which release their GPUs when done."""
     ext = job.extensions
     account = new_launcher_service_account(job)
     if ext.workerServiceAccountAnnotations:  # the launcher's downloads use the same cloud identity
@@ -51,32 +50,20 @@ def static_objects(job: MPIJob, options: Options, job_name: str | None = None, r
             workload["metadata"]["labels"][KUEUE_QUEUE_LABEL] = ext.queue
             if ext.priorityClass is not None:
                 workload["metadata"]["labels"][KUEUE_PRIORITY_LABEL] = ext.priorityClass
-    objects += workloads + addition_objects(job)
-    return [stamp(obj, job, job_name, run, template_labels) for obj in objects]
-
-
-def gitops_objects(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
-    """The objects of one run of the job (see mpigen.render.gitops)."""
-    base = gitops.without_template_metadata(job)
-
-    def run_objects(instance: MPIJob, run: str | None) -> list[dict]:
-        objects = static_objects(instance, options, job.metadata.name, run, template_labels=False)
-        scale_down_on_success(with_defaults(instance), objects)
-        return objects
-
-    run = gitops.run_id(run_objects(base, None), lifecycle.run)
-    objects = run_objects(gitops.instance(base, run), run)
-    annotate(objects, options.gitops, running=lifecycle.state == "running")
+    objects = [stamp(obj, job, job_name, run, templates=options.gitops == "none")
+               for obj in objects + workloads + addition_objects(job)]
+    if options.gitops != "none":
+        scale_down_on_success(job, objects)
     return objects
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     """`completed` scales the workers to 0 (they release their GPUs); the launcher Job
     gets the blueprint's TTL."""
-    if options.gitops == "none":
-        objects = static_objects(job, options)
-    else:
-        objects = gitops_objects(job, options, lifecycle)
+    objects, _ = gitops.run_objects(job, lifecycle, options.gitops, lambda instance, run: static_objects(
+        instance, options, job.metadata.name, run))
+    if options.gitops != "none":
+        annotate(objects, options.gitops, running=lifecycle.state == "running")
     for obj in objects:
         if obj["kind"] == "StatefulSet" and lifecycle.state == "completed":
             obj["spec"]["replicas"] = 0  # the workers release their GPUs

@@ -6,10 +6,9 @@ only kubexec.sh, because Open MPI's daemons check that the launch agent exists l
 
 from __future__ import annotations
 
-from mpigen.compile.environment import CONFIG_MOUNT, KUBEXEC_KEY
 from mpigen.compile.mpijob import WORKER, MPIJob
-from mpigen.render.names import (CONFIG_VOLUME, KUBEXEC_MODE, config_name, object_meta, pod_template, role_labels,
-                                 worker_name)
+from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name, object_meta,
+                                 pod_template, role_labels, worker_name)
 
 
 def new_worker(job: MPIJob) -> dict | None:

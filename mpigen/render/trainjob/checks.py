@@ -9,18 +9,21 @@ from mpigen.compile.mpijob import LAUNCHER, WORKER
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.gitops import RUN_HASH_LENGTH
+from mpigen.render.gitops import name_room, run_suffix
+from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.render.sshd import sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob.names import (NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
                                           TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME,
                                           longest_pod_name)
 from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
+from mpigen.render.trainjob.pods import OPENMPI4_AGENT
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
 
 RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VOLUME),
-                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR), env=TRAINER_ENV_NAMES)
+                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR),
+                    env=(*TRAINER_ENV_NAMES, OPENMPI4_AGENT, *SSH_ENV_NAMES, *NVIDIA_ENV))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check
 ROLE_PATHS = {WORKER: "worker", LAUNCHER: "launcher"}
 
@@ -37,16 +40,16 @@ def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagno
 def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     """The Trainer accepts any TrainJob name up to 63 characters, but its JobSet is refused when
     the longest pod name (with the five characters Kubernetes adds) is longer."""
-    name, added = blueprint.metadata.name, 0 if options.gitops == "none" else RUN_HASH_LENGTH + 1
-    longest = longest_pod_name(name, blueprint.spec.workers) + added
-    if longest <= MAX_POD_NAME:
+    name, added = blueprint.metadata.name, run_suffix(options.gitops)
+    longest = longest_pod_name(name, blueprint.spec.workers)
+    room = name_room(name, longest, MAX_POD_NAME, options.gitops)
+    if len(name) <= room:
         return []
-    room = MAX_POD_NAME - (longest - len(name))
     run = "-<run>" if added else ""
     profile = f" --gitops {options.gitops}" if added else ""
     return [error(doc.value_mark(NAME),
                   f"metadata.name: with --target trainjob{profile} the longest pod of the JobSet the Trainer "
-                  f"makes would be named with {longest} characters (<name>{run}-launcher-0-0 or "
+                  f"makes would be named with {longest + added} characters (<name>{run}-launcher-0-0 or "
                   f"<name>{run}-node-0-<index>, and the 5 characters Kubernetes adds), more than the 63 the JobSet "
                   "webhook allows, and the Trainer accepts the TrainJob but never starts it; shorten the name to at "
                   f"most {room} characters")]

@@ -19,13 +19,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mpigen.compile.blueprint import SHM_VOLUME
-from mpigen.compile.environment import NVIDIA_ENV, RENDEZVOUS_ENV, SSH_ENV
+from mpigen.compile.environment import RENDEZVOUS_ENV
 from mpigen.compile.mpijob import V2BETA1
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
 from mpigen.render.additions import RANK_ENV_VOLUME
+from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV
 from mpigen.render.manifest_view import View, keep, named, without
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
                                           PATCH_MANAGER, RUNTIME_KINDS, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT,

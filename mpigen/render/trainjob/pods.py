@@ -8,10 +8,10 @@ variables (the Trainer's own OMPI_MCA_ ones are Open MPI 4's)."""
 
 from __future__ import annotations
 
-from mpigen.compile.environment import ssh_launcher_env
 from mpigen.compile.mpijob import HYDRA, LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.render import scripts
+from mpigen.render.launcher_env import ssh_launcher_env
 from mpigen.render.replicated import sshd_ports_and_probe
 from mpigen.render.sshd import allow_root_sshd
 from mpigen.render.trainjob.names import (HYDRA_HOSTFILE, NODE_CONTAINER, SSH_AUTHORIZED_KEYS, SSH_CONFIG,
@@ -33,9 +33,9 @@ def worker_pod(job: MPIJob) -> dict:
     container["name"] = NODE_CONTAINER
     if "command" not in container:  # a podTemplatePatch's own command stays (it must start sshd)
         container["command"] = ["/bin/sh", SSHD_SCRIPT]
-    sshd_ports_and_probe(container, job.extensions.ssh.port)
+    sshd_ports_and_probe(container, job.source.ssh.port)
     _ssh_setup(job, pod, launcher=False)
-    allow_root_sshd(pod, job.extensions.ssh.port)
+    allow_root_sshd(pod, job.source.ssh.port)
     return template
 
 
@@ -63,7 +63,7 @@ def launcher_env(job: MPIJob) -> list[dict]:
 
 
 def setup_script(job: MPIJob, launcher: bool) -> str:
-    port = job.extensions.ssh.port
+    port = job.source.ssh.port
     return scripts.render(
         "trainjob-ssh-setup.sh.j2", trainer_key=f"{TRAINER_KEY_MOUNT}/id_rsa", key=SSH_KEY,
         trainer_authorized_keys=f"{TRAINER_KEY_MOUNT}/authorized_keys", authorized_keys=SSH_AUTHORIZED_KEYS,

@@ -51,7 +51,7 @@ def new_runtime(job: MPIJob, kind: str, name: str | None) -> dict:
                                    else job.metadata.name)}
     if kind == "TrainingRuntime":
         meta["namespace"] = job.metadata.namespace
-    meta["labels"] = {FRAMEWORK_LABEL: job.extensions.framework}
+    meta["labels"] = {FRAMEWORK_LABEL: job.source.framework}
     if job.distribution != "OpenMPI":
         meta["annotations"] = {IMPLEMENTATION_ANNOTATION: job.distribution}
     return {"apiVersion": TRAINER_API, "kind": kind, "metadata": meta, "spec": spec}

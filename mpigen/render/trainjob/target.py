@@ -9,11 +9,11 @@ suspends the TrainJob, so a run still going stops and releases its pods."""
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.compile.mpijob import MPIJob
 from mpigen.formats.trainer import Runtime
 from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.render import gitops
-from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.additions import Additions, addition_objects
 from mpigen.render.importer import Importer, References
 from mpigen.render.stamp import stamp
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
@@ -30,6 +30,8 @@ WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "TrainingRuntime": "-1", "Cl
 # Kueue adds a runtimePatches entry of its own and the Trainer's webhook stamps each entry's
 # time: only a server-side apply and diff leave other managers' entries of the list-map alone.
 SERVER_SIDE = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_COMPARE_OPTIONS: "ServerSideDiff=true"}
+# The launcher runs as the identity; rank 0 is a pod of the Trainer's JobSet.
+ADDITIONS = Additions(launcher_service_account=False, first_rank_host=first_rank_host)
 # TrainJobs, each with the runtime it references when its file is given too.
 IMPORTER = Importer(kind="TrainJob", group=TRAINER_GROUP, article="a", module="mpigen.render.trainjob.importer",
                     references=References(TRAINER_API, RUNTIME_KINDS, "Trainer runtime"))
@@ -37,12 +39,11 @@ IMPORTER = Importer(kind="TrainJob", group=TRAINER_GROUP, article="a", module="m
 
 def runtime_choice(job: MPIJob, options: Options) -> Runtime:
     """The blueprint's spec.runtime, else the environment's default, else a TrainingRuntime of mpigen's."""
-    return job.extensions.runtime or options.own.default_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
+    return job.source.runtime or options.own.default_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
 
 
 def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None) -> list[dict]:
     """The runtime (unless named), then the TrainJob, then mpigen's additions."""
-    job = with_defaults(with_additions(job, launcher_service_account=False, master=first_rank_host(job)))
     objects = []
     if choice.named:
         kind, name = choice.kind or DEFAULT_NAMED_KIND, choice.name
@@ -58,17 +59,13 @@ def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None) -> list[dict
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     choice, ttl = runtime_choice(job, options), lifecycle.ttl_seconds_after_finished
-    base = job if options.gitops == "none" else gitops.without_template_metadata(job)
-    run = None
-    objects = trainjob_objects(base, choice, ttl)
-    if options.gitops != "none":
-        run = gitops.run_id(objects, lifecycle.run)
-        objects = trainjob_objects(gitops.instance(base, run), choice, ttl)
+    objects, run = gitops.run_objects(job, lifecycle, options.gitops, lambda instance, _: trainjob_objects(
+        instance, choice, ttl), ADDITIONS)
     for obj in objects:
         if obj["kind"] == "ClusterTrainingRuntime":  # shared by jobs: nothing of any one of them
             obj["metadata"]["labels"][MANAGED_BY] = "mpigen"
         else:
-            stamp(obj, base, job.metadata.name, run, templates=options.gitops == "none")
+            stamp(obj, job, job.metadata.name, run, templates=options.gitops == "none")
         if obj["kind"] == "TrainJob" and lifecycle.state == "completed":
             obj["spec"]["suspend"] = True
         if options.gitops == "argocd" and obj["kind"] in WAVES:

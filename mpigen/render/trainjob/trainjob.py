@@ -38,7 +38,7 @@ def trainer(job: MPIJob, named: bool) -> dict:
     out: dict = {"image": launcher["image"], "command": launch_command(job)}
     # The blueprint's env; on a runtime of the cluster's also the rendezvous (MASTER_ADDR,
     # MASTER_PORT) that the launch line forwards, which mpigen's own runtime holds itself.
-    keep = {*job.extensions.blueprintEnv, *(RENDEZVOUS_ENV if named else ())}
+    keep = {*job.source.env, *(RENDEZVOUS_ENV if named else ())}
     env = [e for e in launcher.get("env", []) if e["name"] in keep]
     if named and job.distribution == "OpenMPI":
         env.append(dict(OPENMPI5_HOSTFILE))
