@@ -12,6 +12,7 @@ results, never a hang or a lost slice."""
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,6 +22,7 @@ from mpigen.render.scripts import template
 PARALLEL_THRESHOLD = 300
 MAX_SLICE = 200  # files a worker takes at a time (and a serial run between two reports of progress)
 MAX_WORKERS = 8  # as many as the render's spill has files for (mpigen.emit.spill.SLOTS)
+QUEUED = 2  # slices given to a worker at a time
 
 Work = Callable[[list[Any]], list[Any]]  # a slice of files -> what each gives, in order
 
@@ -61,7 +63,7 @@ def _parallel(slices: list[list[Any]], work: Work, workers: int) -> Iterator[lis
         template(name)
     context = multiprocessing.get_context("fork")
     workers_of: dict[Any, Any] = {}  # the pipe to each worker -> the worker
-    busy: dict[Any, int] = {}  # the pipe to each worker at work -> the slice it works on
+    busy: dict[Any, deque[int]] = {}  # the pipe to each worker -> the slices it was given and has not given back
     given, results, wanted = 0, {}, 0
     try:
         for _ in range(min(workers, len(slices))):
@@ -69,23 +71,35 @@ def _parallel(slices: list[list[Any]], work: Work, workers: int) -> Iterator[lis
             worker = context.Process(target=_serve, args=(theirs, work, slices), daemon=True)
             worker.start()
             theirs.close()
-            workers_of[mine] = worker
-            mine.send(given)
-            busy[mine], given = given, given + 1
+            workers_of[mine], busy[mine] = worker, deque()
+        for _ in range(QUEUED):  # a worker starts its next slice while this process takes in the last
+            for pipe in busy:
+                given = _give(pipe, busy[pipe], given, len(slices))
         while wanted < len(slices):
-            ready = set(wait([*busy, *(workers_of[pipe].sentinel for pipe in busy)]))
+            ready = set(wait([*(pipe for pipe in busy if busy[pipe]),
+                              *(workers_of[pipe].sentinel for pipe in busy if busy[pipe])]))
             for pipe in [pipe for pipe in busy if pipe in ready]:
-                results[busy.pop(pipe)] = _received(pipe)
-                pipe.send(given if given < len(slices) else None)
-                if given < len(slices):
-                    busy[pipe], given = given, given + 1
-            if any(workers_of[pipe].sentinel in ready for pipe in busy):
-                raise WorkerDied("a worker process ended before its slice was done")
+                results[busy[pipe].popleft()] = _received(pipe)
+                given = _give(pipe, busy[pipe], given, len(slices))
+            if any(workers_of[pipe].sentinel in ready and busy[pipe] for pipe in busy):
+                raise WorkerDied("a worker process ended before its slices were done")
             while wanted in results:
                 yield results.pop(wanted)
                 wanted += 1
     finally:
         _stop(workers_of, busy)
+
+
+def _give(pipe: Any, queued: deque[int], given: int, slices: int) -> int:
+    """The next slice given to the worker at the end of `pipe` (none left: told to stop once
+    it has done its own); returns the number of slices given."""
+    if given < slices:
+        pipe.send(given)
+        queued.append(given)
+        return given + 1
+    if not queued:
+        pipe.send(None)
+    return given
 
 
 def _received(pipe: Any) -> list[Any]:
@@ -108,11 +122,11 @@ def _serve(pipe: Any, work: Work, slices: list[list[Any]]) -> None:
             pipe.send((True, exc))
 
 
-def _stop(workers_of: dict[Any, Any], busy: dict[Any, int]) -> None:
+def _stop(workers_of: dict[Any, Any], busy: dict[Any, deque[int]]) -> None:
     """Every worker ended: one still at work killed (its slice is done again in this process,
     or not needed), the others told to stop."""
     for pipe, worker in workers_of.items():
-        if pipe in busy:
+        if busy[pipe]:
             worker.kill()
             continue
         try:
