@@ -18,7 +18,7 @@ from mpigen.cache.installed import identity
 from mpigen.load.document import Document
 from mpigen.overlay.resolve import Overlay
 from mpigen.render.target import Options
-from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY
+from mpigen.render.targets import TARGETS
 
 _PACKAGE = Path(mpigen.__file__).resolve().parent
 
@@ -62,12 +62,13 @@ def file_key(context_digest: bytes, shown: str, named: bool, raw: bytes) -> byte
 def key_settings(overlays: list[Overlay], env_options: list[Options | None], default_namespace: str | None,
                  render: bool) -> list[str]:
     """A run's settings as text: whether it renders, the namespace of blueprints that name
-    none, each environment's options (and, for the CRD, the library its schema comes from),
+    none, each environment's options (and the libraries whose data its target's objects hold),
     and each overlay with its bases as they were read
     (their documents, with the position of every key and value: a message points there)."""
     settings = [repr((render, default_namespace)), repr(list(env_options))]
-    if any(options is not None and options.with_crd for options in env_options):  # the CRD's pod schema is that library's data
-        settings.append(identity(SCHEMAS_LIBRARY))
+    libraries = dict.fromkeys(name for options in env_options if options is not None
+                              for name in TARGETS[options.target].libraries(options))
+    settings.extend(identity(name) for name in libraries)
     for overlay in overlays:
         settings.append(overlay.name)
         settings.extend(_document(item.name, item.doc) for item in overlay.chain())

@@ -11,11 +11,10 @@ from pathlib import Path
 from mpigen.cli.streams import say
 from mpigen.project.options import ClusterFlags, Flags
 from mpigen.project.repository import describe
-from mpigen.compile.mpijob import MPIJOB_APIS
 from mpigen.errors import not_one_of
-from mpigen.render.target import DEFAULT_KUBE_VERSION, DEFAULT_KUBECTL_DELIVERY_IMAGE
+from mpigen.render import targets
+from mpigen.render.target import DEFAULT_KUBE_VERSION, Flag
 from mpigen.formats.types import GITOPS_PROFILES
-from mpigen.render.targets import TARGETS
 
 
 def inputs(command: argparse.ArgumentParser, paths: bool = True, verbose_also: str = "") -> None:
@@ -29,18 +28,15 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True, verbose_also: s
                          help="render for this overlay (a folder under overlays/, or a path); repeatable, "
                               "each overlay into its own folder (default: mpigen.yaml's overlays when no "
                               "PATH is given)")
-    command.add_argument("--target", choices=TARGETS, type=one_of(TARGETS), default=None,
-                         help="static: the objects the MPI Operator (v1alpha2) would create (default); "
-                              "jobset: one JobSet per job, ranks started over SSH (needs JobSet); "
-                              "mpijob: the MPIJob resource, for clusters that run an operator; "
-                              "trainjob: a Kubeflow Trainer v2 TrainJob and its runtime")
-    command.add_argument("--with-crd", action="store_true", default=None,
-                         help="with --target mpijob: also emit the MPIJob CustomResourceDefinition")
+    command.add_argument("--target", choices=targets.TARGETS, type=one_of(targets.TARGETS), default=None,
+                         help=target_help())
+    for flag in target_flags():
+        if flag.switch:
+            command.add_argument(flag.name, action="store_true", default=None, help=flag.help)
+        else:
+            command.add_argument(flag.name, metavar=flag.metavar, choices=flag.choices, default=None, help=flag.help)
     command.add_argument("--kube-version", metavar="1.N", default=None,
                          help=f"Kubernetes version of the CRD's pod template schema (default {DEFAULT_KUBE_VERSION})")
-    command.add_argument("--mpijob-api", choices=MPIJOB_APIS, default=None,
-                         help="with --target mpijob: kubeflow.org/v2beta1 (the MPI Operator v0.4+, "
-                              "default) or kubeflow.org/v1 (the Kubeflow training-operator)")
     command.add_argument("--gitops", choices=GITOPS_PROFILES, type=one_of(GITOPS_PROFILES), default=None,
                          help="GitOps profile; none keeps the operator's names (default)")
     command.add_argument("-v", "--verbose", action="store_true",
@@ -49,9 +45,19 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True, verbose_also: s
     command.add_argument("--no-cache", action="store_true",
                          help="render every blueprint again, without the cache of earlier runs' results "
                               "($MPIGEN_CACHE_DIR, else ~/.cache/mpigen); the output is the same either way")
-    command.add_argument("--kubectl-delivery-image", metavar="IMAGE", default=None,
-                         help="image of the launcher's kubectl-delivery init container "
-                              f"(default: {DEFAULT_KUBECTL_DELIVERY_IMAGE}, as the operator's deployment)")
+
+
+def target_help() -> str:
+    """--target's help: each target's line, the default (the table's first) first, then by name."""
+    default, *others = targets.TARGETS.values()
+    return "; ".join(f"{target.name}: {target.options.help}" if target.options.help else target.name
+                     for target in [default, *sorted(others, key=lambda target: target.name)])
+
+
+def target_flags() -> list[Flag]:
+    """The flags the targets add, in the table's order."""
+    return [setting.flag for target in targets.TARGETS.values() for setting in target.options.settings
+            if setting.flag is not None]
 
 
 def one_of(choices) -> Callable[[str], str]:
@@ -77,10 +83,9 @@ def flags(args: argparse.Namespace, output: Path | None, discard_edits: bool = F
     """The options `inputs` parsed, with the command's output folder (None: not given) and,
     for render, --discard-edits."""
     return Flags(paths=tuple(args.paths), overlays=None if args.overlay is None else tuple(args.overlay),
-                 output=output, target=args.target, gitops=args.gitops,
-                 kubectl_delivery_image=args.kubectl_delivery_image, mpijob_api=args.mpijob_api,
-                 with_crd=args.with_crd, kube_version=args.kube_version, cache=not args.no_cache,
-                 discard_edits=discard_edits)
+                 output=output, target=args.target, gitops=args.gitops, kube_version=args.kube_version,
+                 target_flags={flag.name: getattr(args, flag.dest) for flag in target_flags()},
+                 cache=not args.no_cache, discard_edits=discard_edits)
 
 
 def cluster(args: argparse.Namespace) -> ClusterFlags:

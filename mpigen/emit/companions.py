@@ -2,15 +2,14 @@
 written outside the synced folders (a controller must not sync the object that tells
 it what to sync).
 
-flux: per job of the static target, the pair of Kustomizations Flux's own guide to
-running Jobs uses: the job's workers (configuration, RBAC, StatefulSet) with wait, so that
-they are healthy (ready) before the launcher Kustomization, which depends on them, applies
-the Job; the launcher Kustomization does not wait (a training run outlasts any timeout).
-The targets that need no such order (a JobSet starts its launcher itself, an operator its
-MPIJob's) get one Kustomization per environment folder, which does not wait either.
-TrainJobs get two per environment: its runtimes and configuration with wait, and its
-TrainJobs, which depend on them (the Trainer refuses a TrainJob whose runtime is missing). All
-prune, so the objects of a finished or replaced run go away.
+flux: where the environment's target applies its objects in steps (mpigen.render.target.
+FluxSteps), one Kustomization per step, each depending on the one before and all but the
+last waiting, as Flux's own guide to running Jobs does: per job, its workers (configuration,
+RBAC, StatefulSet) healthy before its launcher's Job applies; per environment, the Trainer
+runtimes applied before the TrainJobs that need them. The last step never waits (a training
+run outlasts any timeout). A target that needs no order (a JobSet starts its launcher
+itself, an operator its MPIJob's) gets one Kustomization per environment folder, which does
+not wait either. All prune, so the objects of a finished or replaced run go away.
 
 Their names are built by mpigen.kube.names.generated_name: valid Kubernetes names of at most
 63 characters (Argo CD's tracking label and Flux's name label carry them), different for
@@ -21,25 +20,25 @@ argocd: one Application per output folder rendered with the argocd profile, with
 the output needs from Argo CD:
 - automated sync with prune, so that the objects of a finished or replaced run go away;
 - ApplyOutOfSyncOnly, so that a sync applies only what changed (not every Job again);
-- RespectIgnoreDifferences with an ignoreDifferences on the replicas of each running
-  job's worker StatefulSet: its launcher scales it to 0 when training succeeds (see
-  mpigen.render.static.gitops), and self-heal must not scale it back up. A completed job has
-  no entry, so Git's replicas: 0 is applied.
+- RespectIgnoreDifferences with an ignoreDifferences on the replicas of each StatefulSet the
+  running job scales itself (the target's `scales_itself`: the static workers, which the
+  launcher scales to 0 when training succeeds), so that self-heal does not scale it back
+  up. A completed job has no entry, so Git's replicas: 0 is applied.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from mpigen.emit.layout import RUNTIME_STAGE, STAGES, TRAINJOB_STAGE
 from mpigen.emit.comments import COMPANION
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import InputError, Mark, error
 from mpigen.kube.names import generated_name
 from mpigen.kube.labels import MANAGED_BY
+from mpigen.render.target import FluxSteps
 
 _LABELS = {MANAGED_BY: "mpigen"}
-LONGEST_SUFFIX = "-launcher"  # of a job's two Kustomizations, <base>-workers and <base>-launcher
 
 
 def _document(obj: dict) -> str:
@@ -84,21 +83,25 @@ def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str
     return _with_kustomization(files, problems)
 
 
-def flux_kustomizations(flux, output: Path, result) -> dict[str, str]:
+def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], FluxSteps | None]) -> dict[str, str]:
     """File name -> text of the Flux Kustomizations for the jobs of `result` rendered with
-    the flux profile (mpigen.yaml's `flux` settings): a pair per job where the target
-    stages the launcher, else one for the environment's folder."""
+    the flux profile (mpigen.yaml's `flux` settings): a chain per job or per environment where
+    the environment's target applies its objects in steps (`steps_of(env)`, the target's
+    FluxSteps), else one for the environment's folder."""
     files, owners, problems = {}, {}, []
     for env, profile in zip(result.envs, result.profiles):
         if profile != "flux":
             continue
-        roots = sorted({item.root.rsplit("/", 1)[0] for item in result.objects if item.env == env and item.root})
-        stages = [root for root in STAGES if root in roots]
-        documents = _stage_pair(flux, output, env, stages)
-        for job_root in roots:
-            if job_root not in STAGES:
-                documents += _job_pair(flux, output, result, env, job_root, owners, problems)
-        if not roots and any(item.env == env for item in result.objects):
+        roots = {item.root for item in result.objects if item.env == env and item.root}
+        layout = steps_of(env)
+        documents = []
+        if layout is not None and roots and layout.per_job:
+            for job_root in sorted({root.rsplit("/", 1)[0] for root in roots}):
+                documents += _job_chain(flux, output, result, env, job_root, layout.steps, roots, owners, problems)
+        elif layout is not None and roots:
+            base = generated_name("mpigen", (env,) if env else (), room=_room(layout.steps))
+            documents = _chain(flux, base, output / env, [step for step in layout.steps if step in roots])
+        elif any(item.env == env for item in result.objects):
             documents.append(_environment(flux, output, env))
         if documents:
             name = f"kustomizations-{env}.yaml" if env else "kustomizations.yaml"
@@ -114,35 +117,35 @@ def _kustomization(flux, name: str, folder: Path, **spec) -> dict:
                      "path": f"./{folder.as_posix()}", **spec}}
 
 
-def _job_pair(flux, output: Path, result, env: str, job_root: str, owners: dict, problems: list) -> list[dict]:
-    """The workers' Kustomization (wait) and the launcher's, which depends on it."""
+def _room(steps: tuple[str, ...]) -> int:
+    """What the longest `-<step>` adds to a chain's base name."""
+    return max(len(step) for step in steps) + 1
+
+
+def _job_chain(flux, output: Path, result, env: str, job_root: str, steps: tuple[str, ...], roots: set[str],
+               owners: dict, problems: list) -> list[dict]:
+    """The Kustomizations of one job's steps (its workers, then its launcher), named after the
+    job; two jobs whose names would meet are an error naming both."""
     namespace, job = job_root.split("/")
-    base = generated_name("mpigen", tuple(part for part in (env, namespace, job) if part), room=len(LONGEST_SUFFIX))
+    base = generated_name("mpigen", tuple(part for part in (env, namespace, job) if part), room=_room(steps))
     source = result.sources.get((env, namespace, job), Mark(f"{namespace}/{job}"))
     other = owners.setdefault(base, source)
     if other != source:
         problems.append(error(source, f"the Flux Kustomizations of job {namespace}/{job} would be named {base}-*, "
                                       f"as those of the job at {other}; rename one of the jobs"))
     folder = output / env / job_root if env else output / job_root
-    return [_kustomization(flux, f"{base}-workers", folder / "workers", wait=True, timeout=flux.timeout),
-            _kustomization(flux, f"{base}-launcher", folder / "launcher", wait=False,
-                           dependsOn=[{"name": f"{base}-workers"}])]
+    return _chain(flux, base, folder, [step for step in steps if f"{job_root}/{step}" in roots])
 
 
-def _stage_pair(flux, output: Path, env: str, stages: list[str]) -> list[dict]:
-    """TrainJobs: the environment's runtimes and configuration (wait: applied and healthy)
-    and its TrainJobs, which depend on them (the Trainer's webhook refuses a TrainJob whose
-    runtime does not exist yet); the TrainJobs alone when every runtime is the cluster's."""
-    base = generated_name("mpigen", (env,) if env else (), room=len(TRAINJOB_STAGE) + 1)
-    folder = output / env
+def _chain(flux, base: str, folder: Path, steps: list[str]) -> list[dict]:
+    """One Kustomization per step, `<base>-<step>` applying `folder/<step>`, each depending on
+    the one before it; all but the last wait (healthy within the timeout), the last does not."""
     documents = []
-    if RUNTIME_STAGE in stages:
-        documents.append(_kustomization(flux, f"{base}-{RUNTIME_STAGE}", folder / RUNTIME_STAGE, wait=True,
-                                        timeout=flux.timeout))
-    if TRAINJOB_STAGE in stages:
-        after = {"dependsOn": [{"name": f"{base}-{RUNTIME_STAGE}"}]} if RUNTIME_STAGE in stages else {}
-        documents.append(_kustomization(flux, f"{base}-{TRAINJOB_STAGE}", folder / TRAINJOB_STAGE, wait=False,
-                                        **after))
+    for index, step in enumerate(steps):
+        spec: dict = {"wait": False} if index == len(steps) - 1 else {"wait": True, "timeout": flux.timeout}
+        if index:
+            spec["dependsOn"] = [{"name": f"{base}-{steps[index - 1]}"}]
+        documents.append(_kustomization(flux, f"{base}-{step}", folder / step, **spec))
     return documents
 
 

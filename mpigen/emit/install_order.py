@@ -17,20 +17,22 @@ INSTALL_ORDER = (
     "HorizontalPodAutoscaler", "StatefulSet", "Job", "CronJob", "IngressClass", "Ingress",
     "APIService", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
 )
-# Among custom resources, a Kubeflow Trainer runtime goes before the TrainJobs that reference
-# it: the Trainer's webhook refuses a TrainJob whose runtime does not exist yet.
-CUSTOM_FIRST = ("ClusterTrainingRuntime", "TrainingRuntime")
-_RANK = {kind: rank for rank, kind in enumerate(INSTALL_ORDER + CUSTOM_FIRST)}
-_CUSTOM = len(INSTALL_ORDER) + len(CUSTOM_FIRST)
+_RANK = {kind: rank for rank, kind in enumerate(INSTALL_ORDER)}
 
 
-def sort_key(obj: dict) -> tuple:
-    """Helm's install order; unknown kinds (custom resources) last, runtimes first, then by kind; then namespace, name."""
+def sort_key(obj: dict, first: tuple[str, ...] = ()) -> tuple:
+    """Helm's install order; then the custom resources others need first (`first`, in its
+    order: the targets' `applied_first`, such as a Trainer runtime, whose webhook refuses a
+    TrainJob that names a runtime not there yet); then other custom resources, by kind; then
+    namespace, name."""
     kind = obj.get("kind", "")
     meta = obj.get("metadata", {})
-    rank = _RANK.get(kind, _CUSTOM)
-    return (rank, kind if rank == _CUSTOM else "", meta.get("namespace", ""), meta.get("name", ""))
+    rank = _RANK.get(kind)
+    if rank is None:
+        rank = len(INSTALL_ORDER) + (first.index(kind) if kind in first else len(first))
+    custom = rank == len(INSTALL_ORDER) + len(first)
+    return (rank, kind if custom else "", meta.get("namespace", ""), meta.get("name", ""))
 
 
-def sort_objects(objects: Iterable[dict]) -> list[dict]:
-    return sorted(objects, key=sort_key)
+def sort_objects(objects: Iterable[dict], first: tuple[str, ...] = ()) -> list[dict]:
+    return sorted(objects, key=lambda obj: sort_key(obj, first))

@@ -3,9 +3,9 @@ files as text (one file per object plus a kustomization.yaml per kustomize root)
 
 Layout: DIR/<namespace>/<kind>-<name>.yaml (with overlays, DIR/<overlay>/<namespace>/...),
 and DIR/kustomization.yaml (DIR/<overlay>/kustomization.yaml) listing them in install
-order, so that `kubectl kustomize DIR`, Flux and Argo CD all read DIR as it is. The flux
-profile adds a kustomize root per job's workers and launcher (flux_root), or, for TrainJobs,
-per environment the runtimes and the TrainJobs (trainjob_stage).
+order, so that `kubectl kustomize DIR`, Flux and Argo CD all read DIR as it is. Under the flux
+profile, a target that applies its objects in steps gets a kustomize root per step, per job
+or per environment (step_placement).
 """
 
 from __future__ import annotations
@@ -17,23 +17,16 @@ KUSTOMIZATION = "kustomization.yaml"
 CLUSTER_FOLDER = "_cluster"  # the folder of cluster-scoped objects (no namespace)
 
 
-def flux_root(obj: dict, job: str) -> str:
-    """The folder of a job's workers (configuration, RBAC, StatefulSet) or of its launcher
-    (the Job) in the flux profile: each is applied by a Flux Kustomization of its own, the
-    launcher's depending on the workers' (see mpigen.emit.companions)."""
+def step_placement(obj: dict, path: str, step: str, job: str | None) -> tuple[str, str]:
+    """(kustomize root, path) of an object applied in `step` (mpigen.render.target.FluxSteps):
+    a job's step folder <namespace>/<job>/<step>/ holding the object's file (job given), or
+    the environment's <step>/ holding the object at its usual path. Each root is applied by a
+    Flux Kustomization of its own (mpigen.emit.companions)."""
+    if job is None:
+        return step, f"{step}/{path}"
     namespace = obj["metadata"].get("namespace") or CLUSTER_FOLDER
-    return f"{namespace}/{job}/{'launcher' if obj['kind'] == 'Job' else 'workers'}"
-
-
-# Target trainjob under flux: the runtimes (and the jobs' configuration) apply before the
-# TrainJobs, each stage a kustomize root of the environment's (a shared ClusterTrainingRuntime
-# belongs to no one job); see mpigen.emit.companions.
-RUNTIME_STAGE, TRAINJOB_STAGE = "runtimes", "trainjobs"
-STAGES = (RUNTIME_STAGE, TRAINJOB_STAGE)
-
-
-def trainjob_stage(obj: dict) -> str:
-    return TRAINJOB_STAGE if obj["kind"] == "TrainJob" else RUNTIME_STAGE
+    root = f"{namespace}/{job}/{step}"
+    return root, f"{root}/{path.rsplit('/', 1)[1]}"
 
 
 def object_path(obj: dict) -> str:

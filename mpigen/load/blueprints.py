@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from mpigen.errors import Diagnostic, InputError, Mark, error
@@ -15,24 +15,26 @@ from mpigen.load.parser import parse
 
 # Kinds of mpigen's own that may sit beside blueprints and are not blueprints.
 OTHER_KINDS = (OVERLAY_KIND, CONFIG_KIND)
-# What `mpigen import` turns into a blueprint, by kind: its API group.
-IMPORTABLE = {"MPIJob": "kubeflow.org", "TrainJob": "trainer.kubeflow.org"}
-ARTICLES = {"MPIJob": "an", "TrainJob": "a"}
+# What `mpigen import` turns into a blueprint, by kind: its API group and its article ("an"
+# MPIJob). The targets declare it (mpigen.render.targets.IMPORTABLE); the caller passes it.
+Importable = Mapping[str, tuple[str, str]]
 
 
-def load_blueprints(paths: list[Path]) -> tuple[list[Document], list[Diagnostic]]:
+def load_blueprints(paths: list[Path], importable: Importable | None = None) -> tuple[list[Document], list[Diagnostic]]:
     """Every blueprint document under paths, and the problems and warnings found on the way.
     Nothing is raised: a broken file does not stop the others from being checked, so that
     one run reports every problem."""
     files, problems = find_yaml_files(paths)
-    blueprints, found = load_files(files)
+    blueprints, found = load_files(files, read_text, importable)
     return blueprints, problems + found
 
 
-def load_files(files: list[tuple[Path, bool]],
-               read: Callable[[Path, str, str], str] = read_text) -> tuple[list[Document], list[Diagnostic]]:
+def load_files(files: list[tuple[Path, bool]], read: Callable[[Path, str, str], str] = read_text,
+               importable: Importable | None = None) -> tuple[list[Document], list[Diagnostic]]:
     """The blueprint documents of these files (from find_yaml_files), and the problems;
-    `read` gives a file's text as read_text does (the cache gives the bytes it looked up)."""
+    `read` gives a file's text as read_text does (the cache gives the bytes it looked up); a
+    document `importable` names is one `mpigen import` would turn into a blueprint."""
+    importable = importable or {}
     problems: list[Diagnostic] = []
     blueprints: list[Document] = []
     for path, named in files:
@@ -62,10 +64,10 @@ def load_files(files: list[tuple[Path, bool]],
                 problems.append(error(doc.value_mark(("kind",)) if kind is not None else doc.start,
                                       f"unknown kind {kind!r} for apiVersion {api}; expected kind: {BLUEPRINT_KIND}"))
                 mine += 1
-            elif _importable(kind, api):
+            elif _importable(importable, kind, api):
                 severity = "error" if named else "warning"  # a named file must be a blueprint
-                problems.append(Diagnostic(doc.value_mark(("kind",)), f"{ARTICLES[kind]} {kind}, not a blueprint: turn it into "
-                                           f"one with mpigen import {shown}", severity))
+                problems.append(Diagnostic(doc.value_mark(("kind",)), f"{importable[kind][1]} {kind}, not a blueprint: "
+                                           f"turn it into one with mpigen import {shown}", severity))
                 mine += named
         if named and mine == 0:
             first = docs[0] if docs else None
@@ -76,9 +78,10 @@ def load_files(files: list[tuple[Path, bool]],
     return blueprints, problems
 
 
-def _importable(kind, api) -> bool:
-    """Whether a document is what `mpigen import` reads (an MPIJob, a TrainJob)."""
-    return isinstance(api, str) and IMPORTABLE.get(kind) == api.split("/")[0]
+def _importable(importable: Importable, kind: object, api: object) -> bool:
+    """Whether a document is what `mpigen import` reads (of a kind it names, in its API group)."""
+    return isinstance(api, str) and isinstance(kind, str) and kind in importable \
+        and importable[kind][0] == api.split("/")[0]
 
 
 def _looks_like_a_blueprint(path: Path) -> bool:

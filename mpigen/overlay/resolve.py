@@ -31,22 +31,18 @@ class Overlay:
 
     @property
     def cluster(self) -> str | None:
-        return self._inherited("cluster")
+        return self.inherited("cluster")
 
     @property
     def gitops(self) -> str | None:
-        return self._inherited("gitops")
+        return self.inherited("gitops")
 
     @property
     def target(self) -> str | None:
-        return self._inherited("target")
+        return self.inherited("target")
 
-    @property
-    def training_runtime(self):
-        return self._inherited("trainingRuntime")
-
-    def _inherited(self, key: str):
-        """A setting of this overlay, else of its nearest base that has it."""
+    def inherited(self, key: str):
+        """A setting of this overlay (a key of its file), else of its nearest base that has it."""
         for item in reversed(self.chain()):
             value = getattr(item.model, key)
             if value is not None:

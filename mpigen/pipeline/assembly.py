@@ -1,5 +1,5 @@
 """The result of a run: each environment's objects in install order (with the objects of the
-environment itself, the MPIJob CRD with --with-crd), the environments in order, and where
+environment itself, its target's, as the MPIJob CRD with --with-crd), the environments in order, and where
 each job is named."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from mpigen.errors import Diagnostic, Mark
 from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import RunSettings
-from mpigen.render.mpijob.crd import environment_crd
 from mpigen.render.target import Options
+from mpigen.render.targets import APPLIED_FIRST, TARGETS
 
 
 @dataclass
@@ -53,10 +53,10 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
 
 def environment_objects(options: Options) -> list[tuple[dict, str]]:
     """(object, its `# Source:` comment) of each object an environment renders once, whatever
-    its jobs: the MPIJob CRD with --with-crd (mpigen.render.mpijob.crd.environment_crd)."""
-    return [environment_crd(options)] if options.with_crd else []
+    its jobs (the target's environment_objects)."""
+    return TARGETS[options.target].environment_objects(options)
 
 
 def _emitted(obj: dict, comment: str, env: str) -> RenderedObject:
     text = dump_object(obj, comment, GENERATED)
-    return RenderedObject(sort_key(obj), object_path(obj), text, env, digest=hashlib.sha256(text.encode("utf-8")).digest())
+    return RenderedObject(sort_key(obj, APPLIED_FIRST), object_path(obj), text, env, digest=hashlib.sha256(text.encode("utf-8")).digest())

@@ -15,7 +15,7 @@ from mpigen.cache.memo import Memo, Read
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
 from mpigen.emit.install_order import sort_key
-from mpigen.emit.layout import flux_root, object_path, trainjob_stage
+from mpigen.emit.layout import object_path, step_placement
 from mpigen.emit.rendered import RenderedObject, Store
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic
@@ -26,7 +26,7 @@ from mpigen.overlay.apply import Usage, apply, with_namespace
 from mpigen.pipeline.results import DocResult, FileResult, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import Lifecycle, Options
-from mpigen.render.targets import RESERVED, TARGETS, render_job, target_checks
+from mpigen.render.targets import APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, render_job, target_checks
 from mpigen.validate.document import attributed, validate_document, written_problems
 
 File = tuple[Path, bool]  # a file to read, and whether the user named it (mpigen.load.files.find_yaml_files)
@@ -74,7 +74,7 @@ def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
     """What one file gives (its text from `read`). Only the results are kept, never the
     loaded documents (with the marks of every key and value, they are the bulk)."""
     result = FileResult([], [[] for _ in settings.environments], set())
-    docs, result.problems = load_files([file], read)
+    docs, result.problems = load_files([file], read, IMPORTABLE)
     validated = [_environments(doc, settings, result.used) for doc in docs]
     del docs  # rendering needs the blueprints, not the documents and their marks
     for results in validated:
@@ -137,22 +137,17 @@ def _render(pending: _Pending) -> list[RenderedObject]:
         placement = placed_object(obj, options, blueprint.metadata.name)
         shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
         text = dump_object(obj, shown, GENERATED)
-        rendered.append(RenderedObject(sort_key(obj), placement.path, text, pending.env.name,
+        rendered.append(RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, pending.env.name,
                                        placement.running_workers, placement.root, None,
                                        hashlib.sha256(text.encode("utf-8")).digest()))
     return rendered
 
 
 def placed_object(obj: dict, options: Options, job_name: str) -> Placement:
-    """Where the target and GitOps profile put an object of the job `job_name`: the Flux
-    layouts of a staged target's job (its workers and launcher each a root of its own) and of a
-    TrainJob (runtime, then job), and which objects are running workers."""
-    path, root = object_path(obj), ""
-    if options.gitops == "flux" and TARGETS[options.target].staged:
-        root = flux_root(obj, job_name)
-        path = f"{root}/{path.rsplit('/', 1)[1]}"
-    elif options.gitops == "flux" and options.target == "trainjob":
-        root = trainjob_stage(obj)
-        path = f"{root}/{path}"
-    running = obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
-    return Placement(path, root, running)
+    """Where an object of the job `job_name` goes (its path, and its kustomize root under the
+    flux profile when its target applies in steps), and whether the running job scales it itself."""
+    target = TARGETS[options.target]
+    path, root, flux = object_path(obj), "", target.flux
+    if options.gitops == "flux" and flux is not None:
+        root, path = step_placement(obj, path, flux.step_of(obj), job_name if flux.per_job else None)
+    return Placement(path, root, target.scales_itself(obj))

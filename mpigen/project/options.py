@@ -8,10 +8,14 @@ Each option takes the first value given by, in order:
 3. the overlay's own `gitops:` and `target:` (or its nearest base's), for that overlay's folder;
 4. mpigen.yaml, that of the working folder or of the nearest folder above it (the run then
    works from that folder: mpigen.project.repository; it must be the user's, or trusted:
-   mpigen.load.trust): its target, gitops,
-   kubectlDeliveryImage, mpijobApi, withCRD and kubeVersion always; its blueprints, overlays
-   and output folder only when no PATH is given;
-5. the defaults: blueprints/, no overlay, no output folder, and mpigen.render.target.Options.
+   mpigen.load.trust): its target, gitops, kubeVersion and the keys of every
+   target's options always; its blueprints, overlays and output folder only when no PATH is given;
+5. the defaults: blueprints/, no overlay, no output folder, mpigen.render.target.Options and
+   the defaults of the target's own options.
+
+A target's own options (mpigen.render.target.TargetOptions: its flags, mpigen.yaml and overlay
+keys) are resolved in that order too, and each target refuses what it must of the values
+given whatever the target of the run (a flag of its own given with another target).
 
 ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names none.
 """
@@ -19,19 +23,19 @@ ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names n
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from mpigen.cache.folder import cache_folder, judged
 from mpigen.errors import NOWHERE, InputError, Warn, error, not_one_of
 from mpigen.formats.types import GITOPS_PROFILES
-from mpigen.kube.image import image_problem
 from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
 from mpigen.project.config import Config, load_config
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG, Moved, enter_repository
 from mpigen.render import targets
-from mpigen.render.mpijob.crd import available_kube_versions
-from mpigen.render.target import DEFAULT_KUBE_VERSION, Options
+from mpigen.render.target import Options, Target
 
 DEFAULT_PATHS = ("blueprints",)
 ARGOCD_ENV = {"overlays": "ARGOCD_ENV_MPIGEN_OVERLAY", "gitops": "ARGOCD_ENV_MPIGEN_GITOPS",
@@ -47,10 +51,8 @@ class Flags:
     output: Path | None = None
     target: str | None = None
     gitops: str | None = None
-    kubectl_delivery_image: str | None = None
-    mpijob_api: str | None = None
-    with_crd: bool | None = None
     kube_version: str | None = None
+    target_flags: Mapping[str, Any] = field(default_factory=dict)  # the targets' flags given, by name
     cache: bool = True  # --no-cache: False
     discard_edits: bool = False  # render --discard-edits: files edited by hand may be replaced
 
@@ -114,7 +116,7 @@ def resolve(flags: Flags, warn: Warn) -> Setup:
     options = _options(flags, config)
     env_options = None
     if overlays:  # an overlay's profile and target win over mpigen.yaml's, not over the flags
-        env_options = [_overlay_options(options, overlay, flags) for overlay in overlays]
+        env_options = [_overlay_options(options, overlay, flags, config) for overlay in overlays]
     # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
     cache = judged(named_cache)
@@ -149,9 +151,10 @@ def _overlays(flags: Flags, config: Config | None, warn: Warn) -> list[Overlay]:
     return resolve_overlays(specs, Path("."), marks, warn)
 
 
-def _overlay_options(options: Options, overlay, flags: Flags) -> Options:
+def _overlay_options(options: Options, overlay: Overlay, flags: Flags, config: Config | None) -> Options:
     """The options of one overlay's folder: its own (or its nearest base's) gitops and target
-    where no flag sets them; a target mpigen does not have is an error at the overlay's line."""
+    where no flag sets them, and its target's own options with the overlay's keys; a target
+    mpigen does not have is an error at the overlay's line."""
     if overlay.gitops and flags.gitops is None:
         options = replace(options, gitops=overlay.gitops)
     target = overlay.target
@@ -161,9 +164,8 @@ def _overlay_options(options: Options, overlay, flags: Flags) -> Options:
                                 not_one_of(f"target: {target!r}", target, targets.TARGETS))])
     if target and flags.target is None:
         options = replace(options, target=target)
-    if overlay.training_runtime is not None:
-        options = replace(options, training_runtime=overlay.training_runtime)
-    return options
+    target_here = targets.TARGETS[options.target]
+    return replace(options, own=target_here.options.build(_given(target_here, flags, config, overlay)))
 
 
 def _with_argocd_env(flags: Flags) -> Flags:
@@ -183,50 +185,30 @@ def _with_argocd_env(flags: Flags) -> Flags:
 
 
 def _options(flags: Flags, config: Config | None) -> Options:
-    """How to render: each flag, else mpigen.yaml's value, else the default."""
+    """How to render: each flag, else mpigen.yaml's value, else the default; what a target
+    refuses of the values given raises InputError."""
     def pick(flag: str, key: str):
         value = getattr(flags, flag)
         return value if value is not None else getattr(config.model, key) if config else None
 
     chosen = {"target": pick("target", "target"), "gitops": pick("gitops", "gitops"),
-              "kubectl_delivery_image": pick("kubectl_delivery_image", "kubectlDeliveryImage"),
-              "mpijob_api": pick("mpijob_api", "mpijobApi"), "with_crd": pick("with_crd", "withCRD"),
-              "kube_version": pick("kube_version", "kubeVersion"),
-              "training_runtime": config.model.trainingRuntime if config else None}
-    _check_image_flag(flags.kubectl_delivery_image)
+              "kube_version": pick("kube_version", "kubeVersion")}
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
-    _check_crd_options(options)
-    return options
+    for target in targets.TARGETS.values():
+        target.options.check(_given(target, flags, config), options)
+    target = targets.TARGETS[options.target]
+    return replace(options, own=target.options.build(_given(target, flags, config)))
 
 
-def _check_image_flag(image: str | None) -> None:
-    """--kubectl-delivery-image is written into every launcher: an image reference (mpigen.yaml's
-    value is checked as the file is read)."""
-    if image is None:
-        return
-    problem = image_problem(image)
-    if problem:
-        raise InputError([error(NOWHERE, f"--kubectl-delivery-image: {image!r} is not an image reference: {problem}")])
-
-
-def _check_crd_options(options: Options) -> None:
-    """--with-crd belongs to the mpijob target, and the CRD's pod schema must exist for the
-    Kubernetes version asked for."""
-    if options.with_crd and options.target != "mpijob":
-        raise InputError([error(NOWHERE, "--with-crd adds the MPIJob CRD, which only the mpijob target "
-                                                    "uses; add --target mpijob")])
-    if options.with_crd or options.kube_version != DEFAULT_KUBE_VERSION:
-        require_kube_version(options.kube_version, "--with-crd", "the MPIJob CRD takes the pod schema from the "
-                                                                 "kubernetes-validate package: pip install 'mpigen[crd]'")
-
-
-def require_kube_version(version: str, flag: str, needs: str) -> None:
-    """InputError unless the optional kubernetes-validate package is installed (else message
-    `needs`, at `flag`) and ships the schemas of Kubernetes `version`."""
-    try:
-        versions = available_kube_versions()
-    except ModuleNotFoundError:
-        raise InputError([error(NOWHERE, f"{flag}: {needs}")])
-    if version not in versions:
-        raise InputError([error(NOWHERE, f"--kube-version: Kubernetes {version} is not one of the known versions "
-                                                        f"{', '.join(versions)}")])
+def _given(target: Target, flags: Flags, config: Config | None, overlay: Overlay | None = None) -> dict[str, Any]:
+    """The values given of the target's own options, by field: its flag, else the overlay's key
+    (or its nearest base's), else mpigen.yaml's."""
+    given = {}
+    for setting in target.options.settings:
+        sources = (flags.target_flags.get(setting.flag.name) if setting.flag else None,
+                   overlay.inherited(setting.overlay_key) if overlay and setting.overlay_key else None,
+                   getattr(config.model, setting.config_key) if config and setting.config_key else None)
+        value = next((value for value in sources if value is not None), None)
+        if value is not None:
+            given[setting.field] = value
+    return given

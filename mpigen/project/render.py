@@ -9,7 +9,7 @@ kept."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +29,8 @@ from mpigen.project import incremental
 from mpigen.project.options import Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG
+from mpigen.render.target import FluxSteps
+from mpigen.render.targets import TARGETS
 
 
 @dataclass(frozen=True)
@@ -153,5 +155,14 @@ def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, 
     whole repository is rendered into its output folder (see mpigen.emit.companions)."""
     makers = {"Argo CD Applications": lambda: argocd_applications(setup.config.model.argocd, setup.output, result,
                                                                   setup.overlays),
-              "Flux Kustomizations": lambda: flux_kustomizations(setup.config.model.flux, setup.output, result)}
+              "Flux Kustomizations": lambda: flux_kustomizations(setup.config.model.flux, setup.output, result,
+                                                                      _flux_steps(setup))}
     return [(folder, makers[what]()) for what, folder in companion_folders(setup)]
+
+
+def _flux_steps(setup: Setup) -> Callable[[str], FluxSteps | None]:
+    """The Flux steps of each environment's target (by the environment's name)."""
+    options = setup.env_options or [setup.options] * max(1, len(setup.overlays))
+    names = [overlay.name for overlay in setup.overlays] or [""]
+    steps = {name: TARGETS[env.target].flux for name, env in zip(names, options)}
+    return steps.__getitem__

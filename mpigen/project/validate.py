@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from mpigen.pipeline.run import Progress, validate_paths
 from mpigen.project.cluster import connect
-from mpigen.project.options import ClusterFlags, Flags, Setup, require_kube_version, resolve
+from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
 from mpigen.project.rendered import Warn, memo_of, rendered, require_jobs, settings_of
+from mpigen.render.kube_version import require_kube_version
 from mpigen.review.live import validate_on_server
 from mpigen.review.object_reports import ObjectReport
 from mpigen.review.schemas import validate_rendered

@@ -15,10 +15,13 @@ from __future__ import annotations
 from mpigen.kube import quantity
 from mpigen.compile.mpijob import LAUNCHER, WORKER, GangScheduling, MPIJob
 from mpigen.kube.labels import GROUP_NAME_ANNOTATION, POD_GROUP_LABEL, VOLCANO_QUEUE_ANNOTATION
+from mpigen.render.kinds import Kind, group_of
 from mpigen.render.names import object_meta
 
 API_VERSIONS = {"volcano": "scheduling.volcano.sh/v1beta1", "scheduler-plugins": "scheduling.x-k8s.io/v1alpha1",
                 "kube-batch": "scheduling.incubator.k8s.io/v1alpha1"}
+# The PodGroup of each scheduler, as mpigen.render.kinds describes it: it runs no pods itself.
+KINDS = tuple(Kind(group_of(api), "PodGroup", "podgroups") for api in API_VERSIONS.values())
 
 
 def min_member(job: MPIJob, launcher_waits: bool) -> int:

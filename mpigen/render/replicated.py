@@ -1,4 +1,4 @@
-"""A JobSet's parts as the targets that write one (jobset, and trainjob's runtimes) write
+"""A JobSet's parts as the targets that write one (set_name, and trainjob's runtimes) write
 them: a replicated job of one Indexed Job whose pods all run at once, the readiness probe
 on the workers' sshd that the launcher's `dependsOn: Ready` waits for, and the names JobSet
 gives the pods of such a job (shared/reference/targets.md 1.4): the pod of index P of child
@@ -13,22 +13,22 @@ NETWORK = {"enableDNSHostnames": True, "publishNotReadyAddresses": True}
 POD_NAME_SUFFIX = 6
 
 
-def pod_host(jobset: str, replicated_job: str, pod: int) -> str:
+def pod_host(set_name: str, replicated_job: str, pod: int) -> str:
     """The host name of a pod of the (single) child Job of a replicated job."""
-    return f"{jobset}-{replicated_job}-0-{pod}"
+    return f"{set_name}-{replicated_job}-0-{pod}"
 
 
-def pod_dns_name(jobset: str, replicated_job: str, pod: int) -> str:
+def pod_dns_name(set_name: str, replicated_job: str, pod: int) -> str:
     """A pod's DNS name, `<host>.<subdomain>`, as the Trainer writes it into its hostfile
     (IdentifyPodNetwork): every pod resolves it through its namespace's search domain (a bare
     host name, only the pod itself)."""
-    return f"{pod_host(jobset, replicated_job, pod)}.{jobset}"
+    return f"{pod_host(set_name, replicated_job, pod)}.{set_name}"
 
 
-def longest_pod_name(jobset: str, replicated_job: str, pods: int) -> int:
+def longest_pod_name(set_name: str, replicated_job: str, pods: int) -> int:
     """The length of the longest pod name of a replicated job of one child Job, as the
     JobSet webhook counts it (GenPodName plus a five-character suffix)."""
-    return len(pod_host(jobset, replicated_job, pods - 1)) + POD_NAME_SUFFIX
+    return len(pod_host(set_name, replicated_job, pods - 1)) + POD_NAME_SUFFIX
 
 
 def replicated_job(name: str, pods: int, template: dict, depends_on: tuple[str, str] | None = None,

@@ -17,10 +17,18 @@ from mpigen.load.document import Document
 from mpigen.render.checks import launcher_on_host_network
 
 
+STANDARD_PORT = 22
+
+
 def root_capabilities(port: int) -> tuple[str, ...]:
     """What a root sshd listening on `port` needs, in order."""
     needed = ("AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT") + (("NET_BIND_SERVICE",) if port < 1024 else ())
     return tuple(sorted(needed))
+
+
+# What an sshd on the standard port needs when it runs as root (the MPI Operator's v2beta1
+# workers, as its images run it); a non-root sshd needs none.
+STANDARD_ROOT_CAPABILITIES = root_capabilities(STANDARD_PORT)
 
 
 def runs_as_root(pod: dict) -> bool:

@@ -9,32 +9,78 @@ table of mpigen.render.targets.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
-from mpigen.compile.mpijob import V2BETA1, MPIJob
+from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
-from mpigen.formats.trainer import Runtime
 from mpigen.load.document import Document
+from mpigen.render.importer import Importer
+from mpigen.render.kinds import Kind
 from mpigen.validate.reserved import Reserved
 
 DEFAULT_KUBE_VERSION = "1.30"  # of --kube-version: the MPIJob CRD's pod template schema
-# of --kubectl-delivery-image: the static launcher's init container, as the operator's deployment has it
-DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
 
 
 @dataclass(frozen=True)
 class Options:
-    """How to render: the CLI's --target/--gitops and the operator's own flags."""
+    """How to render: the CLI's --target/--gitops/--kube-version, and the options of the
+    environment's target, of the type its TargetOptions builds."""
 
     target: str = "static"
     gitops: str = "none"
-    kubectl_delivery_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE
-    mpijob_api: str = V2BETA1  # target mpijob: kubeflow.org/v2beta1 or kubeflow.org/v1
-    with_crd: bool = False  # target mpijob: add the MPIJob CustomResourceDefinition
-    kube_version: str = DEFAULT_KUBE_VERSION
-    training_runtime: Runtime | None = None  # target trainjob: mpigen.yaml's or the overlay's default runtime
+    kube_version: str = DEFAULT_KUBE_VERSION  # the Kubernetes version the output is for
+    own: Any = None  # the target's own options (None: its defaults, filled in by mpigen.render.targets)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A command-line flag a target adds to every command that renders (not given: None)."""
+
+    name: str  # e.g. --with-crd
+    help: str
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    switch: bool = False  # takes no value: True when given
+
+    @property
+    def dest(self) -> str:
+        """The attribute argparse parses it into."""
+        return self.name.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One of a target's options: the field of its typed options, and where a run reads it;
+    the first given wins: the flag, the overlay's key (or its nearest base's), mpigen.yaml's key."""
+
+    field: str
+    flag: Flag | None = None
+    config_key: str | None = None  # in mpigen.yaml (mpigen.formats.config)
+    overlay_key: str | None = None  # in an overlay (mpigen.formats.overlay)
+
+
+def no_options(given: Mapping[str, Any]) -> None:
+    """The options of a target that has none of its own."""
+    return None
+
+
+def no_check(given: Mapping[str, Any], options: Options) -> None:
+    """Nothing refused."""
+
+
+@dataclass(frozen=True)
+class TargetOptions:
+    """What a target adds to a run's options: its line of --target's help, its settings, the
+    typed options it builds from the values given (by field; a field not given is absent),
+    and what it refuses of the values given whatever the target of the run (raises InputError)."""
+
+    help: str
+    settings: tuple[Setting, ...] = ()
+    build: Callable[[Mapping[str, Any]], Any] = no_options
+    check: Callable[[Mapping[str, Any], Options], None] = no_check
 
 
 @dataclass(frozen=True)
@@ -44,6 +90,32 @@ class Lifecycle:
     state: str = "running"
     run: str | None = None
     ttl_seconds_after_finished: int | None = None
+
+
+@dataclass(frozen=True)
+class FluxSteps:
+    """Under the flux profile, the folders a target's objects are applied from, in order:
+    each is a kustomize root applied by a Flux Kustomization of its own, which depends on the
+    one before it; every step but the last is waited on (its objects healthy before the next
+    applies), the last is not (a training run outlasts any timeout). The steps are a job's
+    (<namespace>/<job>/<step>/, the object's file alone) or the environment's (<step>/, the
+    object's path kept), for what the jobs share."""
+
+    steps: tuple[str, ...]
+    per_job: bool
+    step_of: Callable[[dict], str]  # the step an object of the target's is applied in
+
+
+def _none(options: Options) -> list[tuple[dict, str]]:
+    return []
+
+
+def _no_libraries(options: Options) -> tuple[str, ...]:
+    return ()
+
+
+def _never(obj: dict) -> bool:
+    return False
 
 
 @dataclass(frozen=True)
@@ -59,9 +131,25 @@ class Target:
     checks: Callable[[Document, Blueprint, Options], list[Diagnostic]]
     # Volumes, mount paths, variables and label keys its objects write into the pods.
     reserved: Reserved
-    # Under a GitOps profile, the launcher is applied only once the workers are ready:
-    # Argo CD sync waves, and (flux) a Kustomization for the workers and one for the launcher.
-    staged: bool
+    # Under the flux profile, the steps its objects are applied in (None: one folder, applied as it is).
+    flux: FluxSteps | None = None
+    # Objects rendered once per environment, whatever its jobs, each with its `# Source:` comment.
+    environment_objects: Callable[[Options], list[tuple[dict, str]]] = _none
+    # The installed distributions whose data its objects hold under these options (cache keys hold their versions).
+    libraries: Callable[[Options], tuple[str, ...]] = _no_libraries
+    # An object the running job scales itself (the static workers, scaled to 0 by the launcher
+    # once mpirun succeeds): Argo CD must leave its replicas alone (ignoreDifferences).
+    scales_itself: Callable[[dict], bool] = _never
+    # Its custom resources that other objects need first (a Trainer runtime before its
+    # TrainJobs), applied before other custom resources, in this order.
+    applied_first: tuple[str, ...] = ()
     # The health checks that judge its objects for Argo CD (Lua) and Flux (CEL), as shipped
     # (paths in the repository); none where the controllers know the kinds already.
     health_checks: tuple[str, ...] = ()
+    # Its options: its --target help, flags, mpigen.yaml and overlay keys, and typed options.
+    options: TargetOptions = TargetOptions("")
+    # The manifests `mpigen import` turns into blueprints for it, and the module that reads them.
+    importer: Importer | None = None
+    # The kinds it writes beyond Kubernetes' own (mpigen.render.core_kinds), with what diff
+    # and validate --server need to know of them (mpigen.render.kinds).
+    kinds: tuple[Kind, ...] = ()

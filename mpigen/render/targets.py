@@ -1,8 +1,10 @@
 """The table of targets (name -> Target), and what is asked of whichever target an
-environment renders with: its objects, and its checks."""
+environment renders with: its objects, and its checks; and the table of the kinds of object
+any of them writes (Kubernetes' own and the targets'), which diff and validate ask."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import reduce
 from operator import add
 
@@ -12,7 +14,9 @@ from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import RESERVED as ADDED, profile_checks
+from mpigen.render.core_kinds import KUBERNETES
 from mpigen.render.jobset.target import JOBSET
+from mpigen.render.kinds import Kind, group_of
 from mpigen.render.mpijob.target import MPIJOB
 from mpigen.render.static.target import STATIC
 from mpigen.render.trainjob.target import TRAINJOB
@@ -24,6 +28,10 @@ TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}
 # under every target, and its file is validated once whatever each environment's target),
 # and what compile and the shared additions write.
 RESERVED = reduce(add, (*(target.reserved for target in TARGETS.values()), COMPILED, ADDED), Reserved())
+# The custom resources other objects need first, whichever target renders them (install order).
+APPLIED_FIRST = tuple(kind for target in TARGETS.values() for kind in target.applied_first)
+# What `mpigen import` reads, for loading to tell (mpigen.load.blueprints.Importable).
+IMPORTABLE = {t.importer.kind: (t.importer.group, t.importer.article) for t in TARGETS.values() if t.importer}
 
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:
@@ -31,9 +39,27 @@ def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()
         raise ValueError(f"unknown target {options.target!r}")
     if lifecycle.state == "archived":
         return []  # nothing in Git: the controller prunes the job's objects
-    return TARGETS[options.target].render(job, options, lifecycle)
+    return TARGETS[options.target].render(job, with_own_defaults(options), lifecycle)
 
 
 def target_checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     """What the environment's GitOps profile and target cannot render."""
-    return profile_checks(doc, blueprint, options.gitops) + TARGETS[options.target].checks(doc, blueprint, options)
+    target = TARGETS[options.target]
+    return profile_checks(doc, blueprint, options.gitops) + target.checks(doc, blueprint, with_own_defaults(options))
+
+
+def with_own_defaults(options: Options) -> Options:
+    """The options, with its target's own options at their defaults where none are given."""
+    if options.own is not None:
+        return options
+    return replace(options, own=TARGETS[options.target].options.build({}))
+
+
+# Every kind a render may hold, by (API group, kind): Kubernetes' own and each target's.
+KINDS = {(kind.group, kind.kind): kind for kind in (*KUBERNETES, *(k for t in TARGETS.values() for k in t.kinds))}
+
+
+def kind_facts(api_version: str, kind: str) -> Kind | None:
+    """What mpigen knows of the kind of an object (mpigen.render.kinds); None for a kind it
+    never renders."""
+    return KINDS.get((group_of(api_version), kind))

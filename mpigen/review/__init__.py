@@ -1,1 +1,1 @@
-"""Reviewing a render: diff, git revisions, the live cluster, schema validation of rendered objects, and import."""
+"""Reviewing a render: diff, git revisions, the live cluster and schema validation of rendered objects."""

@@ -1,9 +1,9 @@
 """Live-cluster commands (`validate --server`, `diff --live`), a thin layer over the
 kubernetes client, which only these commands import.
 
-mpigen emits a fixed set of kinds, so each object's REST path comes from a table instead of
-API discovery; requests go through the client's ApiClient, which brings kubeconfig,
-contexts, TLS and every authentication method kubectl has.
+mpigen emits a fixed set of kinds, so each object's REST path comes from the table of kinds
+(mpigen.render.targets.kind_facts) instead of API discovery; requests go through the client's
+ApiClient, which brings kubeconfig, contexts, TLS and every authentication method kubectl has.
 
 - validate --server: each object as a server-side apply with dryRun=All and
   fieldValidation=Strict (what `kubectl apply --server-side --dry-run=server` sends): the
@@ -21,22 +21,21 @@ from dataclasses import dataclass
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import NOWHERE, InputError, Mark, error
 from mpigen.load.parser import parse
+from mpigen.render.targets import kind_facts
 from mpigen.review.object_reports import check_rendered
 
-PLURALS = {"ConfigMap": "configmaps", "ServiceAccount": "serviceaccounts", "Role": "roles",
-           "RoleBinding": "rolebindings", "StatefulSet": "statefulsets", "Job": "jobs", "PodGroup": "podgroups",
-           "MPIJob": "mpijobs", "JobSet": "jobsets", "CustomResourceDefinition": "customresourcedefinitions",
-           "TrainJob": "trainjobs", "TrainingRuntime": "trainingruntimes",
-           "ClusterTrainingRuntime": "clustertrainingruntimes"}
-CLUSTER_SCOPED = {"CustomResourceDefinition", "ClusterTrainingRuntime"}
 FIELD_MANAGER = "mpigen"
 
 
 def resource_path(obj: dict) -> str:
-    api, kind, meta = obj["apiVersion"], obj["kind"], obj["metadata"]
+    """The REST path of a rendered object (of a kind the table has)."""
+    api, meta = obj["apiVersion"], obj["metadata"]
+    facts = kind_facts(api, obj["kind"])
+    if facts is None:
+        raise KeyError(obj["kind"])
     base = f"/api/{api}" if "/" not in api else f"/apis/{api}"
-    namespace = "" if kind in CLUSTER_SCOPED else f"/namespaces/{meta.get('namespace', 'default')}"
-    return f"{base}{namespace}/{PLURALS[kind]}/{meta['name']}"
+    namespace = "" if facts.cluster_scoped else f"/namespaces/{meta.get('namespace', 'default')}"
+    return f"{base}{namespace}/{facts.plural}/{meta['name']}"
 
 
 @dataclass

@@ -1,17 +1,22 @@
 """Validate rendered objects the way an API server with strict field validation would:
-Kubernetes' own kinds against the OpenAPI schemas of a Kubernetes version (the strict
-JSON schemas kubernetes-validate ships: an unknown field is an error), MPIJobs against the
-CustomResourceDefinition mpigen generates for that version (mpigen.render.mpijob.crd), JobSets,
-TrainJobs and Trainer runtimes against Kubeflow's models of them (mpigen.review.kubeflow_models). A custom
-resource with no schema at hand (a PodGroup: its CRD belongs to the scheduler) is
-reported as skipped, as kubeconform does. The reports: mpigen.review.object_reports.
+Kubernetes' own kinds against the OpenAPI schemas of a Kubernetes version (the strict JSON
+schemas kubernetes-validate ships: an unknown field is an error), and the kinds the table of
+kinds (mpigen.render.targets.kind_facts) gives a schema or a model against it: a schema (the
+CustomResourceDefinition mpigen generates for that version) as JSON Schema, a model with
+mpigen.review.api_models. A custom resource with neither at hand (a PodGroup: its CRD belongs
+to the scheduler) is reported as skipped, as kubeconform does. The reports:
+mpigen.review.object_reports.
 """
 
 from __future__ import annotations
 
-from mpigen.render.mpijob.crd import new_crd
-from mpigen.review.kubeflow_models import MODELS, validate_kubeflow
+from typing import Callable
+
+from mpigen.render.targets import kind_facts
+from mpigen.review.api_models import validate_with_model
 from mpigen.review.object_reports import ObjectReport, check_rendered
+
+Validator = Callable[[dict], list[str]]  # an object -> its problems, each `path: message`
 
 
 def crd_json_schema(node: dict) -> dict:
@@ -30,26 +35,34 @@ def crd_json_schema(node: dict) -> dict:
     return out
 
 
-def _mpijob_validator(api: str, kube_version: str):
+def _schema_validator(schema: dict) -> Validator:
     import jsonschema
 
-    definition = new_crd(api, kube_version)
-    schema = crd_json_schema(definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"])
-    return jsonschema.Draft7Validator(schema)
+    validator = jsonschema.Draft7Validator(crd_json_schema(schema))
+    return lambda obj: [_describe(e) for e in sorted(validator.iter_errors(obj), key=lambda e: list(e.absolute_path))]
+
+
+def _validator(api: str, kind: str, kube_version: str) -> Validator | None:
+    """The table's validator of a kind: its schema's, else its model's; None without either."""
+    facts = kind_facts(api, kind)
+    schema = facts.schema(api, kube_version) if facts is not None and facts.schema is not None else None
+    if schema is not None:
+        return _schema_validator(schema)
+    model = facts.model(api) if facts is not None and facts.model is not None else None
+    if model is not None:
+        return lambda obj: validate_with_model(obj, model)
+    return None
 
 
 def validate_object(obj: dict, kube_version: str, validators: dict) -> tuple[str, list[str]]:
-    """(status, errors) of one object."""
+    """(status, errors) of one object; validators holds the table's, made once per (apiVersion, kind)."""
     import kubernetes_validate
 
     api, kind = obj.get("apiVersion", ""), obj.get("kind", "")
-    if kind == "MPIJob" and api in ("kubeflow.org/v2beta1", "kubeflow.org/v1"):
-        if api not in validators:
-            validators[api] = _mpijob_validator(api, kube_version)
-        errors = sorted(validators[api].iter_errors(obj), key=lambda e: list(e.absolute_path))
-        return ("invalid", [_describe(e) for e in errors]) if errors else ("valid", [])
-    if (api, kind) in MODELS:
-        problems = validate_kubeflow(obj)
+    if (api, kind) not in validators:
+        validators[api, kind] = _validator(api, kind, kube_version)
+    if validators[api, kind] is not None:
+        problems = validators[api, kind](obj)
         return ("invalid", problems) if problems else ("valid", [])
     skipped = "skipped", [f"no schema for {api} {kind} (a custom resource whose CRD mpigen does not generate)"]
     try:

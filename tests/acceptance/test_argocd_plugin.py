@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
 from tests.support.any_user import AS_NOBODY, any_user_install
 from tests.support.output_machine import NOBODY, chown_tree, need_root
+from tests.support.paths import ROOT
 
 PLUGIN = ROOT / "docs" / "argocd" / "plugin.yaml"
 

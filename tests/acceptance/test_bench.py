@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 
 def test_bench_against_a_revision_prints_one_table_of_both_versions_and_their_ratio():

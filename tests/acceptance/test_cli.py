@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import shutil
 
-from tests.conftest import ROOT, blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
 
 
 def test_help_and_version():

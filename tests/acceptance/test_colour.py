@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 from tests.support.terminal import on_terminal, plain
 
 ESC = b"\x1b["

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mpigen.cli.main import COMMANDS, full_parser
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 
 
 def script(shell: str, folder: Path) -> Path:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 
-from tests.conftest import ROOT, run_mpigen
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
 
 ENVIRONMENTS = [
     {"PYTHONHASHSEED": "1", "TZ": "UTC", "LC_ALL": "C.UTF-8"},

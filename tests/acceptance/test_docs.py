@@ -12,7 +12,9 @@ import tomllib
 import pytest
 
 from mpigen.render.target import Target
-from tests.conftest import ROOT, render_text, run_mpigen
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
+from tests.support.rendering import render_text
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 

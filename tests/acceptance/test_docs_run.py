@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.support.docs_run import ENV, assert_shown, commands, not_run, repository, run_block, shell_blocks
+from tests.support.paths import ROOT
 
 TUTORIAL = ROOT / "docs" / "tutorial.md"
 MIGRATE = ROOT / "docs" / "migrate.md"  # a walkthrough: its blocks run in order, in one folder

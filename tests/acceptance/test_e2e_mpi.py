@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import GOLDEN
+from tests.support.paths import GOLDEN
 from tests.support.e2e.harness import (PROGRAM, assert_left_nothing, image_env, launch_command, missing, render,
                                        require, result)
 from tests.support.e2e.image import pod_image

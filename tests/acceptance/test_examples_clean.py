@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import BLUEPRINTS, ROOT
+from tests.support.paths import BLUEPRINTS, ROOT
 
 TARGETS = ("static", "mpijob", "jobset", "trainjob")
 PROFILES = ("none", "argocd", "flux")

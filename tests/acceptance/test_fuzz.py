@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from tests.support.properties import examples
 
 from mpigen.errors import InputError
-from tests.conftest import BLUEPRINTS, render_text
+from tests.support.paths import BLUEPRINTS
+from tests.support.rendering import render_text
 
 EXAMPLES = [yaml.safe_load(p.read_text()) for p in sorted(BLUEPRINTS.glob("*.yaml"))]
 leaf = st.one_of(st.none(), st.booleans(), st.integers(-10, 10**6), st.text(max_size=20),

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, pos, run_mpigen, write
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
+from tests.support.text import pos, write
 from tests.support.kubernetes_names import (DNS1035_LABEL, DNS1123_LABEL, LABEL_VALUE, QUALIFIED_NAME, blueprint,
                                             is_label, is_subdomain, one_error, overlay_text)
 

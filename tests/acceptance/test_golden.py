@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.golden import (CASES, GOLDEN, OVERLAY_CASES, ROOT, folder_bytes, render_folder, render_overlays,
                           render_stream)
 
@@ -23,7 +23,7 @@ def test_folder_matches_golden(case, tmp_path):
 
 
 def test_every_example_is_in_the_golden_output():
-    from tests.conftest import BLUEPRINTS
+    from tests.support.paths import BLUEPRINTS
 
     stream = (GOLDEN / "static.yaml").read_text()
     for path in sorted(BLUEPRINTS.glob("*.yaml")):
@@ -37,7 +37,7 @@ def test_repository_output_is_up_to_date():
 
 
 def test_every_blueprint_is_rendered_for_every_overlay():
-    from tests.conftest import BLUEPRINTS
+    from tests.support.paths import BLUEPRINTS
 
     from mpigen.load.parser import load_file
 

@@ -9,11 +9,15 @@ import os
 
 import pytest
 
-from tests.conftest import BLUEPRINTS, run_mpigen
+from tests.support.blueprints import blueprint_text, blueprint_yaml
+from tests.support.command_line import run_mpigen
+from tests.support.paths import BLUEPRINTS
+from tests.support.rendering import by_kind, render_text
+from tests.support.text import pos, write
 
 
 @pytest.fixture
-def repo(tmp_path):
+def repository_beside_outside(tmp_path):
     (tmp_path / "repo" / "blueprints").mkdir(parents=True)
     (tmp_path / "outside").mkdir()
     (tmp_path / "repo" / "blueprints" / "mig.yaml").write_bytes((BLUEPRINTS / "mig.yaml").read_bytes())
@@ -32,31 +36,31 @@ LINKS = {
 
 
 @pytest.mark.parametrize("command", [["validate"], ["render", "-o", "out"], ["render", "--stdout"]])
-def test_symbolic_links_that_loop_or_leave_the_repository_are_refused(repo, command):
+def test_symbolic_links_that_loop_or_leave_the_repository_are_refused(repository_beside_outside, command):
     for name, (target, _) in LINKS.items():
-        os.symlink(target, repo / "blueprints" / name)
-    done = run_mpigen(*command, "blueprints", cwd=repo, timeout=30)
+        os.symlink(target, repository_beside_outside / "blueprints" / name)
+    done = run_mpigen(*command, "blueprints", cwd=repository_beside_outside, timeout=30)
     assert done.returncode == 2 and done.stdout == b""
-    outside = (repo.parent / "outside").resolve().as_posix()
+    outside = (repository_beside_outside.parent / "outside").resolve().as_posix()
     lines = done.stderr.decode().splitlines()
     for name, (_, message) in LINKS.items():
         assert any(line.startswith(f"error: blueprints/{name}: {message.format(outside=outside)}")
                    for line in lines), (name, lines)
     assert len(lines) == len(LINKS)
-    assert not (repo / "out").exists()
+    assert not (repository_beside_outside / "out").exists()
 
 
-def test_a_link_within_the_repository_is_read(repo):
-    (repo / "shared").mkdir()
-    (repo / "shared" / "intel-pi.yaml").write_bytes((BLUEPRINTS / "intel-pi.yaml").read_bytes())
-    os.symlink("../shared/intel-pi.yaml", repo / "blueprints" / "intel-pi.yaml")
-    done = run_mpigen("validate", "blueprints", cwd=repo)
+def test_a_link_within_the_repository_is_read(repository_beside_outside):
+    (repository_beside_outside / "shared").mkdir()
+    (repository_beside_outside / "shared" / "intel-pi.yaml").write_bytes((BLUEPRINTS / "intel-pi.yaml").read_bytes())
+    os.symlink("../shared/intel-pi.yaml", repository_beside_outside / "blueprints" / "intel-pi.yaml")
+    done = run_mpigen("validate", "blueprints", cwd=repository_beside_outside)
     assert done.returncode == 0, done.stderr
     assert b"2 blueprints valid" in done.stderr
 
 
-def test_a_file_named_on_the_command_line_is_read_wherever_it_is(repo):
-    done = run_mpigen("validate", "../outside/intel-pi.yaml", cwd=repo)
+def test_a_file_named_on_the_command_line_is_read_wherever_it_is(repository_beside_outside):
+    done = run_mpigen("validate", "../outside/intel-pi.yaml", cwd=repository_beside_outside)
     assert done.returncode == 0, done.stderr
 
 
@@ -66,11 +70,11 @@ def test_very_many_files(tmp_path):
     folder.mkdir()
     for i in range(3000):
         (folder / f"note-{i:04d}.yaml").write_text(f"just: a note {i}\n")
-    (folder / "bad.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: MPIJobBlueprint\n"
-                                     "metadata: {name: Bad}\nspec: {image: i, workers: 1, command: [a]}\n")
+    bad = write(folder / "bad.yaml", blueprint_yaml("Bad"))
     done = run_mpigen("validate", "blueprints", cwd=tmp_path, timeout=120)
     assert done.returncode == 2
-    assert done.stderr.decode().splitlines()[0].startswith("blueprints/bad.yaml:3:18: error: metadata.name: ")
+    assert done.stderr.decode().splitlines()[0].startswith(
+        "blueprints/bad.yaml:%d:%d: error: metadata.name: " % pos(bad, "name: Bad", "Bad"))
 
 
 def test_overlays_cannot_patch_fields_outside_the_blueprint_model(tmp_path):
@@ -90,8 +94,6 @@ def test_overlays_cannot_patch_fields_outside_the_blueprint_model(tmp_path):
 def test_template_syntax_in_a_blueprint_is_text_never_evaluated():
     """Blueprint values reach manifests as data, never as template source: Jinja syntax in a
     command or an env value comes out as written."""
-    from tests.conftest import blueprint_text, by_kind, render_text
-
     payload = "{{ cycler.__init__.__globals__.os.system('id') }}{% raw %}"
     text = blueprint_text("job", command=["echo", payload], env={"X": "{{ 7*7 }}"})
     launcher = by_kind(render_text(text))["Job"]["spec"]["template"]["spec"]["containers"][0]

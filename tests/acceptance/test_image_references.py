@@ -7,8 +7,10 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.conftest import ROOT, pos, run_mpigen, write
+from tests.support.command_line import run_mpigen
 from tests.support.kubernetes_names import F64, blueprint, one_error
+from tests.support.paths import ROOT
+from tests.support.text import pos, write
 
 
 @pytest.mark.parametrize("image", ["x y", "registry.example.com/kd:1\nname: injected", "Kubectl/Delivery", ""])

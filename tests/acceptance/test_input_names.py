@@ -11,8 +11,9 @@ import os
 
 import pytest
 
-from tests.conftest import pos, run_mpigen, write
+from tests.support.command_line import run_mpigen
 from tests.support.kubernetes_names import blueprint, folder_state, one_error, overlay_text
+from tests.support.text import pos, write
 
 
 # --- defect 1, source side: nothing unprintable reaches the output ------------------------

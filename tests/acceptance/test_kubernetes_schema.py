@@ -10,8 +10,10 @@ import re
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, GOLDEN, blueprint_text, example_blueprints, render_text
+from tests.support.blueprints import blueprint_text, example_blueprints
 from tests.support.kubernetes_schema import validate
+from tests.support.paths import BLUEPRINTS, GOLDEN
+from tests.support.rendering import render_text
 
 # Custom resources: not in the Kubernetes OpenAPI schema (kubernetes-validate has no schema
 # for them); the PodGroups are checked by test_golden_pod_groups_are_the_operators.

@@ -8,7 +8,8 @@ import pytest
 
 import yaml
 
-from tests.conftest import GOLDEN, ROOT, run_mpigen
+from tests.support.command_line import run_mpigen
+from tests.support.paths import GOLDEN, ROOT
 
 
 def test_kustomize_builds_the_output_folder(kubectl, tmp_path):

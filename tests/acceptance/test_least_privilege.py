@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 GOLDEN = ROOT / "golden"
 STREAMS = sorted(GOLDEN.glob("*.yaml"))

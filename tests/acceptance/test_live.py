@@ -19,19 +19,13 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from tests.conftest import run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 
 pytest.importorskip("kubernetes")
 
-BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
-kind: MPIJobBlueprint
-metadata: {name: job, namespace: team}
-spec:
-  image: img:1
-  workers: 3
-  command: [python, train.py]
-"""
-GANG = BLUEPRINT + "  scheduling:\n    gang: {scheduler: volcano}\n"
+BLUEPRINT = blueprint_text("job", namespace="team", workers=3)
+GANG = blueprint_text("job", namespace="team", workers=3, scheduling={"gang": {"scheduler": "volcano"}})
 
 
 def status(code: int, reason: str, message: str, **details) -> dict:
@@ -110,7 +104,7 @@ def kubeconfig(path, *servers: str) -> str:
     return str(path)
 
 
-def repo(tmp_path, text: str = BLUEPRINT):
+def blueprint_folder(tmp_path, text: str = BLUEPRINT):
     (tmp_path / "blueprints").mkdir(exist_ok=True)
     (tmp_path / "blueprints" / "job.yaml").write_text(text)
     return tmp_path
@@ -128,7 +122,7 @@ EXPECTED_PATHS = [
 
 def test_every_object_is_a_strict_server_side_dry_run(server, tmp_path):
     config = kubeconfig(tmp_path / "kubeconfig", server.url)
-    done = run_mpigen("validate", "--server", "--kubeconfig", config, "blueprints", cwd=repo(tmp_path))
+    done = run_mpigen("validate", "--server", "--kubeconfig", config, "blueprints", cwd=blueprint_folder(tmp_path))
     assert done.returncode == 0, done.stderr
     assert [r["path"] for r in server.requests] == EXPECTED_PATHS  # in install order
     for request in server.requests:
@@ -150,7 +144,7 @@ def test_refusals_are_reported_per_object_with_what_to_do(server, tmp_path):
     server.answers["/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles/job-launcher"] = (403, status(
         403, "Forbidden", 'roles.rbac.authorization.k8s.io "job-launcher" is forbidden: User "dev" cannot patch'))
     config = kubeconfig(tmp_path / "kubeconfig", server.url)
-    done = run_mpigen("validate", "--server", "--kubeconfig", config, "blueprints", cwd=repo(tmp_path, GANG))
+    done = run_mpigen("validate", "--server", "--kubeconfig", config, "blueprints", cwd=blueprint_folder(tmp_path, GANG))
     assert done.returncode == 2
     lines = done.stdout.decode().splitlines()
     assert ('team/statefulset-job-worker.yaml: StatefulSet team/job-worker is invalid: StatefulSet.apps '
@@ -168,7 +162,7 @@ def test_junit_report_of_the_server(server, tmp_path):
 
     config = kubeconfig(tmp_path / "kubeconfig", server.url)
     done = run_mpigen("validate", "--server", "--format", "junit", "--kubeconfig", config, "blueprints",
-                      cwd=repo(tmp_path))
+                      cwd=blueprint_folder(tmp_path))
     root = ET.fromstring(done.stdout)
     assert root.get("tests") == "6" and root.get("failures") == "0"
 
@@ -176,14 +170,14 @@ def test_junit_report_of_the_server(server, tmp_path):
 def test_the_context_picks_the_cluster(server, tmp_path):
     config = kubeconfig(tmp_path / "kubeconfig", "http://127.0.0.1:9", server.url)
     done = run_mpigen("validate", "--server", "--kubeconfig", config, "--context", "ctx1", "blueprints",
-                      cwd=repo(tmp_path))
+                      cwd=blueprint_folder(tmp_path))
     assert done.returncode == 0, done.stderr
     assert len(server.requests) == 6
 
 
 def test_no_kubeconfig(tmp_path):
     done = run_mpigen("validate", "--server", "--kubeconfig", str(tmp_path / "missing"), "blueprints",
-                      cwd=repo(tmp_path))
+                      cwd=blueprint_folder(tmp_path))
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode().startswith(f"error: {tmp_path / 'missing'}: cannot use the kubeconfig: ")
 
@@ -193,7 +187,7 @@ def test_no_kubeconfig_anywhere_is_a_plain_error_line(tmp_path):
     line is `error: MESSAGE`, with no made-up `kubeconfig:` path before it."""
     env = {key: value for key, value in os.environ.items() if key != "KUBECONFIG"}
     env["HOME"] = str(tmp_path / "home")
-    done = run_mpigen("validate", "--server", "blueprints", cwd=repo(tmp_path), env=env)
+    done = run_mpigen("validate", "--server", "blueprints", cwd=blueprint_folder(tmp_path), env=env)
     assert done.returncode == 2 and done.stdout == b""
     line, = done.stderr.decode().splitlines()
     assert line.startswith("error: cannot use the kubeconfig: "), line
@@ -203,13 +197,13 @@ def test_no_kubeconfig_anywhere_is_a_plain_error_line(tmp_path):
 def test_unknown_context(server, tmp_path):
     config = kubeconfig(tmp_path / "kubeconfig", server.url)
     done = run_mpigen("validate", "--server", "--kubeconfig", config, "--context", "prod", "blueprints",
-                      cwd=repo(tmp_path))
+                      cwd=blueprint_folder(tmp_path))
     assert done.returncode == 2 and b"cannot use the kubeconfig" in done.stderr and b"prod" in done.stderr
 
 
 def test_unreachable_server(tmp_path):
     config = kubeconfig(tmp_path / "kubeconfig", "http://127.0.0.1:9")  # the discard port: nothing listens
-    done = run_mpigen("validate", "--server", "--kubeconfig", config, "blueprints", cwd=repo(tmp_path), timeout=120)
+    done = run_mpigen("validate", "--server", "--kubeconfig", config, "blueprints", cwd=blueprint_folder(tmp_path), timeout=120)
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode().startswith("error: cannot reach the API server http://127.0.0.1:9: ")
     assert "Traceback" not in done.stderr.decode()
@@ -235,7 +229,7 @@ def with_server_fields(obj: dict) -> dict:
 
 
 def test_diff_live_ignores_what_the_server_adds(server, tmp_path):
-    repo(tmp_path)
+    blueprint_folder(tmp_path)
     for obj in rendered_objects(tmp_path).values():
         from mpigen.review.live import resource_path
 
@@ -249,7 +243,7 @@ def test_diff_live_ignores_what_the_server_adds(server, tmp_path):
 def test_diff_live_reports_changed_and_missing_objects(server, tmp_path):
     from mpigen.review.live import resource_path
 
-    repo(tmp_path)
+    blueprint_folder(tmp_path)
     objects = rendered_objects(tmp_path)
     for kind, obj in objects.items():
         if kind == "Job":
@@ -269,5 +263,5 @@ def test_diff_live_reports_changed_and_missing_objects(server, tmp_path):
 
 
 def test_diff_live_takes_no_folders(tmp_path):
-    done = run_mpigen("diff", "--live", "a", "b", cwd=repo(tmp_path))
+    done = run_mpigen("diff", "--live", "a", "b", cwd=blueprint_folder(tmp_path))
     assert done.returncode == 2 and b"--live compares the render with the cluster" in done.stderr

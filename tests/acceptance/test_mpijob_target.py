@@ -10,8 +10,11 @@ import re
 import pytest
 import yaml
 
-from tests.conftest import GOLDEN, blueprint_text, example_blueprints, extra_objects, run_mpigen
+from tests.support.blueprints import blueprint_text, example_blueprints
+from tests.support.command_line import run_mpigen
 from tests.support.kubernetes_schema import validate
+from tests.support.paths import GOLDEN
+from tests.support.rendering import extra_objects
 
 DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"

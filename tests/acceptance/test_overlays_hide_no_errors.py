@@ -11,7 +11,7 @@ base blueprint leaves out. The same holds for the values an overlay's patches st
 
 The repositories are built in a tmp folder and run through the CLI (`validate`,
 `render -o`, `check`), in-process where the process boundary is not the point; positions
-are computed from the YAML text with conftest.pos, never typed in.
+are computed from the YAML text with text.pos, never typed in.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, pos, run_mpigen, write
+from tests.support.blueprints import MINIMAL_SPEC_YAML, blueprint_text, blueprint_yaml
+from tests.support.command_line import run_mpigen
+from tests.support.text import pos, write
 
 OVERLAY_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"
 CONFIG = "apiVersion: mpigen.dev/v1alpha1\nkind: Config\nblueprints: [blueprints]\noverlays: [dev, prod]\noutput: out\n"
@@ -46,13 +48,10 @@ def in_tmp(tmp_path, monkeypatch):
 def job_text(**spec: str) -> str:
     """A blueprint as block YAML, spec fields given as YAML text (a value of None leaves
     the field out); metadata.namespace through `namespace`."""
-    fields = {"image": "example.com/train:1", "workers": "2", "command": "[python, train.py]"}
     namespace = spec.pop("namespace", None)
-    fields.update(spec)
-    lines = ["apiVersion: mpigen.dev/v1alpha1", "kind: MPIJobBlueprint", "metadata:", "  name: job"]
-    lines += [f"  namespace: {namespace}"] if namespace else []
-    lines += ["spec:"] + [f"  {key}: {value}" for key, value in fields.items() if value is not None]
-    return "\n".join(lines) + "\n"
+    fields = {**dict(line.split(": ", 1) for line in MINIMAL_SPEC_YAML.splitlines()), **spec}
+    return blueprint_yaml("job", f"namespace: {namespace}\n" if namespace else "",
+                          "".join(f"{key}: {value}\n" for key, value in fields.items() if value is not None))
 
 
 def overlay(name: str, body: str) -> str:

@@ -12,7 +12,8 @@ from pathlib import Path
 from mpigen.pipeline import pool
 from mpigen.cli import progress
 from mpigen.cli.main import main
-from tests.conftest import MPIGEN, blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import MPIGEN, run_mpigen
 from tests.support.terminal import drain, on_terminal, terminal
 
 

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from tests.support.properties import examples
 
-from tests.conftest import pos, run_mpigen, write
+from tests.support.command_line import run_mpigen
 from tests.support.kubernetes_names import blueprint, one_error
+from tests.support.text import pos, write
 
 
 # --- defect 6: quantities ----------------------------------------------------------------

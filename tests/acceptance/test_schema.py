@@ -12,7 +12,8 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, ROOT, run_mpigen
+from tests.support.command_line import run_mpigen
+from tests.support.paths import BLUEPRINTS, ROOT
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 _RUN = ("import sys\n"
         "from mpigen.cli.main import main\n"

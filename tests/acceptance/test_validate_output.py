@@ -11,7 +11,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.conftest import ROOT, run_mpigen, write
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
+from tests.support.text import write
 
 BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
 kind: MPIJobBlueprint

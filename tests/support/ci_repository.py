@@ -14,7 +14,9 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import ROOT, example_blueprints, run_mpigen
+from tests.support.blueprints import example_blueprints
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
 
 
 BIN = Path(sys.executable).parent

@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 BIN = Path(sys.executable).parent
 # The shell of a reader whose mpigen is the one under test, with git as a user's machine

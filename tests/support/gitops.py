@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 import yaml
 
-from tests.conftest import GOLDEN, blueprint_text, by_kind, example_blueprints, job_objects
+from tests.support.blueprints import MINIMAL_SPEC_YAML, blueprint_text, blueprint_yaml, example_blueprints
+from tests.support.paths import GOLDEN
+from tests.support.rendering import by_kind, job_objects
 
 
 RUN = re.compile(r"^[0-9a-f]{6}$")
@@ -89,7 +91,7 @@ def config_volume(obj: dict) -> str:
 def example_objects() -> int:
     """How many objects the examples (blueprints/, the input of golden/argocd and golden/flux
     and of the overlays) render to: each its operator objects and its extra ones
-    (conftest.extra_objects)."""
+    (rendering.extra_objects)."""
     return sum(len(job_objects(data)) for data in example_blueprints().values())
 
 
@@ -107,7 +109,7 @@ def assert_named_as_run(objects: list[dict], name: str, namespace: str, workers:
                         slots: int | None = None, extra: list[tuple[str, str]] = ()) -> None:
     """Every object of one job is named as the operator would name those of the MPIJob
     `<name>-<run>`, consistently in every reference, with mpigen's job and run labels.
-    `extra`: the job's objects besides the operator's six (conftest.extra_objects), as
+    `extra`: the job's objects besides the operator's six (rendering.extra_objects), as
     (kind, suffix of the name)."""
     assert RUN.match(run), run
     instance = f"{name}-{run}"
@@ -195,17 +197,5 @@ def _assert_labelled(objects: list[dict], kinds: dict[str, dict], name: str, run
 
 
 # A job with runPolicy.ttlSecondsAfterFinished: allowed without a profile, an error under one.
-TTL_BLUEPRINT = """\
-apiVersion: mpigen.dev/v1alpha1
-kind: MPIJobBlueprint
-metadata:
-  name: train
-  namespace: team
-spec:
-  image: example.com/train:1
-  workers: 2
-  command: [python, train.py]
-  runPolicy:
-    backoffLimit: 2
-    ttlSecondsAfterFinished: 3600
-"""
+TTL_BLUEPRINT = blueprint_yaml("train", "namespace: team\n", MINIMAL_SPEC_YAML + (
+    "runPolicy:\n  backoffLimit: 2\n  ttlSecondsAfterFinished: 3600\n"))

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import yaml
 
-from tests.conftest import by_kind, pos
+from mpigen.render.mpijob.options import MpiJobOptions
 from tests.support.operator_model import comparable, controller_objects, defaulted, normal
+from tests.support.rendering import by_kind
+from tests.support.text import pos
 
 
 V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"
 
 
 def imported(text: str, strict: bool = False):
-    from mpigen.review.importer.manifest import import_document
+    from mpigen.importer.manifest import import_document
     from mpigen.load.parser import parse
 
     (doc,) = parse(text, "mpijob.yaml")
@@ -49,7 +51,7 @@ def assert_round_trip(mpijob: dict) -> None:
         actual = render_blueprint(blueprint)
     else:
         expected = {"MPIJob": defaulted(mpijob)}
-        actual = render_blueprint(blueprint, target="mpijob", mpijob_api=mpijob["apiVersion"])
+        actual = render_blueprint(blueprint, target="mpijob", own=MpiJobOptions(mpijob["apiVersion"]))
     assert sorted(actual) == sorted(expected)
     for kind in expected:
         assert comparable(actual[kind], expected[kind], mpijob) == normal(expected[kind]), (kind, text)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, write
+from tests.support.blueprints import blueprint_text
+from tests.support.text import write
 from tests.support.any_user import NOBODY  # noqa: F401 (the other user of the input tests)
 
 OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"

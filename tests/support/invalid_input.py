@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MPIGEN, pos
+from tests.support.blueprints import blueprint_yaml
+from tests.support.command_line import MPIGEN
+from tests.support.text import pos
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -124,14 +126,7 @@ def check_refused(outcome: Outcome, expected) -> None:
 
 # --- cases --------------------------------------------------------------------------------
 
-BASE = textwrap.dedent("""\
-    apiVersion: mpigen.dev/v1alpha1
-    kind: MPIJobBlueprint
-    metadata:
-      name: demo
-      labels:
-        team: vision
-    spec:
+BASE = blueprint_yaml("demo", "labels:\n  team: vision\n", """\
       framework: horovod
       image: horovod/horovod:0.28.1
       workers: 4

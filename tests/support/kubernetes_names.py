@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.conftest import blueprint_text
+from tests.support.blueprints import blueprint_text
 
 
 # k8s.io/apimachinery/pkg/util/validation/validation.go

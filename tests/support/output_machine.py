@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, environment_of, run_mpigen
 from tests.support.any_user import AS_NOBODY, NOBODY, any_user_install
+from tests.support.blueprints import blueprint_text
+from tests.support.cache_folders import environment_of
+from tests.support.command_line import run_mpigen
 
 OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\nnamespace: dev\n"
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import blueprint_text, pos, write
+from tests.support.blueprints import blueprint_text
+from tests.support.text import pos, write
 
 
 OVERLAY_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"

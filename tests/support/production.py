@@ -1,5 +1,5 @@
-"""What the production acceptance tests (tests/acceptance/production/) share: a blueprint's
-head, the `»` position marks and the diagnostics read back, the commands a check runs under,
+"""What the production acceptance tests (tests/acceptance/production/) share: a blueprint with
+more fields, the `»` position marks and the diagnostics read back, the commands a check runs under,
 the Check case and accessors of rendered pods."""
 
 from __future__ import annotations
@@ -10,26 +10,18 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.conftest import blueprint_text, by_kind, render_text
+from tests.support import blueprints
+from tests.support.blueprints import MINIMAL_SPEC_YAML, blueprint_text
+from tests.support.rendering import by_kind, render_text
 
 
-HEAD = """\
-apiVersion: mpigen.dev/v1alpha1
-kind: MPIJobBlueprint
-metadata:
-  name: job
-spec:
-  image: example.com/train:1
-  workers: 2
-  command: [python, train.py]
-"""
 MARK = "»"
 DIAGNOSTIC = re.compile(r"^job\.yaml:(\d+):(\d+): (error|warning): (.*)$")
 
 
 def blueprint_yaml(spec: str) -> str:
-    """HEAD plus spec fields given as dedented YAML."""
-    return HEAD + textwrap.indent(textwrap.dedent(spec).lstrip("\n"), "  ")
+    """The minimal blueprint `job` plus spec fields given as dedented YAML."""
+    return blueprints.blueprint_yaml("job", spec=MINIMAL_SPEC_YAML + textwrap.dedent(spec).lstrip("\n"))
 
 
 def marked(text: str) -> tuple[str, int, int]:

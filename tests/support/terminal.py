@@ -15,7 +15,7 @@ import tty
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import MPIGEN
+from tests.support.command_line import MPIGEN
 
 ANSI = re.compile(rb"\x1b\[[0-9;]*m")
 

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 DRAW = """
 from hypothesis import given, strategies as st

@@ -3,7 +3,7 @@
 controller but JobSet's. Under a GitOps profile each run is objects of its own, as on the
 other targets (mpigen.render.gitops: a JobSet's replicated jobs are immutable); the
 configuration goes in Argo CD's wave -1 and the JobSet in wave 0, and JobSet itself starts
-the launcher once the workers are ready, so nothing is staged. A finished run's pods are
+the launcher once the workers are ready, so Flux applies it in one step. A finished run's pods are
 gone (JobSet deletes the running workers) and nothing brings them back; `completed`
 suspends the JobSet, so a run still going stops and releases its pods too."""
 
@@ -14,13 +14,14 @@ from mpigen.kube.labels import ARGOCD_SYNC_WAVE
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
 from mpigen.render.jobset import checks
+from mpigen.render.jobset import kinds
 from mpigen.render.jobset.configmap import new_config_map
 from mpigen.render.jobset.jobset import new_jobset
 from mpigen.render.jobset.keygen import keygen_objects
 from mpigen.render.jobset.names import first_rank_host
 from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.stamp import stamp
-from mpigen.render.target import Lifecycle, Options, Target
+from mpigen.render.target import Lifecycle, Options, Target, TargetOptions
 
 WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
          "JobSet": "0"}
@@ -67,5 +68,6 @@ def _finish(jobset: dict, lifecycle: Lifecycle) -> None:
         jobset["spec"]["suspend"] = True
 
 
-JOBSET = Target(name="jobset", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
-                health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"))
+JOBSET = Target(name="jobset", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"), kinds=kinds.KINDS,
+                options=TargetOptions("one JobSet per job, ranks started over SSH (needs JobSet)"))

@@ -24,9 +24,9 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME,), mounts=(CONFIG_MOUNT,))
 
 def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     out = worker_set_checks(doc, blueprint, options.gitops)
-    if options.mpijob_api == V1:
+    if options.own.api == V1:
         return out + jobset_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
-    if options.mpijob_api == V2BETA1:
+    if options.own.api == V2BETA1:
         return out + _v2beta1_checks(doc, blueprint)
     return out
 

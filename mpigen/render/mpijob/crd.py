@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib.util import find_spec
-from pathlib import Path
 from typing import Any, Literal, Optional
 
 from pydantic import Field
@@ -22,7 +20,9 @@ from pydantic import Field
 from mpigen.compile.mpijob import V1, V2BETA1, CleanPodPolicy
 from mpigen.formats.base import Model
 from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
-from mpigen.render.target import DEFAULT_KUBE_VERSION
+from mpigen.render.kube_version import schema_root
+from mpigen.render.mpijob.options import MpiJobOptions
+from mpigen.render.target import DEFAULT_KUBE_VERSION, Options
 
 GROUP = "kubeflow.org"
 POD_TEMPLATE = "x-mpigen-pod-template"  # marks where the Kubernetes schema goes
@@ -101,27 +101,10 @@ SPECS = {V2BETA1: V2beta1Spec, V1: V1Spec}
 
 # --- structural schemas -------------------------------------------------------------------------
 
-def available_kube_versions() -> list[str]:
-    """The Kubernetes versions whose schemas kubernetes-validate ships ("1.30", ...)."""
-    root = _schema_root()
-    versions = sorted({p.name.split("-")[0].lstrip("v").rsplit(".", 1)[0] for p in root.iterdir()
-                       if p.name.endswith("-local")}, key=lambda v: tuple(int(x) for x in v.split(".")))
-    return versions
-
-
-def _schema_root() -> Path:
-    """The schemas kubernetes-validate ships, found without importing it (its package loads
-    jsonschema, which rendering never needs). Raises ModuleNotFoundError when it is not installed."""
-    spec = find_spec("kubernetes_validate")
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("No module named 'kubernetes_validate'", name="kubernetes_validate")
-    return Path(spec.submodule_search_locations[0], "kubernetes-json-schema")
-
-
 @lru_cache(maxsize=4)
 def pod_template_schema(kube_version: str) -> dict:
     """PodTemplateSpec of that Kubernetes version, as a structural schema."""
-    folder = _schema_root() / f"v{kube_version}.0-local"
+    folder = schema_root() / f"v{kube_version}.0-local"
     definitions = json.loads((folder / "_definitions.json").read_text(encoding="utf-8"))["$defs"]
     template = json.loads((folder / "podtemplatespec-v1.json").read_text(encoding="utf-8"))
     schema = _kubernetes(template, definitions, ())
@@ -246,12 +229,17 @@ def new_crd(api: str, kube_version: str = DEFAULT_KUBE_VERSION) -> dict:
     }
 
 
-def environment_crd(options) -> tuple[dict, str]:
+def with_crd(options: Options) -> bool:
+    """Whether an environment's options ask for the CRD (--with-crd, mpigen.yaml's withCRD)."""
+    return isinstance(options.own, MpiJobOptions) and options.own.with_crd
+
+
+def environment_crd(options: Options) -> tuple[dict, str]:
     """The CRD of an environment rendered with --with-crd, and its `# Source:` comment; under
     Argo CD applied first and server-side: it is larger than the 262,144 bytes client-side
     apply can annotate."""
-    crd = new_crd(options.mpijob_api, options.kube_version)
+    crd = new_crd(options.own.api, options.kube_version)
     crd["metadata"]["labels"] = {MANAGED_BY: "mpigen"}
     if options.gitops == "argocd":
         crd["metadata"]["annotations"] = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_SYNC_WAVE: "-2"}
-    return crd, f"Source: mpigen --with-crd ({options.mpijob_api}, Kubernetes {options.kube_version})"
+    return crd, f"Source: mpigen --with-crd ({options.own.api}, Kubernetes {options.kube_version})"

@@ -28,16 +28,13 @@ from mpigen.compile.environment import openmpi5_env
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
-from mpigen.render.sshd import allow_root_sshd, root_capabilities
+from mpigen.render.sshd import STANDARD_PORT, allow_root_sshd
 
 
 # The blueprint's names for MPI implementations, as each API spells them.
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}
 SSH_AUTH_MOUNT_PATH = "/root/.ssh"  # v2beta1's default
-SSHD_PORT = 22  # of the v2beta1 workers' sshd, as the operator's controller reaches it
-# What the v2beta1 workers' sshd needs when it runs as root (the operator's images' default
-# user); non-root sshd (sshAuthMountPath) needs none.
-SSHD_ROOT_CAPABILITIES = root_capabilities(SSHD_PORT)
+SSHD_PORT = STANDARD_PORT  # of the v2beta1 workers' sshd, as the operator's controller reaches it
 # The operators' default restart policies (v2beta1 default.go; training-operator mpi_defaults.go).
 RESTART_POLICIES = {V2BETA1: {LAUNCHER: "OnFailure", WORKER: "Never"}, V1: {LAUNCHER: "Never", WORKER: "Never"}}
 

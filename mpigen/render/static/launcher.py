@@ -11,7 +11,7 @@ from mpigen.compile.environment import CONFIG_MOUNT, HOSTFILE_KEY, KUBEXEC_KEY, 
 from mpigen.compile.mpijob import LAUNCHER, MPIJob
 from mpigen.render.names import (CONFIG_VOLUME, HOSTFILE_MODE, KUBECTL_MOUNT, KUBECTL_VOLUME, KUBEXEC_MODE,
                                  config_name, launcher_name, object_meta, pod_template, role_labels)
-from mpigen.render.target import DEFAULT_KUBECTL_DELIVERY_IMAGE
+from mpigen.render.static.options import DEFAULT_KUBECTL_DELIVERY_IMAGE
 
 # The init container's resources: cpu/memory since a4940bf, ephemeral-storage since b45d548.
 _DELIVERY_RESOURCES = {"cpu": "100m", "memory": "512Mi", "ephemeral-storage": "5Gi"}

@@ -16,10 +16,12 @@ from mpigen.render.static import checks
 from mpigen.render.static.configmap import new_config_map
 from mpigen.render.static.gitops import annotate, scale_down_on_success
 from mpigen.render.static.launcher import new_launcher
+from mpigen.render.static.options import OPTIONS
 from mpigen.render.podgroup import join_group, new_pod_group
+from mpigen.render.podgroup import KINDS as POD_GROUP_KINDS
 from mpigen.render.static.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
 from mpigen.render.static.workers import new_worker
-from mpigen.render.target import Lifecycle, Options, Target
+from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 
 
 def static_objects(job: MPIJob, options: Options, job_name: str | None = None, run: str | None = None,
@@ -38,7 +40,7 @@ def static_objects(job: MPIJob, options: Options, job_name: str | None = None, r
         worker = new_worker(job)
         if worker is not None:
             workloads.append(worker)
-    workloads.append(new_launcher(job, options.kubectl_delivery_image))
+    workloads.append(new_launcher(job, options.own.kubectl_delivery_image))
     if ext.gang is not None:
         # Under a GitOps profile the launcher starts after the workers are ready.
         objects.append(new_pod_group(job, launcher_waits=options.gitops != "none"))
@@ -83,5 +85,18 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     return objects
 
 
+def _flux_step(obj: dict) -> str:
+    """The launcher's Job applies once the rest of the job (its workers) is healthy."""
+    return "launcher" if obj["kind"] == "Job" else "workers"
+
+
+def _scales_itself(obj: dict) -> bool:
+    """The workers while the job runs: the launcher scales them to 0 once mpirun succeeds
+    (mpigen.render.static.gitops)."""
+    return obj["kind"] == "StatefulSet" and obj["spec"].get("replicas", 1) > 0
+
+
 # Argo CD and Flux know Jobs and StatefulSets: no health check of mpigen's.
-STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=True)
+STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                flux=FluxSteps(("workers", "launcher"), per_job=True, step_of=_flux_step),
+                scales_itself=_scales_itself, options=OPTIONS, kinds=POD_GROUP_KINDS)

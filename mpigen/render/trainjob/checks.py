@@ -26,7 +26,7 @@ ROLE_PATHS = {WORKER: "worker", LAUNCHER: "launcher"}
 
 
 def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
-    runtime = blueprint.spec.runtime or options.training_runtime
+    runtime = blueprint.spec.runtime or options.own.default_runtime
     named = runtime is not None and runtime.named
     out = [*_name_length(doc, blueprint, options), *_user(doc, blueprint), *_unsupported(doc, blueprint, named)]
     if named:

@@ -25,6 +25,7 @@ IMPLEMENTATION_ANNOTATION = "mpigen.dev/mpi-implementation"
 PATCH_MANAGER = "mpigen.dev/blueprint"  # the runtimePatches entry of a TrainJob on a named runtime
 DEFAULT_NAMED_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (TrainJob CRD)
 DEFAULT_EMITTED_KIND = "TrainingRuntime"
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")  # what a TrainJob's runtimeRef may name
 # What the MPI plugin reserves (constants.MPIReservedEnvNames) and sets on the launcher itself.
 TRAINER_ENV_NAMES = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
                      "OMPI_MCA_orte_set_default_slots")

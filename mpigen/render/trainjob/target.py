@@ -14,10 +14,14 @@ from mpigen.formats.trainer import Runtime
 from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.render import gitops
 from mpigen.render.additions import addition_objects, with_additions
+from mpigen.render.importer import Importer, References
 from mpigen.render.stamp import stamp
-from mpigen.render.target import Lifecycle, Options, Target
+from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 from mpigen.render.trainjob import checks
-from mpigen.render.trainjob.names import DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, first_rank_host
+from mpigen.render.trainjob import kinds
+from mpigen.render.trainjob.names import (DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, RUNTIME_KINDS, TRAINER_API,
+                                          TRAINER_GROUP, first_rank_host)
+from mpigen.render.trainjob.options import OPTIONS
 from mpigen.render.trainjob.runtime import new_runtime
 from mpigen.render.trainjob.trainjob import new_trainjob
 
@@ -26,11 +30,14 @@ WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "TrainingRuntime": "-1", "Cl
 # Kueue adds a runtimePatches entry of its own and the Trainer's webhook stamps each entry's
 # time: only a server-side apply and diff leave other managers' entries of the list-map alone.
 SERVER_SIDE = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_COMPARE_OPTIONS: "ServerSideDiff=true"}
+# TrainJobs, each with the runtime it references when its file is given too.
+IMPORTER = Importer(kind="TrainJob", group=TRAINER_GROUP, article="a", module="mpigen.render.trainjob.importer",
+                    references=References(TRAINER_API, RUNTIME_KINDS, "Trainer runtime"))
 
 
 def runtime_choice(job: MPIJob, options: Options) -> Runtime:
     """The blueprint's spec.runtime, else the environment's default, else a TrainingRuntime of mpigen's."""
-    return job.extensions.runtime or options.training_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
+    return job.extensions.runtime or options.own.default_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
 
 
 def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None) -> list[dict]:
@@ -72,5 +79,14 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     return objects
 
 
-TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED, staged=False,
-                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"))
+def _flux_step(obj: dict) -> str:
+    """The TrainJobs apply once the runtimes (and the jobs' configuration) are there."""
+    return "trainjobs" if obj["kind"] == "TrainJob" else "runtimes"
+
+
+TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                  # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
+                  flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
+                  applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),
+                  health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"), options=OPTIONS,
+                  importer=IMPORTER, kinds=kinds.KINDS)

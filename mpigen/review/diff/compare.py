@@ -12,14 +12,14 @@ compare() is pure: it takes both renders as {relative path: text} and returns a 
 from __future__ import annotations
 
 from mpigen.errors import Diagnostic, InputError
-from mpigen.review.diff.capacity import is_jobset, is_mpijob, totals
+from mpigen.kube.values import equal
+from mpigen.render.targets import kind_facts
+from mpigen.review.diff.capacity import totals
 from mpigen.review.diff.fields import diff_values
 from mpigen.review.diff.immutable import immutable_changes
 from mpigen.review.diff.manifests import job_of, read_render
 from mpigen.review.diff.model import JobDiff, Manifest, ObjectChange, ObjectKey
 from mpigen.review.diff.report import Report
-from mpigen.review.diff.trainjobs import is_trainjob
-from mpigen.review.diff.values import equal, get
 
 
 def compare(old_files: dict[str, str], new_files: dict[str, str],
@@ -47,19 +47,16 @@ def compare(old_files: dict[str, str], new_files: dict[str, str],
 
 def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manifest | None) -> None:
     """Add one differing object to its job, with what it means for a run."""
-    # A run is a launcher Job, an MPIJob (the operator makes its launcher), a JobSet (its
-    # controller makes the launcher Job) or a TrainJob (the Trainer makes its JobSet).
-    launcher = ((key.kind == "Job" and key.api_version.startswith("batch/")) or is_mpijob(key) or is_jobset(key)
-                or is_trainjob(key))
+    facts = kind_facts(key.api_version, key.kind)
+    run = facts is not None and facts.run
     if before is None:
         job.added.append(after)
-        job.new_run = job.new_run or launcher
+        job.new_run = job.new_run or run
     elif after is None:
         job.removed.append(before)
-        job.ends_run = job.ends_run or launcher
+        job.ends_run = job.ends_run or run
     else:
         job.changed.append(ObjectChange(key, after.path, diff_values(before.data, after.data)))
         job.immutable += immutable_changes(key, before.data, after.data)
-        if key.kind == "StatefulSet" and not equal(get(before.data, "spec", "template"),
-                                                   get(after.data, "spec", "template")):
+        if facts is not None and facts.restarts_pods is not None and facts.restarts_pods(before.data, after.data):
             job.restarts_workers = True

@@ -7,8 +7,8 @@ import json
 import re
 from typing import Any
 
+from mpigen.kube.values import ABSENT, equal
 from mpigen.review.diff.model import FieldChange
-from mpigen.review.diff.values import ABSENT, equal
 
 
 def diff_values(old: Any, new: Any, path: str = "") -> list[FieldChange]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mpigen.kube.values import ABSENT
 from mpigen.review.diff.model import JobDiff, ObjectKey
-from mpigen.review.diff.values import ABSENT
 
 
 def _object_json(key: ObjectKey, path: str) -> dict:

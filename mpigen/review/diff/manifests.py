@@ -11,10 +11,10 @@ import re
 
 from mpigen.errors import Diagnostic, InputError, error
 from mpigen.kube.labels import JOB_LABEL
+from mpigen.kube.values import get
 from mpigen.load.document import Document
 from mpigen.load.parser import parse
 from mpigen.review.diff.model import Manifest, ObjectKey
-from mpigen.review.diff.values import get
 
 KUSTOMIZATION_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 SOURCE = re.compile(r"^# Source: (.+)$", re.MULTILINE)  # `# Source: BLUEPRINT[, OVERLAY]`, as mpigen writes it

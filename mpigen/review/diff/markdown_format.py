@@ -8,8 +8,8 @@ from __future__ import annotations
 import html
 import re
 
+from mpigen.kube.values import ABSENT
 from mpigen.review.diff.model import FieldChange, JobDiff
-from mpigen.review.diff.values import ABSENT
 from mpigen.review.diff.wording import facts, line_diff, moot, multiline, show, summary
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.errors import Mark
-from mpigen.review.diff.values import ABSENT
+from mpigen.kube.values import ABSENT
 
 
 @dataclass(frozen=True, order=True)

@@ -18,12 +18,12 @@ from typing import Any, Protocol
 
 from mpigen.errors import InputError, Mark
 from mpigen.formats.blueprint import BLUEPRINT_KIND
+from mpigen.kube.values import ABSENT, equal
 from mpigen.load.document import Document, Loc, value_at
 from mpigen.load.parser import parse
 from mpigen.overlay.apply import Usage, apply
 from mpigen.overlay.resolve import Overlay
 from mpigen.review.diff.manifests import rendered_from
-from mpigen.review.diff.values import ABSENT, equal
 
 
 class Tree(Protocol):

@@ -8,8 +8,8 @@ import difflib
 import json
 from typing import Any
 
+from mpigen.kube.values import ABSENT
 from mpigen.review.diff.model import FieldChange, JobDiff
-from mpigen.review.diff.values import ABSENT
 
 MAX_VALUE = 80  # characters of a one-line value shown in text and markdown
 

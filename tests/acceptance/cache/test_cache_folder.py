@@ -21,10 +21,12 @@ import pytest
 
 from mpigen.pipeline import step
 from mpigen.cache.store import FORMAT, MAGIC
-from tests.acceptance.cache.test_safe_cache import entries, repository
-from tests.conftest import ROOT, blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.cache_repository import entries, repository
 from tests.support.ci_repository import commit_all, init_git
+from tests.support.command_line import run_mpigen
 from tests.support.output_machine import NOBODY, as_nobody, chown_tree, files_of, need_root, snapshot, sticky_folder
+from tests.support.paths import ROOT
 
 EVIL = "registry.example.org/another-members-image:1"
 # Every command that uses the cache, on a repository whose mpigen.yaml names bp/ and out/.
@@ -77,7 +79,7 @@ def test_a_folder_holding_files_of_others_keeps_every_one_and_the_cache_works_be
     assert entries(folder / "mpigen")  # in mpigen's own folder
     first = cli("render", "--stdout")
     loaded = []
-    monkeypatch.setattr(step, "load_files", lambda files, read: loaded.append(files) or ([], []))
+    monkeypatch.setattr(step, "load_files", lambda files, read, importable: loaded.append(files) or ([], []))
     assert cli("render", "--stdout").stdout == first.stdout and loaded == []
 
 

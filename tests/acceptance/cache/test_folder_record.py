@@ -14,14 +14,14 @@ import pytest
 from mpigen.cache import folders
 from mpigen.cache.folder import judged
 from mpigen.output import changes, staleness, write
-from tests.acceptance.cache.test_safe_cache import entries
-from tests.conftest import blueprint_text
+from tests.support.blueprints import blueprint_text
+from tests.support.cache_repository import entries
 
 JOBS = 40  # files: 7 per job, so that one job is less than one file in 16
 
 
 @pytest.fixture
-def repo(cli, tmp_path, monkeypatch) -> Path:
+def rendered_repository(cli, tmp_path, monkeypatch) -> Path:
     """A rendered repository whose output folder mpigen has read once (so that what it saw is
     kept: files changed more than RACY seconds ago, RACY made 0 here)."""
     monkeypatch.setenv("MPIGEN_CACHE_DIR", str(tmp_path / "cache"))
@@ -53,26 +53,26 @@ def reads(monkeypatch, module) -> list[str]:
     return opened
 
 
-def test_a_render_after_one_change_reads_and_touches_only_that_jobs_files(repo, cli, monkeypatch):
-    before, folder = snapshot(repo / "out"), os.stat(repo / "out").st_ino
+def test_a_render_after_one_change_reads_and_touches_only_that_jobs_files(rendered_repository, cli, monkeypatch):
+    before, folder = snapshot(rendered_repository / "out"), os.stat(rendered_repository / "out").st_ino
     Path("bp/job7.yaml").write_text(blueprint_text("job7", workers=5))
     opened = reads(monkeypatch, changes)
     assert cli("render", "bp", "-o", "out").returncode == 0
-    after = snapshot(repo / "out")
+    after = snapshot(rendered_repository / "out")
     changed = sorted(path for path in after if after[path] != before.get(path))
     assert changed[0] == ".mpigen-index" and "default/statefulset-job7-worker.yaml" in changed
     assert all("-job7-" in path for path in changed[1:])  # every other file: the same inode, mtime and ctime
-    assert os.stat(repo / "out").st_ino == folder  # written in place, not swapped
+    assert os.stat(rendered_repository / "out").st_ino == folder  # written in place, not swapped
     # Only those were read (those of another size not even they), never an unchanged one.
     assert {str(Path(p).relative_to("out")) for p in opened} <= set(changed)
 
 
-def test_a_full_render_reads_only_the_files_whose_stat_changed(repo, cli, monkeypatch):
+def test_a_full_render_reads_only_the_files_whose_stat_changed(rendered_repository, cli, monkeypatch):
     """A new blueprint takes the whole pipeline (the record of the run cannot patch it): what
     each file of the folder holds, mpigen's bytes or an edit, is known from its stat, and
     only a file edited by hand since is read (and refused), whatever its size."""
     Path("bp/new.yaml").write_text(blueprint_text("new", workers=2))
-    edited = repo / "out" / "default" / "job-job3-launcher.yaml"
+    edited = rendered_repository / "out" / "default" / "job-job3-launcher.yaml"
     edited.write_bytes(edited.read_bytes() + b"# a note\n")
     opened = reads(monkeypatch, changes)
     done = cli("render", "bp", "-o", "out")
@@ -84,18 +84,18 @@ def test_a_full_render_reads_only_the_files_whose_stat_changed(repo, cli, monkey
     assert opened == ["out/default/job-job3-launcher.yaml"]  # read again (its ctime changed), found mpigen's
 
 
-def test_a_large_change_is_swapped_in(repo, cli):
-    folder = os.stat(repo / "out").st_ino
+def test_a_large_change_is_swapped_in(rendered_repository, cli):
+    folder = os.stat(rendered_repository / "out").st_ino
     for index in range(JOBS // 2):
         Path(f"bp/job{index}.yaml").write_text(blueprint_text(f"job{index}", workers=3))
     assert cli("render", "bp", "-o", "out").returncode == 0
-    assert os.stat(repo / "out").st_ino != folder
+    assert os.stat(rendered_repository / "out").st_ino != folder
     assert cli("check", "bp", "-o", "out").returncode == 0
 
 
 @pytest.mark.parametrize("change", ["same size, mtime put back", "removed", "another file"])
-def test_a_file_changed_by_hand_is_found_whatever_its_stat_says(repo, cli, change):
-    path = repo / "out" / "default" / "job-job3-launcher.yaml"
+def test_a_file_changed_by_hand_is_found_whatever_its_stat_says(rendered_repository, cli, change):
+    path = rendered_repository / "out" / "default" / "job-job3-launcher.yaml"
     good, status = path.read_bytes(), path.stat()
     if change == "same size, mtime put back":
         path.write_bytes(good.replace(b"job3", b"jobX", 1))
@@ -159,24 +159,24 @@ def test_another_folder_at_the_same_path_trusts_nothing(tmp_path, monkeypatch):
     assert not held(folders.FolderRecord(cache, out), out, "a.yaml", b"d" * 32)
 
 
-def test_no_cache_neither_reads_nor_keeps_what_it_saw(repo, cli, monkeypatch):
-    path = repo / "out" / "default" / "job-job3-launcher.yaml"
+def test_no_cache_neither_reads_nor_keeps_what_it_saw(rendered_repository, cli, monkeypatch):
+    path = rendered_repository / "out" / "default" / "job-job3-launcher.yaml"
     opened = reads(monkeypatch, staleness)
     assert cli("check", "bp", "-o", "out", "--no-cache").returncode == 0
-    assert len(opened) == len(snapshot(repo / "out"))  # every file read: no record trusted
+    assert len(opened) == len(snapshot(rendered_repository / "out"))  # every file read: no record trusted
     assert path.exists()
 
 
-def test_a_text_the_cache_lost_during_the_run_stops_it(repo, cli, monkeypatch):
+def test_a_text_the_cache_lost_during_the_run_stops_it(rendered_repository, cli, monkeypatch):
     """The texts of unchanged jobs are read from the cache only when written: one removed
     while the run goes on (here: before the folder is written) is an error, and the folder
     is left as it was."""
-    (repo / "out" / "default" / "job-job3-launcher.yaml").unlink()  # so that its text is needed
-    before = snapshot(repo / "out")
+    (rendered_repository / "out" / "default" / "job-job3-launcher.yaml").unlink()  # so that its text is needed
+    before = snapshot(rendered_repository / "out")
     plan = write.find_changes
 
     def losing(*args):
-        for entry in entries(repo / "cache"):
+        for entry in entries(rendered_repository / "cache"):
             entry.write_bytes(b"")
         return plan(*args)
 
@@ -184,4 +184,4 @@ def test_a_text_the_cache_lost_during_the_run_stops_it(repo, cli, monkeypatch):
     done = cli("render", "bp", "-o", "out")
     assert done.returncode == 2 and "this cache entry changed while mpigen read it" in done.stderr
     assert "Traceback" not in done.stderr
-    assert snapshot(repo / "out") == before
+    assert snapshot(rendered_repository / "out") == before

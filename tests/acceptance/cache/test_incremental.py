@@ -15,7 +15,8 @@ import pytest
 
 from mpigen.cache import folders
 from mpigen.project import check as check_command, incremental, render as render_command
-from tests.acceptance.cache.test_same_output import folder, run
+from tests.support.blueprints import blueprint_yaml
+from tests.support.cache_repository import folder, run
 
 CONFIG = """apiVersion: mpigen.dev/v1alpha1
 kind: Config
@@ -27,17 +28,12 @@ argocd:
   repoURL: https://git.example.com/ml/training.git
   applications: clusters/argocd
 """
-BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
-kind: MPIJobBlueprint
-metadata:
-  name: {name}
-  labels: {{team: t{tag}}}
-spec:
-  image: registry.example.com/train:1
-  workers: 2
-  command: [python, train.py]
-"""
 OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\nnamespace: ml-dev\n"
+
+
+def job_text(name: str, tag: int) -> str:
+    """The minimal blueprint `name`, labelled team t<tag> (a change of tag changes its objects)."""
+    return blueprint_yaml(name, f"labels: {{team: t{tag}}}\n")
 
 
 @pytest.fixture
@@ -53,7 +49,7 @@ def repos(tmp_path, monkeypatch, capsysbinary):
         (root / "overlays" / "dev" / "overlay.yaml").write_text(OVERLAY)
         (root / "mpigen.yaml").write_text(CONFIG)
         for name in ("job-a", "job-b", "job-c", *(f"other-{i}" for i in range(20))):
-            write(root, name, BLUEPRINT.format(name=name, tag=1))
+            write(root, name, job_text(name, 1))
     assert run(roots[0], ["render"], None, capsysbinary)[0] == 0
     assert run(roots[1], ["render", "--no-cache"], None, capsysbinary)[0] == 0
     time.sleep(0.02)  # a clock tick of the file system: what comes next has another mtime and ctime
@@ -93,7 +89,7 @@ def test_a_changed_blueprint_is_rendered_alone_and_only_its_changed_files_are_wr
                                                                                        capsysbinary):
     before, old = stats(repos[0] / "out"), folder(repos[0] / "out")
     for root in repos:
-        write(root, "job-b", BLUEPRINT.format(name="job-b", tag=2))
+        write(root, "job-b", job_text("job-b", 2))
     code, _, err = same(repos, ["render"], capsysbinary)
     # the incremental render names the companion folder it rewrote too
     assert code == 0 and err.endswith(b"\nmpigen: rendered 23 jobs (138 objects) into out/dev; "
@@ -110,7 +106,7 @@ def test_a_changed_blueprint_is_rendered_alone_and_only_its_changed_files_are_wr
 
 def test_check_shows_the_diff_the_full_check_shows(repos, pipeline_runs, capsysbinary):
     for root in repos:
-        write(root, "job-c", BLUEPRINT.format(name="job-c", tag=3))
+        write(root, "job-c", job_text("job-c", 3))
     code, out, err = same(repos, ["check"], capsysbinary)
     assert code == 1 and b"+    team: t3" in out
     assert b"out is stale: 7 changed files" in err  # the job's six objects, the index
@@ -138,16 +134,15 @@ CHANGES = {
     "a companion file edited by hand": lambda root: _hand_edit(root / "clusters/argocd/application-mpigen-dev.yaml"),
     "a companion file removed": lambda root: (root / "clusters/argocd/application-mpigen-dev.yaml").unlink(),
     "an output file removed": lambda root: _job_file(root, "configmap").unlink(),
-    "a new run (the profile's names change)": lambda root: write(root, "job-a", BLUEPRINT.format(
-        name="job-a", tag=1).replace("workers: 2", "workers: 3")),
-    "a line above the job's name": lambda root: write(root, "job-a", "# moved\n" + BLUEPRINT.format(name="job-a",
-                                                                                                    tag=1)),
-    "another job's name": lambda root: write(root, "job-a", BLUEPRINT.format(name="job-z", tag=1)),
-    "a new blueprint": lambda root: write(root, "job-d", BLUEPRINT.format(name="job-d", tag=1)),
+    "a new run (the profile's names change)": lambda root: write(root, "job-a", job_text("job-a", 1).replace(
+        "workers: 2", "workers: 3")),
+    "a line above the job's name": lambda root: write(root, "job-a", "# moved\n" + job_text("job-a", 1)),
+    "another job's name": lambda root: write(root, "job-a", job_text("job-z", 1)),
+    "a new blueprint": lambda root: write(root, "job-d", job_text("job-d", 1)),
     "a blueprint removed": lambda root: (root / "blueprints" / "job-c.yaml").unlink(),
-    "an invalid blueprint": lambda root: write(root, "job-a", BLUEPRINT.format(name="job-a", tag=1).replace(
+    "an invalid blueprint": lambda root: write(root, "job-a", job_text("job-a", 1).replace(
         "workers: 2", "workers: 0")),
-    "two jobs of one name": lambda root: write(root, "job-a", BLUEPRINT.format(name="job-b", tag=1)),
+    "two jobs of one name": lambda root: write(root, "job-a", job_text("job-b", 1)),
     "an overlay changed": lambda root: (root / "overlays/dev/overlay.yaml").write_text(OVERLAY + "labels: {a: b}\n"),
 }
 
@@ -176,7 +171,7 @@ def test_a_file_edited_by_hand_stops_a_render_the_record_would_have_patched(repo
     pipeline refuses the edit, with the cache as without, writing nothing."""
     edited = [_job_file(root, "statefulset") for root in repos]
     for root, path in zip(repos, edited):
-        write(root, "job-b", BLUEPRINT.format(name="job-b", tag=2))
+        write(root, "job-b", job_text("job-b", 2))
         _hand_edit(path)
     before = [stats(root / "out") for root in repos]
     code, _, err = same(repos, ["render"], capsysbinary)
@@ -200,7 +195,7 @@ def test_many_changed_blueprints_are_left_to_the_parallel_pipeline(repos, pipeli
     monkeypatch.setattr(incremental, "FEW", 1)
     for root in repos:
         for name in ("job-a", "job-b"):
-            write(root, name, BLUEPRINT.format(name=name, tag=5))
+            write(root, name, job_text(name, 5))
     assert same(repos, ["render"], capsysbinary)[0] == 0
     assert pipeline_runs == [1, 1]
 
@@ -220,7 +215,7 @@ def test_a_render_of_one_overlay_patches_its_own_files_and_keeps_the_others(repo
     assert same(repos, ["render"], capsysbinary)[0] == 0
     for tag in (2, 3):
         for root in repos:
-            write(root, "job-b", BLUEPRINT.format(name="job-b", tag=tag))
+            write(root, "job-b", job_text("job-b", tag))
         time.sleep(0.02)
         assert same(repos, ["render", "--overlay", "dev"], capsysbinary)[0] == 0
     assert len(pipeline_runs) == 5  # the last render of dev with the cache patched the folder

@@ -9,8 +9,9 @@ import os
 import shutil
 from pathlib import Path
 
-from mpigen.render.mpijob.crd import _schema_root
-from tests.conftest import blueprint_text, run_mpigen
+from mpigen.render.kube_version import schema_root
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 
 CRD = "_cluster/customresourcedefinition-mpijobs.kubeflow.org.yaml"
 
@@ -18,7 +19,7 @@ CRD = "_cluster/customresourcedefinition-mpijobs.kubeflow.org.yaml"
 def another_build(root: Path) -> Path:
     """kubernetes-validate again, in `root` (to go first on PYTHONPATH), whose v1.30 pod template
     schema says something else, with a RECORD of its own (as pip writes one for any build)."""
-    real = _schema_root()
+    real = schema_root()
     package = root / "kubernetes_validate"
     schemas = package / "kubernetes-json-schema"
     schemas.mkdir(parents=True)

@@ -18,19 +18,10 @@ from mpigen.cache.memo import CACHED_CLASSES
 from mpigen.pipeline import step
 from mpigen.cache.folder import judged
 from mpigen.cache.store import FORMAT, MAGIC, Store
-from tests.conftest import MPIGEN, blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.cache_repository import entries, repository
+from tests.support.command_line import MPIGEN, run_mpigen
 from tests.support.output_machine import NOBODY, as_nobody, chown_tree, sticky_folder, tmpfs
-
-
-def entries(cache: Path) -> list[Path]:
-    return sorted((cache / FORMAT).glob("*/*/*")) if (cache / FORMAT).is_dir() else []
-
-
-def repository(root: Path, count: int = 3) -> None:
-    (root / "bp").mkdir(parents=True)
-    for index in range(count):
-        (root / "bp" / f"job{index}.yaml").write_text(blueprint_text(f"job{index}", workers=index + 1))
-    (root / "bp" / "broken.yaml").write_text("notes: [unclosed\n")  # a warning, cached with its file's result
 
 
 def same_as_without_cache(root: Path, *args: str, run=run_mpigen, warned: str | None = None) -> None:
@@ -60,7 +51,7 @@ def test_an_unchanged_file_is_neither_read_nor_rendered_again(cli, cache, monkey
     assert (cache / ".gitignore").read_text() == "*\n" and (cache / "CACHEDIR.TAG").read_text().startswith(
         "Signature: 8a477f597d28d172789f06886806bc55\n")
     loaded = []
-    monkeypatch.setattr(step, "load_files", lambda files, read: loaded.append(files) or ([], []))
+    monkeypatch.setattr(step, "load_files", lambda files, read, importable: loaded.append(files) or ([], []))
     assert cli("render", "bp", "--stdout").stdout == first.stdout
     assert loaded == []
     Path("bp/job1.yaml").write_text(blueprint_text("job1", workers=7))

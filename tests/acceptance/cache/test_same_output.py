@@ -17,9 +17,8 @@ from tests.support.properties import examples
 
 from mpigen.cache import folders
 from mpigen.cache.store import FORMAT
-from mpigen.cli.main import main
 from mpigen.output.index import INDEX
-from tests.acceptance.cache.conftest import OVERLAYS, VARIANTS, write_repository
+from tests.support.cache_repository import OVERLAYS, VARIANTS, folder, run, write_repository
 
 NAMES = ["job-a", "job-b", "job-c"]  # few, so that two files often name the same job
 FILES = ["a.yaml", "b.yaml", "c.yml", "nested/d.yaml"]
@@ -82,29 +81,6 @@ def tamper(root: Path, change: tuple) -> None:
     status, data = path.stat(), path.read_bytes()
     path.write_bytes(data[:-2] + (b"X" if data[-2:-1] != b"X" else b"Y") + data[-1:])
     os.utime(path, ns=(status.st_atime_ns, status.st_mtime_ns))
-
-
-def run(root: Path, argv: list[str], namespace: str | None, capsysbinary) -> tuple[int, bytes, bytes]:
-    """`mpigen ARGV` in this process, in `root`: exit code, standard output, standard error."""
-    here = os.getcwd()
-    capsysbinary.readouterr()
-    os.chdir(root)
-    if namespace:
-        os.environ["ARGOCD_APP_NAMESPACE"] = namespace
-    try:
-        code = main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    finally:
-        os.environ.pop("ARGOCD_APP_NAMESPACE", None)
-        os.chdir(here)
-    out, err = capsysbinary.readouterr()
-    return code, out, err
-
-
-def folder(path: Path) -> dict[str, bytes]:
-    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()} \
-        if path.exists() else {}
 
 
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -10,5 +10,5 @@ from tests.support.ci_repository import make_repo
 
 
 @pytest.fixture
-def repo(tmp_path) -> Path:
+def ci_repository(tmp_path) -> Path:
     return make_repo(tmp_path / "repo")

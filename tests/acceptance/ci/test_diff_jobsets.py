@@ -14,8 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import ROOT
 from tests.support.ci_repository import mpigen, no_git
+from tests.support.paths import ROOT
 
 RESNET = "resnet50-imagenet.yaml"
 INTEL = "intel-pi.yaml"

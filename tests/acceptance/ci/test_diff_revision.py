@@ -12,18 +12,18 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.conftest import job_objects
+from tests.support.rendering import job_objects
 from tests.support.ci_repository import (ENVIRONMENTS, EXAMPLES, GPUS, MPICH_CPU, OUT, WORKER_CPU, commit_all, edit,
                                          git, make_repo, mpigen, no_git)
 
 
 # --- 3. mpigen diff --base REV --------------------------------------------------------------------
 
-def test_diff_against_a_revision_renders_the_working_tree(repo):
-    git(repo, "checkout", "-q", "-b", "feature")
-    edit(repo, GPUS)  # not re-rendered: diff renders the working tree in memory
-    short = git(repo, "rev-parse", "main").strip()[:12]
-    run = mpigen(repo, "diff", "--base", "main")
+def test_diff_against_a_revision_renders_the_working_tree(ci_repository):
+    git(ci_repository, "checkout", "-q", "-b", "feature")
+    edit(ci_repository, GPUS)  # not re-rendered: diff renders the working tree in memory
+    short = git(ci_repository, "rev-parse", "main").strip()[:12]
+    run = mpigen(ci_repository, "diff", "--base", "main")
     assert run.code == 1, run.err
     lines = run.out.splitlines()
     assert lines[0] == "job ml-team/resnet50-imagenet (env prod)"
@@ -32,29 +32,29 @@ def test_diff_against_a_revision_renders_the_working_tree(repo):
     assert lines[-1] == (f"main ({short}) -> working tree: 1 job changed; objects: 0 added, 0 removed, "
                          "3 changed; 1 immutable change")
     # Re-rendered and committed on the branch: the same report (the base side is read from git).
-    assert mpigen(repo, "render").code == 0
-    commit_all(repo, "fewer GPUs")
-    again = mpigen(repo, "diff", "--base", "main")
+    assert mpigen(ci_repository, "render").code == 0
+    commit_all(ci_repository, "fewer GPUs")
+    again = mpigen(ci_repository, "diff", "--base", "main")
     assert (again.code, again.out) == (1, run.out)
-    assert mpigen(repo, "diff", "--base", "HEAD").out == "no changes\n"
+    assert mpigen(ci_repository, "diff", "--base", "HEAD").out == "no changes\n"
 
 
-def test_diff_defaults_to_the_merge_base_with_main(repo):
-    fork = git(repo, "rev-parse", "HEAD").strip()
-    git(repo, "checkout", "-q", "-b", "feature")
-    edit(repo, WORKER_CPU)
-    commit_all(repo, "feature")
+def test_diff_defaults_to_the_merge_base_with_main(ci_repository):
+    fork = git(ci_repository, "rev-parse", "HEAD").strip()
+    git(ci_repository, "checkout", "-q", "-b", "feature")
+    edit(ci_repository, WORKER_CPU)
+    commit_all(ci_repository, "feature")
     # main moves on after the branch was made: its changes are not the branch's.
-    git(repo, "checkout", "-q", "main")
-    edit(repo, MPICH_CPU)
-    assert mpigen(repo, "render").code == 0
-    commit_all(repo, "main moves on")
-    git(repo, "checkout", "-q", "feature")
-    run = mpigen(repo, "diff")
+    git(ci_repository, "checkout", "-q", "main")
+    edit(ci_repository, MPICH_CPU)
+    assert mpigen(ci_repository, "render").code == 0
+    commit_all(ci_repository, "main moves on")
+    git(ci_repository, "checkout", "-q", "feature")
+    run = mpigen(ci_repository, "diff")
     assert run.code == 1, run.err
     assert "intel-pi" in run.out and "mpich-pi" not in run.out
     assert run.out.splitlines()[-1].startswith(f"{fork[:12]} -> working tree: 2 jobs changed;")
-    assert "mpich-pi" in mpigen(repo, "diff", "--base", "main").out  # the tip of main: mpich-pi looks reverted
+    assert "mpich-pi" in mpigen(ci_repository, "diff", "--base", "main").out  # the tip of main: mpich-pi looks reverted
 
 
 def test_diff_defaults_to_the_merge_base_with_origin_main(tmp_path):
@@ -83,8 +83,8 @@ def test_diff_defaults_to_the_merge_base_with_origin_main(tmp_path):
     assert "mpich-pi" in mpigen(clone, "diff", "--base", "origin/main").out
 
 
-def test_diff_of_an_unknown_revision_exits_2(repo):
-    run = mpigen(repo, "diff", "--base", "no-such-branch")
+def test_diff_of_an_unknown_revision_exits_2(ci_repository):
+    run = mpigen(ci_repository, "diff", "--base", "no-such-branch")
     assert run.code == 2 and run.out == ""
     assert run.err.startswith("error: unknown git revision 'no-such-branch';")
     assert "--base" in run.err
@@ -109,45 +109,45 @@ def test_diff_outside_a_git_repository_exits_2(tmp_path):
                            "mpigen diff OLD_DIR NEW_DIR\n")
 
 
-def test_diff_with_overlay_and_no_config_compares_only_that_overlay(repo):
+def test_diff_with_overlay_and_no_config_compares_only_that_overlay(ci_repository):
     """Without mpigen.yaml (blueprints/ by default), --overlay dev -o DIR owns only DIR/dev/."""
-    (repo / "mpigen.yaml").unlink()
-    edit(repo, WORKER_CPU)  # changes dev and prod
-    run = mpigen(repo, "diff", "--overlay", "dev", "-o", OUT, "--base", "main")
+    (ci_repository / "mpigen.yaml").unlink()
+    edit(ci_repository, WORKER_CPU)  # changes dev and prod
+    run = mpigen(ci_repository, "diff", "--overlay", "dev", "-o", OUT, "--base", "main")
     assert run.code == 1, run.err
     assert "(env dev)" in run.out and "(env prod)" not in run.out
     assert run.out.splitlines()[-1].endswith("1 job changed; objects: 0 added, 0 removed, 1 changed; "
                                              "0 immutable changes")
 
 
-def test_diff_positional_arguments_are_the_two_folders(repo):
+def test_diff_positional_arguments_are_the_two_folders(ci_repository):
     """diff --base renders the repository (mpigen.yaml, or blueprints/ with -o); its
     positional arguments are always OLD_DIR NEW_DIR, so a blueprint path is refused."""
-    edit(repo, WORKER_CPU)  # changes dev and prod
-    run = mpigen(repo, "diff", "--overlay", "dev", "-o", OUT, "--base", "main")
+    edit(ci_repository, WORKER_CPU)  # changes dev and prod
+    run = mpigen(ci_repository, "diff", "--overlay", "dev", "-o", OUT, "--base", "main")
     assert run.code == 1, run.err
     assert "(env dev)" in run.out and "(env prod)" not in run.out
-    refused = mpigen(repo, "diff", "blueprints", "--base", "main")
+    refused = mpigen(ci_repository, "diff", "blueprints", "--base", "main")
     assert refused.code == 2 and "not both" in refused.err
 
 
-def test_diff_with_overlay_compares_only_that_overlay(repo):
+def test_diff_with_overlay_compares_only_that_overlay(ci_repository):
     """With mpigen.yaml, --overlay dev owns only <output>/dev/ (at b616916 it owned the whole
     folder, so every prod object was reported as removed)."""
-    edit(repo, WORKER_CPU)  # changes dev and prod
-    run = mpigen(repo, "diff", "--overlay", "dev")
+    edit(ci_repository, WORKER_CPU)  # changes dev and prod
+    run = mpigen(ci_repository, "diff", "--overlay", "dev")
     assert run.code == 1, run.err
     assert "(env dev)" in run.out
     assert "(env prod)" not in run.out, run.out.splitlines()[-1]
 
 
-def test_check_and_render_with_overlay_leave_other_overlays_alone(repo):
+def test_check_and_render_with_overlay_leave_other_overlays_alone(ci_repository):
     """(At b616916 `check --overlay dev` reported the prod files as extra and `render --overlay
     dev` deleted them.)"""
-    check = mpigen(repo, "check", "--overlay", "dev")
-    render = mpigen(repo, "render", "--overlay", "dev")
+    check = mpigen(ci_repository, "check", "--overlay", "dev")
+    render = mpigen(ci_repository, "render", "--overlay", "dev")
     assert render.code == 0
-    deleted = git(repo, "status", "--porcelain", "--", OUT)
+    deleted = git(ci_repository, "status", "--porcelain", "--", OUT)
     assert (check.code, deleted) == (0, ""), check.err + deleted[:300]
 
 

@@ -9,8 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.conftest import ROOT
 from tests.support.ci_repository import mpigen, no_git
+from tests.support.paths import ROOT
 
 RESNET = "resnet50-imagenet.yaml"
 

@@ -15,20 +15,20 @@ from tests.support.ci_repository import WORKERS, commit_all, edit, git, make_rep
 from tests.support.output_machine import NOBODY, as_nobody, chown_tree, sticky_folder
 
 
-def more_workers_committed(repo):
+def more_workers_committed(ci_repository):
     """A branch `feature` whose one commit gives intel-pi 3 workers, rendered; the working
     tree then goes back to main, so that only the revisions hold the change."""
-    git(repo, "checkout", "-q", "-b", "feature")
-    edit(repo, WORKERS)
-    assert mpigen(repo, "render").code == 0
-    commit_all(repo, "intel-pi: 3 workers")
-    git(repo, "checkout", "-q", "main")
-    return git(repo, "rev-parse", "main").strip()[:12], git(repo, "rev-parse", "feature").strip()[:12]
+    git(ci_repository, "checkout", "-q", "-b", "feature")
+    edit(ci_repository, WORKERS)
+    assert mpigen(ci_repository, "render").code == 0
+    commit_all(ci_repository, "intel-pi: 3 workers")
+    git(ci_repository, "checkout", "-q", "main")
+    return git(ci_repository, "rev-parse", "main").strip()[:12], git(ci_repository, "rev-parse", "feature").strip()[:12]
 
 
-def test_two_commits_are_compared_without_a_checkout(repo):
-    main, feature = more_workers_committed(repo)
-    run = mpigen(repo, "diff", "--base", "main", "--head", "feature")
+def test_two_commits_are_compared_without_a_checkout(ci_repository):
+    main, feature = more_workers_committed(ci_repository)
+    run = mpigen(ci_repository, "diff", "--base", "main", "--head", "feature")
     assert run.code == 1, run.err
     lines = run.out.splitlines()
     assert lines[0] == "job hpc/intel-pi (env prod)"
@@ -36,42 +36,42 @@ def test_two_commits_are_compared_without_a_checkout(repo):
     assert lines[-1] == (f"main ({main}) -> feature ({feature}): 1 job changed; objects: 0 added, 0 removed, "
                          "4 changed; 1 immutable change")
     # The working tree (main, checked out) is not the head: against it, nothing differs.
-    assert mpigen(repo, "diff", "--base", "main").out == "no changes\n"
+    assert mpigen(ci_repository, "diff", "--base", "main").out == "no changes\n"
     # Two positional revisions are --base and --head, as `git diff main feature`.
-    assert mpigen(repo, "diff", "main", "feature").out == run.out
+    assert mpigen(ci_repository, "diff", "main", "feature").out == run.out
     # The other way round, the change is undone; the same commit on both sides is no change.
-    back = mpigen(repo, "diff", "feature", "main")
+    back = mpigen(ci_repository, "diff", "feature", "main")
     assert "  workers 3 -> 2" in back.out.splitlines()
-    assert mpigen(repo, "diff", "--base", "feature", "--head", "feature").out == "no changes\n"
+    assert mpigen(ci_repository, "diff", "--base", "feature", "--head", "feature").out == "no changes\n"
 
 
-def test_head_alone_is_compared_with_its_merge_base(repo):
-    main, feature = more_workers_committed(repo)
-    edit(repo, WORKERS)  # the working tree's own edit is not the head's
-    run = mpigen(repo, "diff", "--head", "feature")
+def test_head_alone_is_compared_with_its_merge_base(ci_repository):
+    main, feature = more_workers_committed(ci_repository)
+    edit(ci_repository, WORKERS)  # the working tree's own edit is not the head's
+    run = mpigen(ci_repository, "diff", "--head", "feature")
     assert run.code == 1, run.err
     assert run.out.splitlines()[-1].startswith(f"{main} -> feature ({feature}): 1 job changed;")
 
 
-def test_two_folders_stay_folders_and_a_folder_beside_a_revision_is_refused(repo):
-    more_workers_committed(repo)
-    shutil.copytree(repo / "rendered", repo / "copy")
-    assert mpigen(repo, "diff", "rendered", "copy").out == "no changes\n"
-    mixed = mpigen(repo, "diff", "rendered", "feature")
+def test_two_folders_stay_folders_and_a_folder_beside_a_revision_is_refused(ci_repository):
+    more_workers_committed(ci_repository)
+    shutil.copytree(ci_repository / "rendered", ci_repository / "copy")
+    assert mpigen(ci_repository, "diff", "rendered", "copy").out == "no changes\n"
+    mixed = mpigen(ci_repository, "diff", "rendered", "feature")
     assert (mixed.code, mixed.out) == (2, "")
     assert mixed.err == ("error: feature: no such folder; give two rendered output folders, or two git "
                          "revisions: mpigen diff --base OLD_REV --head NEW_REV\n")
-    both = mpigen(repo, "diff", "main", "feature", "--base", "main")
+    both = mpigen(ci_repository, "diff", "main", "feature", "--base", "main")
     assert both.code == 2 and "not both" in both.err
 
 
-def test_an_unknown_revision_is_named_with_its_fix(repo):
-    more_workers_committed(repo)
-    head = mpigen(repo, "diff", "--base", "main", "--head", "no-such-branch")
+def test_an_unknown_revision_is_named_with_its_fix(ci_repository):
+    more_workers_committed(ci_repository)
+    head = mpigen(ci_repository, "diff", "--base", "main", "--head", "no-such-branch")
     assert (head.code, head.out) == (2, "")
     assert head.err == ("error: unknown git revision 'no-such-branch'; fetch it (in CI: a full clone, e.g. "
                         "actions/checkout with fetch-depth: 0) or name another with --head\n")
-    positional = mpigen(repo, "diff", "main", "no-such-branch")
+    positional = mpigen(ci_repository, "diff", "main", "no-such-branch")
     assert (positional.code, positional.out) == (2, "")
     assert positional.err.startswith("error: unknown git revision 'no-such-branch', and no such folder; ")
     assert "Traceback" not in head.err + positional.err
@@ -99,9 +99,9 @@ def test_outside_git_two_names_are_neither_folders_nor_revisions(tmp_path):
                         "mpigen diff OLD_DIR NEW_DIR\n")
 
 
-def test_diff_help_offers_only_its_own_cluster_flag(repo):
+def test_diff_help_offers_only_its_own_cluster_flag(ci_repository):
     """(diff's --kubeconfig and --context said "with --server/--live"; --server is validate's.)"""
-    diff_help, validate_help = mpigen(repo, "diff", "--help").out, mpigen(repo, "validate", "--help").out
+    diff_help, validate_help = mpigen(ci_repository, "diff", "--help").out, mpigen(ci_repository, "validate", "--help").out
     assert "--server" not in diff_help and "with --live: the kubeconfig" in " ".join(diff_help.split())
     assert "with --server: the kubeconfig" in " ".join(validate_help.split())
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 from tests.support.ci_repository import (BIN, ENV, IMAGE, INTEL, OUT, POSITIONED, WORKER_CPU, commit_all, edit, git,
                                          make_repo, mpigen)
 

@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, run_mpigen
 from tests.support.ci_repository import ENV, POSITIONED, folder_bytes, mpigen
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
 
 
 # --- 4. parallel rendering ---------------------------------------------------------------------

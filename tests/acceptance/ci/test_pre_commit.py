@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 from tests.support.ci_repository import (BIN, ENV, ENVIRONMENTS, EXAMPLES, Run, WORKER_CPU, edit, git, make_repo,
                                          snapshot)
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import InProcessRun, write
+from tests.support.command_line import InProcessRun
 from tests.support.gitops import PROFILES, blueprint
+from tests.support.text import write
 
 
 # --- 3. mpigen diff on two renders ----------------------------------------------------------------

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import pos, write
 from tests.support.gitops import PROFILES, blueprint
+from tests.support.text import pos, write
 
 
 # --- 8. name length with the run suffix ----------------------------------------------------------

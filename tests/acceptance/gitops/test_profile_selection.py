@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, example_blueprints, job_objects, pos, write
+from tests.support.blueprints import example_blueprints
 from tests.support.gitops import FLUX_SSA, JOB_LABEL, RUN_LABEL, TTL_BLUEPRINT, WAVE, example_objects
+from tests.support.paths import ROOT
+from tests.support.rendering import job_objects
+from tests.support.text import pos, write
 
 
 # --- 9. profile selection: flag > overlay (and bases) > mpigen.yaml > none --------------------------

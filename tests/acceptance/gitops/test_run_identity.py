@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import GOLDEN, ROOT, example_blueprints, extra_objects
+from tests.support.blueprints import example_blueprints
+from tests.support.paths import GOLDEN, ROOT
+from tests.support.rendering import extra_objects
 from tests.support.gitops import (FLUX_SSA, JOB_LABEL, PROFILES, RUN_LABEL, WAVE, assert_named_as_run, blueprint,
                                   golden_stream, metadatas)
 

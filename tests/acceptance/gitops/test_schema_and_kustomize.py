@@ -15,8 +15,10 @@ import subprocess
 import pytest
 import yaml
 
-from tests.conftest import GOLDEN, example_blueprints, extra_objects
+from tests.support.blueprints import example_blueprints
 from tests.support.gitops import PROFILES, blueprint, example_objects, golden_prod, golden_stream
+from tests.support.paths import GOLDEN
+from tests.support.rendering import extra_objects
 
 
 # --- 10. Kubernetes schema and kustomize -------------------------------------------------------------

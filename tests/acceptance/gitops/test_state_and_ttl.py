@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import by_kind, pos, write
 from tests.support.gitops import FLUX_SSA, JOB_LABEL, PROFILES, TTL_BLUEPRINT, blueprint
+from tests.support.rendering import by_kind
+from tests.support.text import pos, write
 
 
 # --- 6. spec.state --------------------------------------------------------------------------------

@@ -13,7 +13,9 @@ import re
 
 import pytest
 
-from tests.conftest import GOLDEN, example_blueprints, extra_objects
+from tests.support.blueprints import example_blueprints
+from tests.support.paths import GOLDEN
+from tests.support.rendering import extra_objects
 from tests.support.gitops import (CONFIG_KINDS, FLUX_SSA, JOB_LABEL, PROFILES, WAVE, blueprint, example_objects,
                                   golden_prod, golden_stream, metadatas)
 
@@ -69,7 +71,7 @@ def test_argocd_waves_start_configuration_then_workers_then_launcher(render, sou
     else:
         objects = render(blueprint("train", runPolicy={"cleanPodPolicy": "Running"}), "argocd").objects
     # the examples' configuration: the operator's, and their extra objects (a gang-scheduled
-    # job's PodGroup, <job>-mpigen, <job>-identity: conftest.extra_objects), none for "train";
+    # job's PodGroup, <job>-mpigen, <job>-identity: rendering.extra_objects), none for "train";
     # the PodGroup exists before the worker pods (mpi-operator.md 4.8)
     examples = {} if source == "synthetic" else example_blueprints()
     expected = {"ServiceAccount": "-1", "ConfigMap": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",

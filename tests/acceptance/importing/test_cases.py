@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.conftest import pos, run_mpigen
+from tests.support.command_line import run_mpigen
+from tests.support.text import pos
 from tests.support.import_round_trip import (V1, V1ALPHA2, V2BETA1, assert_round_trip, imported, job, launchers,
                                              refused_at, warned_at)
 

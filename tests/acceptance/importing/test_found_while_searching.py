@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import shutil
 
-from tests.conftest import ROOT, blueprint_text, pos, run_mpigen, write
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
+from tests.support.text import pos, write
 
 FIXTURES = ROOT / "tests" / "support" / "fixtures"
 MPIJOB = FIXTURES / "mpi-operator-v2beta1" / "tensorflow-mnist.yaml"  # the operator's example, as published

@@ -11,6 +11,7 @@ import json
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
+from mpigen.render.mpijob.options import MpiJobOptions
 from tests.support.properties import examples
 
 from tests.support.import_round_trip import (V1, V1ALPHA2, V2BETA1, assert_round_trip, imported, render_blueprint,
@@ -95,4 +96,4 @@ def test_any_mpijob_imports_to_an_error_or_to_a_blueprint_that_renders(api, data
     assert all(d.mark.line > 0 for d in diagnostics), [str(d) for d in diagnostics]
     if blueprint:
         render_blueprint(blueprint)
-        render_blueprint(blueprint, target="mpijob", mpijob_api=V1 if api == V1 else V2BETA1)
+        render_blueprint(blueprint, target="mpijob", own=MpiJobOptions(V1 if api == V1 else V2BETA1))

@@ -13,9 +13,11 @@ import subprocess
 import pytest
 import yaml
 
-from tests.conftest import ROOT, pos, run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.import_round_trip import job
 from tests.support.output_machine import as_nobody
+from tests.support.paths import ROOT
+from tests.support.text import pos
 
 
 # --- the command line: stdout by default, -o all or nothing, never over anything --------

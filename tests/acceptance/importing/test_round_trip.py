@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.support.properties import examples
 
-from tests.conftest import BLUEPRINTS, ROOT, pos, run_mpigen
+from tests.support.command_line import run_mpigen
+from tests.support.paths import BLUEPRINTS, ROOT
+from tests.support.text import pos
 
 FIXTURE = ROOT / "tests" / "support" / "fixtures" / "tensorflow-mnist-v1alpha2.yaml"
 

@@ -15,7 +15,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 from tests.support.properties import examples
 
-from tests.conftest import BLUEPRINTS, ROOT, pos
+from tests.support.paths import BLUEPRINTS, ROOT
+from tests.support.text import pos
 
 # Examples whose blueprint says what a TrainJob and its runtime do not: the cloud identity
 # ServiceAccount mpigen makes (the runtime only names it), as for MPIJobs (test_round_trip.UNMAPPED).
@@ -318,7 +319,7 @@ def test_any_value_anywhere_in_a_trainjob_or_its_runtime_is_imported_reported_or
     random: import gives a blueprint or errors at lines, and never crashes."""
     from mpigen.errors import InputError
     from mpigen.load.parser import parse
-    from mpigen.review.importer.trainjob import import_trainjob
+    from mpigen.importer.importers import import_job as import_trainjob
 
     objects = copy.deepcopy(data.draw(st.sampled_from(rendered_objects)))
     which = data.draw(st.integers(0, 1))
@@ -374,7 +375,7 @@ def test_a_runtime_whose_kind_is_not_a_runtimes_is_refused_at_its_line(rendered_
     """What the property test above once drew: a runtime whose kind is a list reached a lookup
     by kind and crashed the importer (TypeError: unhashable type: 'list')."""
     from mpigen.load.parser import parse
-    from mpigen.review.importer.trainjob import import_trainjob
+    from mpigen.importer.importers import import_job as import_trainjob
 
     trainjob, runtime = rendered_objects[0]
     text = yaml.safe_dump({**runtime, "kind": yaml.safe_load(kind)}, sort_keys=False)

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.input_repository import make_repository
 
 
 @pytest.fixture
-def repo():
+def shared_repository():
     """A repository with its committed output, in a folder every user may enter (pytest's
     own temporary folders are private to their owner), removed afterwards whatever modes
     a test left in it."""

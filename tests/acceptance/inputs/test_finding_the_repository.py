@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, pos, write
+from tests.support.blueprints import blueprint_text
 from tests.support.overlays import CONFIG_HEAD, OVERLAY_HEAD
+from tests.support.text import pos, write
 
 CONFIG = CONFIG_HEAD + "blueprints: [blueprints]\noverlays: [dev]\noutput: rendered\n"
 

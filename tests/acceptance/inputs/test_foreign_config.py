@@ -21,11 +21,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, blueprint_text, run_mpigen, write
 from tests.support.any_user import any_user_install, as_user
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 from tests.support.input_repository import refused, snapshot
 from tests.support.output_machine import NOBODY, chown_tree, need_root, unavailable
 from tests.support.overlays import CONFIG_HEAD, OVERLAY_HEAD
+from tests.support.paths import ROOT
+from tests.support.text import write
 
 PLANTED = "evil.example/kubectl:planted"
 MINE = "example.com/kubectl:mine"
@@ -202,13 +205,13 @@ def test_a_run_as_root_by_sudo_is_judged_as_git_judges_it(shared, runner, sudo_u
         assert _git_opens(repo, runner, env, shared) == used
 
 
-def _git_opens(repo: Path, runner: int, env: dict, home: Path) -> bool:
+def _git_opens(shared_repository: Path, runner: int, env: dict, home: Path) -> bool:
     """Whether git (with no configuration of the user's or the system's) opens the repository
     for the same user in the same environment."""
     prefix = as_user(runner) if runner != ROOT_UID else ()
     environ = {"PATH": os.environ["PATH"], "HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1",
                "GIT_CONFIG_GLOBAL": os.devnull, **env}
-    done = subprocess.run([*prefix, "git", "rev-parse", "--git-dir"], cwd=repo, env=environ, capture_output=True,
+    done = subprocess.run([*prefix, "git", "rev-parse", "--git-dir"], cwd=shared_repository, env=environ, capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 or "dubious ownership" in done.stderr, done.stderr
     return done.returncode == 0

@@ -12,15 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, run_mpigen, write
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 from tests.support.input_repository import need, refused
+from tests.support.text import write
 
 
 # --- standard output that cannot take the output ---------------------------------------------
 
-def _drift(repo: Path) -> None:
+def _drift(shared_repository: Path) -> None:
     """A change that `check` reports and `diff` shows."""
-    write(repo / "blueprints/one.yaml", blueprint_text("one", workers=3))
+    write(shared_repository / "blueprints/one.yaml", blueprint_text("one", workers=3))
 
 
 # A shell that starts mpigen with its standard output closed (as `>&-`).
@@ -49,10 +51,10 @@ spec:
 
 
 @pytest.fixture
-def writers_repo(repo):
-    _drift(repo)
-    write(repo / "import.yaml", MPIJOB)
-    return repo
+def writers_repo(shared_repository):
+    _drift(shared_repository)
+    write(shared_repository / "import.yaml", MPIJOB)
+    return shared_repository
 
 
 @pytest.mark.parametrize("command", WRITERS)
@@ -88,10 +90,10 @@ def test_a_reader_that_stops_reading_ends_the_output_quietly(writers_repo, comma
     assert "error" not in stderr and "Traceback" not in stderr and "Exception ignored" not in stderr, stderr
 
 
-def test_nothing_to_write_is_no_error_even_with_a_closed_standard_output(repo):
+def test_nothing_to_write_is_no_error_even_with_a_closed_standard_output(shared_repository):
     """As `cat /dev/null >&-`: an up-to-date check writes nothing, so a closed standard
     output does not matter."""
-    done = run_mpigen("check", cwd=repo, prefix=CLOSED_STDOUT)
+    done = run_mpigen("check", cwd=shared_repository, prefix=CLOSED_STDOUT)
     assert done.returncode == 0, done.stderr.decode()
 
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import MPIGEN, run_mpigen
+from tests.support.command_line import MPIGEN, run_mpigen
 from tests.support.input_repository import COMMANDS, SEARCHED, need, refused, snapshot
 
 
@@ -21,9 +21,9 @@ FIFO = "is a FIFO (named pipe), not a regular file or folder; use a regular file
 
 
 @pytest.fixture
-def fifo_repo(repo):
-    os.mkfifo(repo / "pipe.yaml")
-    return repo
+def fifo_repo(shared_repository):
+    os.mkfifo(shared_repository / "pipe.yaml")
+    return shared_repository
 
 
 @pytest.mark.parametrize("args", [("render", "pipe.yaml", "--stdout"), ("render", "pipe.yaml", "-o", "elsewhere"),
@@ -36,45 +36,45 @@ def test_a_fifo_named_on_the_command_line_is_an_error_not_a_hang(fifo_repo, args
     assert snapshot(fifo_repo) == before
 
 
-def test_a_fifo_in_a_searched_folder_is_an_error_not_a_hang_nor_a_skip(repo):
-    os.mkfifo(repo / "blueprints/team/deep/pipe.yaml")
-    before = snapshot(repo)
+def test_a_fifo_in_a_searched_folder_is_an_error_not_a_hang_nor_a_skip(shared_repository):
+    os.mkfifo(shared_repository / "blueprints/team/deep/pipe.yaml")
+    before = snapshot(shared_repository)
     for name, args in COMMANDS.items():
-        done = run_mpigen(*args, cwd=repo, timeout=60)
+        done = run_mpigen(*args, cwd=shared_repository, timeout=60)
         assert refused(done, name) == [f"error: blueprints/team/deep/pipe.yaml: {FIFO} {SEARCHED}"], name
-        assert snapshot(repo) == before
+        assert snapshot(shared_repository) == before
 
 
-def test_a_fifo_as_an_overlay_or_in_an_overlay_folder_is_an_error(repo):
-    os.mkfifo(repo / "overlays/odd.yaml")
-    done = run_mpigen("render", "blueprints", "--overlay", "overlays/odd.yaml", "--stdout", cwd=repo)
+def test_a_fifo_as_an_overlay_or_in_an_overlay_folder_is_an_error(shared_repository):
+    os.mkfifo(shared_repository / "overlays/odd.yaml")
+    done = run_mpigen("render", "blueprints", "--overlay", "overlays/odd.yaml", "--stdout", cwd=shared_repository)
     assert refused(done, "--overlay FIFO") == [f"error: overlays/odd.yaml: {FIFO} or stop using this overlay"]
-    os.mkfifo(repo / "overlays/pool/extra.yaml")
-    before = snapshot(repo)
+    os.mkfifo(shared_repository / "overlays/pool/extra.yaml")
+    before = snapshot(shared_repository)
     for name, args in COMMANDS.items():
-        done = run_mpigen(*args, cwd=repo, timeout=60)
+        done = run_mpigen(*args, cwd=shared_repository, timeout=60)
         assert refused(done, name) == [f"error: overlays/pool/extra.yaml: {FIFO} or move it out of the overlay "
                                        "folder"], name
-        assert snapshot(repo) == before
+        assert snapshot(shared_repository) == before
 
 
-def test_mpigen_yaml_as_a_fifo_is_an_error_not_ignored(repo):
-    (repo / "mpigen.yaml").unlink()
-    os.mkfifo(repo / "mpigen.yaml")
+def test_mpigen_yaml_as_a_fifo_is_an_error_not_ignored(shared_repository):
+    (shared_repository / "mpigen.yaml").unlink()
+    os.mkfifo(shared_repository / "mpigen.yaml")
     for name, args in COMMANDS.items():
-        done = run_mpigen(*args, cwd=repo, timeout=60)
+        done = run_mpigen(*args, cwd=shared_repository, timeout=60)
         assert refused(done, name) == [f"error: mpigen.yaml: {FIFO} or run mpigen in another folder"], name
 
 
-def test_a_socket_is_an_error(repo, monkeypatch):
-    monkeypatch.chdir(repo / "blueprints")  # a relative name: socket paths are limited to 108 bytes
+def test_a_socket_is_an_error(shared_repository, monkeypatch):
+    monkeypatch.chdir(shared_repository / "blueprints")  # a relative name: socket paths are limited to 108 bytes
     server = socket.socket(socket.AF_UNIX)
     try:
         server.bind("sock.yaml")
-        done = run_mpigen("validate", cwd=repo)
+        done = run_mpigen("validate", cwd=shared_repository)
         assert refused(done, "socket") == ["error: blueprints/sock.yaml: is a socket, not a regular file or folder; "
                                            f"use a regular file {SEARCHED}"]
-        done = run_mpigen("import", "blueprints/sock.yaml", "--stdout", cwd=repo)
+        done = run_mpigen("import", "blueprints/sock.yaml", "--stdout", cwd=shared_repository)
         assert refused(done, "socket")[0].startswith("error: blueprints/sock.yaml: is a socket")
     finally:
         server.close()
@@ -115,19 +115,19 @@ LINKS = {"self": {"self.yaml": "self.yaml"}, "dangling": {"dangling.yaml": "miss
                                   ("validate", "{}"), ("import", "{}", "--stdout"),
                                   ("render", "blueprints", "--overlay", "./{}", "--stdout")],
                          ids=["render-stdout", "render-o", "validate", "import", "overlay"])
-def test_a_broken_or_looping_link_on_the_command_line_is_an_error(repo, kind, args):
+def test_a_broken_or_looping_link_on_the_command_line_is_an_error(shared_repository, kind, args):
     for name, target in LINKS[kind].items():
-        os.symlink(target, repo / name)
+        os.symlink(target, shared_repository / name)
     first = next(iter(LINKS[kind]))
-    before = snapshot(repo)
-    done = run_mpigen(*(a.format(first) for a in args), cwd=repo, timeout=60)
+    before = snapshot(shared_repository)
+    done = run_mpigen(*(a.format(first) for a in args), cwd=shared_repository, timeout=60)
     assert refused(done, f"{kind} {args}") == [f"error: {first}: {LINK}"]
-    assert snapshot(repo) == before
+    assert snapshot(shared_repository) == before
 
 
-def test_mpigen_yaml_as_a_broken_link_is_an_error_not_ignored(repo):
-    (repo / "mpigen.yaml").unlink()
-    os.symlink("nowhere.yaml", repo / "mpigen.yaml")
+def test_mpigen_yaml_as_a_broken_link_is_an_error_not_ignored(shared_repository):
+    (shared_repository / "mpigen.yaml").unlink()
+    os.symlink("nowhere.yaml", shared_repository / "mpigen.yaml")
     for name, args in COMMANDS.items():
-        done = run_mpigen(*args, cwd=repo, timeout=60)
+        done = run_mpigen(*args, cwd=shared_repository, timeout=60)
         assert refused(done, name) == [f"error: mpigen.yaml: {LINK}"], name

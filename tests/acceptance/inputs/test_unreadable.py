@@ -11,20 +11,21 @@ import os
 
 import pytest
 
-from tests.conftest import run_mpigen, write
+from tests.support.command_line import run_mpigen
 from tests.support.input_repository import COMMANDS, NOBODY, SEARCHED, refused, snapshot
 from tests.support.output_machine import as_nobody, chown_tree
+from tests.support.text import write
 
 
 @pytest.fixture
-def unprivileged(repo):
+def unprivileged(shared_repository):
     """unprivileged(*ARGS, cwd=...) runs mpigen as a user for whom chmod 000 means
     unreadable: this user when it is not root, else nobody (output_machine.as_nobody: the copy
     of mpigen every user may run), who is then given the repository (mpigen uses no other
     user's mpigen.yaml: docs/cli.md); chmod 000 locks a file from its owner as from anyone but root."""
     if os.geteuid() != 0:
         return run_mpigen
-    chown_tree(repo, NOBODY, NOBODY)
+    chown_tree(shared_repository, NOBODY, NOBODY)
     return as_nobody
 
 
@@ -58,27 +59,27 @@ UNREADABLE = {
 
 
 @pytest.mark.parametrize("case", UNREADABLE)
-def test_an_unreadable_input_is_an_error_and_the_committed_output_stays(repo, unprivileged, case):
+def test_an_unreadable_input_is_an_error_and_the_committed_output_stays(shared_repository, unprivileged, case):
     path, mode, expected = UNREADABLE[case]
-    (repo / path).chmod(mode)
-    before = snapshot(repo)
+    (shared_repository / path).chmod(mode)
+    before = snapshot(shared_repository)
     for name, args in COMMANDS.items():
-        done = unprivileged(*args, cwd=repo)
+        done = unprivileged(*args, cwd=shared_repository)
         assert refused(done, f"{case}, {name}") == expected, name
-        assert snapshot(repo) == before, f"{case}, {name}: the repository changed"
+        assert snapshot(shared_repository) == before, f"{case}, {name}: the repository changed"
 
 
-def test_the_user_can_read_the_repository_when_nothing_is_locked(repo, unprivileged):
+def test_the_user_can_read_the_repository_when_nothing_is_locked(shared_repository, unprivileged):
     """The cases above fail because of the one locked path, not because of the user."""
     for name, args in COMMANDS.items():
-        done = unprivileged(*args, cwd=repo)
+        done = unprivileged(*args, cwd=shared_repository)
         assert done.returncode == 0, (name, done.stderr.decode())
 
 
-def test_a_readable_file_that_is_not_yaml_still_warns_and_is_skipped(repo):
+def test_a_readable_file_that_is_not_yaml_still_warns_and_is_skipped(shared_repository):
     """Not a read failure: the file was read, and nothing in it looks like a blueprint."""
-    write(repo / "blueprints/notes.yaml", "{{ a template, not YAML\n")
-    done = run_mpigen("validate", cwd=repo)
+    write(shared_repository / "blueprints/notes.yaml", "{{ a template, not YAML\n")
+    done = run_mpigen("validate", cwd=shared_repository)
     assert done.returncode == 0, done.stderr.decode()
     (line,) = [line for line in done.stderr.decode().splitlines() if "notes.yaml" in line]
     assert line.startswith("blueprints/notes.yaml:") and ": warning: invalid YAML: " in line

@@ -12,9 +12,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-from tests.acceptance.install.conftest import SDIST, WHEEL, reader_shell
-from tests.conftest import ROOT
 from tests.support.docs_run import ENV, assert_shown, run_block, shell_blocks
+from tests.support.paths import ROOT
+from tests.support.release import SDIST, WHEEL, reader_shell
 
 TUTORIAL = ROOT / "docs" / "tutorial.md"
 VENV = Path(".local", "mpigen")  # the tutorial's virtual environment, in the reader's home

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.invalid_input import MNIST, RUN_TIMEOUT, env
 
 

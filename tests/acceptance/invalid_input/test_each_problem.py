@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import pos
+from tests.support.text import pos
 from tests.support.invalid_input import (ALIAS_BOMB, BASE, BINARY, BOMB_TIMEOUT, Case, DEPLOYMENT, LATIN1, NAMESPACED,
                                          TWO_DOCUMENTS, add_dataset, check_case, err, long_name, param, single,
                                          variant, yaml_syntax)

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from tests.conftest import pos
 from tests.support.invalid_input import MNIST, long_name, run_modes
+from tests.support.text import pos
 
 
 # --- the boundary that is accepted ---------------------------------------------------------

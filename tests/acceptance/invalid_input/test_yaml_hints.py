@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import pos, write
 from tests.support.invalid_input import BASE, add_dataset, variant
+from tests.support.text import pos, write
 
 _TWO_ITEMS = add_dataset("""\
     - name: other

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import yaml
 
-from tests.conftest import BLUEPRINTS, render_text, run_mpigen, write
+from tests.support.command_line import run_mpigen
+from tests.support.paths import BLUEPRINTS
+from tests.support.rendering import render_text
+from tests.support.text import write
 
 BASE = (BLUEPRINTS / "tensorflow-mnist.yaml").read_text()
 

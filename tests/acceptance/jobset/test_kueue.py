@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import yaml
 
-from tests.conftest import BLUEPRINTS, render_text
+from tests.support.paths import BLUEPRINTS
+from tests.support.rendering import render_text
 
 REQUESTS = ("queue: team-a-gpus\n    priorityClass: high\n    multiKueue: true\n"
             "    topology: {required: cloud.google.com/gce-topology-block}")

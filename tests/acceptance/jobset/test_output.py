@@ -10,7 +10,8 @@ import re
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, GOLDEN, render_text
+from tests.support.paths import BLUEPRINTS, GOLDEN
+from tests.support.rendering import render_text
 
 GOLDEN_STREAMS = ("jobset.yaml", "jobset-argocd.yaml", "jobset-flux.yaml")
 

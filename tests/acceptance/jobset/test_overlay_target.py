@@ -8,12 +8,14 @@ import shutil
 
 import yaml
 
-from tests.conftest import ROOT, run_mpigen, write
+from tests.support.command_line import run_mpigen
+from tests.support.paths import ROOT
+from tests.support.text import write
 
 CONFIG = "apiVersion: mpigen.dev/v1alpha1\nkind: Config\noverlays: [dev, prod]\noutput: out\n"
 
 
-def repo(tmp_path, dev_target: str = "jobset"):
+def examples_repository(tmp_path, dev_target: str = "jobset"):
     shutil.copytree(ROOT / "blueprints", tmp_path / "blueprints")
     shutil.copytree(ROOT / "overlays", tmp_path / "overlays")
     dev = tmp_path / "overlays" / "dev" / "overlay.yaml"
@@ -28,7 +30,7 @@ def kinds(folder) -> set[str]:
 
 
 def test_each_environment_renders_for_its_own_target(tmp_path):
-    root = repo(tmp_path)
+    root = examples_repository(tmp_path)
     done = run_mpigen("render", cwd=root)
     assert done.returncode == 0, done.stderr
     assert "JobSet" in kinds(root / "out" / "dev") and "StatefulSet" not in kinds(root / "out" / "dev")
@@ -38,7 +40,7 @@ def test_each_environment_renders_for_its_own_target(tmp_path):
 
 
 def test_an_overlay_inherits_its_bases_target(tmp_path):
-    root = repo(tmp_path)
+    root = examples_repository(tmp_path)
     write(root / "overlays" / "dev2" / "overlay.yaml",
           "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\nbases: [dev]\n")
     done = run_mpigen("render", "--overlay", "dev2", "-o", "out2", cwd=root)
@@ -47,7 +49,7 @@ def test_an_overlay_inherits_its_bases_target(tmp_path):
 
 
 def test_an_unknown_target_is_an_error_at_the_overlays_line(tmp_path):
-    root = repo(tmp_path, dev_target="helm")
+    root = examples_repository(tmp_path, dev_target="helm")
     done = run_mpigen("render", cwd=root)
     lines = (root / "overlays" / "dev" / "overlay.yaml").read_text().splitlines()
     line = next(i for i, text in enumerate(lines, 1) if text == "target: helm")

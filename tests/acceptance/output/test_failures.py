@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.output_machine import (NOBODY, as_nobody, assert_index_lists_exactly_its_files, blueprints,
                                           chown_tree, error_lines, files_of, leftovers, need_root, snapshot, tmpfs)
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tests.conftest import blueprint_text, run_mpigen, write
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
+from tests.support.text import write
 
 
 def tree(root: Path) -> dict[str, bytes]:

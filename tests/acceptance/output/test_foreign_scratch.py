@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.output_machine import NOBODY, blueprints, chown_tree, files_of, index_of, need_root
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import blueprint_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 from tests.support.output_machine import (OVERLAY, assert_index_lists_exactly_its_files, blueprints, error_lines,
                                           index_of, leftovers, snapshot, tmpfs)
 

@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.output_machine import (NOBODY, OVERLAY, assert_index_lists_exactly_its_files, blueprints,
                                           error_lines, index_of, need_root, snapshot)
 

@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MPIGEN, ROOT, run_mpigen
+from tests.support.command_line import MPIGEN, run_mpigen
 from tests.support.output_machine import assert_index_lists_exactly_its_files, blueprints, files_of, leftovers, tmpfs
+from tests.support.paths import ROOT
 
 
 # --- killed and concurrent runs ------------------------------------------------------------

@@ -11,8 +11,8 @@ import select
 import subprocess
 import time
 
-from tests.conftest import MPIGEN
 from tests.support.any_user import AS_NOBODY
+from tests.support.command_line import MPIGEN
 from tests.support.output_machine import blueprints, snapshot
 
 DEADLINE = 120  # seconds: a bound on a hang, not a measurement

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MPIGEN, ROOT, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import MPIGEN, run_mpigen
+from tests.support.paths import ROOT
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -124,8 +126,7 @@ def _dead_pid() -> int:
 
 
 OVERLAY = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\nnamespace: dev\n"
-BLUEPRINT = ("apiVersion: mpigen.dev/v1alpha1\nkind: MPIJobBlueprint\nmetadata: {name: one}\n"
-             "spec: {image: img, workers: 1, command: [a]}\n")
+BLUEPRINT = blueprint_text("one")
 
 
 @pytest.mark.parametrize("out", ["overlays/dev", "overlays/dev/out", "overlays", "overlays/base"])

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import write
 from tests.support.overlays import blueprint, snapshot
+from tests.support.text import write
 
 
 @pytest.fixture(autouse=True)

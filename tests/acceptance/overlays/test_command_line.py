@@ -13,8 +13,10 @@ from pathlib import Path
 
 import yaml
 
-from tests.conftest import blueprint_text, run_mpigen, write
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 from tests.support.overlays import add_blueprint, at, overlay, refused
+from tests.support.text import write
 
 
 # --- 7. --overlay on the command line -----------------------------------------------------------

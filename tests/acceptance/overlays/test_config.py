@@ -9,13 +9,14 @@ YAML text (`pos`), never typed in.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.conftest import write
 from tests.support.overlays import CONFIG_HEAD, _repository, add_blueprint, at, index_paths, overlay, pod_spec
+from tests.support.text import write
 
 
 # --- 8. mpigen.yaml -----------------------------------------------------------------------------
@@ -79,7 +80,8 @@ def test_target_and_gitops_flags_win_over_mpigen_yaml(monkeypatch):
     import mpigen.render.targets
     from mpigen.project.options import Flags, resolve
 
-    monkeypatch.setattr(mpigen.render.targets, "TARGETS", ("static", "other"))
+    table = mpigen.render.targets.TARGETS
+    monkeypatch.setattr(mpigen.render.targets, "TARGETS", {**table, "other": replace(table["static"], name="other")})
     _repository(extra="target: other\ngitops: argocd\n")
     options = resolve(Flags(), print).options
     assert (options.target, options.gitops) == ("other", "argocd")

@@ -9,13 +9,13 @@ YAML text (`pos`), never typed in.
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import pos, write
+from tests.support.blueprints import MINIMAL_SPEC_YAML, blueprint_yaml
 from tests.support.overlays import OVERLAY_HEAD, add_blueprint, at, overlay, refused
+from tests.support.text import pos, write
 
 
 def test_missing_base_is_an_error_at_the_bases_item(cli, previous):
@@ -143,16 +143,7 @@ def test_kind_and_apiversion_cannot_be_patched(cli, previous, field):
 
 
 def test_a_blueprint_error_is_reported_once_at_the_blueprint_under_two_overlays(cli, previous):
-    text = write("blueprints/job.yaml", textwrap.dedent("""\
-        apiVersion: mpigen.dev/v1alpha1
-        kind: MPIJobBlueprint
-        metadata:
-          name: job
-        spec:
-          image: example.com/train:1
-          workers: 0
-          command: [python, train.py]
-        """))
+    text = write("blueprints/job.yaml", blueprint_yaml("job", spec=MINIMAL_SPEC_YAML.replace("workers: 2", "workers: 0")))
     overlay("dev", "namespace: dev\n")
     overlay("prod", "namespace: prod\nlabels: {env: prod}\n")
     assert refused(cli, previous, "blueprints", "--overlay", "dev", "--overlay", "prod") == [

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import write
 from tests.support.overlays import _repository, index_paths, key, overlay, tree
+from tests.support.text import write
 
 
 # --- 9. output scope ----------------------------------------------------------------------------

@@ -14,8 +14,9 @@ import textwrap
 import pytest
 import yaml
 
-from tests.conftest import write
+from tests.support.blueprints import MINIMAL_SPEC_YAML, blueprint_yaml
 from tests.support.overlays import add_blueprint, at, objects_of, overlay, pod_spec, rendered
+from tests.support.text import write
 
 
 # --- 11. placement ------------------------------------------------------------------------------
@@ -63,15 +64,7 @@ def test_placement_from_an_overlay_replaces_lists_and_merges_node_selectors():
     assert launcher["tolerations"] == [{"operator": "Exists", "effect": "NoSchedule"}]
 
 
-PLACEMENT_BLUEPRINT = textwrap.dedent("""\
-    apiVersion: mpigen.dev/v1alpha1
-    kind: MPIJobBlueprint
-    metadata:
-      name: job
-    spec:
-      image: example.com/train:1
-      workers: 2
-      command: [python, train.py]
+PLACEMENT_BLUEPRINT = blueprint_yaml("job", spec=MINIMAL_SPEC_YAML + textwrap.dedent("""\
       placement:
         worker:
           tolerations:
@@ -79,7 +72,7 @@ PLACEMENT_BLUEPRINT = textwrap.dedent("""\
               operator: Exists
               effect: NoSchedule
             - TOLERATION
-    """)
+    """))
 
 
 @pytest.mark.parametrize("toleration, message", [

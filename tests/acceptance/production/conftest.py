@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import write
+from tests.support.text import write
 
 
 @pytest.fixture

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import blueprint_text, by_kind, render_text
+from tests.support.blueprints import blueprint_text
 from tests.support.kubernetes_schema import validate
 from tests.support.production import RENDERS, pod, static, template_meta
+from tests.support.rendering import by_kind, render_text
 
 
 # --- 5. pod fields of the new blueprint fields ---------------------------------------------------

@@ -9,9 +9,10 @@ import re
 
 import pytest
 
-from tests.conftest import blueprint_text, by_kind, render_text
+from tests.support.blueprints import blueprint_text
 from tests.support.kubernetes_schema import validate
 from tests.support.production import RENDERS, pod, static, template_meta
+from tests.support.rendering import by_kind, render_text
 
 
 # --- 4. rendered objects validate; PodGroups as the operator writes them -----------------------

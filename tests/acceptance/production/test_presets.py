@@ -11,8 +11,9 @@ import subprocess
 
 import pytest
 
-from tests.conftest import blueprint_text, by_kind, render_text
+from tests.support.blueprints import blueprint_text
 from tests.support.production import env_pairs, pod, static
+from tests.support.rendering import by_kind, render_text
 
 
 # --- 2. framework presets: the launch line and the launcher environment ---------------------

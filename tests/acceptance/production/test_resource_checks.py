@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.production import (DOWNLOAD, NP_FLAGS, VALIDATE, assert_check_stays_quiet, assert_check_triggers,
                                       blueprint_yaml, check, diagnostics, marked)
 

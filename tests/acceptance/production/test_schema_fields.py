@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.conftest import run_mpigen
+from tests.support.command_line import run_mpigen
 
 
 # --- 6. `mpigen schema` documents every new field -------------------------------------------------

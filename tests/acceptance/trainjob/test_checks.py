@@ -6,21 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import pos, run_mpigen, write
-
-HEAD = """apiVersion: mpigen.dev/v1alpha1
-kind: MPIJobBlueprint
-metadata:
-  name: {name}
-spec:
-  image: example.com/train:1
-  workers: {workers}
-  command: [python, train.py]
-"""
-
+from tests.support.blueprints import MINIMAL_SPEC_YAML, blueprint_yaml
+from tests.support.command_line import run_mpigen
+from tests.support.text import pos, write
 
 def render(tmp_path, extra: str = "", name: str = "job", workers: int = 2, *flags: str):
-    text = HEAD.format(name=name, workers=workers) + extra
+    text = blueprint_yaml(name, spec=MINIMAL_SPEC_YAML.replace("workers: 2", f"workers: {workers}")) + extra
     path = tmp_path / "job.yaml"
     write(path, text)
     out = tmp_path / f"out-{len(name)}-{workers}"

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import yaml
 
-from tests.conftest import BLUEPRINTS, blueprint_text, render_text, run_mpigen, write
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
+from tests.support.paths import BLUEPRINTS
+from tests.support.rendering import render_text
+from tests.support.text import write
 
 BASE = (BLUEPRINTS / "tensorflow-mnist.yaml").read_text()
 

@@ -12,7 +12,10 @@ import json
 import pytest
 import yaml
 
-from tests.conftest import blueprint_text, by_kind, render_text, run_mpigen, write
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
+from tests.support.rendering import by_kind, render_text
+from tests.support.text import write
 
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 RESERVED = {"OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",

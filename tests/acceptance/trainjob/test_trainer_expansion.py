@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, by_kind, render_text
 from tests.support.e2e.trainer.expand import expand
 from tests.support.e2e.trainer.validate import webhook_errors
+from tests.support.paths import BLUEPRINTS
+from tests.support.rendering import by_kind, render_text
 
 TRAINER_RUNTIME = yaml.safe_load((Path(__file__).parents[2] / "support" / "e2e" / "trainer" /
                                   "deepspeed_distributed.yaml").read_text())

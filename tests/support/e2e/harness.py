@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.e2e.image import MPICH, PROGRAM, VENV_BIN, pod_image
 from tests.support.e2e.network import ADD_NETNS
+from tests.support.paths import BLUEPRINTS
 
 SSHD = Path("/usr/sbin/sshd")
 NON_ROOT = 1000  # the image's user in the non-root runs

@@ -20,7 +20,7 @@ import pytest
 import mpigen
 from mpigen.cache.fingerprint import RUN_LIBRARIES
 from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 # The runs, in one process each, after the interpreter has started: what it loaded before
 # mpigen's first import (site, .pth hooks) is no input of a render.

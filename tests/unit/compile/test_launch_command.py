@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import blueprint_text, by_kind, render_text
+from tests.support.blueprints import blueprint_text
+from tests.support.rendering import by_kind, render_text
 
 HOROVOD = ["--allow-run-as-root", "--bind-to", "none", "--map-by", "slot", "-x", "LD_LIBRARY_PATH", "-x", "PATH",
            "--mca", "pml", "ob1", "--mca", "btl", "^openib"]

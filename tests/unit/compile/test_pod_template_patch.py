@@ -7,8 +7,11 @@ import json
 
 import pytest
 
-from tests.conftest import blueprint_text, by_kind, pos, render_text, run_mpigen
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
 from tests.support.kubernetes_schema import validate
+from tests.support.rendering import by_kind, render_text
+from tests.support.text import pos
 
 
 def test_the_patchable_fields_are_kubernetes_1_30_fields():

@@ -17,7 +17,8 @@ import yaml
 from mpigen.errors import InputError
 from mpigen.load.files import MAX_FILE_BYTES
 from mpigen.load.parser import MAX_DEPTH, parse
-from tests.conftest import BLUEPRINTS, ROOT, run_mpigen
+from tests.support.command_line import run_mpigen
+from tests.support.paths import BLUEPRINTS, ROOT
 
 DEEP = f"nesting is deeper than {MAX_DEPTH} levels"
 

@@ -11,8 +11,9 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.conftest import GOLDEN, ROOT, run_mpigen
+from tests.support.command_line import run_mpigen
 from tests.support.kubernetes_schema import validate
+from tests.support.paths import GOLDEN, ROOT
 
 APIS = {"v2beta1": "kubeflow.org/v2beta1", "v1": "kubeflow.org/v1"}
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.conftest import ROOT
 from tests.support.health_checks import argo_cd_check, flux_programs, flux_state
+from tests.support.paths import ROOT
 
 ARGO = ROOT / "docs" / "argocd" / "mpijob-health.yaml"
 FLUX = ROOT / "docs" / "flux" / "mpijob-health.yaml"

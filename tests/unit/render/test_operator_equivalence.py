@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import BLUEPRINTS, production_features, render_text
+from tests.support.blueprints import production_features
+from tests.support.paths import BLUEPRINTS
+from tests.support.rendering import render_text
 
 FIXTURES = Path(__file__).resolve().parents[2] / "support" / "fixtures"
 MPIGEN_LABELS = ("app.kubernetes.io/managed-by", "mpigen.dev/job")
@@ -48,7 +50,7 @@ EXAMPLES = sorted(p.name.removesuffix("-operator.yaml") for p in FIXTURES.glob("
 
 def test_every_example_has_a_fixture():
     """Every example of the operator's MPIJob fields. The examples of the production
-    features (conftest.production_features: gang scheduling, Kueue, rank-env.sh, cloud
+    features (blueprints.production_features: gang scheduling, Kueue, rank-env.sh, cloud
     identity, RDMA, ...) have no hand-written fixture: golden/ and tests/acceptance/production/ cover them."""
     assert EXAMPLES == sorted(p.stem for p in BLUEPRINTS.glob("*.yaml")
                               if not production_features(yaml.safe_load(p.read_text())))

@@ -8,7 +8,8 @@ import pytest
 
 from mpigen.emit.install_order import sort_objects
 from mpigen.emit.yaml import dump_stream
-from tests.conftest import blueprint_text, render_text
+from tests.support.blueprints import blueprint_text
+from tests.support.rendering import render_text
 
 CASES = {
     "main-container-and-datasets": dict(

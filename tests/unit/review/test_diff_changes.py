@@ -12,7 +12,6 @@ import json
 
 import pytest
 
-from mpigen.review.diff.capacity import hostfile_slots
 from mpigen.review.diff.compare import compare
 from tests.support.golden_edits import CM, JOB, STS, edit, golden, keys, only_job
 
@@ -175,10 +174,6 @@ def test_script_change_is_a_line_diff():
     text = compare(old, new).format("text")
     assert '      data["kubexec.sh"]:\n        @@ -1,3 +1,3 @@\n         #!/bin/sh\n        -set -x\n' \
            "        +set -ex\n         POD_NAME=$1\n" in text
-
-
-def test_hostfile_slots():
-    assert hostfile_slots("a slots=4\nb:2\nc\n# comment\n\n  d slots=3 max_slots=8  # inline\n") == 10
 
 
 def pod_owner(kind: str, api: str, count: dict, resources: dict) -> str:

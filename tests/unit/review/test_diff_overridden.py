@@ -11,19 +11,10 @@ import pytest
 from mpigen.errors import Mark
 from mpigen.review.diff.overridden import overridden
 from mpigen.review.sources import CommitTree, WorkingTree
+from tests.support.blueprints import MINIMAL_SPEC_YAML, blueprint_yaml
 
-BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
-kind: MPIJobBlueprint
-metadata:
-  name: train
-  labels: {team: vision}
-spec:
-  image: example.com/train:1
-  workers: 4
-  command: [python, train.py]
-  resources:
-    worker: {cpu: "2", memory: 4Gi}
-"""
+BLUEPRINT = blueprint_yaml("train", "labels: {team: vision}\n", MINIMAL_SPEC_YAML.replace("workers: 2", "workers: 4") + (
+    'resources:\n  worker: {cpu: "2", memory: 4Gi}\n'))
 OVERLAY = """apiVersion: mpigen.dev/v1alpha1
 kind: Overlay
 labels:
@@ -52,7 +43,7 @@ class Old(WorkingTree):
 
 
 @pytest.fixture
-def repo(tmp_path):
+def working_tree(tmp_path):
     (tmp_path / "blueprints").mkdir()
     (tmp_path / "overlays" / "prod").mkdir(parents=True)
     (tmp_path / "overlays" / "prod" / "overlay.yaml").write_text(OVERLAY, encoding="utf-8")
@@ -62,17 +53,17 @@ def repo(tmp_path):
     os.chdir(cwd)
 
 
-def notes(repo, new_text: str, old_text: str = BLUEPRINT):
-    (repo / "blueprints" / "train.yaml").write_text(new_text, encoding="utf-8")
+def notes(working_tree, new_text: str, old_text: str = BLUEPRINT):
+    (working_tree / "blueprints" / "train.yaml").write_text(new_text, encoding="utf-8")
     return [(n.environment, n.field, n.old, n.new, n.overlay, n.value)
             for n in overridden(RENDERED, Old(old_text), WorkingTree())]
 
 
-def test_fields_the_overlay_sets_are_moot_and_the_others_are_not(repo):
+def test_fields_the_overlay_sets_are_moot_and_the_others_are_not(working_tree):
     new = (BLUEPRINT.replace("workers: 4", "workers: 8").replace("memory: 4Gi", "memory: 6Gi")
            .replace('cpu: "2"', 'cpu: "3"').replace("team: vision", "team: nlp"))
     overlay = "overlays/prod/overlay.yaml"
-    assert notes(repo, new) == [
+    assert notes(working_tree, new) == [
         # metadata by its whole path; the blueprint's spec as the blueprint names it
         ("prod", "metadata.labels.team", "vision", "nlp", Mark(overlay, 4, 9), "platform"),
         ("prod", "resources.worker.memory", "4Gi", "6Gi", Mark(overlay, 10, 28), "8Gi"),
@@ -80,18 +71,18 @@ def test_fields_the_overlay_sets_are_moot_and_the_others_are_not(repo):
     ]  # resources.worker.cpu: the overlay leaves it, so the edit shows in the objects
 
 
-def test_an_unchanged_blueprint_a_renamed_one_and_broken_yaml_get_no_note(repo):
-    assert notes(repo, BLUEPRINT) == []
-    assert notes(repo, BLUEPRINT.replace("name: train", "name: train2").replace("workers: 4", "workers: 8")) == []
-    assert notes(repo, BLUEPRINT.replace("workers: 4", "workers: 8"), old_text="spec: [\n") == []
+def test_an_unchanged_blueprint_a_renamed_one_and_broken_yaml_get_no_note(working_tree):
+    assert notes(working_tree, BLUEPRINT) == []
+    assert notes(working_tree, BLUEPRINT.replace("name: train", "name: train2").replace("workers: 4", "workers: 8")) == []
+    assert notes(working_tree, BLUEPRINT.replace("workers: 4", "workers: 8"), old_text="spec: [\n") == []
 
 
-def test_a_list_is_compared_item_by_item_when_its_length_stays(repo):
+def test_a_list_is_compared_item_by_item_when_its_length_stays(working_tree):
     overlay = "overlays/prod/overlay.yaml"
-    longer = notes(repo, BLUEPRINT.replace("[python, train.py]", "[python, train.py, --fast]"))
+    longer = notes(working_tree, BLUEPRINT.replace("[python, train.py]", "[python, train.py, --fast]"))
     assert longer == [("prod", "command", ["python", "train.py"], ["python", "train.py", "--fast"],
                        Mark(overlay, 11, 18), ["python", "prod.py"])]
-    same = notes(repo, BLUEPRINT.replace("[python, train.py]", "[python, eval.py]"))
+    same = notes(working_tree, BLUEPRINT.replace("[python, train.py]", "[python, eval.py]"))
     assert same == [("prod", "command[1]", "train.py", "eval.py", Mark(overlay, 11, 27), "prod.py")]
 
 

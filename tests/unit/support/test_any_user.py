@@ -9,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import ROOT, blueprint_text, environment_of
 from tests.support.any_user import AS_NOBODY, NOBODY, any_user_install, readable_by_all
+from tests.support.blueprints import blueprint_text
+from tests.support.cache_folders import environment_of
 from tests.support.output_machine import need_root
+from tests.support.paths import ROOT
 
 # What nobody's process read: every module it imported and every file it mapped (the
 # interpreter, libpython, extension modules), after a render (on standard error, the YAML on

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import subprocess
 
-from tests.conftest import ROOT, environment_of
 from tests.support.any_user import AS_NOBODY, NOBODY, any_user_install
+from tests.support.cache_folders import environment_of
 from tests.support.output_machine import need_root
+from tests.support.paths import ROOT
 
 
 def test_a_user_with_no_subordinate_ids_is_told_in_one_line_what_to_add():

@@ -1,0 +1,82 @@
+"""The blueprints of the job manifests in the files given, one per job, and every problem
+found on the way; what a job references (a runtime) is looked up among the documents of
+every file given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpigen.emit.yaml import dump_object
+from mpigen.errors import Diagnostic, InputError, Mark, error, warning
+from mpigen.importer.importers import import_job, importers, reference_of
+from mpigen.load.document import Document
+from mpigen.load.files import display_path
+from mpigen.load.parser import load_file
+from mpigen.render.importer import Importer
+
+
+def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Diagnostic]]:
+    """Each job's blueprint text by path (<namespace>/<name>.yaml), and every problem found."""
+    problems: list[Diagnostic] = []
+    texts: dict[str, str] = {}
+    defined: dict[tuple[str, str], Mark] = {}
+    jobs, references = _documents(files, problems)
+    used: set[int] = set()
+    for doc in jobs:
+        reference = reference_of(doc, references)
+        used.add(id(reference))
+        imported = import_job(doc, reference, strict=strict)
+        problems += doc.problems + imported.diagnostics
+        if not imported.blueprint:
+            continue
+        meta = imported.blueprint["metadata"]
+        job = (meta.get("namespace", "default"), meta["name"])
+        mark = doc.value_mark(("metadata", "name"))
+        if job in defined:
+            problems.append(error(mark, f"{doc.data['kind']} {job[0]}/{job[1]} is already defined at {defined[job]}; "
+                                        "each job becomes one blueprint, so names must be unique per namespace"))
+            continue
+        defined[job] = mark
+        texts[f"{job[0]}/{job[1]}.yaml"] = dump_object(imported.blueprint, f"Imported by mpigen from {doc.path}")
+    for reference in references:
+        if id(reference) not in used:
+            problems.append(warning(reference.key_mark(("kind",)), f"{reference.data['kind']} "
+                                    f"{reference.get(('metadata', 'name'))!r}: no {_referrer(reference.data)} "
+                                    "given references it"))
+    return texts, problems
+
+
+def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Document], list[Document]]:
+    """The jobs (of the kinds the importers read) and the documents they may reference, in order."""
+    kinds = importers()
+    words = [*kinds, *(importer.references.words for _, importer in kinds.values() if importer.references)]
+    jobs, references = [], []
+    for name in files:
+        path = Path(name)
+        try:
+            docs = load_file(path)
+        except InputError as exc:
+            problems += exc.diagnostics
+            continue
+        found = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") in tuple(kinds)]
+        here = [d for d in docs if _referrer(d.data) is not None]
+        if not found and not here:
+            problems.append(error(Mark(display_path(path)), f"no {', '.join(words[:-1])} or {words[-1]} in this file"))
+        jobs += found
+        references += here
+    return jobs, references
+
+
+def _referrer(data: object) -> str | None:
+    """The kind of job that may reference a document of this data, if any."""
+    if not isinstance(data, dict):
+        return None
+    for kind, (_, importer) in importers().items():
+        if _references(importer, data):
+            return kind
+    return None
+
+
+def _references(importer: Importer, data: dict) -> bool:
+    wanted = importer.references
+    return wanted is not None and data.get("apiVersion") == wanted.api_version and data.get("kind") in wanted.kinds

@@ -1,0 +1,234 @@
+"""`mpigen import`: existing MPIJob manifests -> blueprints (the importer declared for the
+MPIJob kind, and what a target's importer reads a view of its job with: Given.import_mpijob).
+
+Reads the three generations (kubeflow.org/v1alpha2 with mpiReplicaSpecs, slotsPerWorker
+and cleanPodPolicy at the top of spec; the training-operator's kubeflow.org/v1 with
+runPolicy; kubeflow.org/v2beta1), each with its own fields, defaults and validation
+(shared/reference/mpi-operator.md sections 2, 3 and 4), and writes what a blueprint says.
+
+The import is lossless: rendering the blueprint gives what the operator makes of the
+MPIJob (the v1alpha2 controller's objects under the default target, the same MPIJob under
+the target that writes the MPIJob resource for v1 and v2beta1), outside the contract's exceptions. What a
+blueprint cannot carry is reported at its line: a warning, or an error with --strict. An
+MPIJob the operator or the API server would refuse, or whose blueprint mpigen would
+refuse, is an error at its line. The launch line becomes command, mpirunArgs and
+framework when rendering them gives the same line back (checked), else launcherCommand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mpigen.compile.environment import RANK_ENV_SCRIPT
+from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
+from mpigen.emit.yaml import dump_object
+from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
+from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, MANAGED_BY, MPIGEN_PREFIX
+from mpigen.load.document import Document, Loc
+from mpigen.load.parser import parse
+from mpigen.importer.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
+from mpigen.importer.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
+                                      v2beta1_fields)
+from mpigen.importer.launch_line import launch_fields
+from mpigen.importer.pod_templates import gpus, read_role, worker_command
+from mpigen.importer.volumes import dangling_mounts, datasets, worker_only_volumes
+from mpigen.render.importer import Given, Imported
+from mpigen.render.manifest_reader import Reader
+from mpigen.render.targets import RESERVED
+from mpigen.validate.document import validate_document
+
+APIS = (V1ALPHA2, V1, V2BETA1)  # the MPIJob generations `mpigen import` reads
+
+# Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
+SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", "managedFields", "selfLink",
+                   "deletionTimestamp", "deletionGracePeriodSeconds"}
+
+
+def import_job(doc: Document, reference: Document | None, strict: bool, given: Given) -> Imported:
+    """The blueprint of one MPIJob manifest, as a target's importer (an MPIJob references nothing)."""
+    return import_document(doc, strict)
+
+
+def import_document(doc: Document, strict: bool = False, reader: Reader | None = None) -> Imported:
+    """The blueprint of one MPIJob document (read by `reader`, a Reader of it by default)."""
+    data = doc.data
+    api = data.get("apiVersion") if isinstance(data, dict) else None
+    r = reader or Reader(doc, strict, api)
+    if not isinstance(data, dict) or data.get("kind") != "MPIJob" or api not in APIS:
+        r.refuse(("kind",) if isinstance(data, dict) else (), f"not an MPIJob of {', '.join(APIS)}")
+        return Imported({}, r.problems)
+    for key in data:
+        if key not in ("apiVersion", "kind", "metadata", "spec", "status"):
+            r.lost((key,), f"{key!r} (not a field of an MPIJob)")
+    metadata, spec = _metadata(r), r.mapping(("spec",))
+    for key in spec:
+        if key not in SPEC_FIELDS[api]:
+            r.lost(("spec", key), f"not a field of the {api} MPIJob spec (the API server drops it)")
+    roles = read_replicas(r) and not r.refused and (read_role(r, "Launcher"), read_role(r, "Worker"))
+    if not roles or None in roles or r.refused:
+        return Imported({}, r.problems)
+    blueprint = {"apiVersion": API_VERSION, "kind": BLUEPRINT_KIND, "metadata": metadata,
+                 "spec": _spec(r, spec, metadata, *roles)}
+    if not r.refused:
+        _check_blueprint(r, blueprint)
+    failed = any(d.severity == "error" for d in r.problems)
+    return Imported({} if failed else blueprint, r.problems)
+
+
+def _spec(r: Reader, spec: dict, metadata: dict, launcher: dict, worker: dict) -> dict:
+    out: dict[str, Any] = {}
+    queue = metadata.get("labels", {}).pop(KUEUE_QUEUE_LABEL, None)
+    if queue is not None:
+        out["scheduling"] = {"queue": queue}
+    networks(r, launcher, worker, out)
+    template_metadata(r, metadata, [launcher, worker])
+    out["image"], out["workers"] = launcher["image"], spec["mpiReplicaSpecs"]["Worker"]["replicas"]
+    r.came_from(("image",), launcher["cloc"] + ("image",))
+    r.came_from(("workers",), ("spec", "mpiReplicaSpecs", "Worker", "replicas"))
+    if worker["image"] != launcher["image"]:
+        r.lost(worker["cloc"] + ("image",), "the workers' image, which differs from the launcher's")
+    implementation = out["mpiImplementation"] = implementation_of(r, spec)
+    out["slotsPerWorker"] = spec.get("slotsPerWorker", 1)  # never the blueprint's GPU-based default
+    r.came_from(("slotsPerWorker",), ("spec", "slotsPerWorker"))
+    gpus(r, worker, out)
+    restart_policies(r)
+    container_names(r, spec, launcher, worker, out)
+    argv = launcher["command"] + launcher["args"]
+    env(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
+    worker_command(r, worker)
+    _volumes(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
+    placement = {role: part["placement"] for role, part in (("launcher", launcher), ("worker", worker))
+                 if part["placement"]}
+    if placement:
+        out["placement"] = placement
+    run_policy(r, spec, out, queue)
+    _pod_fields(launcher, worker, out)
+    patch = {role: part["patch"] for role, part in (("launcher", launcher), ("worker", worker)) if part["patch"]}
+    if patch:
+        out["podTemplatePatch"] = patch
+    v2beta1_fields(r, spec, out, implementation)
+    out.update(_launch(r, launcher, argv, implementation, out))
+    return out
+
+
+def _volumes(r: Reader, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
+    for role, part in (("launcher", launcher), ("worker", worker)):
+        dangling_mounts(r, part)
+        if part["limits"]:
+            out.setdefault("resources", {})[role] = part["limits"]
+    found = datasets(r, launcher, worker)
+    if found:
+        out["datasets"] = found
+    shm = worker_only_volumes(r, launcher, worker, rank_env, bool(out.get("gpusPerWorker")))
+    if shm is not None:
+        out["sharedMemory"] = shm
+
+
+def _metadata(r: Reader) -> dict:
+    meta = r.mapping(("metadata",))
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        r.refuse(("metadata", "name") if "name" in meta else ("metadata",),
+                 "an MPIJob needs metadata.name (a blueprint is named after it)")
+    for key in meta:
+        if key not in ("name", "namespace", "labels", "annotations") and key not in SERVER_METADATA:
+            r.lost(("metadata", key), f"the MPIJob's metadata.{key}")
+    out: dict[str, Any] = {"name": name}
+    r.came_from(("metadata", "name"), ("metadata", "name"))
+    if meta.get("namespace") is not None:
+        out["namespace"] = meta["namespace"]
+        r.came_from(("metadata", "namespace"), ("metadata", "namespace"))
+    for kind in ("labels", "annotations"):
+        values = {}
+        for key, value in r.mapping(("metadata", kind)).items():
+            if not isinstance(value, str):
+                r.refuse(("metadata", kind, key), f"{kind[:-1]} values are strings; quote it")
+                continue
+            if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or key == LAST_APPLIED:
+                continue  # mpigen's own from an earlier render, and kubectl apply's record
+            if kind == "labels" and key in RESERVED_LABELS:
+                r.lost(("metadata", kind, key), f"the label {key}, a key the operator writes on its own objects")
+                continue
+            values[key] = value
+            r.came_from(("metadata", kind, key), ("metadata", kind, key))
+        if values:
+            out[kind] = values
+    return out
+
+
+def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
+    """Pod fields that blueprint fields express, out of the roles' patches: pull secrets
+    both pods share, and the rank-host anti-affinity mpigen writes for onePodPerNode."""
+    pods = [launcher["patch"]["pod"], worker["patch"]["pod"]]
+    secrets = [pod.get("imagePullSecrets") for pod in pods]
+    if isinstance(secrets[0], list) and secrets[0] and all(s == secrets[0] for s in secrets) \
+            and all(isinstance(s, dict) and set(s) == {"name"} for s in secrets[0]):
+        out["imagePullSecrets"] = [s["name"] for s in secrets[0]]
+        for pod in pods:
+            del pod["imagePullSecrets"]
+    pod = worker["patch"]["pod"]
+    anti = (pod.get("affinity") or {}).get("podAntiAffinity")
+    terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None
+    if not isinstance(terms, list):
+        terms = []
+    kept = [t for t in terms if not _repels_rank_hosts(t)]
+    if len(kept) < len(terms):
+        out.setdefault("placement", {}).setdefault("worker", {})["onePodPerNode"] = True
+        if kept:
+            anti["requiredDuringSchedulingIgnoredDuringExecution"] = kept
+        else:
+            del anti["requiredDuringSchedulingIgnoredDuringExecution"]
+            if not anti:
+                del pod["affinity"]["podAntiAffinity"]
+            if not pod["affinity"]:
+                del pod["affinity"]
+    for role in (launcher, worker):
+        for part in [k for k, v in role["patch"].items() if not v]:
+            del role["patch"][part]
+
+
+def _repels_rank_hosts(term) -> bool:
+    """Whether an anti-affinity term is the one mpigen writes for onePodPerNode."""
+    selector = term.get("labelSelector") if isinstance(term, dict) else None
+    labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+    return isinstance(labels, dict) and EXCLUSIVE_LABEL in labels
+
+
+def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spec: dict) -> dict:
+    cloc = launcher["cloc"]
+    if not launcher["command"]:
+        if not launcher["args"]:
+            r.refuse(cloc, "the launcher container has no command, so it runs its image's entrypoint, which a "
+                           "blueprint cannot name; write the launcher's command out (a blueprint needs "
+                           "spec.command or spec.launcherCommand)")
+            return {}
+        r.differs(cloc + ("args",), "args without a command run the image's entrypoint with them; a blueprint "
+                                    "cannot express that, so the imported launcher runs the args as its command")
+    fields = launch_fields(argv, implementation, spec)
+    for key in fields:
+        r.came_from((key,), cloc + ("command",) if launcher["command"] else cloc + ("args",))
+    return fields
+
+
+def _check_blueprint(r: Reader, blueprint: dict) -> None:
+    """What mpigen would refuse in the blueprint, reported where its value came from."""
+    fractions = list(_fractions(blueprint))
+    for loc in fractions:  # no Kubernetes field a blueprint carries takes one (quantities are strings)
+        r.refuse(r.origin(loc), "a number with a fraction, where Kubernetes takes a whole number (or a string)")
+    if fractions:
+        return
+    doc = parse(dump_object(blueprint), "imported")[0]
+    _, diagnostics = validate_document(doc, RESERVED)
+    where = {(m.line, m.column): loc for marks in (doc.value_marks, doc.key_marks) for loc, m in marks.items()}
+    for diagnostic in diagnostics:
+        if diagnostic.severity == "error":
+            loc = where.get((diagnostic.mark.line, diagnostic.mark.column), ())
+            r.refuse(r.origin(loc), f"mpigen cannot take what this says: {diagnostic.message}")
+
+
+def _fractions(node, loc: Loc = ()):
+    if isinstance(node, float):
+        yield loc
+    elif isinstance(node, (dict, list)):
+        for key, value in node.items() if isinstance(node, dict) else enumerate(node):
+            yield from _fractions(value, loc + (key,))

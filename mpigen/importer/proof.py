@@ -1,0 +1,136 @@
+"""`mpigen import`, the proof of an import (Given.prove, mpigen.render.importer):
+the blueprint rendered with the target whose importer read the job, and every value of each
+document given (the job, and what it references when mpigen wrote that too) that the
+render does not give back reported at its line, as is every value the render adds.
+Whatever the import's reading missed is found here, so the import is lossless or says
+where it is not."""
+
+from __future__ import annotations
+
+from mpigen.compile.blueprint import compile_blueprint
+from mpigen.emit.yaml import dump_object
+from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.load.document import Loc
+from mpigen.load.parser import parse
+from mpigen.importer.manifest import SERVER_METADATA
+from mpigen.render.manifest_reader import Reader
+from mpigen.render.target import Lifecycle, Options
+from mpigen.render.targets import RESERVED, render_job, target_checks
+from mpigen.validate.document import validate_document
+
+# What a cluster writes into an object (kubectl get -o yaml): not the user's.
+IGNORED = {("status",), *(("metadata", key) for key in SERVER_METADATA)}
+
+
+def rendered(target: str, blueprint: dict, r: Reader) -> list[dict] | None:
+    """The blueprint's objects under the target, or None when mpigen refuses the blueprint
+    (each reason an error at the job's metadata.name)."""
+    options = Options(target=target)
+    doc = parse(dump_object(blueprint), "imported")[0]
+    model, diagnostics = validate_document(doc, RESERVED)
+    if model is not None:
+        diagnostics += target_checks(doc, model, options)
+    errors = [d for d in diagnostics if d.severity == "error"]
+    for diagnostic in errors:
+        r.refuse(("metadata", "name"), f"the imported blueprint cannot be rendered for the {target} target: "
+                                       f"{diagnostic.message}")
+    if errors or model is None:
+        return None
+    spec = model.spec
+    return render_job(compile_blueprint(model), options,
+                      Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished))
+
+
+def compare(r: Reader, given, made, reported: set, loc: Loc = ()) -> None:
+    """Report where `made` (the render) differs from `given` (the document of r), at the
+    given document's lines; nothing under a place reported already (its mark in `reported`)."""
+    if loc in IGNORED or _reported(r, loc, reported):
+        return
+    if isinstance(given, dict) and isinstance(made, dict):
+        _mappings(r, given, made, reported, loc)
+    elif isinstance(given, list) and isinstance(made, list):
+        _lists(r, given, made, reported, loc)
+    elif not _same(given, made):
+        r.differs(loc, f"the imported blueprint renders {_shown(made)} here, not {_shown(given)}")
+
+
+def _mappings(r: Reader, given: dict, made: dict, reported: set, loc: Loc) -> None:
+    for key, value in given.items():
+        if _ours(loc, key):
+            continue
+        if key not in made:
+            if loc + (key,) not in IGNORED and not _reported(r, loc + (key,), reported):
+                r.lost(loc + (key,), f"{key}: {_shown(value)}")
+            continue
+        compare(r, value, made[key], reported, loc + (key,))
+    for key, value in made.items():
+        if key not in given and not _ours(loc, key):
+            r.differs(loc, f"the imported blueprint renders {key}: {_shown(value)} here too")
+
+
+def _lists(r: Reader, given: list, made: list, reported: set, loc: Loc) -> None:
+    names = [_name(item) for item in given], [_name(item) for item in made]
+    if all(n is not None for n in names[0] + names[1]) and len(set(names[0])) == len(names[0]):
+        by_name = dict(zip(names[1], made))
+        for index, item in enumerate(given):
+            if names[0][index] not in by_name:
+                if not _reported(r, loc + (index,), reported):
+                    r.lost(loc + (index,), f"{names[0][index]!r}")
+            else:
+                compare(r, item, by_name[names[0][index]], reported, loc + (index,))
+        extra = [n for n in names[1] if n not in names[0]]
+        if extra:
+            r.differs(loc, f"the imported blueprint renders {', '.join(map(repr, extra))} here too")
+        elif [n for n in names[1] if n in names[0]] != [n for n in names[0] if n in names[1]]:
+            r.differs(loc, f"the imported blueprint renders these in another order: {', '.join(names[1])}")
+        return
+    for index, item in enumerate(given):
+        if index >= len(made):
+            if not _reported(r, loc + (index,), reported):
+                r.lost(loc + (index,), _shown(item))
+        else:
+            compare(r, item, made[index], reported, loc + (index,))
+    if len(made) > len(given):
+        r.differs(loc, f"the imported blueprint renders {len(made) - len(given)} more item(s) here: "
+                       f"{_shown(made[len(given):])}")
+
+
+def _reported(r: Reader, loc: Loc, reported: set) -> bool:
+    """Whether the import reported something at loc or around it already."""
+    return any(r.doc.key_marks.get(loc[:n]) in reported for n in range(1, len(loc) + 1))
+
+
+def _ours(loc: Loc, key) -> bool:
+    """mpigen's own labels and annotations, which a render writes from the blueprint's name."""
+    return loc[-1:] in (("labels",), ("annotations",)) and isinstance(key, str) and (
+        key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY)
+
+
+def _name(item):
+    return item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else None
+
+
+def _same(given, made) -> bool:
+    """Equal, a quantity written as a number equal to the same one as a string."""
+    if given == made:
+        return True
+    return (isinstance(given, (int, float)) and not isinstance(given, bool) and isinstance(made, str)
+            and str(given) == made)
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def prove(target: str, blueprint: dict, given: list[tuple[Reader, dict]], reported: set) -> None:
+    """Render the blueprint with the target and compare each document given (a reader of
+    it, and its data as the cluster reads it: with its defaults) with the rendered object of
+    its kind; the blueprint's refusals are reported by the first reader (the job's)."""
+    objects = rendered(target, blueprint, given[0][0])
+    if objects is None:
+        return
+    made = {obj["kind"]: obj for obj in objects}
+    for reader, data in given:
+        kind = data.get("kind")
+        compare(reader, data, made.get(kind, {}) if isinstance(kind, str) else {}, reported)

@@ -1,0 +1,58 @@
+"""What mpigen knows of one kind of object it renders (Kind): its REST resource, whether it
+is a run, the pods, GPUs, MPI slots and workers it asks of the cluster, the fields the API
+server refuses to change, and the schema or model it is validated against.
+
+`mpigen diff` and `validate --server` read these facts through the table of
+mpigen.render.targets (Kubernetes' own kinds, mpigen.render.core_kinds, and each target's),
+so that they work for any target without naming its kinds. Every fact but the resource is
+optional: a kind without it counts nothing, refuses no change, or has no schema at hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+# (pods, pod spec) of each group of identical pods an object runs.
+Pods = list[tuple[int, dict]]
+# Another object of the same render: (API group, kind, namespace, name) -> the object, or
+# None when the render has none (the namespace is ignored for a cluster-scoped kind).
+Find = Callable[[str, str, str, str], dict | None]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of object, as its API group (\"\" for the core group) and kind name."""
+
+    group: str
+    kind: str
+    plural: str  # the REST resource: /apis/<group>/<version>/namespaces/<ns>/<plural>/<name>
+    cluster_scoped: bool = False
+    # Whether the object is a run: adding one starts a run, removing one ends it (a launcher
+    # Job, or a custom resource whose controller makes the launcher).
+    run: bool = False
+    # The pods the object runs, as written (none while it is suspended).
+    pods: Callable[[dict, Find], Pods] | None = None
+    # The worker pods among them: the hosts of the ranks besides the launcher.
+    workers: Callable[[dict, Find], int] | None = None
+    # The MPI slots its hostfile, or the hostfile its controller writes, gives the job.
+    slots: Callable[[dict, Find], int] | None = None
+    # Whether the object, as written, holds its whole job back (a suspended object whose
+    # controller makes the pods the job's hostfile names): the job then counts no slots.
+    holds_job: Callable[[dict], bool] | None = None
+    # The paths (spec.template, spec.replicatedJobs[worker], ...) of the fields the API
+    # server refuses to change from the old object to the new: Argo CD and Flux fail to sync.
+    immutable: Callable[[dict, dict], list[str]] | None = None
+    # Whether the change from the old object to the new replaces pods that are running.
+    restarts_pods: Callable[[dict, dict], bool] | None = None
+    # (apiVersion, Kubernetes version) -> the OpenAPI v3 schema of the object (a CRD's
+    # structural schema, whose unknown fields are errors), or None for another version.
+    schema: Callable[[str, str], dict | None] | None = None
+    # apiVersion -> the pydantic model of the object (imported only when called: its
+    # package is needed by validation alone), or None for another version.
+    model: Callable[[str], type | None] | None = None
+
+
+def group_of(api_version: str) -> str:
+    """The API group of an apiVersion: "" for the core group's v1."""
+    return api_version.rpartition("/")[0]

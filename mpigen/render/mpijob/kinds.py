@@ -1,0 +1,54 @@
+"""The MPIJob (kubeflow.org, any version) as mpigen.render.kinds describes it: a run (the
+operator makes its launcher), whose replica specs are its pods (the Launcher's replicas
+default to 1, the Worker's to 0), whose Worker replicas are its workers, each with
+slotsPerWorker slots (the operator's default 1); a suspended MPIJob runs nothing. Its schema
+is the CustomResourceDefinition mpigen generates (mpigen.render.mpijob.crd) for v2beta1 and v1."""
+
+from __future__ import annotations
+
+from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER
+from mpigen.kube.values import get, mapping, whole_number
+from mpigen.render.kinds import Find, Kind, Pods
+from mpigen.render.mpijob.crd import new_crd
+
+GROUP = "kubeflow.org"
+
+
+def _suspended(spec: dict) -> bool:
+    return get(spec, "runPolicy", "suspend") is True
+
+
+def pods(obj: dict, find: Find) -> Pods:
+    """(replicas, pod spec) of each replica spec."""
+    spec = mapping(obj.get("spec"))
+    if _suspended(spec):
+        return []
+    out = []
+    for role, replica in mapping(spec.get("mpiReplicaSpecs")).items():
+        replica = mapping(replica)
+        count = whole_number(replica.get("replicas"), default=1 if role == LAUNCHER else 0)
+        out.append((count, mapping(get(replica, "template", "spec"))))
+    return out
+
+
+def workers(obj: dict, find: Find) -> int:
+    spec = mapping(obj.get("spec"))
+    if _suspended(spec):
+        return 0
+    return whole_number(get(spec, "mpiReplicaSpecs", WORKER, "replicas"), default=0)
+
+
+def slots(obj: dict, find: Find) -> int:
+    """slotsPerWorker (default 1) per worker."""
+    return whole_number(get(obj, "spec", "slotsPerWorker"), default=1) * workers(obj, find)
+
+
+def schema(api: str, kube_version: str) -> dict | None:
+    """The openAPIV3Schema of the CRD mpigen generates for api, against kube_version's pod template."""
+    if api not in (V2BETA1, V1):
+        return None
+    return new_crd(api, kube_version)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+
+
+MPIJOB = Kind(GROUP, "MPIJob", "mpijobs", run=True, pods=pods, workers=workers, slots=slots, schema=schema)
+KINDS = (MPIJOB,)

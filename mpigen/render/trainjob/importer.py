@@ -1,0 +1,262 @@
+"""`mpigen import`, TrainJobs (trainer.kubeflow.org/v1alpha1) -> blueprints: the trainjob
+target's importer (its Target's `importer`, which `mpigen import` resolves, mpigen.importer).
+
+The TrainJob and the runtime it references (when its file is given too) are read as the
+v2beta1 MPIJob they amount to (mpigen.render.trainjob.mpijob_view), with the MPIJob
+importer's rules; then the blueprint takes what only a TrainJob says: the runtime (none
+when mpigen wrote it from a blueprint, else spec.runtime naming it), the launcher as a node
+(runLauncherAsNode), Kueue's priority class and MultiKueue (managedBy), the runtime's gang
+scheduling and the workers' SSH port. Last, the blueprint is rendered with the trainjob
+target and compared with the TrainJob and runtime given (Given.prove, mpigen.importer.proof):
+each value it does not give back is reported at its line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mpigen.compile.mpijob import V2BETA1
+from mpigen.errors import error, warning
+from mpigen.kube.data import copy_data
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, MULTIKUEUE
+from mpigen.load.document import Document, value_at
+from mpigen.render.importer import Given, Imported
+from mpigen.render.manifest_reader import KindReader
+from mpigen.render.manifest_view import ViewReader
+from mpigen.render.trainjob.mpijob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
+                                                build_view, is_runtime, written_by_mpigen)
+from mpigen.render.trainjob.names import FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP
+
+TRAINER = ("spec", "trainer")
+TRAINJOB_SHAPE = {("metadata",): dict, ("spec",): dict, ("spec", "runtimeRef"): dict, TRAINER: dict,
+                  TRAINER + ("image",): str, TRAINER + ("command",): list, TRAINER + ("args",): list,
+                  TRAINER + ("env",): list, TRAINER + ("numNodes",): int, TRAINER + ("numProcPerNode",): int,
+                  TRAINER + ("resourcesPerNode",): dict, ("spec", "activeDeadlineSeconds"): int,
+                  ("spec", "suspend"): bool, ("spec", "managedBy"): str, ("spec", "runtimePatches"): list,
+                  ("spec", "runtimePatches", "*"): dict}
+_PATCH = ("spec", "runtimePatches", "*", "trainingRuntimeSpec")
+_PATCHED = _PATCH + ("template", "spec", "replicatedJobs", "*", "template", "spec", "template")
+TRAINJOB_SHAPE.update({_PATCH: dict, _PATCH + ("template",): dict, _PATCH + ("template", "spec"): dict,
+                       _PATCH + ("template", "spec", "replicatedJobs"): list,
+                       _PATCH + ("template", "spec", "replicatedJobs", "*"): dict,
+                       _PATCH + ("template", "spec", "replicatedJobs", "*", "template"): dict,
+                       _PATCH + ("template", "spec", "replicatedJobs", "*", "template", "spec"): dict,
+                       _PATCHED: dict, _PATCHED + ("metadata",): dict, _PATCHED + ("spec",): dict,
+                       _PATCHED + ("spec", "containers"): list, _PATCHED + ("spec", "containers", "*"): dict})
+_JOBS = ("spec", "template", "spec", "replicatedJobs")
+RUNTIME_SHAPE = {("metadata",): dict, ("metadata", "labels"): dict, ("metadata", "annotations"): dict,
+                 ("metadata", "annotations", IMPLEMENTATION_ANNOTATION): str, ("spec",): dict,
+                 ("spec", "mlPolicy"): dict, ("spec", "mlPolicy", "numNodes"): int, ("spec", "mlPolicy", "mpi"): dict,
+                 ("spec", "mlPolicy", "mpi", "numProcPerNode"): int,
+                 ("spec", "mlPolicy", "mpi", "runLauncherAsNode"): bool,
+                 ("spec", "podGroupPolicy"): dict, ("spec", "template"): dict, ("spec", "template", "spec"): dict,
+                 _JOBS: list, _JOBS + ("*",): dict, _JOBS + ("*", "template"): dict,
+                 _JOBS + ("*", "template", "spec"): dict, _JOBS + ("*", "template", "spec", "template"): dict,
+                 _JOBS + ("*", "template", "spec", "template", "spec"): dict,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers"): list,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers", "*"): dict,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers", "*", "ports"): list,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers", "*", "readinessProbe"): dict,
+                 _JOBS + ("*", "template", "spec", "template", "spec", "containers", "*", "readinessProbe",
+                          "tcpSocket"): dict}
+TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", int: "a whole number", bool: "true or false"}
+HASHED_NAME = re.compile(r"mpigen-[0-9a-f]{10}")  # a shared ClusterTrainingRuntime named by its content
+DEFAULT_SSH_PORT = 2222
+VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
+# Frameworks whose launch lines are the same, by the one the MPIJob importer picks.
+SAME_LINE = {"pytorch": ("pytorch", "deepspeed"), "horovod": ("horovod", "tensorflow", "mxnet")}
+
+
+def runtime_ref(doc: Document) -> tuple[str, str | None]:
+    """(kind, name) of the runtime a TrainJob references."""
+    ref = doc.get(("spec", "runtimeRef"), {})
+    ref = ref if isinstance(ref, dict) else {}
+    return ref.get("kind", DEFAULT_RUNTIME_KIND), ref.get("name")
+
+
+def reference_of(trainjob: Document, runtimes: list[Document]) -> Document | None:
+    """The runtime the TrainJob references, among those given (a TrainingRuntime is in the
+    TrainJob's namespace)."""
+    kind, name = runtime_ref(trainjob)
+    namespace = trainjob.get(("metadata", "namespace"), "default")
+    for runtime in runtimes:
+        if runtime.data.get("kind") == kind and runtime.get(("metadata", "name")) == name and (
+                kind != "TrainingRuntime" or runtime.get(("metadata", "namespace"), "default") == namespace):
+            return runtime
+    return None
+
+
+def import_job(doc: Document, runtime: Document | None, strict: bool, given: Given) -> Imported:
+    """The blueprint of one TrainJob; `runtime` is the runtime it references, when given."""
+    r = KindReader(doc, False, TRAINER_API)  # losses are warnings until the end: --strict makes them errors
+    if doc.get(("apiVersion",)) != TRAINER_API:
+        r.refuse(("apiVersion",), f"not a TrainJob of {TRAINER_API}")
+        return Imported({}, r.problems)
+    kind, name = runtime_ref(doc)
+    group = doc.get(("spec", "runtimeRef", "apiGroup"), TRAINER_GROUP)
+    if not isinstance(name, str) or not name or kind not in RUNTIME_KINDS or group != TRAINER_GROUP:
+        r.refuse(("spec", "runtimeRef"), f"a TrainJob references a runtime: runtimeRef needs a name, apiGroup "
+                                         f"{TRAINER_GROUP} and a kind of {', '.join(RUNTIME_KINDS)}")
+        return Imported({}, r.problems)
+    if runtime is not None and not is_runtime(runtime.data):
+        return Imported({}, r.problems + _not_a_runtime(runtime))
+    unnamed = None
+    runtime_reader = KindReader(runtime, False, TRAINER_API) if written_by_mpigen(runtime) else None
+    if not _shaped(r, TRAINJOB_SHAPE) or (runtime_reader is not None and not _shaped(runtime_reader, RUNTIME_SHAPE)):
+        return Imported({}, r.problems + (runtime_reader.problems if runtime_reader is not None else []))
+    if runtime is None:
+        unnamed = warning(doc.key_mark(("spec", "runtimeRef")), f"TrainJob spec.runtimeRef: the {kind} {name!r} was "
+                          "not given (pass its file too): the blueprint names it (spec.runtime) and takes only what "
+                          "the TrainJob says")
+        r.problems.append(unnamed)
+    view = build_view(doc, runtime)
+    vdoc = view.document(doc)
+    imported = given.import_mpijob(vdoc, False, ViewReader(vdoc, False, V2BETA1, view))
+    r.problems += imported.diagnostics
+    if view.guessed is not None:
+        other = "MPICH" if view.guessed == "IntelMPI" else "Intel MPI"
+        r.differs(("spec", "trainer", "command"), f"a Hydra launch line (-localhost) on a runtime of the cluster's, "
+                                                  f"which does not say whether it is {other}'s or "
+                                                  f"{view.guessed}'s: the imported blueprint says mpiImplementation: "
+                                                  f"{view.guessed} (by its I_MPI_ variables); check it")
+    if not imported.blueprint:
+        return Imported({}, r.problems)
+    blueprint = imported.blueprint
+    _trainer_fields(doc, runtime, view, blueprint["spec"], blueprint["metadata"])
+    given.prove(blueprint, [(r, _defaulted(doc, runtime, blueprint["spec"]))]
+                + ([(runtime_reader, runtime_reader.doc.data)] if runtime_reader is not None else []),
+                {d.mark for d in imported.diagnostics})
+    if runtime_reader is not None:
+        r.problems += runtime_reader.problems
+    if strict:  # every loss an error, all of them reported (the runtime left out loses nothing)
+        r.problems = [error(d.mark, d.message) if d.severity == "warning" and d is not unnamed else d
+                      for d in r.problems]
+    failed = any(d.severity == "error" for d in r.problems)
+    return Imported({} if failed else blueprint, r.problems)
+
+
+def _not_a_runtime(runtime: Document) -> list:
+    """The error of a document given as the TrainJob's runtime that is not one (any value may
+    be handed in: a kind that is a list is reported at its line, never looked up)."""
+    data = runtime.data if isinstance(runtime.data, dict) else None
+    wanted = f"a {' or '.join(RUNTIME_KINDS)} of {TRAINER_API}"
+    if data is None:
+        return [error(runtime.start, f"not a runtime: the TrainJob's runtime is {wanted}")]
+    key = "kind" if data.get("kind") not in RUNTIME_KINDS else "apiVersion"
+    mark = runtime.value_mark((key,)) if key in data else runtime.start
+    return [error(mark, f"{key}: {data.get(key)!r} is not a runtime's: the TrainJob's runtime is {wanted}; "
+                        "pass the runtime its spec.runtimeRef names")]
+
+
+def _shaped(r: KindReader, shape: dict) -> bool:
+    """Whether each field the import reads has its type (else refused at its line); the
+    `*` of a path is every item of a list."""
+    for path, kind in shape.items():
+        for loc in _expand(r.doc.data, path):
+            value = r.get(loc)
+            if value is not None and not (isinstance(value, kind) and (kind is bool or not isinstance(value, bool))):
+                r.refuse(loc, f"expected {TYPE_WORDS[kind]}")
+    return not r.refused
+
+
+def _expand(data, path: tuple, loc: tuple = ()):
+    if not path:
+        yield loc
+        return
+    if path[0] == "*":
+        node = value_at(data, loc)
+        for index in range(len(node) if isinstance(node, list) else 0):
+            yield from _expand(data, path[1:], loc + (index,))
+    else:
+        yield from _expand(data, path[1:], loc + (path[0],))
+
+
+def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
+    """The TrainJob as the Trainer reads it, to compare with the render: runtimeRef's
+    defaults; the sizes the runtime gives, when it was given; on a runtime mpigen did not
+    write, the Open MPI 5 hostfile variable mpigen adds to the trainer's env."""
+    data = copy_data(doc.data)
+    spec_data = data.setdefault("spec", {})
+    ref = spec_data.setdefault("runtimeRef", {})
+    if isinstance(ref, dict):
+        ref.setdefault("apiGroup", TRAINER_GROUP)
+        ref.setdefault("kind", DEFAULT_RUNTIME_KIND)
+    trainer = spec_data.setdefault("trainer", {})
+    if runtime is not None and isinstance(trainer, dict):
+        trainer.setdefault("numProcPerNode", spec.get("slotsPerWorker"))
+        trainer.setdefault("numNodes", spec["workers"] + int(spec.get("launcher", {}).get("runAsWorker", False)))
+    if not written_by_mpigen(runtime) and spec.get("mpiImplementation", "OpenMPI") == "OpenMPI" \
+            and isinstance(trainer, dict) and NAMED_HOSTFILE not in (trainer.get("env") or []):
+        trainer["env"] = [*(trainer.get("env") or []), dict(NAMED_HOSTFILE)]
+    return data
+
+
+def _trainer_fields(doc: Document, runtime: Document | None, view, spec: dict, metadata: dict) -> None:
+    """What a TrainJob says that an MPIJob does not."""
+    if written_by_mpigen(runtime):
+        _framework(runtime, spec)
+    if view.runAsWorker:
+        spec.setdefault("launcher", {})["runAsWorker"] = True
+    if view.ssh_port not in (None, DEFAULT_SSH_PORT):
+        spec["ssh"] = {"port": view.ssh_port}
+    scheduling = spec.get("scheduling", {})
+    priority = metadata.get("labels", {}).pop(KUEUE_PRIORITY_LABEL, None)
+    if not metadata.get("labels", True):
+        del metadata["labels"]
+    if priority is not None:
+        scheduling["priorityClass"] = priority
+    if doc.get(("spec", "managedBy")) == MULTIKUEUE:
+        scheduling["multiKueue"] = True
+    gang = _gang(runtime) if written_by_mpigen(runtime) else None
+    if gang:
+        scheduling["gang"] = gang
+    if scheduling:
+        spec["scheduling"] = scheduling
+    choice = _runtime(doc, runtime)
+    if choice:
+        spec["runtime"] = choice
+    spec.pop("launcher", None) if spec.get("launcher") == {} else None
+
+
+def _framework(runtime: Document, spec: dict) -> None:
+    """The framework mpigen labels its runtime with: of those whose launch lines are the same
+    (pytorch and deepspeed; horovod, tensorflow and mxnet), the launch line alone cannot tell."""
+    label = runtime.get(("metadata", "labels", FRAMEWORK_LABEL))
+    if "command" not in spec or label not in SAME_LINE.get(spec.get("framework", "custom"), ()):
+        return
+    if label == "custom":
+        spec.pop("framework", None)
+    else:
+        spec["framework"] = label
+
+
+def _gang(runtime: Document) -> dict | None:
+    policy = runtime.get(("spec", "podGroupPolicy"))
+    if not isinstance(policy, dict):
+        return None
+    if "volcano" in policy:
+        gang = {"scheduler": "volcano"}
+        queue = runtime.get(("spec", "template", "metadata", "annotations", VOLCANO_QUEUE))
+        if isinstance(queue, str):
+            gang["queue"] = queue
+        return gang
+    if "coscheduling" in policy:
+        gang = {"scheduler": "scheduler-plugins"}
+        timeout = runtime.get(("spec", "podGroupPolicy", "coscheduling", "scheduleTimeoutSeconds"))
+        if isinstance(timeout, int) and not isinstance(timeout, bool):
+            gang["scheduleTimeoutSeconds"] = timeout
+        return gang
+    return None
+
+
+def _runtime(doc: Document, runtime: Document | None) -> dict | None:
+    """spec.runtime: none for the TrainingRuntime mpigen writes by default (named as the
+    job); the kind (and name) of another runtime of mpigen's; the name of the cluster's."""
+    kind, name = runtime_ref(doc)
+    if not written_by_mpigen(runtime):
+        return {"name": name, "kind": kind}
+    if kind == "TrainingRuntime" and name == doc.get(("metadata", "name")):
+        return None
+    if kind == "ClusterTrainingRuntime" and HASHED_NAME.fullmatch(name):
+        return {"emit": kind}
+    return {"emit": kind, "name": name}

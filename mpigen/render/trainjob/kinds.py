@@ -1,0 +1,35 @@
+"""The Kubeflow Trainer's kinds (trainer.kubeflow.org) as mpigen.render.kinds describes them:
+a TrainJob is a run (the Trainer makes its JobSet), whose pods, workers and slots are worked
+out through the runtime it references (mpigen.render.trainjob.capacity), and whose immutable
+fields are mpigen.render.trainjob.immutable's; a TrainingRuntime (namespaced) and a
+ClusterTrainingRuntime run nothing by themselves. Each is validated with kubeflow-trainer-api's
+model of it."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from mpigen.render.kinds import Kind
+from mpigen.render.trainjob import capacity
+from mpigen.render.trainjob.immutable import immutable_changes
+from mpigen.render.trainjob.names import TRAINER_API, TRAINER_GROUP
+
+
+def _model(name: str) -> Callable[[str], type | None]:
+    """The model `name` of kubeflow_trainer_api.models, for TRAINER_API."""
+    def model(api: str) -> type | None:
+        if api != TRAINER_API:
+            return None
+        from kubeflow_trainer_api import models
+
+        return getattr(models, name)
+    return model
+
+
+TRAINJOB = Kind(TRAINER_GROUP, "TrainJob", "trainjobs", run=True, pods=capacity.pods, workers=capacity.workers,
+                slots=capacity.slots, immutable=immutable_changes, model=_model("TrainerV1alpha1TrainJob"))
+TRAINING_RUNTIME = Kind(TRAINER_GROUP, "TrainingRuntime", "trainingruntimes",
+                        model=_model("TrainerV1alpha1TrainingRuntime"))
+CLUSTER_TRAINING_RUNTIME = Kind(TRAINER_GROUP, "ClusterTrainingRuntime", "clustertrainingruntimes", cluster_scoped=True,
+                                model=_model("TrainerV1alpha1ClusterTrainingRuntime"))
+KINDS = (TRAINJOB, TRAINING_RUNTIME, CLUSTER_TRAINING_RUNTIME)

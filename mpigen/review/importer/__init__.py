@@ -1,1 +1,0 @@
-"""`mpigen import`: existing MPIJob manifests read into blueprints, losses reported at their line."""

@@ -1,0 +1,55 @@
+"""A blueprint rendered in memory through the real stages (load, validate, compile, render), and
+the objects a blueprint renders to under the static target, as (kind, suffix of the job name)."""
+
+from __future__ import annotations
+
+from mpigen.compile.blueprint import compile_blueprint
+from mpigen.errors import InputError
+from mpigen.load.parser import parse
+from mpigen.render.target import Options
+from mpigen.render.targets import RESERVED, render_job
+from mpigen.validate.document import validate_document
+
+# The objects the operator creates for one job (the static target, shared/reference/
+# mpi-operator.md 2.2), as (kind, suffix of the job name).
+OPERATOR_OBJECTS = (("ConfigMap", "-config"), ("ServiceAccount", "-launcher"), ("Role", "-launcher"),
+                    ("RoleBinding", "-launcher"), ("StatefulSet", "-worker"), ("Job", "-launcher"))
+
+
+def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
+    """Objects rendered from a blueprint text, through load, validate, compile and render."""
+    objects = []
+    for doc in parse(text, path):
+        blueprint, diagnostics = validate_document(doc, RESERVED)
+        if blueprint is None:
+            raise InputError([d for d in diagnostics if d.severity == "error"])
+        objects += render_job(compile_blueprint(blueprint), Options(**options))
+    return objects
+
+
+def by_kind(objects: list[dict]) -> dict[str, dict]:
+    return {obj["kind"]: obj for obj in objects}
+
+
+def extra_objects(blueprint: dict, target: str = "static") -> list[tuple[str, str]]:
+    """The objects a blueprint gets besides the operator's usual six (static target) or its
+    MPIJob (target mpijob), as (kind, suffix of the job name), from the blueprint's fields:
+    - the PodGroup `<job>` of gang scheduling (spec.scheduling.gang), static target only:
+      under target mpijob the operator creates it (mpi-operator.md 2.7, 4.8);
+    - the ConfigMap `<job>-mpigen` holding rank-env.sh, for PyTorch and DeepSpeed started by
+      mpigen's mpirun line (framework pytorch or deepspeed, no launcherCommand);
+    - the ServiceAccount `<job>-identity` of a cloud identity (spec.serviceAccount.annotations)."""
+    spec = blueprint["spec"]
+    out = []
+    if target == "static" and spec.get("scheduling", {}).get("gang") is not None:
+        out.append(("PodGroup", ""))
+    if spec.get("framework") in ("pytorch", "deepspeed") and spec.get("launcherCommand") is None:
+        out.append(("ConfigMap", "-mpigen"))
+    if spec.get("serviceAccount", {}).get("annotations"):
+        out.append(("ServiceAccount", "-identity"))
+    return out
+
+
+def job_objects(blueprint: dict) -> list[tuple[str, str]]:
+    """Every object of one blueprint under the static target, as (kind, suffix of the job name)."""
+    return [*OPERATOR_OBJECTS, *extra_objects(blueprint)]

@@ -1,0 +1,128 @@
+"""The options of a run resolved through the table of targets: each target's own options
+from its flag, ARGOCD_ENV_*, the overlay and mpigen.yaml in that order, typed as the
+environment's target declares them, and a target's flag given with another target refused."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from mpigen.errors import InputError
+from mpigen.formats.trainer import Runtime
+from mpigen.project.options import Flags, resolve
+from mpigen.render import targets
+from mpigen.render.mpijob.options import MpiJobOptions
+from mpigen.render.static.options import DEFAULT_KUBECTL_DELIVERY_IMAGE, StaticOptions
+from mpigen.render.target import Flag, Setting, TargetOptions
+from mpigen.render.trainjob.options import TrainJobOptions
+from tests.support.blueprints import blueprint_text
+from tests.support.text import write
+
+CONFIG_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Config\n"
+OVERLAY_HEAD = "apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"
+V1 = "kubeflow.org/v1"
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("ARGOCD_ENV_MPIGEN_TARGET", "ARGOCD_ENV_MPIGEN_GITOPS", "ARGOCD_ENV_MPIGEN_OVERLAY"):
+        monkeypatch.delenv(name, raising=False)
+    write("blueprints/one.yaml", blueprint_text("one"))
+
+
+def repository(config: str = "", **overlays: str) -> None:
+    """mpigen.yaml with `config`, and an overlay per keyword (its name: its body)."""
+    for name, body in overlays.items():
+        write(f"overlays/{name}/overlay.yaml", OVERLAY_HEAD + body)
+    listed = f"overlays: [{', '.join(overlays)}]\n" if overlays else ""
+    write("mpigen.yaml", CONFIG_HEAD + listed + config)
+
+
+def refusal(flags: Flags) -> str:
+    with pytest.raises(InputError) as raised:
+        resolve(flags, print)
+    (diagnostic,) = raised.value.diagnostics
+    return diagnostic.message
+
+
+def test_with_no_setting_each_target_has_its_defaults():
+    setup = resolve(Flags(paths=("blueprints",)), print)
+    assert setup.options.own == StaticOptions(DEFAULT_KUBECTL_DELIVERY_IMAGE)
+    assert resolve(Flags(paths=("blueprints",), target="mpijob"), print).options.own == MpiJobOptions()
+    assert resolve(Flags(paths=("blueprints",), target="jobset"), print).options.own is None
+
+
+def test_a_flag_wins_over_mpigen_yaml():
+    repository("target: mpijob\nmpijobApi: kubeflow.org/v1\nwithCRD: true\n")
+    assert resolve(Flags(), print).options.own == MpiJobOptions(api=V1, with_crd=True)
+    flags = Flags(target_flags={"--mpijob-api": "kubeflow.org/v2beta1"})
+    assert resolve(flags, print).options.own == MpiJobOptions(api="kubeflow.org/v2beta1", with_crd=True)
+
+
+def test_the_static_image_from_the_flag_else_mpigen_yaml():
+    repository("kubectlDeliveryImage: registry.example.com/kd:1\n")
+    assert resolve(Flags(), print).options.own == StaticOptions("registry.example.com/kd:1")
+    flags = Flags(target_flags={"--kubectl-delivery-image": "registry.example.com/kd:2"})
+    assert resolve(flags, print).options.own == StaticOptions("registry.example.com/kd:2")
+
+
+def test_an_overlay_wins_over_mpigen_yaml_and_its_base_is_inherited():
+    repository("target: trainjob\ntrainingRuntime: {name: from-config}\n",
+               base="trainingRuntime: {name: from-base}\n", child="bases: [base]\n", plain="labels: {a: b}\n")
+    setup = resolve(Flags(), print)
+    assert setup.options.own == TrainJobOptions(Runtime(name="from-config"))
+    by_overlay = {overlay.name: options.own for overlay, options in zip(setup.overlays, setup.env_options)}
+    assert by_overlay == {"base": TrainJobOptions(Runtime(name="from-base")),
+                          "child": TrainJobOptions(Runtime(name="from-base")),
+                          "plain": TrainJobOptions(Runtime(name="from-config"))}
+
+
+def test_an_overlay_s_target_gets_its_own_options_typed():
+    repository("mpijobApi: kubeflow.org/v1\n", mpi="target: mpijob\n", other="labels: {a: b}\n")
+    setup = resolve(Flags(), print)
+    assert [options.own for options in setup.env_options] == [MpiJobOptions(api=V1), StaticOptions()]
+
+
+def test_argocd_env_target_is_below_the_flag_and_above_mpigen_yaml(monkeypatch):
+    repository("target: static\n")
+    monkeypatch.setenv("ARGOCD_ENV_MPIGEN_TARGET", "mpijob")
+    assert resolve(Flags(), print).options.own == MpiJobOptions()
+    assert resolve(Flags(target="trainjob"), print).options.own == TrainJobOptions()
+
+
+@pytest.mark.parametrize("config, flags", [
+    ("", Flags(paths=("blueprints",), target_flags={"--with-crd": True})),
+    ("target: jobset\n", Flags(target_flags={"--with-crd": True})),
+    ("withCRD: true\n", Flags()),
+    ("withCRD: true\ntarget: mpijob\n", Flags(target="static")),
+])
+def test_with_crd_with_another_target_is_refused(config, flags):
+    repository(config)
+    assert refusal(flags) == ("--with-crd adds the MPIJob CRD, which only the mpijob target uses; "
+                              "add --target mpijob")
+
+
+def test_a_bad_image_flag_is_refused_whatever_the_target():
+    flags = Flags(paths=("blueprints",), target="jobset", target_flags={"--kubectl-delivery-image": "Not An Image"})
+    assert refusal(flags).startswith("--kubectl-delivery-image: 'Not An Image' is not an image reference: ")
+
+
+def test_a_target_in_the_table_alone_brings_its_flag_and_options(monkeypatch):
+    """A toy target declares a flag; the resolution reads it through the table, by its name."""
+    def build(given):
+        return tuple(sorted(given.items()))
+
+    def check(given, options):
+        if given.get("colour") == "red" and options.target != "toy":
+            raise InputError([])
+
+    flag = Flag("--colour", help="with --target toy: the colour")
+    toy = replace(targets.TARGETS["jobset"], name="toy",
+                  options=TargetOptions("a toy", (Setting("colour", flag),), build, check))
+    monkeypatch.setattr(targets, "TARGETS", {**targets.TARGETS, "toy": toy})
+    options = resolve(Flags(paths=("blueprints",), target="toy", target_flags={"--colour": "red"}), print).options
+    assert (options.target, options.own) == ("toy", (("colour", "red"),))
+    with pytest.raises(InputError):
+        resolve(Flags(paths=("blueprints",), target_flags={"--colour": "red"}), print)

@@ -1,0 +1,1 @@
+"""Unit tests of mpigen.render.static: blueprint -> objects against the operator's facts."""

@@ -1,0 +1,1 @@
+"""Unit tests of mpigen.render.trainjob: blueprint -> objects tables."""
