@@ -15,6 +15,9 @@ from pathlib import Path
 
 import mpigen
 from mpigen.cache.installed import identity
+from mpigen.load.document import Document
+from mpigen.overlay.resolve import Overlay
+from mpigen.render.target import Options
 from mpigen.render.targets import TARGETS
 
 _PACKAGE = Path(mpigen.__file__).resolve().parent
@@ -56,7 +59,8 @@ def file_key(context_digest: bytes, shown: str, named: bool, raw: bytes) -> byte
     return digest.digest()
 
 
-def run_settings(overlays, env_options, default_namespace: str | None, render: bool) -> list[str]:
+def key_settings(overlays: list[Overlay], env_options: list[Options | None], default_namespace: str | None,
+                 render: bool) -> list[str]:
     """A run's settings as text: whether it renders, the namespace of blueprints that name
     none, each environment's options (and the libraries whose data its target's objects hold),
     and each overlay with its bases as they were read
@@ -71,7 +75,7 @@ def run_settings(overlays, env_options, default_namespace: str | None, render: b
     return settings
 
 
-def _document(name: str, doc) -> str:
+def _document(name: str, doc: Document) -> str:
     """One overlay document, every part of it in a fixed order (a set's order varies with
     PYTHONHASHSEED)."""
     return repr((name, doc.path, doc.data, doc.start, sorted(doc.key_marks.items(), key=repr),

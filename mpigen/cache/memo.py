@@ -1,7 +1,7 @@
 """One run's use of the cache: each input file's key computed once from the bytes read, what
 the cache holds for it looked up before the work starts (so that only the files it lacks are
 shared among processes), and each new result stored under the key of the bytes it was made of,
-packed by the caller (its texts after its summary: mpigen.cache.store)."""
+packed (its texts after its summary: mpigen.cache.texts)."""
 
 from __future__ import annotations
 
@@ -13,51 +13,68 @@ from pathlib import Path
 from typing import Any
 
 from mpigen.cache.fingerprint import build, context, file_key
-from mpigen.cache.runs import Stat, input_stat
+from mpigen.cache.runs import Input, Stat, input_stat
 from mpigen.cache.store import Store
+from mpigen.cache.texts import packed, placed
+from mpigen.emit.rendered import Store as TextStore
 from mpigen.errors import InputError
 from mpigen.load.files import NAMED, SEARCHED, decode_text, display_path, read_raw, read_text
 
+File = tuple[Path, bool]  # a file to read, and whether the user named it (mpigen.load.files.find_yaml_files)
 Read = Callable[[Path, str, str], str]  # what mpigen.load.blueprints.load_files reads a file's text with
-Compute = Callable[[tuple[Path, bool], Read], Any]
-Pack = Callable[[Any], tuple[Any, bytes]]  # a result -> (what the entry holds, the texts after it)
+Compute = Callable[[File, Read], Any]  # what the pipeline gives of a file: mpigen.pipeline.results.FileResult
+
+# The only classes a cache entry may hold: what the pipeline gives of a file, packed.
+CACHED_CLASSES = frozenset({("mpigen.pipeline.results", "FileResult"), ("mpigen.pipeline.results", "DocResult"),
+                            ("mpigen.emit.rendered", "RenderedObject"), ("mpigen.cache.store", "CachedText"),
+                            ("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark")})
 
 
 class Memo:
     """The cached result of each input file of a run, or the bytes to make it from."""
 
-    def __init__(self, store: Store | None, context: bytes, files: list[tuple[Path, bool]], pack: Pack):
+    def __init__(self, store: Store | None, context: bytes) -> None:
         self.store = store
         self.context = context
-        self.pack = pack
         self._found: dict[str, Any] = {}    # file -> its cached result
         self._read: dict[str, tuple[bytes, bytes]] = {}  # file -> (key, bytes) of a file to work on
-        self.inputs: dict[str, tuple[Stat | None, bytes]] = {}  # file -> (its stat, its key): mpigen.cache.runs
+        self._keys: dict[str, tuple[Stat | None, bytes]] = {}  # file -> (its stat, its key): mpigen.cache.runs
         self._now = time.time_ns()
-        if store is not None:
+
+    def misses(self, files: list[File]) -> list[File]:
+        """The files of the run whose results the cache lacks (all of them without a cache),
+        what it holds of the others looked up."""
+        if self.store is not None:
             with _no_collection():
                 for file in files:
                     self._look_up(file)
-        self.misses = [file for file in files if file[0].as_posix() not in self._found]
+        return [file for file in files if file[0].as_posix() not in self._found]
 
-    def found(self, file: tuple[Path, bool]):
-        """What the cache holds for `file` (once), or None."""
-        return self._found.pop(file[0].as_posix(), None)
+    def found(self, file: File, texts: TextStore | None) -> Any:
+        """What the cache holds for `file` (once), its texts put in `texts` (mpigen.cache.texts.placed), or None."""
+        found = self._found.pop(file[0].as_posix(), None)
+        return placed(found, texts) if found is not None else None
 
-    def _look_up(self, file: tuple[Path, bool]) -> None:
+    def input(self, file: File, shape: bytes | None) -> Input | None:
+        """What the cache knows of a file of the run whose result has this shape (None: no
+        cache, or a file it could not read)."""
+        seen = self._keys.get(file[0].as_posix())
+        return None if seen is None else Input(file[0].as_posix(), file[1], *seen, shape)
+
+    def _look_up(self, file: File) -> None:
         path = file[0]
         try:
             status, key, raw = read_key(file, self.context, self._now)
         except InputError:  # the loader says why; a file that cannot be read is never cached
             return
-        self.inputs[path.as_posix()] = (status, key)
+        self._keys[path.as_posix()] = (status, key)
         found = self.store.get(key)
         if found is not None:
             self._found[path.as_posix()] = found
         else:
             self._read[path.as_posix()] = (key, raw)
 
-    def result(self, file: tuple[Path, bool], compute: Compute):
+    def result(self, file: File, compute: Compute) -> Any:
         """What `compute(file, read)` gives for a file the cache lacks: computed from the bytes
         the key was made of (so that a file edited meanwhile is never stored under its old
         bytes) and stored."""
@@ -66,11 +83,11 @@ class Memo:
             return compute(file, read_text)
         key, raw = looked_up
         value = compute(file, lambda path, shown, fix: decode_text(raw, shown))
-        self.store.put(key, *self.pack(value))
+        self.store.put(key, *packed(value))
         return value
 
 
-def read_key(file: tuple[Path, bool], context_digest: bytes, now: int) -> tuple[Stat | None, bytes, bytes]:
+def read_key(file: File, context_digest: bytes, now: int) -> tuple[Stat | None, bytes, bytes]:
     """(the file's stat, taken first: mpigen.cache.runs.input_stat; the key of its bytes under
     `context_digest`; its bytes). Raises InputError when it cannot be read."""
     path, named = file
@@ -95,11 +112,9 @@ def _no_collection():
             gc.enable()
 
 
-def run_memo(cache: Path | None, files, settings: list[str], classes, pack: Pack) -> Memo:
-    """The cache's results for these files under these settings (every one of them is in
-    the key: the overlays as read, each environment's options, the namespace of blueprints
-    that name none, rendering or only validating); nothing without a cache folder. `pack`
-    makes what an entry holds of a result."""
+def run_memo(cache: Path | None, settings: list[str]) -> Memo:
+    """The cache's results for the files of a run under these settings (every one of them is
+    in the key: mpigen.cache.fingerprint.key_settings); nothing without a cache folder."""
     if cache is None:
-        return Memo(None, b"", files, pack)
-    return Memo(Store(cache, build().hex()[:16], classes), context(*settings), files, pack)
+        return Memo(None, b"")
+    return Memo(Store(cache, build().hex()[:16], CACHED_CLASSES), context(*settings))

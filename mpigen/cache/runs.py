@@ -25,20 +25,33 @@ from mpigen.cache.store import Store
 from mpigen.errors import Diagnostic
 
 _DOMAIN = b"mpigen run\n"  # apart from every other key of the cache
-_CLASSES = frozenset({("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark"), ("mpigen.cache.runs", "Run")})
+_CLASSES = frozenset({("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark"), ("mpigen.cache.runs", "Run"),
+                      ("mpigen.cache.runs", "Input")})
 
 Stat = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
 
 
+@dataclass(frozen=True)
+class Input:
+    """What a run knew of one input file: its path, whether the user named it, its stat (None:
+    not kept), its key (mpigen.cache.fingerprint.file_key) and its result's shape (None: a
+    result no other can stand in for: mpigen.pipeline.results.shape)."""
+
+    path: str
+    named: bool
+    stat: Stat | None
+    key: bytes
+    shape: bytes | None
+
+
 @dataclass
 class Run:
-    """A repository's inputs and the folders rendered from them. `inputs`: path -> (its stat
-    or None, its key, its result's shape or None: mpigen.cache.shape), in the order the run
-    read them; `folders`: each folder (as the run named it) -> its files' sha256s (its index
-    among them), the output folder first."""
+    """A repository's inputs and the folders rendered from them. `inputs`: path -> what the
+    run knew of it, in the order the run read them; `folders`: each folder (as the run named
+    it) -> its files' sha256s (its index among them), the output folder first."""
 
     files: list[tuple[str, bool]]
-    inputs: dict[str, tuple[Stat | None, bytes, bytes | None]]
+    inputs: dict[str, Input]
     folders: dict[str, dict[str, bytes]]
     warnings: list[Diagnostic] = field(default_factory=list)
     jobs: int = 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-SLOTS = 8  # as many as the render's workers at most (mpigen.pipeline._workers)
+SLOTS = 8  # as many as the render's workers at most (mpigen.pipeline.pool.MAX_WORKERS)
 _MASK = (1 << 40) - 1  # offsets and lengths up to 1 TiB
 
 

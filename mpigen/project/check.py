@@ -6,18 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mpigen.cache.kustomizations import kustomizations
 from mpigen.errors import InputError, UsageError
-from mpigen.emit.layout import folder_files
 from mpigen.emit.spill import Spill
 from mpigen.output.changes import edited_note
 from mpigen.output.plan import plan_folder
-from mpigen.output.staged import StagedFiles
 from mpigen.output.staleness import FolderReport, compare_folder
-from mpigen.pipeline import Progress
+from mpigen.pipeline.run import Progress
 from mpigen.project import incremental
 from mpigen.project.options import Flags, resolve
-from mpigen.project.render import companion_files
+from mpigen.project.render import companion_files, output_files
 from mpigen.project.rendered import Warn, rendered
 from mpigen.project.repository import NO_CONFIG
 
@@ -46,9 +43,7 @@ def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked
     spill = Spill()
     try:
         result = rendered(setup, warn, progress, spill)
-        refs: dict = {}
-        texts = folder_files(result.objects, result.envs, refs, kustomizations(setup.cache))
-        files = StagedFiles(spill, refs, texts)
+        files = output_files(result, spill, setup.cache)
         plan = plan_folder(setup.output, files, setup.scope)
         if plan.problems:
             raise InputError(plan.problems + plan.warnings)

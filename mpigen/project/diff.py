@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpigen.errors import UsageError
-from mpigen.pipeline import Progress
+from mpigen.pipeline.run import Progress
 from mpigen.project.cluster import connect
 from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered

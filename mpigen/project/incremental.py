@@ -5,8 +5,8 @@ the pipeline over the others.
 It answers only where its answer is the full run's, and otherwise leaves the run to the pipeline
 (which writes a new record):
 - every input file is one the record knows, in the same order, and either has the stat or the
-  bytes it had, or gives a result of the same shape (mpigen.cache.shape: only the bytes of its
-  own documents differ); at most FEW of them changed;
+  bytes it had, or gives a result of the same shape (mpigen.pipeline.results.shape: only the bytes
+  of its own documents differ); at most FEW of them changed;
 - every file of every folder the record names holds the bytes the record says (its stat as
   mpigen last saw it, or else its bytes: mpigen.cache.folders), the index included;
 - for render, the change is small enough to be written in place (mpigen.output.commit).
@@ -16,12 +16,12 @@ the GitOps controllers not at all."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mpigen.cache.fingerprint import context
+from mpigen.cache.fingerprint import context, key_settings
 from mpigen.cache.folders import FolderRecord
-from mpigen.cache.memo import read_key
+from mpigen.cache.memo import File, read_key
 from mpigen.cache.runs import Run, RunRecord, input_stat
 from mpigen.errors import InputError
 from mpigen.load.files import find_yaml_files
@@ -30,8 +30,11 @@ from mpigen.output.index import INDEX, patched_index
 from mpigen.output.staged import StagedFiles
 from mpigen.output.staleness import FolderReport, changes_report
 from mpigen.output.write import patch_folder
-from mpigen.pipeline import Result, file_results, settings
+from mpigen.pipeline.assembly import Result
+from mpigen.pipeline.run import ordered
+from mpigen.pipeline.settings import RunSettings
 from mpigen.project.options import Setup, Warn
+from mpigen.project.rendered import memo_of, settings_of
 
 FEW = 32  # more changed files than this are rendered in parallel by the pipeline
 
@@ -91,18 +94,17 @@ def remember(setup: Setup, result: Result, folders: list[tuple[Path, StagedFiles
     it, the index among them) hold the render of the inputs of `result`."""
     if setup.cache is None or setup.output is None or result.inputs is None or not result.jobs:
         return
-    run_context = _contexts(setup)[1]
-    inputs = {path: tuple(rest) for path, _, *rest in result.inputs}
-    run = Run([(path, named) for path, named, *_ in result.inputs], inputs,
+    run_context = _contexts(setup, settings_of(setup))[1]
+    run = Run([(known.path, known.named) for known in result.inputs], {known.path: known for known in result.inputs},
               {folder.as_posix(): dict(files.sha256s()) for folder, files in folders},
               list(result.warnings), result.jobs, len(result.objects), list(result.envs))
     RunRecord(setup.cache, setup.output, run_context).save(run)
 
 
-def _contexts(setup: Setup) -> tuple[bytes, bytes]:
+def _contexts(setup: Setup, settings: RunSettings) -> tuple[bytes, bytes]:
     """The context of each input file's key (mpigen.cache.fingerprint.file_key), and that of
     the record: everything else that decides the folders."""
-    given = settings(setup.options, setup.overlays, setup.env_options, setup.default_namespace)
+    given = key_settings(settings.overlays, settings.options, settings.default_namespace, settings.render)
     config = repr(setup.config.model.model_dump()) if setup.config is not None else ""
     extra = (repr(setup.scope), repr(setup.whole_repo), repr([p.as_posix() for p in setup.paths]), config)
     return context(*given), context(*given, *extra)
@@ -112,7 +114,8 @@ def _patch(setup: Setup) -> _Patch | None:
     if setup.cache is None or setup.output is None:
         return None
     files, problems = find_yaml_files(setup.paths)
-    files_context, run_context = _contexts(setup)
+    settings = settings_of(setup)
+    files_context, run_context = _contexts(setup, settings)
     record = RunRecord(setup.cache, setup.output, run_context)
     run = record.load()
     out = setup.output.as_posix()
@@ -122,11 +125,11 @@ def _patch(setup: Setup) -> _Patch | None:
     if found is None:
         return None
     changed, restated = found
-    new = _new_texts(setup, run, out, changed) if changed else {}
+    new = _new_texts(setup, settings, run, out, changed) if changed else {}
     return None if new is None else _Patch(record, run, out, new, restated or bool(changed))
 
 
-def _changed_inputs(files: list, run: Run, now: int, files_context: bytes) -> tuple[list, bool] | None:
+def _changed_inputs(files: list[File], run: Run, now: int, files_context: bytes) -> tuple[list[File], bool] | None:
     """The files whose bytes are not those the record knows (None: more than FEW, or one that
     cannot be read: the pipeline says why), and whether one with its old bytes has a new stat
     (which the record now has)."""
@@ -134,16 +137,16 @@ def _changed_inputs(files: list, run: Run, now: int, files_context: bytes) -> tu
     for path, named in files:
         name = path.as_posix()
         status = input_stat(path, now)
-        old_status, old_key, old_shape = run.inputs[name]
-        if status is not None and status == old_status:
+        old = run.inputs[name]
+        if status is not None and status == old.stat:
             continue
         try:
             status, key, _ = read_key((path, named), files_context, now)  # stated again, just before the read
         except InputError:
             return None
-        if key == old_key:
-            restated = restated or status != old_status
-            run.inputs[name] = (status, key, old_shape)
+        if key == old.key:
+            restated = restated or status != old.stat
+            run.inputs[name] = replace(old, stat=status)
         elif len(changed) == FEW:
             return None
         else:
@@ -151,18 +154,18 @@ def _changed_inputs(files: list, run: Run, now: int, files_context: bytes) -> tu
     return changed, restated
 
 
-def _new_texts(setup: Setup, run: Run, out: str, changed: list) -> dict[str, bytes] | None:
+def _new_texts(setup: Setup, settings: RunSettings, run: Run, out: str,
+               changed: list[File]) -> dict[str, bytes] | None:
     """The new bytes of each output file of the changed files whose bytes change (None: a
     result of another shape)."""
-    results, memo = file_results(changed, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
-                                 setup.cache)
+    memo = memo_of(setup, settings)
     expected, new = run.folders[out], {}
-    for (path, _), result in zip(changed, results):
-        name = path.as_posix()
-        found, shaped = memo.inputs.get(name), result.shape
-        if found is None or shaped is None or shaped != run.inputs[name][2]:
+    for file, result in zip(changed, list(ordered(changed, settings, memo))):
+        name = file[0].as_posix()
+        known = memo.input(file, result.shape)
+        if known is None or known.shape is None or known.shape != run.inputs[name].shape:
             return None
-        run.inputs[name] = (*found, shaped)
+        run.inputs[name] = known
         for o in (o for results in result.per_env for r in results for o in r.objects):
             target = o.out_path
             if target not in expected:

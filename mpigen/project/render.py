@@ -22,7 +22,9 @@ from mpigen.output.failure import WriteFailed, machine_error
 from mpigen.output.write import refusals, write_folder
 from mpigen.output.safety import refuse_overlap
 from mpigen.output.staged import StagedFiles, StagedFolder
-from mpigen.pipeline import Progress, Result
+from mpigen.emit.rendered import RenderedObject, Store
+from mpigen.pipeline.assembly import Result
+from mpigen.pipeline.run import Progress
 from mpigen.project import incremental
 from mpigen.project.options import Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
@@ -41,7 +43,7 @@ class Rendered:
     envs: list[str]
     output: Path | None
     result: Result | None = None  # for stdout: the objects, their texts kept in `store`
-    store: object = None  # (mpigen.pipeline.Store)
+    store: object = None  # (mpigen.emit.rendered.Store)
     companions: tuple[tuple[str, Path], ...] = ()  # (what, folder) of each companion folder written
 
     def documents(self) -> Iterator[bytes]:
@@ -98,7 +100,7 @@ def _store(out: Path) -> StagedFolder | Spill:
     return Spill()
 
 
-def _rendered_into(setup: Setup, warn: Warn, progress: Progress | None, store) -> Result:
+def _rendered_into(setup: Setup, warn: Warn, progress: Progress | None, store: StagedFolder | Spill) -> Result:
     try:
         return rendered(setup, warn, progress, store)
     except OSError as exc:
@@ -107,15 +109,13 @@ def _rendered_into(setup: Setup, warn: Warn, progress: Progress | None, store) -
         raise
 
 
-def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
+def _write(setup: Setup, result: Result, store: Store, warn: Warn) -> None:
     """Write the output folder and the companion folders."""
     companions = companion_files(setup, result)
     for folder, _ in companions:
         refuse_overlap(folder, setup.inputs)
         refuse_overlap(folder, [setup.output], "the output folder")
-    refs: dict = {}
-    texts = folder_files(result.objects, result.envs, refs, kustomizations(setup.cache))
-    output = StagedFiles(store, refs, texts)
+    output = output_files(result, store, setup.cache)
     others = [(folder, StagedFiles(None, {}, theirs)) for folder, theirs in companions]
     # A companion folder that cannot take its files (one in the way, one edited by hand) stops
     # the run before the output folder changes, and the output folder's problems are named
@@ -128,6 +128,15 @@ def _write(setup: Setup, result: Result, store, warn: Warn) -> None:
     for folder, files in others:
         warn(write_folder(folder, files, ("",), setup.cache, setup.discard_edits, warn))
     incremental.remember(setup, result, [(setup.output, output), *others])
+
+
+def output_files(result: Result, store: Store, cache: Path | None) -> StagedFiles:
+    """The files of the output folder a render gives (its index left out), each text read
+    from `store` where the render put it there (mpigen.emit.layout.folder_files), each
+    kustomization.yaml made once per cache folder (mpigen.cache.kustomizations)."""
+    refs: dict[str, RenderedObject] = {}
+    texts = folder_files(result.objects, result.envs, refs, kustomizations(cache))
+    return StagedFiles(store, refs, texts)
 
 
 def companion_folders(setup: Setup) -> tuple[tuple[str, Path], ...]:

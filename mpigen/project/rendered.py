@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mpigen.cache.fingerprint import key_settings
+from mpigen.cache.memo import Memo, run_memo
 from mpigen.errors import InputError, Mark, error
-from mpigen.pipeline import Progress, Result, Store, render_paths
+from mpigen.emit.rendered import Store
+from mpigen.pipeline.assembly import Result
+from mpigen.pipeline.run import Progress, render_paths
+from mpigen.pipeline.settings import RunSettings, run_settings
 from mpigen.project.options import Setup, Warn
 
 
@@ -15,11 +20,24 @@ def rendered(setup: Setup, warn: Warn, progress: Progress | None = None, store: 
     """The render of the setup's blueprints, its warnings given to `warn` and its progress
     (files done, files in all) to `progress`, its texts put in `store` when given;
     InputError when there is no blueprint at all."""
-    result = render_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
-                          progress, setup.cache, store)
+    settings = settings_of(setup)
+    result = render_paths(setup.paths, settings, memo_of(setup, settings), progress, store)
     require_jobs(result.jobs, setup.paths)
     warn(result.warnings)
     return result
+
+
+def settings_of(setup: Setup, render: bool = True) -> RunSettings:
+    """What a run of the pipeline over the setup's blueprints is asked to do (rendering, or
+    only validating)."""
+    return run_settings(setup.options, setup.overlays, setup.env_options, setup.default_namespace, render)
+
+
+def memo_of(setup: Setup, settings: RunSettings) -> Memo:
+    """What the setup's cache folder holds of the files of a run under these settings (no
+    cache folder: nothing)."""
+    return run_memo(setup.cache, key_settings(settings.overlays, settings.options, settings.default_namespace,
+                                              settings.render))
 
 
 def require_jobs(jobs: int, paths: list[Path]) -> None:

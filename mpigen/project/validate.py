@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mpigen.pipeline import Progress, validate_paths
+from mpigen.pipeline.run import Progress, validate_paths
 from mpigen.project.cluster import connect
 from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
-from mpigen.project.rendered import Warn, rendered, require_jobs
+from mpigen.project.rendered import Warn, memo_of, rendered, require_jobs, settings_of
 from mpigen.render.kube_version import require_kube_version
 from mpigen.review.live import validate_on_server
 from mpigen.review.object_reports import ObjectReport
@@ -43,8 +43,8 @@ def validate(flags: Flags, output: bool, server: bool, cluster: ClusterFlags,
         return _on_server(setup, cluster, warn, progress)
     if output:
         return _against_schemas(setup, warn, progress)
-    result = validate_paths(setup.paths, setup.options, setup.overlays, setup.env_options, setup.default_namespace,
-                            progress, setup.cache)
+    settings = settings_of(setup, render=False)
+    result = validate_paths(setup.paths, settings, memo_of(setup, settings), progress)
     require_jobs(result.jobs, setup.paths)
     warn(result.warnings)
     return Validated(result.jobs, len(setup.overlays))

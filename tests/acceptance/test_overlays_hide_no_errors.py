@@ -342,13 +342,13 @@ def test_validating_many_large_blueprints_keeps_one_file_at_a_time():
 
 DYING_WORKERS = """\
 import os, signal, sys
-import mpigen.pipeline as pipeline
-parent, process = os.getpid(), pipeline._process
-def dying(files):
+import mpigen.pipeline.run as run
+parent, work = os.getpid(), run.file_results
+def dying(files, **given):
     if os.getpid() != parent:  # in a worker process: killed, as the out-of-memory killer does
         os.kill(os.getpid(), signal.SIGKILL)
-    return process(files)
-pipeline._process = dying
+    return work(files, **given)
+run.file_results = dying
 from mpigen.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -358,7 +358,7 @@ def test_a_killed_worker_neither_hangs_the_run_nor_loses_its_blueprints(tmp_path
     """multiprocessing.Pool waits forever for the result of a worker that was killed, and a
     pool that cannot start (no memory left for its threads) left its workers behind,
     holding stderr open. The run now finishes the slices itself."""
-    from mpigen.pipeline import PARALLEL_THRESHOLD
+    from mpigen.pipeline.pool import PARALLEL_THRESHOLD
 
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one core: mpigen renders serially whatever the size")

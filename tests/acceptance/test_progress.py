@@ -9,7 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
-from mpigen import pipeline
+from mpigen.pipeline import pool
 from mpigen.cli import progress
 from mpigen.cli.main import main
 from tests.support.blueprints import blueprint_text
@@ -53,7 +53,7 @@ def test_each_chunk_moves_the_bar_and_nothing_else_changes(tmp_path, monkeypatch
     assert main(["render", "bp", "-o", "piped"]) == 0
     piped = capsysbinary.readouterr()
     monkeypatch.setattr(progress, "DELAY", 0)
-    monkeypatch.setattr(pipeline, "MAX_SLICE", 1)
+    monkeypatch.setattr(pool, "MAX_SLICE", 1)
     shown = in_process_on_a_terminal(monkeypatch, "render", "bp", "-o", "shown")
     assert capsysbinary.readouterr().out == piped.out == b""
     assert files(tmp_path / "shown") == files(tmp_path / "piped")
@@ -71,7 +71,7 @@ def test_stdout_is_the_same_bytes_with_a_bar(tmp_path, monkeypatch, capsysbinary
     assert main(["validate", "bp"]) == 0 and main(["render", "bp", "--stdout"]) == 0
     piped = capsysbinary.readouterr()
     monkeypatch.setattr(progress, "DELAY", 0)
-    monkeypatch.setattr(pipeline, "MAX_SLICE", 1)
+    monkeypatch.setattr(pool, "MAX_SLICE", 1)
     shown = in_process_on_a_terminal(monkeypatch, "validate", "bp")
     shown += in_process_on_a_terminal(monkeypatch, "render", "bp", "--stdout")
     assert capsysbinary.readouterr().out == piped.out

@@ -41,11 +41,12 @@ def add_blueprint(name: str, **kwargs) -> str:
 def rendered(*overlays: str, paths=("blueprints",), **options):
     """Result of rendering `paths` under these overlays, through the real pipeline."""
     from mpigen.overlay.resolve import resolve
-    from mpigen.pipeline import render_paths
+    from mpigen.pipeline.run import render_paths
+    from mpigen.pipeline.settings import run_settings
     from mpigen.render.target import Options
 
     found = resolve(list(overlays), Path(".")) if overlays else []
-    return render_paths([Path(p) for p in paths], Options(**{"target": "static", **options}), found)
+    return render_paths([Path(p) for p in paths], run_settings(Options(**{"target": "static", **options}), found))
 
 
 def objects_of(result, env: str | None = None) -> dict[tuple[str, str], dict]:

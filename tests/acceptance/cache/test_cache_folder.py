@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from mpigen import pipeline
+from mpigen.pipeline import step
 from mpigen.cache.store import FORMAT, MAGIC
 from tests.support.blueprints import blueprint_text
 from tests.support.cache_repository import entries, repository
@@ -79,7 +79,7 @@ def test_a_folder_holding_files_of_others_keeps_every_one_and_the_cache_works_be
     assert entries(folder / "mpigen")  # in mpigen's own folder
     first = cli("render", "--stdout")
     loaded = []
-    monkeypatch.setattr(pipeline, "load_files", lambda files, read, importable: loaded.append(files) or ([], []))
+    monkeypatch.setattr(step, "load_files", lambda files, read, importable: loaded.append(files) or ([], []))
     assert cli("render", "--stdout").stdout == first.stdout and loaded == []
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from mpigen import pipeline
+from mpigen.cache.memo import CACHED_CLASSES
+from mpigen.pipeline import step
 from mpigen.cache.folder import judged
 from mpigen.cache.store import FORMAT, MAGIC, Store
 from tests.support.blueprints import blueprint_text
@@ -50,7 +51,7 @@ def test_an_unchanged_file_is_neither_read_nor_rendered_again(cli, cache, monkey
     assert (cache / ".gitignore").read_text() == "*\n" and (cache / "CACHEDIR.TAG").read_text().startswith(
         "Signature: 8a477f597d28d172789f06886806bc55\n")
     loaded = []
-    monkeypatch.setattr(pipeline, "load_files", lambda files, read, importable: loaded.append(files) or ([], []))
+    monkeypatch.setattr(step, "load_files", lambda files, read, importable: loaded.append(files) or ([], []))
     assert cli("render", "bp", "--stdout").stdout == first.stdout
     assert loaded == []
     Path("bp/job1.yaml").write_text(blueprint_text("job1", workers=7))
@@ -195,6 +196,6 @@ def test_runs_at_the_same_time_share_the_cache_unharmed(tmp_path, cache):
     runs = [subprocess.Popen([*MPIGEN, "render", "bp", "--stdout"], cwd=tmp_path, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE) for _ in range(4)]
     assert [run.communicate(timeout=120) for run in runs] == [(expected, b"")] * 4
-    store = Store(cache, entries(cache)[0].parent.parent.name, pipeline.CACHED_CLASSES)
+    store = Store(cache, entries(cache)[0].parent.parent.name, CACHED_CLASSES)
     assert len(entries(cache)) == 40 and all(store.get(bytes.fromhex(path.name)) for path in entries(cache))
     assert not list(cache.rglob(".new-*"))

@@ -36,7 +36,7 @@ SERIAL = {"MPIGEN_PROCESSES": "1"}
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> Path:
-    from mpigen.pipeline import PARALLEL_THRESHOLD
+    from mpigen.pipeline.pool import PARALLEL_THRESHOLD
 
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one core: mpigen renders serially whatever the size")

@@ -24,11 +24,12 @@ from tests.support.gitops import (FLUX_SSA, JOB_LABEL, PROFILES, RUN_LABEL, WAVE
 # --- 1. --gitops none is unchanged ------------------------------------------------------------
 
 def test_none_profile_still_renders_golden_static(monkeypatch):
-    from mpigen.pipeline import render_paths
+    from mpigen.pipeline.run import render_paths
+    from mpigen.pipeline.settings import run_settings
     from mpigen.render.target import Options
 
     monkeypatch.chdir(ROOT)  # source comments name blueprints/<file> relative to the repository
-    result = render_paths([Path("blueprints")], Options(target="static", gitops="none"))
+    result = render_paths([Path("blueprints")], run_settings(Options(target="static", gitops="none")))
     assert "".join(item.text for item in result.objects) == (GOLDEN / "static.yaml").read_text(encoding="utf-8")
     for obj in golden_stream("static"):
         assert RUN_LABEL not in obj["metadata"]["labels"]

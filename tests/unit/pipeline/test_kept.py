@@ -4,12 +4,13 @@ after the entry's summary, a CachedText in its place)."""
 
 from __future__ import annotations
 
-from mpigen import pipeline
 from mpigen.cache import texts as cache_texts
 from mpigen.cache.store import THIS_ENTRY, CachedText
-from mpigen.pipeline import RenderedObject, _Chunk, _DocResult
+from mpigen.emit.rendered import RenderedObject
+from mpigen.pipeline.results import DocResult, FileResult
+from mpigen.pipeline.step import stored
 
-# Every field set to a value no default has, so that a field _stored or packed forgets shows.
+# Every field set to a value no default has, so that a field `stored` or `packed` forgets shows.
 VALUES = {"sort_key": (5, "Job", "team-a", "pi"), "path": "team-a/job-pi.yaml", "text": "---\nkind: Job\n",
           "env": "dev", "running_workers": True, "root": "pi-launcher", "ref": (3, 17), "digest": b"d" * 32}
 
@@ -25,18 +26,17 @@ def test_every_field_has_a_value_no_default_has():
     assert all(getattr(obj, name) != default for name, default in RenderedObject._field_defaults.items())
 
 
-def test_an_object_kept_in_a_store_keeps_every_other_field(monkeypatch):
+def test_an_object_kept_in_a_store_keeps_every_other_field():
     obj = RenderedObject(**VALUES)
     cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"))  # keeps its text
-    monkeypatch.setitem(pipeline._WORK, "store", _Store())
-    assert pipeline._stored([obj, cluster]) == [
+    assert stored([obj, cluster], _Store()) == [
         RenderedObject(**{**VALUES, "text": "", "ref": ("kept", "dev/team-a/job-pi.yaml", obj.text)}), cluster]
 
 
 def test_an_object_packed_for_the_cache_keeps_every_other_field():
     obj = RenderedObject(**{**VALUES, "ref": None})
     cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"))
-    chunk = _Chunk([], [[_DocResult([], objects=[obj, cluster, obj])]], set())
+    chunk = FileResult([], [[DocResult([], objects=[obj, cluster, obj])]], set())
     packed, texts = cache_texts.packed(chunk)
     length = len(obj.text.encode())
     assert packed.per_env[0][0].objects == [

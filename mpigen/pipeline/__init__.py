@@ -1,0 +1,1 @@
+"""The pipeline: every blueprint under a set of paths through load -> (overlay) -> validate -> compile -> render -> emit, in every environment of a run, as a list of steps (settings, the per-file step, the pool of workers, the checks across jobs, the assembly of environments: one module each, chained by mpigen.pipeline.run)."""

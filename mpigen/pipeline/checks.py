@@ -1,0 +1,66 @@
+"""The checks across the jobs of a run, made as each file's result comes: a job defined twice
+in one namespace, two jobs that render one object, and, once every file is in, the problems of
+the overlay patches as written and the patches that selected no blueprint."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mpigen.emit.rendered import RenderedObject
+from mpigen.errors import Diagnostic, Mark, error
+from mpigen.overlay.apply import Usage
+from mpigen.overlay.resolve import Overlay
+from mpigen.pipeline.results import DocResult, Job, UsedPatch
+from mpigen.render.targets import RESERVED
+from mpigen.validate.written_patches import written_patch_problems
+
+
+@dataclass
+class Gathered:
+    """What one environment has gathered so far: its jobs (where each is named, for
+    duplicates), its objects, and the job that renders each object (for collisions)."""
+
+    seen: dict[Job, Mark | None] = field(default_factory=dict)
+    objects: list[RenderedObject] = field(default_factory=list)
+    owners: dict[tuple, Mark | None] = field(default_factory=dict)  # sort key -> the job's name mark
+    digests: dict[tuple, bytes] = field(default_factory=dict)  # sort key -> the sha256 of the first job's text of it
+
+    def add(self, results: list[DocResult], diagnostics: list[Diagnostic]) -> None:
+        """Take the results of one file's documents in this environment, their problems and
+        those of the jobs they clash with put in `diagnostics`."""
+        for item in results:
+            diagnostics.extend(item.diagnostics)
+            if item.job is None:
+                continue
+            if item.job in self.seen:
+                diagnostics.append(_duplicate(item.name_mark, self.seen[item.job], item.job))
+                continue
+            self.seen[item.job] = item.name_mark
+            for obj in item.objects:
+                owner = self.owners.setdefault(obj.sort_key, item.name_mark)
+                if owner is item.name_mark:
+                    self.objects.append(obj)
+                    self.digests[obj.sort_key] = obj.digest
+                elif not obj.shared or self.digests[obj.sort_key] != obj.digest:
+                    fix = (" with other content; give one of them another spec.runtime.name" if obj.shared
+                           else "; rename one of the jobs")
+                    diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, "
+                                                             f"as the job at {owner} does{fix}"))
+
+
+def overlay_problems(overlays: list[Overlay], diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """The problems of the overlays' patches as written that no blueprint they were applied to
+    reported already (as `MESSAGE (applied to BLUEPRINT)`, at the same place)."""
+    if not overlays:
+        return []
+    shown = {(d.mark, d.message.rsplit(" (applied to ", 1)[0]) for d in diagnostics}
+    return [d for d in written_patch_problems(overlays, RESERVED) if (d.mark, d.message) not in shown]
+
+
+def unused_patches(overlays: list[Overlay], used: set[UsedPatch]) -> list[Diagnostic]:
+    """A warning for each patch and image rewrite of the overlays that selected no blueprint."""
+    return Usage(used).unused(overlays) if overlays else []
+
+
+def _duplicate(mark: Mark | None, first: Mark | None, job: Job) -> Diagnostic:
+    return error(mark, f"job {job[0]}/{job[1]} is already defined at {first}; job names must be unique per namespace")

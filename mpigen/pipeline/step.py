@@ -1,0 +1,153 @@
+"""The pipeline's step for one blueprint file: load -> (overlay) -> validate -> compile ->
+render -> emit, under every environment of the run, a pure function of the run's settings
+and the file's text to a FileResult; and the step of a slice of files, each through the
+cache's memo, the objects' texts put in the render's store."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import NamedTuple
+
+from mpigen.cache.memo import Memo, Read
+from mpigen.compile.blueprint import compile_blueprint
+from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
+from mpigen.emit.install_order import sort_key
+from mpigen.emit.layout import object_path, step_placement
+from mpigen.emit.rendered import RenderedObject, Store
+from mpigen.emit.yaml import dump_object
+from mpigen.errors import Diagnostic
+from mpigen.formats.blueprint import Blueprint
+from mpigen.load.blueprints import load_files
+from mpigen.load.document import Document
+from mpigen.overlay.apply import Usage, apply, with_namespace
+from mpigen.pipeline.results import DocResult, FileResult, UsedPatch, shape
+from mpigen.pipeline.settings import Environment, RunSettings
+from mpigen.render.target import Lifecycle, Options
+from mpigen.render.targets import APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, render_job, target_checks
+from mpigen.validate.document import attributed, validate_document, written_problems
+
+File = tuple[Path, bool]  # a file to read, and whether the user named it (mpigen.load.files.find_yaml_files)
+
+
+@dataclass
+class _Pending:
+    """A valid blueprint waiting to be rendered in one environment (after the file's documents,
+    with the marks of every key and value, are dropped)."""
+
+    blueprint: Blueprint
+    source: str
+    env: Environment
+
+
+class _Validated(NamedTuple):
+    """A document's result in one environment, and what is left to render of it (None: nothing)."""
+
+    result: DocResult
+    pending: _Pending | None
+
+
+class Placement(NamedTuple):
+    """Where an object goes in its environment's folder, the kustomize root of its own it
+    is in ("" for none), and whether it is a worker StatefulSet with replicas > 0."""
+
+    path: str
+    root: str
+    running_workers: bool
+
+
+def file_results(files: list[File], settings: RunSettings, memo: Memo, store: Store | None) -> list[FileResult]:
+    """What each of these files gives (through the memo: stored in the cache when it has one),
+    the objects' texts put in `store` when there is one."""
+    out = []
+    for file in files:
+        one = memo.result(file, partial(file_result, settings))
+        one.per_env = [[replace(r, objects=stored(r.objects, store)) if r.objects else r for r in results]
+                       for results in one.per_env]
+        out.append(one)
+    return out
+
+
+def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
+    """What one file gives (its text from `read`). Only the results are kept, never the
+    loaded documents (with the marks of every key and value, they are the bulk)."""
+    result = FileResult([], [[] for _ in settings.environments], set())
+    docs, result.problems = load_files([file], read, IMPORTABLE)
+    validated = [_environments(doc, settings, result.used) for doc in docs]
+    del docs  # rendering needs the blueprints, not the documents and their marks
+    for results in validated:
+        for env_results, validated_here in zip(result.per_env, results):
+            if validated_here.pending is not None:
+                validated_here.result.objects = _render(validated_here.pending)
+            env_results.append(validated_here.result)
+    result.shape = shape(result)
+    return result
+
+
+def stored(objects: list[RenderedObject], store: Store | None) -> list[RenderedObject]:
+    """The objects with their texts put in the render's store, if it has one (only each object's
+    key and place go back to the parent); a shared cluster-scoped object keeps its text."""
+    if store is None:
+        return objects
+    return [o._replace(text="", ref=store.put(o.out_path, o.text)) if not o.shared else o for o in objects]
+
+
+def _environments(doc: Document, settings: RunSettings,
+                  used: set[UsedPatch]) -> list[_Validated]:
+    """What one blueprint document gives under each environment.
+
+    Every value the file states must be valid as written, even where an overlay replaces
+    it: when every overlay changed the blueprint, its own values are checked once more
+    as written (mpigen.validate.document.written_problems), reported once at the blueprint's
+    line. Otherwise one environment validates the file's values as they are."""
+    if settings.default_namespace:
+        doc = with_namespace(doc, settings.default_namespace)
+    usage = Usage(used)
+    patched = [apply(env.overlay, doc, usage) if env.overlay is not None else doc for env in settings.environments]
+    written = written_problems(doc, RESERVED) if all(p is not doc for p in patched) else []
+    return [_validated(p, env, written, settings.render) for p, env in zip(patched, settings.environments)]
+
+
+def _validated(patched: Document, env: Environment, written: list[Diagnostic],
+               render: bool) -> _Validated:
+    """The document's result in one environment, and what is left to render of it."""
+    blueprint, diagnostics = validate_document(patched, RESERVED)
+    diagnostics = written + diagnostics
+    if blueprint is not None and env.options is not None:
+        diagnostics += target_checks(patched, blueprint, env.options)
+    if any(d.severity == "error" for d in diagnostics):
+        blueprint = None
+    result = DocResult([attributed(d, patched) for d in diagnostics])
+    if blueprint is None:
+        return _Validated(result, None)
+    result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
+    result.name_mark = patched.value_mark(("metadata", "name"))
+    return _Validated(result, _Pending(blueprint, patched.path, env) if render else None)
+
+
+def _render(pending: _Pending) -> list[RenderedObject]:
+    blueprint, overlay, options = pending.blueprint, pending.env.overlay, pending.env.options
+    comment = source_comment(pending.source, overlay.doc.path if overlay is not None else "")
+    spec = blueprint.spec
+    lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
+    rendered = []
+    for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
+        placement = placed_object(obj, options, blueprint.metadata.name)
+        shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
+        text = dump_object(obj, shown, GENERATED)
+        rendered.append(RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, pending.env.name,
+                                       placement.running_workers, placement.root, None,
+                                       hashlib.sha256(text.encode("utf-8")).digest()))
+    return rendered
+
+
+def placed_object(obj: dict, options: Options, job_name: str) -> Placement:
+    """Where an object of the job `job_name` goes (its path, and its kustomize root under the
+    flux profile when its target applies in steps), and whether the running job scales it itself."""
+    target = TARGETS[options.target]
+    path, root, flux = object_path(obj), "", target.flux
+    if options.gitops == "flux" and flux is not None:
+        root, path = step_placement(obj, path, flux.step_of(obj), job_name if flux.per_job else None)
+    return Placement(path, root, target.scales_itself(obj))
