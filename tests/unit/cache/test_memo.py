@@ -24,7 +24,7 @@ def test_a_result_is_made_once_and_read_back_whole_with_its_texts(tmp_path):
     (tmp_path / "bp").mkdir()
     source = tmp_path / "bp" / "pi.yaml"
     source.write_bytes(BLUEPRINT.read_bytes())
-    file, settings = (source, True), run_settings(Options())
+    file, settings = (source, True), run_settings(Options(target="static"))
     made = []
 
     def compute(file, read):
@@ -44,7 +44,7 @@ def test_a_result_is_made_once_and_read_back_whole_with_its_texts(tmp_path):
 def test_other_settings_are_another_key(tmp_path):
     source = tmp_path / "pi.yaml"
     source.write_bytes(BLUEPRINT.read_bytes())
-    file, settings = (source, True), run_settings(Options())
+    file, settings = (source, True), run_settings(Options(target="static"))
     first = run_memo(cache_of(tmp_path), SETTINGS)
     first.misses([file])
     first.result(file, lambda file, read: file_result(settings, file, read))
