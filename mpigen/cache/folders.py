@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from mpigen.cache.fingerprint import build
-from mpigen.cache.store import Store
+from mpigen.cache.store import EntryStore
 
 RACY = 3  # seconds: beyond the coarsest clock of common file systems (FAT's two seconds)
 _DOMAIN = b"mpigen output folder\n"  # apart from every other key of the cache
@@ -36,7 +36,7 @@ class FolderRecord:
     inode, sha256). Empty without a cache folder."""
 
     def __init__(self, cache: Path | None, out: Path) -> None:
-        self.store = Store(cache, build().hex()[:16], frozenset()) if cache is not None else None
+        self.store = EntryStore(cache, build().hex()[:16], frozenset()) if cache is not None else None
         self.key = hashlib.sha256(_DOMAIN + os.fsencode(os.path.realpath(out))).digest()
         self.now = time.time_ns()
         self.saw: dict[str, tuple] = {}

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mpigen.cache.fingerprint import build
-from mpigen.cache.store import Store
+from mpigen.cache.store import EntryStore
 from mpigen.emit.layout import kustomization_text
 
 # Shorter lists cost less to emit than to look up.
@@ -25,7 +25,7 @@ def kustomizations(cache: Path | None, large: int = LARGE) -> Callable[[list[str
     `large` are emitted each time."""
     if cache is None:
         return kustomization_text
-    store = Store(cache, build().hex()[:16], frozenset())
+    store = EntryStore(cache, build().hex()[:16], frozenset())
 
     def text(paths: list[str]) -> str:
         if len(paths) < large:

@@ -14,9 +14,9 @@ from typing import Any
 
 from mpigen.cache.fingerprint import build, context, file_key
 from mpigen.cache.runs import Input, Stat, input_stat
-from mpigen.cache.store import Store
+from mpigen.cache.store import EntryStore
 from mpigen.cache.texts import packed, placed
-from mpigen.emit.rendered import Store as TextStore
+from mpigen.emit.rendered import TextStore
 from mpigen.errors import InputError
 from mpigen.load.files import NAMED, SEARCHED, decode_text, display_path, read_raw, read_text
 
@@ -33,7 +33,7 @@ CACHED_CLASSES = frozenset({("mpigen.pipeline.results", "FileResult"), ("mpigen.
 class Memo:
     """The cached result of each input file of a run, or the bytes to make it from."""
 
-    def __init__(self, store: Store | None, context: bytes) -> None:
+    def __init__(self, store: EntryStore | None, context: bytes) -> None:
         self.store = store
         self.context = context
         self._found: dict[str, Any] = {}    # file -> its cached result
@@ -117,4 +117,4 @@ def run_memo(cache: Path | None, settings: list[str]) -> Memo:
     in the key: mpigen.cache.fingerprint.key_settings); nothing without a cache folder."""
     if cache is None:
         return Memo(None, b"")
-    return Memo(Store(cache, build().hex()[:16], CACHED_CLASSES), context(*settings))
+    return Memo(EntryStore(cache, build().hex()[:16], CACHED_CLASSES), context(*settings))

@@ -21,11 +21,11 @@ from pathlib import Path
 
 from mpigen.cache.fingerprint import build
 from mpigen.cache import folders
-from mpigen.cache.store import Store
+from mpigen.cache.store import EntryStore
 from mpigen.errors import Diagnostic
 
 _DOMAIN = b"mpigen run\n"  # apart from every other key of the cache
-_CLASSES = frozenset({("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark"), ("mpigen.cache.runs", "Run"),
+_CLASSES = frozenset({("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark"), ("mpigen.cache.runs", "LastRender"),
                       ("mpigen.cache.runs", "Input")})
 
 Stat = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
@@ -45,7 +45,7 @@ class Input:
 
 
 @dataclass
-class Run:
+class LastRender:
     """A repository's inputs and the folders rendered from them. `inputs`: path -> what the
     run knew of it, in the order the run read them; `folders`: each folder (as the run named
     it) -> its files' sha256s (its index among them), the output folder first."""
@@ -90,13 +90,13 @@ class RunRecord:
     decides its folders)."""
 
     def __init__(self, cache: Path, out: Path, context: bytes) -> None:
-        self.store = Store(cache, build().hex()[:16], _CLASSES)
+        self.store = EntryStore(cache, build().hex()[:16], _CLASSES)
         self.key = hashlib.sha256(_DOMAIN + context + b"\0" + os.fsencode(os.path.realpath(out))).digest()
         self.now = time.time_ns()
 
-    def load(self) -> Run | None:
+    def load(self) -> LastRender | None:
         found = self.store.get(self.key)
-        return found if isinstance(found, Run) else None
+        return found if isinstance(found, LastRender) else None
 
-    def save(self, run: Run) -> None:
+    def save(self, run: LastRender) -> None:
         self.store.put(self.key, run)

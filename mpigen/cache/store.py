@@ -57,7 +57,7 @@ _HEAD = len(MAGIC) + 72  # the magic line, the key, the checksum and the length
 UNUSED_FOR = 7 * 24 * 3600  # seconds after which the entries of another build are removed
 
 
-class Store:
+class EntryStore:
     """The entries of one cache folder; `get` and `put` never raise for the machine's sake."""
 
     def __init__(self, folder: Path, build: str, allowed: frozenset[tuple[str, str]]):

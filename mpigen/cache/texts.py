@@ -31,7 +31,7 @@ def packed(result) -> tuple[object, bytes]:
 def placed(result, store):
     """A result read from the cache, its texts where the run wants them: left in the cache for
     a store that reads them from there (only those it writes or prints are read), put in one
-    that must hold them itself (mpigen.emit.rendered.Store.adopt), read back without a store."""
+    that must hold them itself (mpigen.emit.rendered.TextStore.adopt), read back without a store."""
     for results in result.per_env:
         for i, r in enumerate(results):
             if not r.objects:

@@ -43,7 +43,7 @@ def folder_files(rendered, envs=("",), refs: dict | None = None, kustomization=N
     """Relative path -> text for every file of the output folder (index excluded). Each
     environment (overlay) gets its own sub-folder with its own kustomization.yaml, also
     when it has no objects (all its jobs archived): it stays a kustomize root. With `refs`,
-    an object whose text a store keeps (mpigen.emit.rendered.Store) goes there instead, as
+    an object whose text a store keeps (mpigen.emit.rendered.TextStore) goes there instead, as
     path -> the object. `kustomization` makes a kustomization.yaml's text from its
     resources (kustomization_text, or a cache of it: mpigen.cache.kustomizations)."""
     kustomization = kustomization or kustomization_text

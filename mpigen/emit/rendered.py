@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import NamedTuple, Protocol
 
 
-class Store(Protocol):
+class TextStore(Protocol):
     """Where the processes of a render put each document as they emit it, instead of
     sending its text back (mpigen.emit.spill, mpigen.output.staged): put(path in the output
     folder, text) -> the reference a RenderedObject keeps; adopt(path, a text of the cache,
@@ -32,7 +32,7 @@ class RenderedObject(NamedTuple):
     env: str = ""       # the overlay's name ("" without overlays): the output sub-folder
     running_workers: bool = False  # a worker StatefulSet with replicas > 0 (the launcher may scale it)
     root: str = ""      # flux: the folder of the job's workers or launcher (a kustomize root of its own)
-    ref: object = None  # with a Store: where it keeps the text (then "" here); from the cache: a CachedText
+    ref: object = None  # with a TextStore: where it keeps the text (then "" here); from the cache: a CachedText
     digest: bytes = b""  # sha256 of the text's UTF-8 bytes
 
     @property

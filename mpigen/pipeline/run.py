@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 
 from mpigen.cache.memo import Memo, run_memo
-from mpigen.emit.rendered import Store
+from mpigen.emit.rendered import TextStore
 from mpigen.errors import Diagnostic, InputError
 from mpigen.load.files import find_yaml_files
 from mpigen.pipeline import pool
@@ -25,7 +25,7 @@ Progress = Callable[[int, int], None]  # (files done, files in all): at the star
 
 
 def run_paths(paths: list[Path], settings: RunSettings, memo: Memo | None = None, progress: Progress | None = None,
-              store: Store | None = None) -> Result:
+              store: TextStore | None = None) -> Result:
     """Render (or only validate) every blueprint under paths in every environment of the
     settings, telling `progress` every MAX_SLICE files, with what the cache's `memo` holds of
     each file (None: no cache); with a `store`, the render's processes put the objects' texts
@@ -58,7 +58,7 @@ def run_paths(paths: list[Path], settings: RunSettings, memo: Memo | None = None
     return result
 
 
-def ordered(files: list[File], settings: RunSettings, memo: Memo, store: Store | None = None) -> Iterator[FileResult]:
+def ordered(files: list[File], settings: RunSettings, memo: Memo, store: TextStore | None = None) -> Iterator[FileResult]:
     """What each file gives, in order, as it comes: what the cache holds, or what the files it
     lacks give (in worker processes on large inputs: mpigen.pipeline.pool)."""
     misses = memo.misses(files)
@@ -73,7 +73,7 @@ def ordered(files: list[File], settings: RunSettings, memo: Memo, store: Store |
 
 
 def render_paths(paths: list[Path], settings: RunSettings, memo: Memo | None = None,
-                 progress: Progress | None = None, store: Store | None = None) -> Result:
+                 progress: Progress | None = None, store: TextStore | None = None) -> Result:
     """Every blueprint under paths rendered in every environment of the settings (which render)."""
     return run_paths(paths, settings, memo, progress, store)
 

@@ -16,7 +16,7 @@ from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path, step_placement
-from mpigen.emit.rendered import RenderedObject, Store
+from mpigen.emit.rendered import RenderedObject, TextStore
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
@@ -58,7 +58,7 @@ class Placement(NamedTuple):
     running_workers: bool
 
 
-def file_results(files: list[File], settings: RunSettings, memo: Memo, store: Store | None) -> list[FileResult]:
+def file_results(files: list[File], settings: RunSettings, memo: Memo, store: TextStore | None) -> list[FileResult]:
     """What each of these files gives (through the memo: stored in the cache when it has one),
     the objects' texts put in `store` when there is one."""
     out = []
@@ -86,7 +86,7 @@ def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
     return result
 
 
-def stored(objects: list[RenderedObject], store: Store | None) -> list[RenderedObject]:
+def stored(objects: list[RenderedObject], store: TextStore | None) -> list[RenderedObject]:
     """The objects with their texts put in the render's store, if it has one (only each object's
     key and place go back to the parent); a shared cluster-scoped object keeps its text."""
     if store is None:

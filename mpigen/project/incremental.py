@@ -22,7 +22,7 @@ from pathlib import Path
 from mpigen.cache.fingerprint import context, key_settings
 from mpigen.cache.folders import FolderRecord
 from mpigen.cache.memo import File, read_key
-from mpigen.cache.runs import Run, RunRecord, input_stat
+from mpigen.cache.runs import LastRender, RunRecord, input_stat
 from mpigen.errors import InputError
 from mpigen.load.files import find_yaml_files
 from mpigen.output.commit import IN_PLACE_SHARE
@@ -45,13 +45,13 @@ class _Patch:
     bytes of each file whose bytes change (the index not among them)."""
 
     record: RunRecord
-    run: Run
+    run: LastRender
     out: str  # the output folder's name among run.folders
     new: dict[str, bytes]
     restated: bool  # the record has a new stat of some input file
 
 
-def render(setup: Setup, warn: Warn) -> Run | None:
+def render(setup: Setup, warn: Warn) -> LastRender | None:
     """Write what changed into the output folder, when the record can say what; returns the
     record as it now is (None: nothing written, the pipeline must run). A wait for the
     folder's lock goes to `warn`."""
@@ -70,7 +70,7 @@ def render(setup: Setup, warn: Warn) -> Run | None:
     return patch.run
 
 
-def check(setup: Setup) -> tuple[Run, list[tuple[Path, FolderReport]]] | None:
+def check(setup: Setup) -> tuple[LastRender, list[tuple[Path, FolderReport]]] | None:
     """The report of each folder (the output folder first), when the record can say what
     changed (None: the pipeline must run)."""
     patch = _patch(setup)
@@ -95,7 +95,7 @@ def remember(setup: Setup, result: Result, folders: list[tuple[Path, StagedFiles
     if setup.cache is None or setup.output is None or result.inputs is None or not result.jobs:
         return
     run_context = _contexts(setup, settings_of(setup))[1]
-    run = Run([(known.path, known.named) for known in result.inputs], {known.path: known for known in result.inputs},
+    run = LastRender([(known.path, known.named) for known in result.inputs], {known.path: known for known in result.inputs},
               {folder.as_posix(): dict(files.sha256s()) for folder, files in folders},
               list(result.warnings), result.jobs, len(result.objects), list(result.envs))
     RunRecord(setup.cache, setup.output, run_context).save(run)
@@ -129,7 +129,7 @@ def _patch(setup: Setup) -> _Patch | None:
     return None if new is None else _Patch(record, run, out, new, restated or bool(changed))
 
 
-def _changed_inputs(files: list[File], run: Run, now: int, files_context: bytes) -> tuple[list[File], bool] | None:
+def _changed_inputs(files: list[File], run: LastRender, now: int, files_context: bytes) -> tuple[list[File], bool] | None:
     """The files whose bytes are not those the record knows (None: more than FEW, or one that
     cannot be read: the pipeline says why), and whether one with its old bytes has a new stat
     (which the record now has)."""
@@ -154,7 +154,7 @@ def _changed_inputs(files: list[File], run: Run, now: int, files_context: bytes)
     return changed, restated
 
 
-def _new_texts(setup: Setup, settings: RunSettings, run: Run, out: str,
+def _new_texts(setup: Setup, settings: RunSettings, run: LastRender, out: str,
                changed: list[File]) -> dict[str, bytes] | None:
     """The new bytes of each output file of the changed files whose bytes change (None: a
     result of another shape)."""
@@ -198,7 +198,7 @@ def _patched_index(out: Path, expected: dict[str, bytes], changes: dict[str, byt
                                 for path, text in changes.items()})
 
 
-def _others_hold(setup: Setup, run: Run, out: str) -> bool:
+def _others_hold(setup: Setup, run: LastRender, out: str) -> bool:
     """Whether the folders of the GitOps controllers hold what the record says."""
     for folder, expected in run.folders.items():
         if folder == out:

@@ -22,7 +22,7 @@ from mpigen.output.failure import WriteFailed, machine_error
 from mpigen.output.write import refusals, write_folder
 from mpigen.output.safety import refuse_overlap
 from mpigen.output.staged import StagedFiles, StagedFolder
-from mpigen.emit.rendered import RenderedObject, Store
+from mpigen.emit.rendered import RenderedObject, TextStore
 from mpigen.pipeline.assembly import Result
 from mpigen.pipeline.run import Progress
 from mpigen.project import incremental
@@ -43,7 +43,7 @@ class Rendered:
     envs: list[str]
     output: Path | None
     result: Result | None = None  # for stdout: the objects, their texts kept in `store`
-    store: object = None  # (mpigen.emit.rendered.Store)
+    store: object = None  # (mpigen.emit.rendered.TextStore)
     companions: tuple[tuple[str, Path], ...] = ()  # (what, folder) of each companion folder written
 
     def documents(self) -> Iterator[bytes]:
@@ -109,7 +109,7 @@ def _rendered_into(setup: Setup, warn: Warn, progress: Progress | None, store: S
         raise
 
 
-def _write(setup: Setup, result: Result, store: Store, warn: Warn) -> None:
+def _write(setup: Setup, result: Result, store: TextStore, warn: Warn) -> None:
     """Write the output folder and the companion folders."""
     companions = companion_files(setup, result)
     for folder, _ in companions:
@@ -130,7 +130,7 @@ def _write(setup: Setup, result: Result, store: Store, warn: Warn) -> None:
     incremental.remember(setup, result, [(setup.output, output), *others])
 
 
-def output_files(result: Result, store: Store, cache: Path | None) -> StagedFiles:
+def output_files(result: Result, store: TextStore, cache: Path | None) -> StagedFiles:
     """The files of the output folder a render gives (its index left out), each text read
     from `store` where the render put it there (mpigen.emit.layout.folder_files), each
     kustomization.yaml made once per cache folder (mpigen.cache.kustomizations)."""

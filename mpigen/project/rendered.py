@@ -9,14 +9,14 @@ from pathlib import Path
 from mpigen.cache.fingerprint import key_settings
 from mpigen.cache.memo import Memo, run_memo
 from mpigen.errors import InputError, Mark, error
-from mpigen.emit.rendered import Store
+from mpigen.emit.rendered import TextStore
 from mpigen.pipeline.assembly import Result
 from mpigen.pipeline.run import Progress, render_paths
 from mpigen.pipeline.settings import RunSettings, run_settings
 from mpigen.project.options import Setup, Warn
 
 
-def rendered(setup: Setup, warn: Warn, progress: Progress | None = None, store: Store | None = None) -> Result:
+def rendered(setup: Setup, warn: Warn, progress: Progress | None = None, store: TextStore | None = None) -> Result:
     """The render of the setup's blueprints, its warnings given to `warn` and its progress
     (files done, files in all) to `progress`, its texts put in `store` when given;
     InputError when there is no blueprint at all."""

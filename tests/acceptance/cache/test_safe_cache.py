@@ -17,7 +17,7 @@ import pytest
 from mpigen.cache.memo import CACHED_CLASSES
 from mpigen.pipeline import step
 from mpigen.cache.folder import judged
-from mpigen.cache.store import FORMAT, MAGIC, Store
+from mpigen.cache.store import FORMAT, MAGIC, EntryStore
 from tests.support.blueprints import blueprint_text
 from tests.support.cache_repository import entries, repository
 from tests.support.command_line import MPIGEN, run_mpigen
@@ -196,6 +196,6 @@ def test_runs_at_the_same_time_share_the_cache_unharmed(tmp_path, cache):
     runs = [subprocess.Popen([*MPIGEN, "render", "bp", "--stdout"], cwd=tmp_path, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE) for _ in range(4)]
     assert [run.communicate(timeout=120) for run in runs] == [(expected, b"")] * 4
-    store = Store(cache, entries(cache)[0].parent.parent.name, CACHED_CLASSES)
+    store = EntryStore(cache, entries(cache)[0].parent.parent.name, CACHED_CLASSES)
     assert len(entries(cache)) == 40 and all(store.get(bytes.fromhex(path.name)) for path in entries(cache))
     assert not list(cache.rglob(".new-*"))

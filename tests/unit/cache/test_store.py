@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from mpigen.cache.folder import judged
-from mpigen.cache.store import FORMAT, Store
+from mpigen.cache.store import FORMAT, EntryStore
 from tests.support.output_machine import NOBODY, need_root
 
 BUILD = "00112233445566aa"
@@ -40,14 +40,14 @@ def files(root: Path) -> dict[str, bytes | str]:
 
 def test_the_folders_made_are_private_and_an_entry_of_another_user_is_not_read(tmp_path):
     cache = judged(tmp_path / "cache").folder
-    store = Store(cache, BUILD, frozenset())
+    store = EntryStore(cache, BUILD, frozenset())
     store.put(KEY, "a value")
     for folder in (cache / FORMAT, cache / FORMAT / BUILD, cache / FORMAT / BUILD / KEY.hex()[:2]):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
-    assert Store(cache, BUILD, frozenset()).get(KEY) == "a value"
+    assert EntryStore(cache, BUILD, frozenset()).get(KEY) == "a value"
     need_root()
     os.chown(cache / FORMAT / BUILD / KEY.hex()[:2] / KEY.hex(), NOBODY, NOBODY)
-    assert Store(cache, BUILD, frozenset()).get(KEY) is None
+    assert EntryStore(cache, BUILD, frozenset()).get(KEY) is None
 
 
 def test_only_what_mpigen_makes_is_pruned(tmp_path):
@@ -73,7 +73,7 @@ def test_only_what_mpigen_makes_is_pruned(tmp_path):
     recent = entry(cache / FORMAT / "4444444444444444")
     aged(*gone, *kept)
     before = {**files(cache), **{f"elsewhere/{k}": v for k, v in files(tmp_path / "elsewhere").items()}}
-    Store(cache, BUILD, frozenset()).put(KEY, "a value")
+    EntryStore(cache, BUILD, frozenset()).put(KEY, "a value")
     assert not any(path.exists() for path in gone)
     assert all(path.is_symlink() or path.exists() for path in kept) and recent.exists()
     after = {**files(cache), **{f"elsewhere/{k}": v for k, v in files(tmp_path / "elsewhere").items()}}
@@ -87,5 +87,5 @@ def test_a_folder_holding_an_entry_of_another_user_is_not_pruned(tmp_path):
     planted = entry(cache / FORMAT / "0123456789abcdef")
     os.chown(planted, NOBODY, NOBODY)
     aged(cache / FORMAT / "0123456789abcdef")
-    Store(cache, BUILD, frozenset()).put(KEY, "a value")
+    EntryStore(cache, BUILD, frozenset()).put(KEY, "a value")
     assert planted.read_bytes() == b"an entry of another build"
