@@ -2,9 +2,10 @@
 mpigen/render/<target>/ and the table (mpigen/render/targets.py) names a target, imports its
 package, or names a kind only that target renders.
 
-The facts come from outside the code under test: the targets are the table's keys, and the
+The facts come from outside the modules under test: the targets are the table's keys, and the
 kinds each renders are read from the reviewed output in golden/ (each case's stream, with
-the --target it was rendered with, tests/support/golden.py). A kind only one target renders
+the --target it was rendered with, tests/support/golden.py), with the kinds each target
+declares (a kind no example renders). A kind only one target renders
 is a custom resource (an API group that is not Kubernetes' own) that no other target's
 output holds.
 
@@ -48,8 +49,11 @@ def _builtin(api_version: str) -> bool:
 
 @cache
 def kinds_by_target() -> dict[str, set[str]]:
-    """The custom resource kinds in each target's golden output."""
+    """The custom resource kinds in each target's golden output, and those it declares
+    (Target.kinds: a kind no example renders, such as a ClusterTrainingRuntime)."""
     found: dict[str, set[str]] = defaultdict(set)
+    for name, target in TARGETS.items():
+        found[name] |= {kind.kind for kind in target.kinds if "." in kind.group and not kind.group.endswith(".k8s.io")}
     for case, args in CASES.items():
         target = args[args.index("--target") + 1] if "--target" in args else next(iter(TARGETS))
         stream = ROOT / "golden" / f"{case}.yaml"
