@@ -27,7 +27,7 @@ from mpigen.pipeline.assembly import Result
 from mpigen.pipeline.run import Progress
 from mpigen.project import incremental
 from mpigen.project.options import Flags, Setup, resolve
-from mpigen.project.rendered import Warn, rendered
+from mpigen.project.rendered import Warn, rendered, settings_of
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG
 from mpigen.render.target import FluxSteps
 from mpigen.render.targets import TARGETS
@@ -162,7 +162,5 @@ def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, 
 
 def _flux_steps(setup: Setup) -> Callable[[str], FluxSteps | None]:
     """The Flux steps of each environment's target (by the environment's name)."""
-    options = setup.env_options or [setup.options] * max(1, len(setup.overlays))
-    names = [overlay.name for overlay in setup.overlays] or [""]
-    steps = {name: TARGETS[env.target].flux for name, env in zip(names, options)}
+    steps = {env.name: TARGETS[env.options.target].flux for env in settings_of(setup).environments}
     return steps.__getitem__
