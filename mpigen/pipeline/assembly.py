@@ -4,20 +4,16 @@ each job is named."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
-from mpigen.emit.comments import OBJECT as GENERATED
-from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path
 from mpigen.emit.rendered import RenderedObject
-from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, Mark
 from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import RunSettings
-from mpigen.render.target import Options
-from mpigen.render.targets import APPLIED_FIRST, TARGETS
+from mpigen.pipeline.step import Placement, emitted
+from mpigen.render.targets import TARGETS
 
 
 @dataclass
@@ -42,21 +38,12 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
     for env, here in zip(settings.environments, gathered):
         result.sources.update({(env.name, *job): mark for job, mark in here.seen.items()})
         if settings.render and env.options is not None:
-            here.objects.extend(_emitted(obj, comment, env.name) for obj, comment in environment_objects(env.options))
+            once = TARGETS[env.options.target].environment_objects(env.options)
+            here.objects.extend(emitted(obj, comment, env.name, Placement(object_path(obj), "", False))
+                                for obj, comment in once)
         here.objects.sort(key=lambda o: o.sort_key)
         result.objects.extend(here.objects)
         result.envs.append(env.name)
         result.profiles.append(env.options.gitops if env.options is not None else "none")
         result.jobs = result.jobs + len(here.seen) if settings.render else max(result.jobs, len(here.seen))
     return result
-
-
-def environment_objects(options: Options) -> list[tuple[dict, str]]:
-    """(object, its `# Source:` comment) of each object an environment renders once, whatever
-    its jobs (the target's environment_objects)."""
-    return TARGETS[options.target].environment_objects(options)
-
-
-def _emitted(obj: dict, comment: str, env: str) -> RenderedObject:
-    text = dump_object(obj, comment, GENERATED)
-    return RenderedObject(sort_key(obj, APPLIED_FIRST), object_path(obj), text, env, digest=hashlib.sha256(text.encode("utf-8")).digest())

@@ -134,13 +134,17 @@ def _render(pending: _Pending) -> list[RenderedObject]:
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
     rendered = []
     for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
-        placement = placed_object(obj, options, blueprint.metadata.name)
         shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
-        text = dump_object(obj, shown, GENERATED)
-        rendered.append(RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, pending.env.name,
-                                       placement.running_workers, placement.root, None,
-                                       hashlib.sha256(text.encode("utf-8")).digest()))
+        rendered.append(emitted(obj, shown, pending.env.name, placed_object(obj, options, blueprint.metadata.name)))
     return rendered
+
+
+def emitted(obj: dict, comment: str, env: str, placement: Placement) -> RenderedObject:
+    """An object as the run carries it: its document (opened by `comment`), where it goes, its
+    sort key and the sha256 of its bytes."""
+    text = dump_object(obj, comment, GENERATED)
+    return RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, env, placement.running_workers,
+                          placement.root, None, hashlib.sha256(text.encode("utf-8")).digest())
 
 
 def placed_object(obj: dict, options: Options, job_name: str) -> Placement:
