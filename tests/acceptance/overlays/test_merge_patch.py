@@ -9,54 +9,12 @@ YAML text (`pos`), never typed in.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from tests.support.overlays import add_blueprint, objects_of, overlay, pod_spec, rendered
 
 
-# --- 2. JSON merge patch (RFC 7386) -------------------------------------------------------------
-
-def merge(original: dict, patch: dict) -> dict:
-    from mpigen.errors import Mark
-    from mpigen.load.document import Document
-    from mpigen.overlay.patched import Patched
-
-    target = Document("target.yaml", original, Mark("target.yaml"))
-    source = Document("overlay.yaml", {"patch": patch}, Mark("overlay.yaml"))
-    out = Patched(target)
-    out.merge(patch, source, ("patch",))
-    return out.data
-
-
-# RFC 7386, appendix A: the examples whose original and patch are objects.
-@pytest.mark.parametrize("original, patch, result", [
-    ({"a": "b"}, {"a": "c"}, {"a": "c"}),
-    ({"a": "b"}, {"b": "c"}, {"a": "b", "b": "c"}),
-    ({"a": "b"}, {"a": None}, {}),
-    ({"a": "b", "b": "c"}, {"a": None}, {"b": "c"}),
-    ({"a": ["b"]}, {"a": "c"}, {"a": "c"}),
-    ({"a": "c"}, {"a": ["b"]}, {"a": ["b"]}),
-    ({"a": {"b": "c"}}, {"a": {"b": "d", "c": None}}, {"a": {"b": "d"}}),
-    ({"a": [{"b": "c"}]}, {"a": [1]}, {"a": [1]}),
-    ({"e": None}, {"a": 1}, {"e": None, "a": 1}),
-    ({}, {"a": {"bb": {"ccc": None}}}, {"a": {"bb": {}}}),
-    # and on a blueprint's shape
-    ({"spec": {"resources": {"worker": {"cpu": "4", "memory": "8Gi"}}}},
-     {"spec": {"resources": {"worker": {"memory": "16Gi"}, "launcher": {"cpu": "1"}}}},
-     {"spec": {"resources": {"worker": {"cpu": "4", "memory": "16Gi"}, "launcher": {"cpu": "1"}}}}),
-    ({"spec": {"command": ["python", "a.py", "--x"], "slotsPerWorker": 2}},
-     {"spec": {"command": ["b"], "slotsPerWorker": None, "missing": None}},
-     {"spec": {"command": ["b"]}}),
-    ({"spec": {"runPolicy": 3}}, {"spec": {"runPolicy": {"backoffLimit": 1, "x": None}}},
-     {"spec": {"runPolicy": {"backoffLimit": 1}}}),
-], ids=lambda v: json.dumps(v, separators=(",", ":")))
-def test_merge_patch_follows_rfc7386(original, patch, result):
-    before = json.dumps(original)
-    assert merge(original, patch) == result
-    assert json.dumps(original) == before  # the blueprint's own data is not changed
-
+# --- 2. JSON merge patch (RFC 7386) on a blueprint (the RFC's own cases: tests/unit/overlay/) ---
 
 def test_merge_patch_on_a_blueprint_merges_maps_replaces_lists_and_removes_nulls():
     add_blueprint("job", namespace="team", gpusPerWorker=2, slotsPerWorker=1,

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from mpigen.errors import Mark
+from mpigen.load.document import Document
 from mpigen.load.parser import parse
 from mpigen.overlay.patched import Patched
 from tests.support.blueprints import blueprint_text
@@ -33,6 +35,20 @@ APPENDIX_A = [
 ]
 
 
+# The RFC's cases whose original and patch are objects, as an overlay's patch of a whole
+# document is, and the same rules on a blueprint's shape.
+OBJECT_CASES = [case for case in APPENDIX_A if isinstance(case[0], dict) and isinstance(case[1], dict)] + [
+    ({"spec": {"resources": {"worker": {"cpu": "4", "memory": "8Gi"}}}},
+     {"spec": {"resources": {"worker": {"memory": "16Gi"}, "launcher": {"cpu": "1"}}}},
+     {"spec": {"resources": {"worker": {"cpu": "4", "memory": "16Gi"}, "launcher": {"cpu": "1"}}}}),
+    ({"spec": {"command": ["python", "a.py", "--x"], "slotsPerWorker": 2}},
+     {"spec": {"command": ["b"], "slotsPerWorker": None, "missing": None}},
+     {"spec": {"command": ["b"]}}),
+    ({"spec": {"runPolicy": 3}}, {"spec": {"runPolicy": {"backoffLimit": 1, "x": None}}},
+     {"spec": {"runPolicy": {"backoffLimit": 1}}}),
+]
+
+
 def document(data: dict):
     (doc,) = parse(json.dumps(data), "doc.yaml")
     return doc
@@ -45,6 +61,16 @@ def test_the_rfc_cases_under_a_blueprint_key(original, patch, result):
     patched = Patched(document({"spec": original, "kept": 1}))
     patched.merge({"spec": patch}, document({"patch": {"spec": patch}}), ("patch",))
     assert patched.data == ({"kept": 1} if result is None else {"spec": result, "kept": 1})
+
+
+@pytest.mark.parametrize("original, patch, result", OBJECT_CASES,
+                         ids=lambda v: json.dumps(v, separators=(",", ":")))
+def test_a_patch_of_the_whole_document_follows_rfc7386(original, patch, result):
+    before = json.dumps(original)
+    patched = Patched(Document("target.yaml", original, Mark("target.yaml")))
+    patched.merge(patch, Document("overlay.yaml", {"patch": patch}, Mark("overlay.yaml")), ("patch",))
+    assert patched.data == result
+    assert json.dumps(original) == before  # the blueprint's own data is not changed
 
 
 def test_the_patch_and_the_blueprint_are_left_as_they_were():
