@@ -26,7 +26,8 @@ Compute = Callable[[File, Read], Any]  # what the pipeline gives of a file: mpig
 
 # The only classes a cache entry may hold: what the pipeline gives of a file, packed.
 CACHED_CLASSES = frozenset({("mpigen.pipeline.results", "FileResult"), ("mpigen.pipeline.results", "DocResult"),
-                            ("mpigen.emit.rendered", "RenderedObject"), ("mpigen.cache.store", "CachedText"),
+                            ("mpigen.emit.rendered", "RenderedObject"),
+                            ("mpigen.emit.rendered", "Admitted"), ("mpigen.cache.store", "CachedText"),
                             ("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark")})
 
 

@@ -23,15 +23,18 @@ the output needs from Argo CD:
 - RespectIgnoreDifferences with an ignoreDifferences on the replicas of each StatefulSet the
   running job scales itself (the target's `scales_itself`: the static workers, which the
   launcher scales to 0 when training succeeds), so that self-heal does not scale it back
-  up. A completed job has no entry, so Git's replicas: 0 is applied.
+  up. A completed job has no entry, so Git's replicas: 0 is applied;
+- and on the fields Kueue writes into the objects it admits, per kind (mpigen.render.admission),
+  so that neither a diff nor a sync undoes an admission.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from mpigen.emit.comments import COMPANION
+from mpigen.emit.rendered import Admitted
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import InputError, Mark, error
 from mpigen.kube.names import generated_name
@@ -59,6 +62,7 @@ def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str
         ignore = [{"group": "apps", "kind": "StatefulSet", "namespace": item.sort_key[2], "name": item.sort_key[3],
                    "jsonPointers": ["/spec/replicas"]}
                   for item in result.objects if item.env == env and item.running_workers]
+        ignore += _admitted_kinds(item.admitted for item in result.objects if item.env == env)
         spec = {
             "project": argocd.project,
             "source": {"repoURL": argocd.repoURL, "targetRevision": argocd.targetRevision,
@@ -81,6 +85,14 @@ def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str
                        "spec": spec}
         files[f"application-{name}.yaml"] = _document(application)
     return _with_kustomization(files, problems)
+
+
+def _admitted_kinds(admitted: Iterable[Admitted | None]) -> list[dict]:
+    """One ignoreDifferences entry per kind Kueue writes into (mpigen.render.admission): every
+    object of that kind in the Application is a job's, whose admitted fields are Kueue's."""
+    kinds = {(a.group, a.kind): a.paths for a in admitted if a is not None}
+    return [{"group": group, "kind": kind, "jqPathExpressions": list(paths)}
+            for (group, kind), paths in sorted(kinds.items())]
 
 
 def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], FluxSteps | None]) -> dict[str, str]:

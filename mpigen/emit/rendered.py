@@ -21,6 +21,15 @@ class TextStore(Protocol):
     def read(self, path: str, ref) -> bytes: ...
 
 
+class Admitted(NamedTuple):
+    """An object Kueue writes into once it admits the job: its API group and kind, and the
+    fields it writes (jq paths, mpigen.render.admission), which Argo CD must leave alone."""
+
+    group: str
+    kind: str
+    paths: tuple[str, ...]
+
+
 class RenderedObject(NamedTuple):
     """One emitted object: its YAML document (with the `# Source:` line), where it goes in
     the output folder, and the key it is sorted by (install order, namespace, name). A tuple:
@@ -34,6 +43,7 @@ class RenderedObject(NamedTuple):
     root: str = ""      # flux: the folder of the job's workers or launcher (a kustomize root of its own)
     ref: object = None  # with a TextStore: where it keeps the text (then "" here); from the cache: a CachedText
     digest: bytes = b""  # sha256 of the text's UTF-8 bytes
+    admitted: Admitted | None = None  # argocd: what Kueue writes into it (its Application ignores that)
 
     @property
     def out_path(self) -> str:

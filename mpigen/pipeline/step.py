@@ -16,7 +16,7 @@ from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path, step_placement
-from mpigen.emit.rendered import RenderedObject, TextStore
+from mpigen.emit.rendered import Admitted, RenderedObject, TextStore
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
@@ -26,7 +26,9 @@ from mpigen.overlay.apply import Usage, apply, with_namespace
 from mpigen.pipeline.results import DocResult, FileResult, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import Lifecycle, Options
-from mpigen.render.targets import APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, render_job, target_checks
+from mpigen.render.admission import ignored_paths
+from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, kind_facts, render_job,
+                                   target_checks)
 from mpigen.validate.document import attributed, validate_document, written_problems
 
 File = tuple[Path, bool]  # a file to read, and whether the user named it (mpigen.load.files.find_yaml_files)
@@ -51,11 +53,13 @@ class _Validated(NamedTuple):
 
 class Placement(NamedTuple):
     """Where an object goes in its environment's folder, the kustomize root of its own it
-    is in ("" for none), and whether it is a worker StatefulSet with replicas > 0."""
+    is in ("" for none), whether it is a worker StatefulSet with replicas > 0, and (argocd)
+    what Kueue writes into it once it admits the job."""
 
     path: str
     root: str
     running_workers: bool
+    admitted: Admitted | None = None
 
 
 def file_results(files: list[File], settings: RunSettings, memo: Memo, store: TextStore | None) -> list[FileResult]:
@@ -144,7 +148,7 @@ def emitted(obj: dict, comment: str, env: str, placement: Placement) -> Rendered
     sort key and the sha256 of its bytes."""
     text = dump_object(obj, comment, GENERATED)
     return RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, env, placement.running_workers,
-                          placement.root, None, hashlib.sha256(text.encode("utf-8")).digest())
+                          placement.root, None, hashlib.sha256(text.encode("utf-8")).digest(), placement.admitted)
 
 
 def placed_object(obj: dict, options: Options, job_name: str) -> Placement:
@@ -154,4 +158,11 @@ def placed_object(obj: dict, options: Options, job_name: str) -> Placement:
     path, root, flux = object_path(obj), "", target.flux
     if options.gitops == "flux" and flux is not None:
         root, path = step_placement(obj, path, flux.step_of(obj), job_name if flux.per_job else None)
-    return Placement(path, root, target.scales_itself(obj))
+    return Placement(path, root, target.scales_itself(obj), _admitted(obj) if options.gitops == "argocd" else None)
+
+
+def _admitted(obj: dict) -> Admitted | None:
+    facts = kind_facts(obj["apiVersion"], obj["kind"])
+    if facts is None or facts.admission is None:
+        return None
+    return Admitted(facts.group, facts.kind, ignored_paths(facts.admission))

@@ -9,7 +9,7 @@ from typing import Callable
 
 from mpigen.kube import immutable, workloads
 from mpigen.kube.values import equal, get, whole_number
-from mpigen.render.kinds import Find, Kind, Pods
+from mpigen.render.kinds import Admission, Find, Kind, Pods
 
 RBAC = "rbac.authorization.k8s.io"
 WORKER_ROLE = "worker"  # the operator's mpi_role_type of the workers (mpigen.render.names.role_labels)
@@ -54,7 +54,7 @@ def _template_changes(old: dict, new: dict) -> bool:
 KUBERNETES = (
     Kind("", "Pod", "pods", pods=_alone(workloads.pod)),
     Kind("batch", "Job", "jobs", run=True, pods=_alone(workloads.replicated("parallelism")),
-         immutable=immutable.job),
+         immutable=immutable.job, admission=Admission((".spec.template",), ("spec", "suspend"))),
     Kind("apps", "StatefulSet", "statefulsets", pods=_alone(workloads.replicated("replicas")),
          workers=_stateful_set_workers, immutable=immutable.stateful_set, restarts_pods=_template_changes),
     Kind("apps", "Deployment", "deployments", pods=_alone(workloads.replicated("replicas")),

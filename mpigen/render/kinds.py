@@ -1,6 +1,7 @@
 """What mpigen knows of one kind of object it renders (Kind): its REST resource, whether it
 is a run, the pods, GPUs, MPI slots and workers it asks of the cluster, the fields the API
-server refuses to change, and the schema or model it is validated against.
+server refuses to change, where Kueue writes into it at admission, and the schema or model
+it is validated against.
 
 `mpigen diff` and `validate --server` read these facts through the table of
 mpigen.render.targets (Kubernetes' own kinds, mpigen.render.core_kinds, and each target's),
@@ -15,6 +16,19 @@ from typing import Callable
 
 # (pods, pod spec) of each group of identical pods an object runs.
 Pods = list[tuple[int, dict]]
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Where a queueing controller (Kueue) writes into an object once it has been created:
+    the pod templates it merges the admitted flavour into (jq paths, as Argo CD's
+    ignoreDifferences takes them), the field that suspends the object (a path of keys), and
+    whether a client-side apply sends the object as a JSON merge patch (a custom resource,
+    which has no strategic merge)."""
+
+    templates: tuple[str, ...]
+    suspend: tuple[str, ...]
+    merge_patch: bool = False
 # Another object of the same render: (API group, kind, namespace, name) -> the object, or
 # None when the render has none (the namespace is ignored for a cluster-scoped kind).
 Find = Callable[[str, str, str, str], dict | None]
@@ -48,6 +62,8 @@ class Kind:
     # (apiVersion, Kubernetes version) -> the OpenAPI v3 schema of the object (a CRD's
     # structural schema, whose unknown fields are errors), or None for another version.
     schema: Callable[[str, str], dict | None] | None = None
+    # Kueue admits it as a workload (mpigen.render.admission): where it writes into it.
+    admission: Admission | None = None
     # apiVersion -> the pydantic model of the object (imported only when called: its
     # package is needed by validation alone), or None for another version.
     model: Callable[[str], type | None] | None = None

@@ -14,6 +14,7 @@ from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import RESERVED as ADDED, profile_checks
+from mpigen.render.admission import reapplied_safely
 from mpigen.render.core_kinds import KUBERNETES
 from mpigen.render.jobset.target import JOBSET
 from mpigen.render.kinds import Kind, group_of
@@ -35,11 +36,19 @@ IMPORTABLE = {t.importer.kind: (t.importer.group, t.importer.article) for t in T
 
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:
+    """The objects of one job under the environment's target, those Kueue writes into made
+    safe to re-apply under the GitOps profile (mpigen.render.admission)."""
     if options.target not in TARGETS:
         raise ValueError(f"unknown target {options.target!r}")
     if lifecycle.state == "archived":
         return []  # nothing in Git: the controller prunes the job's objects
-    return TARGETS[options.target].render(job, with_own_defaults(options), lifecycle)
+    objects = TARGETS[options.target].render(job, with_own_defaults(options), lifecycle)
+    if options.gitops != "none":
+        for obj in objects:
+            facts = kind_facts(obj["apiVersion"], obj["kind"])
+            if facts is not None and facts.admission is not None:
+                reapplied_safely(obj, facts.admission, options.gitops)
+    return objects
 
 
 def target_checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:

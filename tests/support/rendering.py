@@ -6,7 +6,7 @@ from __future__ import annotations
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.errors import InputError
 from mpigen.load.parser import parse
-from mpigen.render.target import Options
+from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import RESERVED, render_job
 from mpigen.validate.document import validate_document
 
@@ -17,13 +17,16 @@ OPERATOR_OBJECTS = (("ConfigMap", "-config"), ("ServiceAccount", "-launcher"), (
 
 
 def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
-    """Objects rendered from a blueprint text, through load, validate, compile and render."""
+    """Objects rendered from a blueprint text, through load, validate, compile and render (its
+state and run as the pipeline takes them)."""
     objects = []
     for doc in parse(text, path):
         blueprint, diagnostics = validate_document(doc, RESERVED)
         if blueprint is None:
             raise InputError([d for d in diagnostics if d.severity == "error"])
-        objects += render_job(compile_blueprint(blueprint), Options(**{"target": "static", **options}))
+        spec = blueprint.spec
+        lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
+        objects += render_job(compile_blueprint(blueprint), Options(**{"target": "static", **options}), lifecycle)
     return objects
 
 

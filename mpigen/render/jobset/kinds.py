@@ -11,7 +11,7 @@ from mpigen.kube.values import get, mapping, whole_number
 from mpigen.render.jobset.immutable import immutable_changes
 from mpigen.render.jobset.names import JOBSET_API, WORKER_JOB
 from mpigen.render import podgroup
-from mpigen.render.kinds import Find, Kind, Pods, group_of
+from mpigen.render.kinds import Admission, Find, Kind, Pods, group_of
 
 
 def holds_job(obj: dict) -> bool:
@@ -50,6 +50,9 @@ def model(api: str) -> type | None:
     return models.JobsetV1alpha2JobSet
 
 
+# Kueue's RunWithPodSetsInfo merges into the pod template of every replicated job
+# (pkg/controller/jobs/jobset/jobset_controller.go, v0.19.2).
+ADMISSION = Admission((".spec.replicatedJobs[].template.spec.template",), ("spec", "suspend"), merge_patch=True)
 JOBSET = Kind(group_of(JOBSET_API), "JobSet", "jobsets", run=True, pods=pods, workers=workers, holds_job=holds_job,
-              immutable=immutable_changes, model=model)
+              immutable=immutable_changes, admission=ADMISSION, model=model)
 KINDS = (JOBSET, *podgroup.KINDS)  # and the gang scheduler's PodGroup

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER
 from mpigen.kube.values import get, mapping, whole_number
-from mpigen.render.kinds import Find, Kind, Pods
+from mpigen.render.kinds import Admission, Find, Kind, Pods
 from mpigen.render.mpijob.crd import new_crd
 
 GROUP = "kubeflow.org"
@@ -50,5 +50,9 @@ def schema(api: str, kube_version: str) -> dict | None:
     return new_crd(api, kube_version)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
 
-MPIJOB = Kind(GROUP, "MPIJob", "mpijobs", run=True, pods=pods, workers=workers, slots=slots, schema=schema)
+# Kueue's RunWithPodSetsInfo merges into the template of every replica spec
+# (pkg/controller/jobs/mpijob/mpijob_controller.go, v0.19.2).
+ADMISSION = Admission((".spec.mpiReplicaSpecs[].template",), ("spec", "runPolicy", "suspend"), merge_patch=True)
+MPIJOB = Kind(GROUP, "MPIJob", "mpijobs", run=True, pods=pods, workers=workers, slots=slots, admission=ADMISSION,
+              schema=schema)
 KINDS = (MPIJOB,)

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from mpigen.cache import texts as cache_texts
 from mpigen.cache.store import THIS_ENTRY, CachedText
-from mpigen.emit.rendered import RenderedObject
+from mpigen.emit.rendered import Admitted, RenderedObject
 from mpigen.pipeline.results import DocResult, FileResult
 from mpigen.pipeline.step import stored
 
 # Every field set to a value no default has, so that a field `stored` or `packed` forgets shows.
 VALUES = {"sort_key": (5, "Job", "team-a", "pi"), "path": "team-a/job-pi.yaml", "text": "---\nkind: Job\n",
-          "env": "dev", "running_workers": True, "root": "pi-launcher", "ref": (3, 17), "digest": b"d" * 32}
+          "env": "dev", "running_workers": True, "root": "pi-launcher", "ref": (3, 17), "digest": b"d" * 32,
+          "admitted": Admitted("batch", "Job", (".spec.template.spec.nodeSelector",))}
 
 
 class _Store:

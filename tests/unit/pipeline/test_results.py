@@ -8,7 +8,7 @@ from dataclasses import fields, replace
 
 import pytest
 
-from mpigen.emit.rendered import RenderedObject
+from mpigen.emit.rendered import Admitted, RenderedObject
 from mpigen.errors import Mark, error, warning
 from mpigen.pipeline import results
 from mpigen.pipeline.results import DocResult, FileResult, shape
@@ -51,9 +51,12 @@ def test_results_that_differ_only_in_their_documents_bytes_have_one_shape():
     lambda r: replace(r, per_env=[[replace(r.per_env[0][0], objects=[
         r.per_env[0][0].objects[0]._replace(running_workers=True)])]]),
     lambda r: replace(r, per_env=[[replace(r.per_env[0][0], objects=[
+        r.per_env[0][0].objects[0]._replace(admitted=Admitted("batch", "Job", (".spec.template",)))])]]),
+    lambda r: replace(r, per_env=[[replace(r.per_env[0][0], objects=[
         r.per_env[0][0].objects[0]._replace(path="team-a/job-pj.yaml")])]]),
     lambda r: replace(r, per_env=[[], *r.per_env]),
-], ids=["used", "problems", "job", "name_mark", "diagnostics", "root", "running_workers", "path", "environments"])
+], ids=["used", "problems", "job", "name_mark", "diagnostics", "root", "running_workers", "admitted", "path",
+                  "environments"])
 def test_a_change_the_checks_across_jobs_read_is_another_shape(change):
     assert shape(change(one_file())) != shape(one_file())
 
