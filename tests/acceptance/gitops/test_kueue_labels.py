@@ -15,6 +15,8 @@ be refused) must flag it when names stay (--gitops none).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -103,6 +105,16 @@ def test_diff_flags_an_in_place_kueue_label_change_as_immutable(cli, tmp_path, t
     count = len(LABELLED[target])
     assert lines[-1].endswith(f"{count} immutable change" + ("s" if count > 1 else ""))
     assert cli("diff", "old", "new").returncode == 1  # --fail-on any: anything differs
+
+
+def test_the_json_report_gives_the_blueprint_field_and_file(cli, tmp_path):
+    render_both(cli, tmp_path, "jobset", "none", "queue")
+    done = cli("diff", "old", "new", "--format", "json")
+    (finding,) = json.loads(done.stdout)["jobs"][0]["immutable"]
+    assert {k: finding[k] for k in ("object", "path", "field", "blueprint")} == {
+        "object": "JobSet team/train", "path": QUEUE_PATH, "field": "spec.scheduling.queue",
+        "blueprint": "bp/train.yaml"}
+    assert finding["message"].startswith("bp/train.yaml: spec.scheduling.queue: Kueue refuses to change ")
 
 
 def test_between_revisions_diff_names_the_blueprint_line(tmp_path):
