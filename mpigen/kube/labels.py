@@ -17,6 +17,12 @@ EXCLUSIVE_LABEL = MPIGEN_PREFIX + "rank-host"  # rank pods that must not share a
 HOSTNAME_TOPOLOGY = "kubernetes.io/hostname"
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # a WorkloadPriorityClass
+# Kueue's other keys its webhook keeps on a running job (mpigen.kube.kueue_immutable); mpigen writes none
+KUEUE_MAX_EXEC_TIME_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
+KUEUE_PREBUILT_WORKLOAD = "kueue.x-k8s.io/prebuilt-workload-name"  # a label, or an annotation
+KUEUE_ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
+KUEUE_ADMISSION_GATED_BY_ANNOTATION = "kueue.x-k8s.io/admission-gated-by"
+KUEUE_COMPLETIONS_EQUAL_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-completions-equal-parallelism"  # a batch Job's
 # Topology Aware Scheduling: pod-template annotations, by the blueprint's spec.scheduling.topology key
 KUEUE_TOPOLOGY_ANNOTATIONS = {"required": "kueue.x-k8s.io/podset-required-topology",
                               "preferred": "kueue.x-k8s.io/podset-preferred-topology"}

@@ -15,6 +15,7 @@ from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered
 from mpigen.project.repository import NO_CONFIG
 from mpigen.review.diff.compare import compare
+from mpigen.review.diff.located import locate
 from mpigen.review.diff.overridden import overridden
 from mpigen.review.diff.report import Report
 from mpigen.review.live import live_texts
@@ -81,6 +82,7 @@ def _revisions(flags: Flags, named: tuple[str, ...], base: str | None, head: str
     report = compare(old, new, base_label, head_label)
     with CommitTree(base_commit) as old_tree, CommitTree(head_commit) if head_commit else nullcontext() as head_tree:
         report.overridden = overridden(new, old_tree, head_tree or WorkingTree())
+        locate(report, old_tree, head_tree or WorkingTree())
     return report
 
 

@@ -1,15 +1,17 @@
 """Kubernetes' own kinds, as Kind entries (mpigen.render.kinds) from the facts of mpigen.kube:
 those the targets write (a launcher Job, worker StatefulSet, ConfigMap, RBAC, the MPIJob
-CRD), and those a folder mpigen diffs may hold besides. A ConfigMap's slots are its hostfile's;
-a StatefulSet's workers are the pods the operator labels as workers."""
+CRD), and those a folder mpigen diffs may hold besides; Kueue manages the Job and the
+StatefulSet (its batch/job and statefulset integrations). A ConfigMap's slots are its
+hostfile's; a StatefulSet's workers are the pods the operator labels as workers."""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from mpigen.kube import immutable, workloads
+from mpigen.kube.kueue_immutable import BATCH_JOB_RULES, STATEFULSET_RULES
 from mpigen.kube.values import equal, get, whole_number
-from mpigen.render.kinds import Admission, Find, Kind, Pods
+from mpigen.render.kinds import Admission, Find, Kind, Pods, every_version
 
 RBAC = "rbac.authorization.k8s.io"
 WORKER_ROLE = "worker"  # the operator's mpi_role_type of the workers (mpigen.render.names.role_labels)
@@ -54,9 +56,11 @@ def _template_changes(old: dict, new: dict) -> bool:
 KUBERNETES = (
     Kind("", "Pod", "pods", pods=_alone(workloads.pod)),
     Kind("batch", "Job", "jobs", run=True, pods=_alone(workloads.replicated("parallelism")),
-         immutable=immutable.job, admission=Admission((".spec.template",), ("spec", "suspend"))),
+         immutable=immutable.job, admission=Admission((".spec.template",), ("spec", "suspend")),
+         kueue=every_version(BATCH_JOB_RULES)),
     Kind("apps", "StatefulSet", "statefulsets", pods=_alone(workloads.replicated("replicas")),
-         workers=_stateful_set_workers, immutable=immutable.stateful_set, restarts_pods=_template_changes),
+         workers=_stateful_set_workers, immutable=immutable.stateful_set, restarts_pods=_template_changes,
+         kueue=every_version(STATEFULSET_RULES)),
     Kind("apps", "Deployment", "deployments", pods=_alone(workloads.replicated("replicas")),
          immutable=immutable.selector),
     Kind("apps", "ReplicaSet", "replicasets", pods=_alone(workloads.replicated("replicas")),

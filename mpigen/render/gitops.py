@@ -6,7 +6,9 @@ workers, so every run gets objects of its own: the job is rendered as the MPIJob
 `<name>-<run>` would be, where <run> is a short hash of the objects that define the run
 (and of spec.run, which users change to run the same spec again). A new run is new
 objects; the controller prunes the previous run's. Labels and annotations are not part of
-a run: they stay off pod templates, so editing them changes objects in place.
+a run (they stay off pod templates, so editing them changes objects in place), except those
+Kueue's webhook refuses to change on a running job (the queue, the priority class, ...): a
+new value of one is a new run, as a spec edit is.
 
 Every target renders through run_objects with its own builder; how each target starts and
 completes a run is the target's own (mpigen.render.static.gitops for the static target).
@@ -19,6 +21,7 @@ import json
 from typing import Callable
 
 from mpigen.compile.mpijob import MPIJob, with_defaults
+from mpigen.kube.kueue_immutable import kept_metadata
 from mpigen.render.additions import Additions, with_additions
 from mpigen.render.target import Lifecycle
 
@@ -57,10 +60,22 @@ def name_room(name: str, longest: int, limit: int, gitops: str) -> int:
     return limit - (longest - len(name)) - run_suffix(gitops)
 
 
+def run_content(obj: dict) -> dict:
+    """What of an object defines the run: everything but its metadata (so every field
+    Kubernetes might refuse to update), and of the metadata the labels and annotations Kueue's
+    webhook may refuse to change on a running or finished job (mpigen.kube.kueue_immutable:
+    the queue, the priority class, ...). An object without such keys hashes as it did before
+    they counted, so only a job that has them got a new run from that change."""
+    content = {k: v for k, v in obj.items() if k != "metadata"}
+    kept = kept_metadata(obj)
+    if kept:
+        content["metadata"] = kept
+    return content
+
+
 def run_id(objects: list[dict], run: str | None) -> str:
-    """A short hash of everything in the objects but their metadata (so of every field
-    Kubernetes might refuse to update), and of spec.run."""
-    content = [{k: v for k, v in obj.items() if k != "metadata"} for obj in objects]
+    """A short hash of what defines the run in each object (run_content), and of spec.run."""
+    content = [run_content(obj) for obj in objects]
     canonical = json.dumps({"objects": content, "run": run}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:RUN_HASH_LENGTH]
 

@@ -1,7 +1,7 @@
 """What mpigen knows of one kind of object it renders (Kind): its REST resource, whether it
 is a run, the pods, GPUs, MPI slots and workers it asks of the cluster, the fields the API
-server refuses to change, where Kueue writes into it at admission, and the schema or model
-it is validated against.
+server refuses to change, the labels Kueue's webhook refuses to change, where Kueue writes
+into it at admission, and the schema or model it is validated against.
 
 `mpigen diff` and `validate --server` read these facts through the table of
 mpigen.render.targets (Kubernetes' own kinds, mpigen.render.core_kinds, and each target's),
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
+
+from mpigen.kube.kueue_immutable import Rule
 
 # (pods, pod spec) of each group of identical pods an object runs.
 Pods = list[tuple[int, dict]]
@@ -29,6 +31,8 @@ class Admission:
     templates: tuple[str, ...]
     suspend: tuple[str, ...]
     merge_patch: bool = False
+
+
 # Another object of the same render: (API group, kind, namespace, name) -> the object, or
 # None when the render has none (the namespace is ignored for a cluster-scoped kind).
 Find = Callable[[str, str, str, str], dict | None]
@@ -57,6 +61,9 @@ class Kind:
     # The paths (spec.template, spec.replicatedJobs[worker], ...) of the fields the API
     # server refuses to change from the old object to the new: Argo CD and Flux fail to sync.
     immutable: Callable[[dict, dict], list[str]] | None = None
+    # apiVersion -> the rules of Kueue's webhook on the object's labels and annotations, when
+    # Kueue manages the kind as a job at that version (mpigen.kube.kueue_immutable), else ().
+    kueue: Callable[[str], tuple[Rule, ...]] | None = None
     # Whether the change from the old object to the new replaces pods that are running.
     restarts_pods: Callable[[dict, dict], bool] | None = None
     # (apiVersion, Kubernetes version) -> the OpenAPI v3 schema of the object (a CRD's
@@ -67,6 +74,11 @@ class Kind:
     # apiVersion -> the pydantic model of the object (imported only when called: its
     # package is needed by validation alone), or None for another version.
     model: Callable[[str], type | None] | None = None
+
+
+def every_version(rules: tuple[Rule, ...]) -> Callable[[str], tuple[Rule, ...]]:
+    """Kueue's rules for the kind at any apiVersion."""
+    return lambda api: rules
 
 
 def group_of(api_version: str) -> str:

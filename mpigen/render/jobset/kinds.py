@@ -3,15 +3,17 @@ makes the launcher Job); each replicated job runs replicas (default 1) Jobs of
 min(parallelism, completions) pods (parallelism defaulting to 1, as a Job's); its workers
 are the pods of the replicated job `worker`. A suspended JobSet runs nothing, and holds its
 job back: the hostfile beside it names hosts that do not exist. What it refuses to change:
-mpigen.render.jobset.immutable; its model: kubeflow-trainer-api's JobsetV1alpha2JobSet."""
+mpigen.render.jobset.immutable, and Kueue's rules of a job (its jobset integration); its
+model: kubeflow-trainer-api's JobsetV1alpha2JobSet."""
 
 from __future__ import annotations
 
+from mpigen.kube.kueue_immutable import JOB_RULES
 from mpigen.kube.values import get, mapping, whole_number
 from mpigen.render.jobset.immutable import immutable_changes
 from mpigen.render.jobset.names import JOBSET_API, WORKER_JOB
 from mpigen.render import podgroup
-from mpigen.render.kinds import Admission, Find, Kind, Pods, group_of
+from mpigen.render.kinds import Admission, Find, Kind, Pods, every_version, group_of
 
 
 def holds_job(obj: dict) -> bool:
@@ -54,5 +56,5 @@ def model(api: str) -> type | None:
 # (pkg/controller/jobs/jobset/jobset_controller.go, v0.19.2).
 ADMISSION = Admission((".spec.replicatedJobs[].template.spec.template",), ("spec", "suspend"), merge_patch=True)
 JOBSET = Kind(group_of(JOBSET_API), "JobSet", "jobsets", run=True, pods=pods, workers=workers, holds_job=holds_job,
-              immutable=immutable_changes, admission=ADMISSION, model=model)
+              immutable=immutable_changes, admission=ADMISSION, kueue=every_version(JOB_RULES), model=model)
 KINDS = (JOBSET, *podgroup.KINDS)  # and the gang scheduler's PodGroup

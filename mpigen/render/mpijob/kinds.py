@@ -1,12 +1,14 @@
 """The MPIJob (kubeflow.org, any version) as mpigen.render.kinds describes it: a run (the
 operator makes its launcher), whose replica specs are its pods (the Launcher's replicas
 default to 1, the Worker's to 0), whose Worker replicas are its workers, each with
-slotsPerWorker slots (the operator's default 1); a suspended MPIJob runs nothing. Its schema
-is the CustomResourceDefinition mpigen generates (mpigen.render.mpijob.crd) for v2beta1 and v1."""
+slotsPerWorker slots (the operator's default 1); a suspended MPIJob runs nothing; Kueue
+manages a v2beta1 one. Its schema is the CustomResourceDefinition mpigen generates
+(mpigen.render.mpijob.crd) for v2beta1 and v1."""
 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER
+from mpigen.kube.kueue_immutable import JOB_RULES, Rule
 from mpigen.kube.values import get, mapping, whole_number
 from mpigen.render.kinds import Admission, Find, Kind, Pods
 from mpigen.render.mpijob.crd import new_crd
@@ -50,9 +52,15 @@ def schema(api: str, kube_version: str) -> dict | None:
     return new_crd(api, kube_version)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
 
+def kueue(api: str) -> tuple[Rule, ...]:
+    """Kueue's rules of a job for the MPI Operator's v2beta1, the one version its kubeflow.org/mpijob
+    integration manages (pkg/controller/jobs/mpijob, v0.19.2); none for the training-operator's v1."""
+    return JOB_RULES if api == V2BETA1 else ()
+
+
 # Kueue's RunWithPodSetsInfo merges into the template of every replica spec
 # (pkg/controller/jobs/mpijob/mpijob_controller.go, v0.19.2).
 ADMISSION = Admission((".spec.mpiReplicaSpecs[].template",), ("spec", "runPolicy", "suspend"), merge_patch=True)
 MPIJOB = Kind(GROUP, "MPIJob", "mpijobs", run=True, pods=pods, workers=workers, slots=slots, admission=ADMISSION,
-              schema=schema)
+              kueue=kueue, schema=schema)
 KINDS = (MPIJOB,)

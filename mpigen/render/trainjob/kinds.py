@@ -1,15 +1,16 @@
 """The Kubeflow Trainer's kinds (trainer.kubeflow.org) as mpigen.render.kinds describes them:
 a TrainJob is a run (the Trainer makes its JobSet), whose pods, workers and slots are worked
 out through the runtime it references (mpigen.render.trainjob.capacity), and whose immutable
-fields are mpigen.render.trainjob.immutable's; a TrainingRuntime (namespaced) and a
-ClusterTrainingRuntime run nothing by themselves. Each is validated with kubeflow-trainer-api's
-model of it."""
+fields are mpigen.render.trainjob.immutable's, with Kueue's rules of a job (its trainjob
+integration); a TrainingRuntime (namespaced) and a ClusterTrainingRuntime run nothing by
+themselves. Each is validated with kubeflow-trainer-api's model of it."""
 
 from __future__ import annotations
 
 from typing import Callable
 
-from mpigen.render.kinds import Kind
+from mpigen.kube.kueue_immutable import JOB_RULES
+from mpigen.render.kinds import Kind, every_version
 from mpigen.render.trainjob import capacity
 from mpigen.render.trainjob.immutable import immutable_changes
 from mpigen.render.trainjob.names import TRAINER_API, TRAINER_GROUP
@@ -27,7 +28,8 @@ def _model(name: str) -> Callable[[str], type | None]:
 
 
 TRAINJOB = Kind(TRAINER_GROUP, "TrainJob", "trainjobs", run=True, pods=capacity.pods, workers=capacity.workers,
-                slots=capacity.slots, immutable=immutable_changes, model=_model("TrainerV1alpha1TrainJob"))
+                slots=capacity.slots, immutable=immutable_changes, kueue=every_version(JOB_RULES),
+                model=_model("TrainerV1alpha1TrainJob"))
 TRAINING_RUNTIME = Kind(TRAINER_GROUP, "TrainingRuntime", "trainingruntimes",
                         model=_model("TrainerV1alpha1TrainingRuntime"))
 CLUSTER_TRAINING_RUNTIME = Kind(TRAINER_GROUP, "ClusterTrainingRuntime", "clustertrainingruntimes", cluster_scoped=True,

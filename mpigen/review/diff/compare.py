@@ -17,7 +17,7 @@ from mpigen.render.targets import kind_facts
 from mpigen.review.diff.capacity import totals
 from mpigen.review.diff.fields import diff_values
 from mpigen.review.diff.immutable import immutable_changes
-from mpigen.review.diff.manifests import job_of, read_render
+from mpigen.review.diff.manifests import blueprint_of, job_of, read_render
 from mpigen.review.diff.model import JobDiff, Manifest, ObjectChange, ObjectKey
 from mpigen.review.diff.report import Report
 
@@ -37,7 +37,8 @@ def compare(old_files: dict[str, str], new_files: dict[str, str],
         if before is not None and after is not None and equal(before.data, after.data):
             continue
         group = job_of(after or before)
-        _record(jobs.setdefault(group, JobDiff(*group)), key, before, after)
+        blueprint = blueprint_of(new_files, after) if after is not None else ""
+        _record(jobs.setdefault(group, JobDiff(*group)), key, before, after, blueprint)
     old_totals, new_totals = totals(old.values()), totals(new.values())
     for group, job in jobs.items():
         before, after = old_totals.get(group, (0, 0, 0)), new_totals.get(group, (0, 0, 0))
@@ -45,8 +46,9 @@ def compare(old_files: dict[str, str], new_files: dict[str, str],
     return Report(old_label, new_label, [jobs[group] for group in sorted(jobs)])
 
 
-def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manifest | None) -> None:
-    """Add one differing object to its job, with what it means for a run."""
+def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manifest | None, blueprint: str) -> None:
+    """Add one differing object to its job, with what it means for a run (`blueprint`: the
+    file the new object was rendered from)."""
     facts = kind_facts(key.api_version, key.kind)
     run = facts is not None and facts.run
     if before is None:
@@ -57,6 +59,6 @@ def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manife
         job.ends_run = job.ends_run or run
     else:
         job.changed.append(ObjectChange(key, after.path, diff_values(before.data, after.data)))
-        job.immutable += immutable_changes(key, before.data, after.data)
+        job.immutable += immutable_changes(key, before.data, after.data, blueprint)
         if facts is not None and facts.restarts_pods is not None and facts.restarts_pods(before.data, after.data):
             job.restarts_workers = True

@@ -18,7 +18,7 @@ def diff_values(old: Any, new: Any, path: str = "") -> list[FieldChange]:
     if isinstance(old, dict) and isinstance(new, dict):
         changes = []
         for key in sorted(old.keys() | new.keys()):
-            changes += diff_values(old.get(key, ABSENT), new.get(key, ABSENT), _key_path(path, key))
+            changes += diff_values(old.get(key, ABSENT), new.get(key, ABSENT), key_path(path, key))
         return changes
     if isinstance(old, list) and isinstance(new, list):
         return _diff_named(old, new, path) if _named(old) and _named(new) else _diff_indexed(old, new, path)
@@ -51,7 +51,7 @@ def _diff_indexed(old: list, new: list, path: str) -> list[FieldChange]:
     return changes
 
 
-def _key_path(path: str, key: str) -> str:
+def key_path(path: str, key: str) -> str:
     """spec.template, or labels["mpigen.dev/job"] for keys that are not plain words."""
     if re.fullmatch(r"[A-Za-z0-9_-]+", key):
         return f"{path}.{key}" if path else key

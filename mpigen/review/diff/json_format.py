@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from mpigen.kube.values import ABSENT
-from mpigen.review.diff.model import JobDiff, ObjectKey
+from mpigen.review.diff.model import Finding, JobDiff, ObjectKey
 
 
 def _object_json(key: ObjectKey, path: str) -> dict:
@@ -32,8 +32,17 @@ def _job_json(job: JobDiff) -> dict:
         "slots": {"old": job.slots[0], "new": job.slots[1]},
         "workers": {"old": job.workers[0], "new": job.workers[1]},
         "newRun": job.new_run, "endsRun": job.ends_run, "restartsWorkers": job.restarts_workers,
-        "immutable": [{"object": str(f.key), "path": f.path, "message": f.message} for f in job.immutable],
+        "immutable": [_finding_json(f) for f in job.immutable],
     }
+
+
+def _finding_json(finding: Finding) -> dict:
+    """The object, path and message; for a change a blueprint field makes, that field and where it is."""
+    out = {"object": str(finding.key), "path": finding.path, "message": finding.said()}
+    if finding.field:
+        out["field"] = finding.field
+        out["blueprint"] = str(finding.blueprint) if finding.blueprint is not None else None
+    return out
 
 
 def format_json(report) -> str:

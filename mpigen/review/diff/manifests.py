@@ -66,6 +66,19 @@ def rendered_from(files: dict[str, str]) -> set[tuple[str, str, str]]:
     return found
 
 
+def blueprint_of(files: dict[str, str], manifest: Manifest) -> str:
+    """The blueprint file the object was rendered from (its `# Source:` comment, the last one
+    above it), or "" when none names one."""
+    text = files.get(manifest.path, "")
+    found = ""
+    for match in SOURCE.finditer(text):
+        if text.count("\n", 0, match.start()) + 1 > manifest.mark.line:
+            break
+        blueprint = match.group(1).split(", ")[0]
+        found = blueprint if blueprint.endswith((".yaml", ".yml")) else ""
+    return found
+
+
 def _roots(files: dict[str, str]) -> set[str]:
     """The folders holding a kustomization file: each is an environment (an overlay)."""
     return {posixpath.dirname(path) for path in files if posixpath.basename(path) in KUSTOMIZATION_NAMES}

@@ -75,7 +75,7 @@ def format_markdown(report) -> str:
     if findings:
         lines += ["> [!WARNING]", f"> ⚠️ **{len(findings)} change(s) Kubernetes refuses to apply in place.** "
                                   "Argo CD and Flux will fail to sync them.", ">"]
-        lines += [f"> - ⚠️ {_md(finding.message)}" for finding in findings] + [""]
+        lines += [f"> - ⚠️ {_md(finding.said())}" for finding in findings] + [""]
     lines += ["| Job | Environment | Objects | Workers | GPUs | Slots | Notes |", "|---|---|---|---|---|---|---|"]
     lines += [_markdown_row(job) for job in report.jobs] + [""]
     for job in report.jobs:

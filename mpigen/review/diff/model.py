@@ -60,11 +60,23 @@ class ObjectChange:
 
 @dataclass
 class Finding:
-    """A change Kubernetes refuses to apply in place."""
+    """A change Kubernetes refuses to apply in place; for one a blueprint field makes (a label
+    Kueue keeps), that field and where it is written."""
 
     key: ObjectKey
     path: str
     message: str
+    field: str = ""              # the blueprint field, as the diff writes paths: spec.scheduling.queue
+    loc: tuple[str, ...] = ()    # its keys in the blueprint document
+    blueprint: Mark | None = None  # the blueprint file the object was rendered from, or the field's line in it
+
+    def said(self) -> str:
+        """The message, after the blueprint field that makes the change and where it is
+        (`PATH:LINE:COLUMN: FIELD: ...`, as a diagnostic names a position)."""
+        if not self.field:
+            return self.message
+        return f"{self.blueprint}: {self.field}: {self.message}" if self.blueprint is not None \
+            else f"{self.field}: {self.message}"
 
 
 @dataclass

@@ -59,7 +59,7 @@ def overridden(new_files: dict[str, str], old: Tree, new: Tree) -> list[Overridd
         before, after = old_texts.get(blueprint), new_texts.get(blueprint)
         if before is None or after is None or before == after:
             continue
-        old_docs, new_docs = _blueprints(before, blueprint), _blueprints(after, blueprint)
+        old_docs, new_docs = blueprint_documents(before, blueprint), blueprint_documents(after, blueprint)
         for name in sorted(old_docs.keys() & new_docs.keys()):
             edits = _edits(old_docs[name].data, new_docs[name].data, ())
             for environment, path in used if edits else ():
@@ -70,7 +70,7 @@ def overridden(new_files: dict[str, str], old: Tree, new: Tree) -> list[Overridd
     return notes
 
 
-def _blueprints(text: str, path: str) -> dict[str, Document]:
+def blueprint_documents(text: str, path: str) -> dict[str, Document]:
     """The blueprint documents of a file by name ({} when it is not valid YAML)."""
     try:
         docs = parse(text, path)

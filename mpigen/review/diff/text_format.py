@@ -52,7 +52,7 @@ def format_text(report, style: Style = PLAIN) -> str:
     lines = []
     for job in report.jobs:
         lines.append(style.title(job.title()))
-        lines += [style.immutable(f"IMMUTABLE: {finding.message}") for finding in job.immutable]
+        lines += [style.immutable(f"IMMUTABLE: {finding.said()}") for finding in job.immutable]
         lines += ["  " + fact for fact in facts(job)]
         lines += ["  " + style.added(f"+ added {m.key}") for m in job.added]
         lines += ["  " + style.removed(f"- removed {m.key}") for m in job.removed]

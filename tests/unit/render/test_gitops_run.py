@@ -7,12 +7,15 @@ webhook counts a pod name with the 5 characters Kubernetes adds)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
 
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.labels import RUN_LABEL
-from mpigen.render.gitops import name_room
+from mpigen.render.gitops import name_room, run_id
 from mpigen.render.replicated import longest_pod_name
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import TARGETS, render_job
@@ -57,6 +60,21 @@ def test_a_spec_edit_or_spec_run_is_a_new_run_with_objects_of_its_own(target):
         assert len(run) == 6 and int(run, 16) >= 0
     names = {o["metadata"]["name"] for o in rendered(blueprint(), target, run="second")}
     assert any(name.startswith(f"job-{again}") for name in names), names
+
+
+def test_an_object_without_kueue_keys_keeps_the_run_it_had_before_they_counted():
+    """The run of objects whose metadata holds none of the keys Kueue keeps is the hash of the
+    objects without their metadata, as every mpigen release before them wrote it: upgrading
+    starts no new run of such a job. Kueue's queue (kueue.x-k8s.io/queue-name, Kueue v0.19.2
+    pkg/controller/jobframework/validation.go validateUpdateForQueueName) counts."""
+    objects = [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a", "labels": {"team": "x"}},
+                "spec": {"parallelism": 1}}]
+    before = json.dumps({"objects": [{"apiVersion": "batch/v1", "kind": "Job", "spec": {"parallelism": 1}}],
+                         "run": None}, sort_keys=True, separators=(",", ":"))
+    assert run_id(objects, None) == hashlib.sha256(before.encode("utf-8")).hexdigest()[:6]
+    queued = [{**objects[0], "metadata": {"name": "a", "labels": {"kueue.x-k8s.io/queue-name": "q"}}}]
+    other = [{**objects[0], "metadata": {"name": "a", "labels": {"kueue.x-k8s.io/queue-name": "r"}}}]
+    assert len({run_id(objects, None), run_id(queued, None), run_id(other, None)}) == 3
 
 
 @pytest.mark.parametrize("target", TARGETS)

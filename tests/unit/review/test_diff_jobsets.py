@@ -230,7 +230,9 @@ def drop_keygen(data: dict) -> None:
     # what may change on a running JobSet
     (lambda d: d["spec"].update(ttlSecondsAfterFinished=600), []),
     (lambda d: d["spec"].update(coordinator={"replicatedJob": "launcher"}), []),
-    (lambda d: d["metadata"]["labels"].update({"kueue.x-k8s.io/queue-name": "gpus"}), []),
+    # but not a queue: Kueue v0.19.2 validateUpdateForQueueName (jobframework/validation.go)
+    (lambda d: d["metadata"]["labels"].update({"kueue.x-k8s.io/queue-name": "gpus"}),
+     ['metadata.labels["kueue.x-k8s.io/queue-name"]']),
     (lambda d: d["metadata"].update(annotations={"argocd.argoproj.io/sync-wave": "0"}), []),
 ])
 def test_jobset_immutable_rules(change, immutable):

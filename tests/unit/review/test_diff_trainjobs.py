@@ -294,7 +294,9 @@ JOB_PATH = f"spec.runtimePatches[{BLUEPRINT}].trainingRuntimeSpec.template.spec.
     ({}, lambda d: d["spec"]["runtimeRef"].pop("apiGroup"), []),
     # what may change on a running TrainJob
     ({}, lambda d: d["spec"].update(suspend=True), []),
-    ({}, lambda d: d["metadata"]["labels"].update({"kueue.x-k8s.io/queue-name": "gpus"}), []),
+    # but not a queue: Kueue v0.19.2 validateUpdateForQueueName (jobframework/validation.go)
+    ({}, lambda d: d["metadata"]["labels"].update({"kueue.x-k8s.io/queue-name": "gpus"}),
+     ['metadata.labels["kueue.x-k8s.io/queue-name"]']),
     ({}, lambda d: d["metadata"].update(annotations={"argocd.argoproj.io/sync-wave": "0"}), []),
     # runtimePatches: the webhook refuses any change unless the old or the new TrainJob is suspended
     ({}, set_patches(PATCHED), ["spec.runtimePatches"]),
