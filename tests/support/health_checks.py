@@ -40,3 +40,10 @@ def flux_state(programs: dict, obj: dict) -> str:
     holding = [state for state, program in programs.items() if bool(program.evaluate(activation))]
     assert len(holding) == 1, holding
     return holding[0]
+
+
+def flux_health_exprs(path: Path) -> list[dict]:
+    """The healthCheckExprs of a docs/flux/*-health.yaml: those its Kustomization's one patch
+    gives the Kustomization of mpigen's that applies the jobs."""
+    patch, = yaml.safe_load(path.read_text())["spec"]["patches"]
+    return yaml.safe_load(patch["patch"])["spec"]["healthCheckExprs"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.support.health_checks import argo_cd_check, flux_programs, flux_state
+from tests.support.health_checks import argo_cd_check, flux_programs, flux_state, flux_health_exprs
 from tests.support.paths import ROOT
 
 ARGO = ROOT / "docs" / "argocd" / "mpijob-health.yaml"
@@ -69,13 +69,12 @@ def test_argo_cd_health_key_is_the_one_argo_cd_reads():
 
 @pytest.mark.parametrize("status, _, state", CASES)
 def test_flux_health(status, _, state):
-    kustomization = yaml.safe_load(FLUX.read_text())
-    for exprs in kustomization["spec"]["healthCheckExprs"]:
+    for exprs in flux_health_exprs(FLUX):
         obj = dict(mpijob(status), apiVersion=exprs["apiVersion"])
         assert flux_state(flux_programs(exprs), obj) == state, exprs["apiVersion"]
 
 
 def test_flux_expressions_cover_both_mpijob_apis():
-    exprs = yaml.safe_load(FLUX.read_text())["spec"]["healthCheckExprs"]
+    exprs = flux_health_exprs(FLUX)
     assert {(e["apiVersion"], e["kind"]) for e in exprs} == {("kubeflow.org/v2beta1", "MPIJob"),
                                                            ("kubeflow.org/v1", "MPIJob")}

@@ -17,7 +17,7 @@ import itertools
 import pytest
 import yaml
 
-from tests.support.health_checks import argo_cd_check, flux_state
+from tests.support.health_checks import argo_cd_check, flux_state, flux_health_exprs
 from tests.support.health_checks import flux_programs as compile_exprs
 from tests.support.paths import ROOT
 
@@ -115,7 +115,7 @@ def argo_health():
 
 @pytest.fixture(scope="module")
 def flux_programs():
-    exprs, = yaml.safe_load(FLUX.read_text())["spec"]["healthCheckExprs"]
+    exprs, = flux_health_exprs(FLUX)
     return compile_exprs(exprs)
 
 
@@ -135,7 +135,7 @@ def test_argo_cd_health_key_is_the_one_argo_cd_reads():
 
 
 def test_flux_expressions_are_for_the_trainjob_api():
-    exprs = yaml.safe_load(FLUX.read_text())["spec"]["healthCheckExprs"]
+    exprs = flux_health_exprs(FLUX)
     assert [(e["apiVersion"], e["kind"]) for e in exprs] == [("trainer.kubeflow.org/v1alpha1", "TrainJob")]
 
 
