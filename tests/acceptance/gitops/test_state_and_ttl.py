@@ -38,13 +38,16 @@ def test_completed_scales_the_workers_to_zero_under_the_same_names(render, profi
 
 
 def test_flux_applies_the_statefulset_only_if_absent_while_running(render):
+    """The StatefulSet, whose replicas the launcher scales, until `completed` scales it to 0; the
+    launcher Job always (Kueue writes into its template: test_kueue_admission.py); nothing else."""
     for state, expected in (("running", {FLUX_SSA: "IfNotPresent"}), ("completed", {})):
         rendered = render(blueprint("train", state=state), "flux")
         annotations = rendered.kinds["StatefulSet"]["metadata"].get("annotations", {})
         assert {k: v for k, v in annotations.items() if k == FLUX_SSA} == expected, state
         for obj in rendered.objects:
-            if obj["kind"] != "StatefulSet":
+            if obj["kind"] not in ("StatefulSet", "Job"):
                 assert FLUX_SSA not in obj["metadata"].get("annotations", {})
+        assert rendered.kinds["Job"]["metadata"]["annotations"][FLUX_SSA] == "IfNotPresent"
     for state in ("running", "completed"):
         for obj in render(blueprint("train", state=state), "argocd").objects:
             assert FLUX_SSA not in obj["metadata"].get("annotations", {})

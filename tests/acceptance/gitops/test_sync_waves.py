@@ -125,10 +125,12 @@ def test_no_hooks_and_only_the_profiles_own_annotations(profile):
     assert foreign not in text
 
 
-def test_flux_marks_only_the_statefulset_apply_if_absent():
+def test_flux_marks_only_the_statefulset_and_the_launcher_apply_if_absent():
+    """The StatefulSet (the launcher scales it) and the launcher Job (Kueue writes into its
+    template: test_kueue_admission.py), each while its job runs; nothing else."""
     for obj in golden_stream("flux"):
         annotations = obj["metadata"].get("annotations", {})
-        if obj["kind"] == "StatefulSet":
+        if obj["kind"] in ("StatefulSet", "Job"):
             assert annotations[FLUX_SSA] == "IfNotPresent"
         else:
             assert FLUX_SSA not in annotations
