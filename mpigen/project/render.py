@@ -156,7 +156,7 @@ def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, 
     makers = {"Argo CD Applications": lambda: argocd_applications(setup.config.model.argocd, setup.output, result,
                                                                   setup.overlays),
               "Flux Kustomizations": lambda: flux_kustomizations(setup.config.model.flux, setup.output, result,
-                                                                      _flux_steps(setup))}
+                                                                      _flux_steps(setup), setup.overlays)}
     return [(folder, makers[what]()) for what, folder in companion_folders(setup)]
 
 
