@@ -16,6 +16,12 @@ characters (Argo CD's tracking label and Flux's name label carry them), which no
 of one folder can share by construction; two that still meet (a hash collision) are an error
 naming both sources.
 
+Cluster-scoped objects that several environments on one cluster share are in a folder of the
+cluster's (mpigen.pipeline.assembly, Result.clusters): flux, one Kustomization that applies it,
+waited on, on which the first Kustomization of each chain of those environments depends; argocd,
+one Application per destination, and the environments' Applications retry a failed sync (an
+Application's sync waves cannot order another's objects).
+
 argocd: one Application per output folder rendered with the argocd profile, with what
 the output needs from Argo CD:
 - automated sync with prune, so that the objects of a finished or replaced run go away;
@@ -43,6 +49,11 @@ from mpigen.kube.labels import MANAGED_BY
 from mpigen.render.target import FluxSteps
 
 _LABELS = {MANAGED_BY: "mpigen"}
+# Argo CD: an environment whose cluster-scoped objects another Application applies syncs again
+# until they are there (a TrainJob's runtime, an MPIJob's CRD): 5s, 10s, ... then every 3m, about
+# 17 minutes in all (argo-cd docs/user-guide/auto_sync.md; an automated sync retries 5 times
+# without it: controller/appcontroller.go, RetryStrategy{Limit: 5}).
+RETRY = {"limit": 10, "backoff": {"duration": "5s", "factor": 2, "maxDuration": "3m"}}
 
 
 def _document(obj: dict) -> str:
@@ -51,36 +62,35 @@ def _document(obj: dict) -> str:
 
 def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str]:
     """File name -> text of the Applications for the environments of `result` rendered
-    with the argocd profile (mpigen.yaml's `argocd` settings)."""
+    with the argocd profile (mpigen.yaml's `argocd` settings), and for each folder of the
+    cluster-scoped objects of several of them (their destination's)."""
     by_name = {o.name: o for o in overlays}
     files, owners, problems = {}, {}, []
+    clusters: dict[str, str] = {}  # destination -> the folder of its cluster-scoped objects
     for env, profile in zip(result.envs, result.profiles):
         if profile != "argocd":
             continue
         overlay = by_name.get(env)
-        cluster = (overlay.cluster if overlay is not None else None) or argocd.destination
-        destination = {"server": cluster} if "://" in cluster else {"name": cluster}
+        cluster = destination(overlay, argocd)
+        folder = names.cluster_folder(names.cluster_application(cluster))
         ignore = [{"group": "apps", "kind": "StatefulSet", "namespace": item.sort_key[2], "name": item.sort_key[3],
                    "jsonPointers": ["/spec/replicas"]}
                   for item in result.objects if item.env == env and item.running_workers]
         ignore += _admitted_kinds(item.admitted for item in result.objects if item.env == env)
-        spec = {
-            "project": argocd.project,
-            "source": {"repoURL": argocd.repoURL, "targetRevision": argocd.targetRevision,
-                       "path": (output / env).as_posix() if env else output.as_posix()},
-            "destination": destination,
-            "syncPolicy": {"automated": {"prune": True, "selfHeal": True},
-                           "syncOptions": ["ApplyOutOfSyncOnly=true", "RespectIgnoreDifferences=true"]},
-        }
+        spec = _application_spec(argocd, output / env if env else output, cluster)
         if ignore:
             spec["ignoreDifferences"] = ignore
+        if env in result.clusters.get(folder, ()):
+            clusters[cluster] = folder
+            spec["syncPolicy"]["retry"] = dict(RETRY)
         name = names.application(env)
         _claim(owners, problems, name, _environment_owner(overlay, env), "Argo CD Application")
-        application = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-                       "metadata": {"name": name, "namespace": argocd.namespace,
-                                    "labels": dict(_LABELS)},
-                       "spec": spec}
-        files[names.application_file(name)] = _document(application)
+        files[names.application_file(name)] = _document(_application(argocd, name, spec))
+    for cluster, folder in sorted(clusters.items()):
+        name = names.cluster_application(cluster)
+        _claim(owners, problems, name, _cluster_owner(output, folder, f"the cluster {cluster}"), "Argo CD Application")
+        files[names.application_file(name)] = _document(_application(argocd, name, _application_spec(
+            argocd, output / folder, cluster)))
     return _with_kustomization(files, problems)
 
 
@@ -92,6 +102,31 @@ def _admitted_kinds(admitted: Iterable[Admitted | None]) -> list[dict]:
             for (group, kind), paths in sorted(kinds.items())]
 
 
+def _application_spec(argocd, folder: Path, cluster: str) -> dict:
+    return {
+        "project": argocd.project,
+        "source": {"repoURL": argocd.repoURL, "targetRevision": argocd.targetRevision, "path": folder.as_posix()},
+        "destination": _destination(cluster),
+        "syncPolicy": {"automated": {"prune": True, "selfHeal": True},
+                       "syncOptions": ["ApplyOutOfSyncOnly=true", "RespectIgnoreDifferences=true"]},
+    }
+
+
+def _application(argocd, name: str, spec: dict) -> dict:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+            "metadata": {"name": name, "namespace": argocd.namespace, "labels": dict(_LABELS)}, "spec": spec}
+
+
+def destination(overlay, argocd) -> str:
+    """The cluster an environment's Argo CD Application deploys to (an API server URL or an Argo
+    CD cluster name): its overlay's `cluster`, else mpigen.yaml's `argocd.destination`."""
+    return (overlay.cluster if overlay is not None else None) or argocd.destination
+
+
+def _destination(cluster: str) -> dict:
+    return {"server": cluster} if "://" in cluster else {"name": cluster}
+
+
 def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], FluxSteps | None],
                         overlays) -> dict[str, str]:
     """File name -> text of the Flux Kustomizations for the jobs of `result` rendered with
@@ -100,6 +135,12 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], Fl
     FluxSteps), else one for the environment's folder."""
     files, owners, problems = {}, {}, []
     overlays = {o.name: o for o in overlays}
+    cluster, folder = names.cluster_kustomization(), names.cluster_folder(names.cluster_kustomization())
+    needing = result.clusters.get(folder, ())
+    if needing:
+        _claim(owners, problems, cluster, _cluster_owner(output, folder, "the cluster"), "Flux Kustomization")
+        files[names.kustomizations_file(folder)] = _document(_kustomization(flux, cluster, output / folder, wait=True,
+                                                                            timeout=flux.timeout))
     for env, profile in zip(result.envs, result.profiles):
         if profile != "flux":
             continue
@@ -118,6 +159,8 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], Fl
             owner = _environment_owner(overlays.get(env), env)
             next((doc for doc in documents
                   if not _claim(owners, problems, doc["metadata"]["name"], owner, "Flux Kustomization")), None)
+        for doc in documents if env in needing else ():  # the first of each chain
+            doc["spec"].setdefault("dependsOn", [{"name": cluster}])
         if documents:
             files[names.kustomizations_file(env)] = "".join(_document(doc) for doc in documents)
     return _with_kustomization(files, problems)
@@ -186,6 +229,11 @@ class _Owner(NamedTuple):
 def _environment_owner(overlay, env: str) -> _Owner:
     folder = Path(overlay.doc.path).parent.as_posix() if overlay is not None else env or "."
     return _Owner(Mark(folder), f"environment {env}" if env else "the output folder", "rename one of the overlay folders")
+
+
+def _cluster_owner(output: Path, folder: str, what: str) -> _Owner:
+    return _Owner(Mark((output / folder).as_posix()), f"the cluster-scoped objects of {what}",
+                  "give the cluster another name")
 
 
 def _claim(owners: dict[str, _Owner], problems: list[Diagnostic], name: str, owner: _Owner, kind: str) -> bool:
