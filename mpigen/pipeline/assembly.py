@@ -35,6 +35,11 @@ class Result:
     # A folder of cluster-scoped objects -> the environments whose objects it holds, in order.
     clusters: dict[str, list[str]] = field(default_factory=dict)
 
+    @property
+    def folders(self) -> list[str]:
+        """The sub-folders of the output the run writes: each environment's, then each cluster's."""
+        return [*self.envs, *self.clusters]
+
 
 def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Input] | None,
               diagnostics: list[Diagnostic]) -> Result:

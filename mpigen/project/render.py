@@ -35,8 +35,9 @@ from mpigen.render.targets import TARGETS
 
 @dataclass(frozen=True)
 class Rendered:
-    """What `render` made (how many jobs and objects, in which environments), and the output
-    folder it wrote it into (None: nothing written, the documents are for stdout)."""
+    """What `render` made (how many jobs and objects, in which sub-folders: the environments', and
+    those of their clusters), and the output folder it wrote it into (None: nothing written, the
+    documents are for stdout)."""
 
     jobs: int
     objects: int
@@ -86,7 +87,8 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
             store.remove()
         else:
             store.close()
-    return Rendered(result.jobs, len(result.objects), result.envs, setup.output, companions=companion_folders(setup))
+    return Rendered(result.jobs, len(result.objects), result.folders, setup.output,
+                    companions=companion_folders(setup))
 
 
 def _store(out: Path) -> StagedFolder | Spill:

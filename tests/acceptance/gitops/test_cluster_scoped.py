@@ -92,6 +92,9 @@ def test_argocd_environments_of_two_destinations_keep_their_own(tmp_path):
 def test_flux_environments_share_one_copy_and_one_kustomization_they_depend_on(tmp_path, kubectl):
     done = repository(tmp_path, "flux", {"dev": "", "prod": ""})
     assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().splitlines()[-1].endswith(
+        " into deploy/dev, deploy/prod, deploy/_cluster; Argo CD Applications into clusters/argocd; "
+        "Flux Kustomizations into clusters/flux"), done.stderr
     found = runtimes(tmp_path)
     assert list(found) == ["_cluster"] and len(found["_cluster"]) == 1, found
     kustomizations = {d["metadata"]["name"]: d["spec"] for d in built(kubectl, tmp_path / "clusters" / "flux")}
@@ -103,6 +106,10 @@ def test_flux_environments_share_one_copy_and_one_kustomization_they_depend_on(t
     assert sorted(o["metadata"]["name"] for o in built(kubectl, tmp_path / "deploy" / "_cluster")) == sorted(
         found["_cluster"])
     assert run_mpigen("check", cwd=tmp_path).returncode == 0
+    edited = next((tmp_path / "deploy" / "_cluster").glob("clustertrainingruntime-*.yaml"))
+    edited.write_text(edited.read_text().replace("numNodes: 1", "numNodes: 2"))
+    drift = run_mpigen("check", cwd=tmp_path)  # the cluster's folder is checked as the others
+    assert drift.returncode == 1 and f"deploy/_cluster/{edited.name}".encode() in drift.stdout, drift
 
 
 def test_one_environment_keeps_them_in_its_folder_and_a_second_moves_them(tmp_path):
