@@ -11,10 +11,16 @@ run outlasts any timeout). A target that needs no order (a JobSet starts its lau
 itself, an operator its MPIJob's) gets one Kustomization per environment folder, which does
 not wait either. All prune, so the objects of a finished or replaced run go away.
 
-Their names are built by mpigen.kube.names.generated_name: valid Kubernetes names of at most
-63 characters (Argo CD's tracking label and Flux's name label carry them), different for
-different environments and jobs; two that still meet (a hash collision) are an error
+Their names and files are mpigen.emit.companion_names': valid Kubernetes names of at most 63
+characters (Argo CD's tracking label and Flux's name label carry them), which no two sources
+of one folder can share by construction; two that still meet (a hash collision) are an error
 naming both sources.
+
+Cluster-scoped objects that several environments on one cluster share are in a folder of the
+cluster's (mpigen.pipeline.assembly, Result.clusters): flux, one Kustomization that applies it,
+waited on, on which the first Kustomization of each chain of those environments depends; argocd,
+one Application per destination, and the environments' Applications retry a failed sync (an
+Application's sync waves cannot order another's objects).
 
 argocd: one Application per output folder rendered with the argocd profile, with what
 the output needs from Argo CD:
@@ -32,16 +38,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import NamedTuple
 
+from mpigen.emit import companion_names as names
 from mpigen.emit.comments import COMPANION
 from mpigen.emit.rendered import Admitted
 from mpigen.emit.yaml import dump_object
-from mpigen.errors import InputError, Mark, error
-from mpigen.kube.names import generated_name
+from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.render.target import FluxSteps
 
 _LABELS = {MANAGED_BY: "mpigen"}
+# Argo CD: an environment whose cluster-scoped objects another Application applies syncs again
+# until they are there (a TrainJob's runtime, an MPIJob's CRD): 5s, 10s, ... then every 3m, about
+# 17 minutes in all (argo-cd docs/user-guide/auto_sync.md; an automated sync retries 5 times
+# without it: controller/appcontroller.go, RetryStrategy{Limit: 5}).
+RETRY = {"limit": 10, "backoff": {"duration": "5s", "factor": 2, "maxDuration": "3m"}}
 
 
 def _document(obj: dict) -> str:
@@ -50,40 +62,35 @@ def _document(obj: dict) -> str:
 
 def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str]:
     """File name -> text of the Applications for the environments of `result` rendered
-    with the argocd profile (mpigen.yaml's `argocd` settings)."""
+    with the argocd profile (mpigen.yaml's `argocd` settings), and for each folder of the
+    cluster-scoped objects of several of them (their destination's)."""
     by_name = {o.name: o for o in overlays}
     files, owners, problems = {}, {}, []
+    clusters: dict[str, str] = {}  # destination -> the folder of its cluster-scoped objects
     for env, profile in zip(result.envs, result.profiles):
         if profile != "argocd":
             continue
         overlay = by_name.get(env)
-        cluster = (overlay.cluster if overlay is not None else None) or argocd.destination
-        destination = {"server": cluster} if "://" in cluster else {"name": cluster}
+        cluster = destination(overlay, argocd)
+        folder = names.cluster_folder(names.cluster_application(cluster))
         ignore = [{"group": "apps", "kind": "StatefulSet", "namespace": item.sort_key[2], "name": item.sort_key[3],
                    "jsonPointers": ["/spec/replicas"]}
                   for item in result.objects if item.env == env and item.running_workers]
         ignore += _admitted_kinds(item.admitted for item in result.objects if item.env == env)
-        spec = {
-            "project": argocd.project,
-            "source": {"repoURL": argocd.repoURL, "targetRevision": argocd.targetRevision,
-                       "path": (output / env).as_posix() if env else output.as_posix()},
-            "destination": destination,
-            "syncPolicy": {"automated": {"prune": True, "selfHeal": True},
-                           "syncOptions": ["ApplyOutOfSyncOnly=true", "RespectIgnoreDifferences=true"]},
-        }
+        spec = _application_spec(argocd, output / env if env else output, cluster)
         if ignore:
             spec["ignoreDifferences"] = ignore
-        name = generated_name("mpigen", (env,) if env else ())
-        folder = _overlay_folder(overlay, env)
-        other = owners.setdefault(name, folder)
-        if other != folder:
-            problems.append(error(Mark(folder), f"the Argo CD Application of this overlay would be named {name!r}, "
-                                                f"as that of {other}; rename one of the overlay folders"))
-        application = {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-                       "metadata": {"name": name, "namespace": argocd.namespace,
-                                    "labels": dict(_LABELS)},
-                       "spec": spec}
-        files[f"application-{name}.yaml"] = _document(application)
+        if env in result.clusters.get(folder, ()):
+            clusters[cluster] = folder
+            spec["syncPolicy"]["retry"] = dict(RETRY)
+        name = names.application(env)
+        _claim(owners, problems, name, _environment_owner(overlay, env), "Argo CD Application")
+        files[names.application_file(name)] = _document(_application(argocd, name, spec))
+    for cluster, folder in sorted(clusters.items()):
+        name = names.cluster_application(cluster)
+        _claim(owners, problems, name, _cluster_owner(output, folder, f"the cluster {cluster}"), "Argo CD Application")
+        files[names.application_file(name)] = _document(_application(argocd, name, _application_spec(
+            argocd, output / folder, cluster)))
     return _with_kustomization(files, problems)
 
 
@@ -95,12 +102,45 @@ def _admitted_kinds(admitted: Iterable[Admitted | None]) -> list[dict]:
             for (group, kind), paths in sorted(kinds.items())]
 
 
-def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], FluxSteps | None]) -> dict[str, str]:
+def _application_spec(argocd, folder: Path, cluster: str) -> dict:
+    return {
+        "project": argocd.project,
+        "source": {"repoURL": argocd.repoURL, "targetRevision": argocd.targetRevision, "path": folder.as_posix()},
+        "destination": _destination(cluster),
+        "syncPolicy": {"automated": {"prune": True, "selfHeal": True},
+                       "syncOptions": ["ApplyOutOfSyncOnly=true", "RespectIgnoreDifferences=true"]},
+    }
+
+
+def _application(argocd, name: str, spec: dict) -> dict:
+    return {"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+            "metadata": {"name": name, "namespace": argocd.namespace, "labels": dict(_LABELS)}, "spec": spec}
+
+
+def destination(overlay, argocd) -> str:
+    """The cluster an environment's Argo CD Application deploys to (an API server URL or an Argo
+    CD cluster name): its overlay's `cluster`, else mpigen.yaml's `argocd.destination`."""
+    return (overlay.cluster if overlay is not None else None) or argocd.destination
+
+
+def _destination(cluster: str) -> dict:
+    return {"server": cluster} if "://" in cluster else {"name": cluster}
+
+
+def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], FluxSteps | None],
+                        overlays) -> dict[str, str]:
     """File name -> text of the Flux Kustomizations for the jobs of `result` rendered with
     the flux profile (mpigen.yaml's `flux` settings): a chain per job or per environment where
     the environment's target applies its objects in steps (`steps_of(env)`, the target's
     FluxSteps), else one for the environment's folder."""
     files, owners, problems = {}, {}, []
+    overlays = {o.name: o for o in overlays}
+    cluster, folder = names.cluster_kustomization(), names.cluster_folder(names.cluster_kustomization())
+    needing = result.clusters.get(folder, ())
+    if needing:
+        _claim(owners, problems, cluster, _cluster_owner(output, folder, "the cluster"), "Flux Kustomization")
+        files[names.kustomizations_file(folder)] = _document(_kustomization(flux, cluster, output / folder, wait=True,
+                                                                            timeout=flux.timeout))
     for env, profile in zip(result.envs, result.profiles):
         if profile != "flux":
             continue
@@ -110,14 +150,19 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], Fl
         if layout is not None and roots and layout.per_job:
             for job_root in sorted({root.rsplit("/", 1)[0] for root in roots}):
                 documents += _job_chain(flux, output, result, env, job_root, layout.steps, roots, owners, problems)
-        elif layout is not None and roots:
-            base = generated_name("mpigen", (env,) if env else (), room=_room(layout.steps))
-            documents = _chain(flux, base, output / env, [step for step in layout.steps if step in roots])
-        elif any(item.env == env for item in result.objects):
-            documents.append(_environment(flux, output, env))
+        else:
+            if layout is not None and roots:
+                documents = _chain(flux, names.environment_step_kustomizations(env, layout.steps), output / env,
+                                   [step for step in layout.steps if step in roots])
+            elif any(item.env == env for item in result.objects):
+                documents.append(_environment(flux, output, env))
+            owner = _environment_owner(overlays.get(env), env)
+            next((doc for doc in documents
+                  if not _claim(owners, problems, doc["metadata"]["name"], owner, "Flux Kustomization")), None)
+        for doc in documents if env in needing else ():  # the first of each chain
+            doc["spec"].setdefault("dependsOn", [{"name": cluster}])
         if documents:
-            name = f"kustomizations-{env}.yaml" if env else "kustomizations.yaml"
-            files[name] = "".join(_document(doc) for doc in documents)
+            files[names.kustomizations_file(env)] = "".join(_document(doc) for doc in documents)
     return _with_kustomization(files, problems)
 
 
@@ -129,35 +174,28 @@ def _kustomization(flux, name: str, folder: Path, **spec) -> dict:
                      "path": f"./{folder.as_posix()}", **spec}}
 
 
-def _room(steps: tuple[str, ...]) -> int:
-    """What the longest `-<step>` adds to a chain's base name."""
-    return max(len(step) for step in steps) + 1
-
-
 def _job_chain(flux, output: Path, result, env: str, job_root: str, steps: tuple[str, ...], roots: set[str],
                owners: dict, problems: list) -> list[dict]:
     """The Kustomizations of one job's steps (its workers, then its launcher), named after the
     job; two jobs whose names would meet are an error naming both."""
     namespace, job = job_root.split("/")
-    base = generated_name("mpigen", tuple(part for part in (env, namespace, job) if part), room=_room(steps))
-    source = result.sources.get((env, namespace, job), Mark(f"{namespace}/{job}"))
-    other = owners.setdefault(base, source)
-    if other != source:
-        problems.append(error(source, f"the Flux Kustomizations of job {namespace}/{job} would be named {base}-*, "
-                                      f"as those of the job at {other}; rename one of the jobs"))
+    chain = names.job_step_kustomizations(env, namespace, job, steps)
+    owner = _Owner(result.sources.get((env, namespace, job)) or Mark(f"{namespace}/{job}"), f"job {namespace}/{job}",
+                   "rename one of the jobs")
+    next((name for name in chain.values() if not _claim(owners, problems, name, owner, "Flux Kustomization")), None)
     folder = output / env / job_root if env else output / job_root
-    return _chain(flux, base, folder, [step for step in steps if f"{job_root}/{step}" in roots])
+    return _chain(flux, chain, folder, [step for step in steps if f"{job_root}/{step}" in roots])
 
 
-def _chain(flux, base: str, folder: Path, steps: list[str]) -> list[dict]:
-    """One Kustomization per step, `<base>-<step>` applying `folder/<step>`, each depending on
+def _chain(flux, chain: dict[str, str], folder: Path, steps: list[str]) -> list[dict]:
+    """One Kustomization per step, `chain[step]` applying `folder/<step>`, each depending on
     the one before it; all but the last wait (healthy within the timeout), the last does not."""
     documents = []
     for index, step in enumerate(steps):
         spec: dict = {"wait": False} if index == len(steps) - 1 else {"wait": True, "timeout": flux.timeout}
         if index:
-            spec["dependsOn"] = [{"name": f"{base}-{steps[index - 1]}"}]
-        documents.append(_kustomization(flux, f"{base}-{step}", folder / step, **spec))
+            spec["dependsOn"] = [{"name": chain[steps[index - 1]]}]
+        documents.append(_kustomization(flux, chain[step], folder / step, **spec))
     return documents
 
 
@@ -165,8 +203,7 @@ def _environment(flux, output: Path, env: str) -> dict:
     """The whole folder of an environment whose target starts its jobs in order itself (a
     JobSet) or through an operator (an MPIJob): applied as it is, never waited on (a
     training run outlasts any timeout), pruned so that a finished or replaced run goes."""
-    return _kustomization(flux, generated_name("mpigen", (env,) if env else ()), output / env if env else output,
-                          wait=False)
+    return _kustomization(flux, names.environment_kustomization(env), output / env if env else output, wait=False)
 
 
 def _with_kustomization(files: dict[str, str], problems: list) -> dict[str, str]:
@@ -181,5 +218,30 @@ def _with_kustomization(files: dict[str, str], problems: list) -> dict[str, str]
     return files
 
 
-def _overlay_folder(overlay, env: str) -> str:
-    return Path(overlay.doc.path).parent.as_posix() if overlay is not None else env or "."
+class _Owner(NamedTuple):
+    """What a companion's name is made from: where it is written, what it is, how to rename it."""
+
+    mark: Mark
+    what: str
+    fix: str
+
+
+def _environment_owner(overlay, env: str) -> _Owner:
+    folder = Path(overlay.doc.path).parent.as_posix() if overlay is not None else env or "."
+    return _Owner(Mark(folder), f"environment {env}" if env else "the output folder", "rename one of the overlay folders")
+
+
+def _cluster_owner(output: Path, folder: str, what: str) -> _Owner:
+    return _Owner(Mark((output / folder).as_posix()), f"the cluster-scoped objects of {what}",
+                  "give the cluster another name")
+
+
+def _claim(owners: dict[str, _Owner], problems: list[Diagnostic], name: str, owner: _Owner, kind: str) -> bool:
+    """Take `name` for `owner` in one companion folder; a name another owner has (a hash
+    collision: mpigen.emit.companion_names) is a problem at the second, naming the first
+    (callers stop at the first, for one problem per pair)."""
+    other = owners.setdefault(name, owner)
+    if other != owner:
+        problems.append(error(owner.mark, f"the {kind} of {owner.what} would be named {name}, as that of "
+                                          f"{other.what} at {other.mark}; {owner.fix}"))
+    return other == owner

@@ -44,6 +44,7 @@ class RenderedObject(NamedTuple):
     ref: object = None  # with a TextStore: where it keeps the text (then "" here); from the cache: a CachedText
     digest: bytes = b""  # sha256 of the text's UTF-8 bytes
     admitted: Admitted | None = None  # argocd: what Kueue writes into it (its Application ignores that)
+    cluster_scoped: bool = False  # of a cluster-scoped kind (mpigen.render.kinds.Kind.cluster_scoped)
 
     @property
     def out_path(self) -> str:
@@ -52,6 +53,6 @@ class RenderedObject(NamedTuple):
 
     @property
     def shared(self) -> bool:
-        """A cluster-scoped object (a ClusterTrainingRuntime: no namespace in its sort key): jobs
-        that render it the same share it."""
-        return not self.sort_key[2]
+        """A cluster-scoped object: jobs that render it the same share it, and so may the
+        environments on one cluster (mpigen.pipeline.assembly)."""
+        return self.cluster_scoped

@@ -85,15 +85,17 @@ def folder_name_problem(name: str) -> str | None:
     return None
 
 
-def generated_name(prefix: str, parts: tuple[str, ...], room: int = 0) -> str:
+def generated_name(prefix: str, parts: tuple[str, ...], room: int = 0, last_raw: bool = True) -> str:
     """A DNS-1123 label of at most MAX_NAME - room characters (room: what the caller
     appends, such as '-workers'), different for every different `parts` of one length
-    (see the module docstring)."""
+    (see the module docstring); with `last_raw` false, the '-' of the last part is doubled
+    too (mpigen.emit.companion_names)."""
     limit = MAX_NAME - room
     if not parts:
         return prefix
     if all(_DNS1123_LABEL.fullmatch(part) for part in parts):
-        plain = "-".join([prefix, *(part.replace("-", "--") for part in parts[:-1]), parts[-1]])
+        doubled, raw = (parts[:-1], parts[-1:]) if last_raw else (parts, ())
+        plain = "-".join([prefix, *(part.replace("-", "--") for part in doubled), *raw])
         if len(plain) <= limit:
             return plain
     digest = hashlib.sha256(json.dumps([prefix, *parts]).encode("utf-8")).hexdigest()[:HASH_LENGTH]

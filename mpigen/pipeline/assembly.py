@@ -1,6 +1,8 @@
 """The result of a run: each environment's objects in install order (with the objects of the
 environment itself, its target's, as the MPIJob CRD with --with-crd), the environments in order, and where
-each job is named."""
+each job is named; the cluster-scoped objects of environments that share a cluster (mpigen.pipeline.settings
+Environment.cluster_folder) once, in that cluster's folder, and refused where two of them differ under
+one name."""
 
 from __future__ import annotations
 
@@ -8,10 +10,10 @@ from dataclasses import dataclass, field
 
 from mpigen.emit.layout import object_path
 from mpigen.emit.rendered import RenderedObject
-from mpigen.errors import Diagnostic, Mark
+from mpigen.errors import Diagnostic, Mark, error
 from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
-from mpigen.pipeline.settings import RunSettings
+from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted
 from mpigen.render.targets import TARGETS
 
@@ -30,20 +32,55 @@ class Result:
     # (environment, namespace, job) -> where the job's metadata.name is written
     sources: dict[tuple[str, str, str], Mark | None] = field(default_factory=dict)
     inputs: list[Input] | None = None  # rendering with a cache: what the cache knows of each file
+    # A folder of cluster-scoped objects -> the environments whose objects it holds, in order.
+    clusters: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def folders(self) -> list[str]:
+        """The sub-folders of the output the run writes: each environment's, then each cluster's."""
+        return [*self.envs, *self.clusters]
 
 
-def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Input] | None) -> Result:
-    """The run's result from what each environment gathered (in the order of the settings)."""
+def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Input] | None,
+              diagnostics: list[Diagnostic]) -> Result:
+    """The run's result from what each environment gathered (in the order of the settings);
+    two environments that write one cluster-scoped object differently go to `diagnostics`."""
     result = Result(inputs=inputs)
+    shared: dict[str, dict[tuple, tuple[RenderedObject, str]]] = {}
     for env, here in zip(settings.environments, gathered):
         result.sources.update({(env.name, *job): mark for job, mark in here.seen.items()})
         if settings.render and env.options is not None:
             once = TARGETS[env.options.target].environment_objects(env.options)
             here.objects.extend(emitted(obj, comment, env.name, Placement(object_path(obj), "", False))
                                 for obj, comment in once)
+        if env.cluster_folder is not None:
+            here.objects = _moved(env, here.objects, shared.setdefault(env.cluster_folder, {}), result, diagnostics)
         here.objects.sort(key=lambda o: o.sort_key)
         result.objects.extend(here.objects)
         result.envs.append(env.name)
         result.profiles.append(env.options.gitops if env.options is not None else "none")
         result.jobs = result.jobs + len(here.seen) if settings.render else max(result.jobs, len(here.seen))
+    result.objects[:0] = [shared[folder][key][0] for folder in sorted(shared) for key in sorted(shared[folder])]
     return result
+
+
+def _moved(env: Environment, objects: list[RenderedObject], folder: dict[tuple, tuple[RenderedObject, str]],
+           result: Result, diagnostics: list[Diagnostic]) -> list[RenderedObject]:
+    """The environment's objects but the cluster-scoped ones, which go to its cluster's folder
+    (`folder`: each object there, and the first environment that wrote it) at the folder's top."""
+    kept = []
+    for obj in objects:
+        if not obj.cluster_scoped:
+            kept.append(obj)
+            continue
+        envs = result.clusters.setdefault(env.cluster_folder, [])
+        if env.name not in envs:
+            envs.append(env.name)
+        there = obj._replace(env=env.cluster_folder, path=obj.path.rsplit("/", 1)[-1], root="")
+        first, owner = folder.setdefault(obj.sort_key, (there, env.name))
+        if first.digest != there.digest:
+            mark = Mark(env.overlay.doc.path) if env.overlay is not None else None
+            diagnostics.append(error(mark, f"environments {owner} and {env.name} apply to one cluster and both write "
+                                           f"{there.out_path}, with different content: a cluster holds one; make "
+                                           "them write the same, or give one of them another name"))
+    return kept

@@ -47,7 +47,7 @@ class FileResult:
 # (an object's text, where a store keeps it, and its sha256) and the shape itself.
 FILE_SHAPE, FILE_LEFT_OUT = ("problems", "per_env", "used"), ("shape",)
 DOC_SHAPE, DOC_LEFT_OUT = ("diagnostics", "name_mark", "job", "objects"), ()
-OBJECT_SHAPE, OBJECT_LEFT_OUT = (("sort_key", "path", "env", "running_workers", "root", "admitted"),
+OBJECT_SHAPE, OBJECT_LEFT_OUT = (("sort_key", "path", "env", "running_workers", "root", "admitted", "cluster_scoped"),
                                  ("text", "ref", "digest"))
 
 

@@ -48,7 +48,7 @@ def run_paths(paths: list[Path], settings: RunSettings, memo: Memo | None = None
         used |= result.used
         for here, results in zip(gathered, result.per_env):
             here.add(results, diagnostics)
-    result = assembled(settings, gathered, inputs)
+    result = assembled(settings, gathered, inputs, diagnostics)
     diagnostics += overlay_problems(settings.overlays, diagnostics)
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:

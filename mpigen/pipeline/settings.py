@@ -19,6 +19,9 @@ class Environment:
     name: str
     overlay: Overlay | None
     options: Options | None
+    # The output folder its cluster-scoped objects go to, with those of the other environments
+    # on its cluster (mpigen.emit.companion_names.cluster_folder); None: its own folder.
+    cluster_folder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -43,13 +46,16 @@ class RunSettings:
 
 def run_settings(options: Options | None, overlays: list[Overlay] | None = None,
                  env_options: list[Options] | None = None, default_namespace: str | None = None,
-                 render: bool = True) -> RunSettings:
+                 render: bool = True, cluster_folders: list[str | None] | None = None) -> RunSettings:
     """The settings of a run under these overlays (none: one environment of the blueprints as
-    written), overlay i with env_options[i] when given, else each with `options`."""
+    written), overlay i with env_options[i] when given, else each with `options`, and with
+    cluster_folders[i] when given."""
     overlays = list(overlays or [])
     if not env_options or options is None:
         env_options = [options] * max(1, len(overlays))
     if not overlays:
         return RunSettings((Environment("", None, env_options[0]),), default_namespace, render)
-    return RunSettings(tuple(Environment(overlay.name, overlay, here) for overlay, here in zip(overlays, env_options)),
+    folders = cluster_folders or [None] * len(overlays)
+    return RunSettings(tuple(Environment(overlay.name, overlay, here, folder)
+                             for overlay, here, folder in zip(overlays, env_options, folders)),
                        default_namespace, render)

@@ -147,8 +147,10 @@ def emitted(obj: dict, comment: str, env: str, placement: Placement) -> Rendered
     """An object as the run carries it: its document (opened by `comment`), where it goes, its
     sort key and the sha256 of its bytes."""
     text = dump_object(obj, comment, GENERATED)
+    facts = kind_facts(obj["apiVersion"], obj["kind"])
     return RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, env, placement.running_workers,
-                          placement.root, None, hashlib.sha256(text.encode("utf-8")).digest(), placement.admitted)
+                          placement.root, None, hashlib.sha256(text.encode("utf-8")).digest(), placement.admitted,
+                          facts is not None and facts.cluster_scoped)
 
 
 def placed_object(obj: dict, options: Options, job_name: str) -> Placement:

@@ -97,7 +97,7 @@ def remember(setup: Setup, result: Result, folders: list[tuple[Path, StagedFiles
     run_context = _contexts(setup, settings_of(setup))[1]
     run = LastRender([(known.path, known.named) for known in result.inputs], {known.path: known for known in result.inputs},
               {folder.as_posix(): dict(files.sha256s()) for folder, files in folders},
-              list(result.warnings), result.jobs, len(result.objects), list(result.envs))
+              list(result.warnings), result.jobs, len(result.objects), result.folders)
     RunRecord(setup.cache, setup.output, run_context).save(run)
 
 

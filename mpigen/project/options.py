@@ -14,8 +14,10 @@ Each option takes the first value given by, in order:
    the defaults of the target's own options.
 
 A target's own options (mpigen.render.target.TargetOptions: its flags, mpigen.yaml and overlay
-keys) are resolved in that order too, and each target refuses what it must of the values
-given whatever the target of the run (a flag of its own given with another target).
+keys) are resolved in that order too; mpigen.yaml's are the defaults of the environments that
+render with that target. Each target refuses what it must of the values given, judged with an
+environment that renders with it, else with the run's options (a flag of its own given where
+no environment renders with it).
 
 ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names none.
 """
@@ -117,6 +119,7 @@ def resolve(flags: Flags, warn: Warn) -> Setup:
     env_options = None
     if overlays:  # an overlay's profile and target win over mpigen.yaml's, not over the flags
         env_options = [_overlay_options(options, overlay, flags, config) for overlay in overlays]
+    _check_targets(flags, config, options, env_options)
     # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
     cache = judged(named_cache)
@@ -185,8 +188,7 @@ def _with_argocd_env(flags: Flags) -> Flags:
 
 
 def _options(flags: Flags, config: Config | None) -> Options:
-    """How to render: each flag, else mpigen.yaml's value, else the default; what a target
-    refuses of the values given raises InputError."""
+    """How to render: each flag, else mpigen.yaml's value, else the default."""
     def pick(flag: str, key: str):
         value = getattr(flags, flag)
         return value if value is not None else getattr(config.model, key) if config else None
@@ -194,10 +196,19 @@ def _options(flags: Flags, config: Config | None) -> Options:
     chosen = {"target": pick("target", "target") or next(iter(targets.TARGETS)), "gitops": pick("gitops", "gitops"),
               "kube_version": pick("kube_version", "kubeVersion")}
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
-    for target in targets.TARGETS.values():
-        target.options.check(_given(target, flags, config), options)
     target = targets.TARGETS[options.target]
     return replace(options, own=target.options.build(_given(target, flags, config)))
+
+
+def _check_targets(flags: Flags, config: Config | None, options: Options, env_options: list[Options] | None) -> None:
+    """What each target refuses of the values given (raises InputError), judged with the
+    options of the first environment that renders with it, else with the run's: mpigen.yaml's
+    keys of a target are the defaults of the environments that render with it (withCRD gives
+    the MPIJob CRD to the mpijob environments, and none to an overlay's jobset environment),
+    and are refused only where no environment does."""
+    for target in targets.TARGETS.values():
+        here = next((o for o in env_options or () if o.target == target.name), options)
+        target.options.check(_given(target, flags, config), here)
 
 
 def _given(target: Target, flags: Flags, config: Config | None, overlay: Overlay | None = None) -> dict[str, Any]:

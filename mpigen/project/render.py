@@ -35,8 +35,9 @@ from mpigen.render.targets import TARGETS
 
 @dataclass(frozen=True)
 class Rendered:
-    """What `render` made (how many jobs and objects, in which environments), and the output
-    folder it wrote it into (None: nothing written, the documents are for stdout)."""
+    """What `render` made (how many jobs and objects, in which sub-folders: the environments', and
+    those of their clusters), and the output folder it wrote it into (None: nothing written, the
+    documents are for stdout)."""
 
     jobs: int
     objects: int
@@ -86,7 +87,8 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
             store.remove()
         else:
             store.close()
-    return Rendered(result.jobs, len(result.objects), result.envs, setup.output, companions=companion_folders(setup))
+    return Rendered(result.jobs, len(result.objects), result.folders, setup.output,
+                    companions=companion_folders(setup))
 
 
 def _store(out: Path) -> StagedFolder | Spill:
@@ -156,7 +158,7 @@ def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, 
     makers = {"Argo CD Applications": lambda: argocd_applications(setup.config.model.argocd, setup.output, result,
                                                                   setup.overlays),
               "Flux Kustomizations": lambda: flux_kustomizations(setup.config.model.flux, setup.output, result,
-                                                                      _flux_steps(setup))}
+                                                                      _flux_steps(setup), setup.overlays)}
     return [(folder, makers[what]()) for what, folder in companion_folders(setup)]
 
 

@@ -4,10 +4,13 @@ a long render to the command's Progress."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from mpigen.cache.fingerprint import key_settings
 from mpigen.cache.memo import Memo, run_memo
+from mpigen.emit import companion_names
+from mpigen.emit.companions import destination
 from mpigen.errors import InputError, Mark, error
 from mpigen.emit.rendered import TextStore
 from mpigen.pipeline.assembly import Result
@@ -30,7 +33,27 @@ def rendered(setup: Setup, warn: Warn, progress: Progress | None = None, store: 
 def settings_of(setup: Setup, render: bool = True) -> RunSettings:
     """What a run of the pipeline over the setup's blueprints is asked to do (rendering, or
     only validating)."""
-    return run_settings(setup.options, setup.overlays, setup.env_options, setup.default_namespace, render)
+    return run_settings(setup.options, setup.overlays, setup.env_options, setup.default_namespace, render,
+                        cluster_folders(setup))
+
+
+def cluster_folders(setup: Setup) -> list[str | None] | None:
+    """Per environment, the folder of the output its cluster-scoped objects go to, shared with
+    the other environments on its cluster, or None (its own folder). Only where mpigen writes the
+    companions that apply them (a whole-repository render with mpigen.yaml's argocd or flux
+    section) and more than one environment applies to that cluster: Flux applies every flux
+    environment to the cluster it runs in, Argo CD each argocd environment to its destination.
+    Otherwise whoever applies an environment's folder gets all it needs, as without a profile."""
+    config = setup.config
+    if config is None or not setup.whole_repo or not setup.overlays or not setup.env_options:
+        return None
+    argocd, flux = config.model.argocd, config.model.flux
+    companions = [companion_names.cluster_kustomization() if options.gitops == "flux" and flux is not None else
+                  companion_names.cluster_application(destination(overlay, argocd))
+                  if options.gitops == "argocd" and argocd is not None else None
+                  for overlay, options in zip(setup.overlays, setup.env_options)]
+    sharing = Counter(companions)
+    return [companion_names.cluster_folder(c) if c is not None and sharing[c] > 1 else None for c in companions]
 
 
 def memo_of(setup: Setup, settings: RunSettings) -> Memo:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -33,12 +34,16 @@ flux: {{kustomizations: clusters/flux}}
 """
 
 
-def repository(tmp_path, jobs: list[tuple[str, str]], overlays: list[str], gitops: str) -> Path:
+def repository_files(tmp_path, jobs: list[tuple[str, str]], overlays: list[str], gitops: str) -> None:
     for name, namespace in jobs:
         write(tmp_path / "blueprints" / namespace / f"{name}.yaml", blueprint(name, namespace))
     for name in overlays:
         write(tmp_path / "overlays" / name / "overlay.yaml", overlay_text())
     write(tmp_path / "mpigen.yaml", CONFIG.format(overlays=json.dumps(overlays), gitops=gitops))
+
+
+def repository(tmp_path, jobs: list[tuple[str, str]], overlays: list[str], gitops: str) -> Path:
+    repository_files(tmp_path, jobs, overlays, gitops)
     done = run_mpigen("render", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     return tmp_path
@@ -157,21 +162,43 @@ def test_every_name_of_the_examples_is_a_kubernetes_name_per_target(target):
 def test_two_jobs_whose_companions_still_meet_are_named_both(tmp_path, monkeypatch, mpigen_in_process):
     """The render checks names even where they are built not to meet: with every name made
     one (as a hash collision would), both jobs are reported at their metadata.name."""
-    import mpigen.emit.companions
+    import mpigen.emit.companion_names
 
     monkeypatch.chdir(tmp_path)
     first = write(tmp_path / "blueprints" / "a.yaml", blueprint("one", "ns"))
     second = write(tmp_path / "blueprints" / "b.yaml", blueprint("two", "ns"))
     write(tmp_path / "mpigen.yaml", CONFIG.format(overlays="[]", gitops="flux"))
-    monkeypatch.setattr(mpigen.emit.companions, "generated_name", lambda prefix, parts, room=0: "mpigen-same")
+    monkeypatch.setattr(mpigen.emit.companion_names, "generated_name", lambda *args, **kwargs: "mpigen-same")
     done = mpigen_in_process("render")
     assert done.returncode == 2, done.stderr
     errors = done.lines("error")
     assert len(errors) == 1, done.stderr
     one, two = pos(first, '"one"'), pos(second, '"two"')
-    assert errors[0].startswith(f"blueprints/b.yaml:{two[0]}:{two[1]}: error: the Flux Kustomizations of job ns/two "
-                                f"would be named mpigen-same-*, as those of the job at "
-                                f"blueprints/a.yaml:{one[0]}:{one[1]}"), errors
+    assert errors[0] == (f"blueprints/b.yaml:{two[0]}:{two[1]}: error: the Flux Kustomization of job ns/two would be "
+                         f"named mpigen-same-workers, as that of job ns/one at blueprints/a.yaml:{one[0]}:{one[1]}; "
+                         "rename one of the jobs"), errors
+    assert not (tmp_path / "deploy").exists()
+
+
+@pytest.mark.parametrize("gitops, target, kind", [("argocd", "static", "Argo CD Application"),
+                                                  ("flux", "jobset", "Flux Kustomization"),
+                                                  ("flux", "trainjob", "Flux Kustomization")])
+def test_two_environments_whose_companions_still_meet_are_named_both(tmp_path, monkeypatch, mpigen_in_process,
+                                                                     gitops, target, kind):
+    """Every kind of name keeps the check: the environment's Application, its Kustomization,
+    its steps' Kustomizations; the second overlay's folder is named with the first's."""
+    import mpigen.emit.companion_names
+
+    monkeypatch.chdir(tmp_path)
+    repository_files(tmp_path, [("job", "ns")], ["dev", "prod"], gitops)
+    write(tmp_path / "mpigen.yaml", (tmp_path / "mpigen.yaml").read_text() + f"target: {target}\n")
+    monkeypatch.setattr(mpigen.emit.companion_names, "generated_name", lambda *args, **kwargs: "mpigen-same")
+    done = mpigen_in_process("render")
+    assert done.returncode == 2, done.stderr
+    errors = done.lines("error")
+    assert len(errors) == 1 and errors[0].startswith("error: overlays/prod: "), errors
+    assert f" the {kind} of environment prod would be named mpigen-same" in errors[0], errors
+    assert errors[0].endswith(", as that of environment dev at overlays/dev; rename one of the overlay folders"), errors
     assert not (tmp_path / "deploy").exists()
 
 
@@ -208,3 +235,23 @@ def test_argocd_and_flux_companions_need_folders_of_their_own(tmp_path):
     line = one_error(run_mpigen("render", cwd=tmp_path))
     assert line.startswith("mpigen.yaml:%d:%d: error: flux.kustomizations: 'clusters/flux' overlaps "
                            "argocd.applications 'clusters'" % pos(text, "clusters/flux")), line
+
+
+def test_an_environment_named_as_another_s_step_gets_a_kustomization_of_its_own(tmp_path, kubectl):
+    """Issue 30, item 3: trainjob environment `dev` has the steps `mpigen-dev-runtimes` and
+    `mpigen-dev-trainjobs`; jobset environment `dev-runtimes` was `mpigen-dev-runtimes` too, so
+    kustomize refused the folder and dev's TrainJobs depended on the JobSets' Kustomization."""
+    write(tmp_path / "blueprints" / "ns" / "job.yaml", blueprint("job", "ns"))
+    write(tmp_path / "overlays" / "dev" / "overlay.yaml", overlay_text("target: trainjob\n"))
+    write(tmp_path / "overlays" / "dev-runtimes" / "overlay.yaml", overlay_text("target: jobset\n"))
+    write(tmp_path / "mpigen.yaml", CONFIG.format(overlays='["dev", "dev-runtimes"]', gitops="flux"))
+    done = run_mpigen("render", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    built = subprocess.run([kubectl, "kustomize", str(tmp_path / "clusters" / "flux")], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    docs = {d["metadata"]["name"]: d["spec"] for d in yaml.safe_load_all(built.stdout) if d}
+    assert docs["mpigen-dev-runtimes"]["path"] == "./deploy/dev/runtimes"
+    assert docs["mpigen-dev-trainjobs"]["path"] == "./deploy/dev/trainjobs"
+    assert docs["mpigen-dev-trainjobs"]["dependsOn"] == [{"name": "mpigen-dev-runtimes"}]
+    assert docs["mpigen-dev--runtimes"]["path"] == "./deploy/dev-runtimes"
+    assert len(docs) == 3

@@ -197,3 +197,24 @@ def test_diff_counts_gpus_and_slots_of_mpijobs_and_sees_runs():
         "name: resnet50-imagenet\n", "name: resnet50-imagenet-abc123\n")
     job, = compare(old, renamed).jobs
     assert job.new_run and job.ends_run and not job.immutable
+
+
+def test_the_crd_goes_only_where_an_environment_renders_mpijobs(tmp_path):
+    """Issue 30, item 5: mpigen.yaml's withCRD with overlays on several targets: the CRD is in
+    the folder of each mpijob environment alone (an environment's Application or Kustomization
+    owns and prunes what its folder holds), whichever target mpigen.yaml names."""
+    (tmp_path / "blueprints").mkdir()
+    (tmp_path / "blueprints" / "job.yaml").write_text(blueprint_text("train", namespace="ml"))
+    overlays = {"dev": "mpijob", "prod": "jobset", "staging": "trainjob"}
+    for name, target in overlays.items():
+        (tmp_path / "overlays" / name).mkdir(parents=True)
+        (tmp_path / "overlays" / name / "overlay.yaml").write_text(
+            f"apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\ntarget: {target}\n")
+    for default in ("mpijob", "jobset"):
+        (tmp_path / "mpigen.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: Config\noutput: out\n"
+                                              f"overlays: [dev, prod, staging]\ntarget: {default}\nwithCRD: true\n")
+        done = run_mpigen("render", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        crds = sorted(p.relative_to(tmp_path / "out").as_posix()
+                      for p in (tmp_path / "out").rglob("customresourcedefinition-*.yaml"))
+        assert crds == ["dev/_cluster/customresourcedefinition-mpijobs.kubeflow.org.yaml"], default

@@ -13,7 +13,9 @@ from mpigen.pipeline.step import stored
 # Every field set to a value no default has, so that a field `stored` or `packed` forgets shows.
 VALUES = {"sort_key": (5, "Job", "team-a", "pi"), "path": "team-a/job-pi.yaml", "text": "---\nkind: Job\n",
           "env": "dev", "running_workers": True, "root": "pi-launcher", "ref": (3, 17), "digest": b"d" * 32,
-          "admitted": Admitted("batch", "Job", (".spec.template.spec.nodeSelector",))}
+          "admitted": Admitted("batch", "Job", (".spec.template.spec.nodeSelector",)), "cluster_scoped": True}
+# The same, of a namespaced kind: its text goes to the store (a cluster-scoped object keeps it).
+NAMESPACED = {**VALUES, "cluster_scoped": False}
 
 
 class _Store:
@@ -28,20 +30,20 @@ def test_every_field_has_a_value_no_default_has():
 
 
 def test_an_object_kept_in_a_store_keeps_every_other_field():
-    obj = RenderedObject(**VALUES)
-    cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"))  # keeps its text
+    obj = RenderedObject(**NAMESPACED)
+    cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"), cluster_scoped=True)  # keeps its text
     assert stored([obj, cluster], _Store()) == [
-        RenderedObject(**{**VALUES, "text": "", "ref": ("kept", "dev/team-a/job-pi.yaml", obj.text)}), cluster]
+        RenderedObject(**{**NAMESPACED, "text": "", "ref": ("kept", "dev/team-a/job-pi.yaml", obj.text)}), cluster]
 
 
 def test_an_object_packed_for_the_cache_keeps_every_other_field():
-    obj = RenderedObject(**{**VALUES, "ref": None})
-    cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"))
+    obj = RenderedObject(**{**NAMESPACED, "ref": None})
+    cluster = obj._replace(sort_key=(0, "ClusterRole", "", "pi"), cluster_scoped=True)
     chunk = FileResult([], [[DocResult([], objects=[obj, cluster, obj])]], set())
     packed, texts = cache_texts.packed(chunk)
     length = len(obj.text.encode())
     assert packed.per_env[0][0].objects == [
-        RenderedObject(**{**VALUES, "text": "", "ref": CachedText(THIS_ENTRY, 0, length, obj.digest)}), cluster,
-        RenderedObject(**{**VALUES, "text": "", "ref": CachedText(THIS_ENTRY, length, length, obj.digest)})]
+        RenderedObject(**{**NAMESPACED, "text": "", "ref": CachedText(THIS_ENTRY, 0, length, obj.digest)}), cluster,
+        RenderedObject(**{**NAMESPACED, "text": "", "ref": CachedText(THIS_ENTRY, length, length, obj.digest)})]
     assert texts == obj.text.encode() * 2
     assert chunk.per_env[0][0].objects == [obj, cluster, obj]  # the run's own result is left as it was

@@ -66,5 +66,5 @@ def test_an_error_or_a_shared_object_has_no_shape():
     depends on the other files."""
     assert shape(replace(one_file(), problems=[error(Mark("bp/pi.yaml"), "broken")])) is None
     doc = one_file().per_env[0][0]
-    shared = doc.objects[0]._replace(sort_key=(0, "ClusterTrainingRuntime", "", "rt"))
+    shared = doc.objects[0]._replace(sort_key=(0, "ClusterTrainingRuntime", "", "rt"), cluster_scoped=True)
     assert shape(replace(one_file(), per_env=[[replace(doc, objects=[shared])]])) is None

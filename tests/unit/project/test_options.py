@@ -104,6 +104,17 @@ def test_with_crd_with_another_target_is_refused(config, flags):
                               "add --target mpijob")
 
 
+def test_mpigen_yaml_s_with_crd_is_for_the_environments_that_render_mpijobs():
+    """Issue 30, item 5: withCRD is the default of the mpijob environments, whichever target
+    mpigen.yaml names: an overlay's mpijob environment gets it (refused before, as a `--with-crd`
+    given with another target), its jobset environment does not."""
+    repository("withCRD: true\n", dev="target: mpijob\n", prod="target: jobset\n", staging="target: trainjob\n")
+    setup = resolve(Flags(), print)
+    assert [o.target for o in setup.env_options] == ["mpijob", "jobset", "trainjob"]
+    assert setup.env_options[0].own == MpiJobOptions(with_crd=True)
+    assert not any(isinstance(o.own, MpiJobOptions) for o in setup.env_options[1:])
+
+
 def test_a_bad_image_flag_is_refused_whatever_the_target():
     flags = Flags(paths=("blueprints",), target="jobset", target_flags={"--kubectl-delivery-image": "Not An Image"})
     assert refusal(flags).startswith("--kubectl-delivery-image: 'Not An Image' is not an image reference: ")
