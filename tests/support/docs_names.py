@@ -31,6 +31,7 @@ from pathlib import Path
 import yaml
 
 from mpigen.emit.layout import CLUSTER_FOLDER
+from mpigen.render.targets import TARGETS
 
 # Words `mpigen-...` the docs use that are not a generated Kustomization or Application.
 NOT_RENDERED = {
@@ -100,6 +101,10 @@ def _alternatives(values: frozenset[str]) -> str:
     return "(?:" + "|".join(re.escape(v) for v in values) + ")" if values else "(?!)"
 
 
+# Every target's Flux steps (mpigen.render.target.FluxSteps): what `<step>` stands for.
+STEPS = frozenset(step for target in TARGETS.values() if target.flux is not None for step in target.flux.steps)
+
+
 def placeholders(render: Render) -> dict[str, str]:
     """Placeholder -> the pattern of what it stands for in `render`."""
     return {
@@ -109,6 +114,7 @@ def placeholders(render: Render) -> dict[str, str]:
         "name": _alternatives(render.objects | render.jobs), "kind": _alternatives(render.kinds),
         "output": _alternatives(render.outputs), "run": "[0-9a-f]{6}", "hash": "[0-9a-f]+",
         "hash of its content": "[0-9a-f]+", "readable": "[a-z0-9]+(?:-[a-z0-9]+)*", "pid": "[0-9]+",
+        "step": _alternatives(STEPS), "destination": "[a-z0-9]+(?:-[a-z0-9]+)*",
     }
 
 
