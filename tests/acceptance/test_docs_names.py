@@ -69,13 +69,24 @@ def tutorial_files() -> tuple[tuple[str, str], ...]:
 
 GITOPS_ARGOCD = config_block("docs/gitops.md", "## 4. Argo CD, rendered in CI")
 GITOPS_FLUX = config_block("docs/gitops.md", "## 5. Flux, rendered in CI")
-# gitops.md section 5's names: job `c` in namespace `a-b` and job `b-c` in `a`; overlays whose
-# names are DNS labels and others (`Prod_EU`), rendered with each profile.
-NAMES = (("blueprints/c.yaml", example_job("c", "a-b")), ("blueprints/b-c.yaml", example_job("b-c", "a")),
-         ("overlays/dev/overlay.yaml", overlay("flux")), ("overlays/Dev_EU/overlay.yaml", overlay("flux")),
-         ("overlays/prod/overlay.yaml", overlay("argocd")), ("overlays/Prod_EU/overlay.yaml", overlay("argocd")))
-NAMES_CONFIG = ("apiVersion: mpigen.dev/v1alpha1\nkind: Config\noverlays: [dev, Dev_EU, prod, Prod_EU]\n"
-                "argocd: {repoURL: https://git.example.com/ml/training.git}\nflux: {}\n")
+# gitops.md section 5's names, each from a repository of the overlays it names (each overlay's
+# `gitops`: flux or argocd): the Kustomizations of jobs (job `c` in namespace `a-b`, job `b-c` in
+# `a`), of environments (overlays `dev-eu`, `dev-runtimes`, `Prod_EU`) and of their steps (target
+# trainjob), and Argo CD's Applications (`prod-eu`, `Prod_EU`); two flux and two argocd
+# environments of one cluster sharing a ClusterTrainingRuntime, for the cluster's folders.
+JOBS = (("blueprints/c.yaml", example_job("c", "a-b")), ("blueprints/b-c.yaml", example_job("b-c", "a")))
+SHARED = (("blueprints/shared.yaml", example_job("shared", "hpc", runtime={"emit": "ClusterTrainingRuntime"})),)
+
+
+def names_repository(overlays: dict[str, str], blueprints: tuple[tuple[str, str], ...],
+                     target: str | None = None) -> Configuration:
+    """A repository of `blueprints` and of `overlays` (name -> profile), rendering them all."""
+    config = (f"apiVersion: mpigen.dev/v1alpha1\nkind: Config\noverlays: [{', '.join(overlays)}]\n"
+              "argocd: {repoURL: https://git.example.com/ml/training.git}\nflux: {}\n")
+    return Configuration(with_target(config, target) if target else config, files=blueprints + tuple(
+        (f"overlays/{name}/overlay.yaml", overlay(gitops)) for name, gitops in overlays.items()))
+
+
 # The Kustomization a doc's Flux health checks go into: the prod environment of the repository under flux.
 HEALTH = ("apiVersion: mpigen.dev/v1alpha1\nkind: Config\noverlays: [prod]\noutput: rendered\n"
           "flux: {kustomizations: clusters/flux}\n")
@@ -89,20 +100,31 @@ CONFIGURATIONS = {
     "docs/gitops.md section 5": Configuration(GITOPS_FLUX),
     **{f"docs/gitops.md section 5, target {target}": Configuration(with_target(GITOPS_FLUX, target))
        for target in ("jobset", "mpijob", "trainjob")},
-    "docs/gitops.md section 5's names": Configuration(NAMES_CONFIG, files=NAMES),
+    "docs/gitops.md section 5's job names": names_repository(
+        {"dev": "flux", "prod": "argocd", "prod-eu": "argocd", "Prod_EU": "argocd"}, JOBS),
+    "docs/gitops.md section 5's environment names": names_repository(
+        {"dev": "flux", "dev-eu": "flux", "dev-runtimes": "flux", "Prod_EU": "flux"}, JOBS, "jobset"),
+    "docs/gitops.md section 5's step and cluster names": names_repository(
+        {"dev": "flux", "dev-eu": "flux", "Prod_EU": "flux", "prod": "argocd", "prod-eu": "argocd"},
+        JOBS + SHARED, "trainjob"),
+    "two flux environments sharing a ClusterTrainingRuntime": names_repository(
+        {"dev": "flux", "prod": "flux"}, SHARED, "trainjob"),
     "docs/tutorial.md step 5": Configuration(None, ("blueprints", "-o", "rendered"), tutorial_files()),
     "docs/tutorial.md": Configuration(None, (), tutorial_files()),
     "no overlays under flux, target trainjob": Configuration(
         "apiVersion: mpigen.dev/v1alpha1\nkind: Config\ngitops: flux\ntarget: trainjob\nflux: {}\n"),
     **{f"prod under flux, target {target}": Configuration(with_target(HEALTH, target), ("--gitops", "flux"))
        for target in ("jobset", "mpijob", "trainjob")},
-    "a ClusterTrainingRuntime": Configuration(None, ("blueprints", "--target", "trainjob", "-o", "rendered"), (
-        ("blueprints/shared.yaml", example_job("shared", "hpc", runtime={"emit": "ClusterTrainingRuntime"})),)),
+    "a ClusterTrainingRuntime": Configuration(None, ("blueprints", "--target", "trainjob", "-o", "rendered"), SHARED),
 }
 FLUX_TARGETS = tuple(f"docs/gitops.md section 5, target {target}" for target in ("jobset", "mpijob", "trainjob"))
+SECTION_5_NAMES = tuple(f"docs/gitops.md section 5's {kind} names"
+                        for kind in ("job", "environment", "step and cluster"))
 HEALTH_TARGETS = tuple(f"prod under flux, target {target}" for target in ("jobset", "mpijob", "trainjob"))
 SCOPES = {
     ("README.md", ""): Scope(("the repository", "blueprints/ -o rendered")),
+    ("README.md", "## Output you can commit"): Scope(
+        ("the repository", "blueprints/ -o rendered", "docs/gitops.md section 5's step and cluster names")),
     ("docs/cli.md", ""): Scope(("the repository", "blueprints/ -o rendered")),
     ("docs/cli.md", "## mpigen import"): Scope(elsewhere="`mpigen import -o DIR` writes blueprints, not a render"),
     ("docs/overlays.md", ""): Scope(("docs/overlays.md's layout", "the repository")),
@@ -112,12 +134,14 @@ SCOPES = {
     ("docs/gitops.md", "## 4. Argo CD, rendered in CI"): Scope(("docs/gitops.md section 4", "the repository"),
                                                              complete=True),
     ("docs/gitops.md", "## 5. Flux, rendered in CI"): Scope(
-        ("docs/gitops.md section 5", *FLUX_TARGETS, "docs/gitops.md section 5's names"), complete=True),
+        ("docs/gitops.md section 5", *FLUX_TARGETS, *SECTION_5_NAMES, "no overlays under flux, target trainjob"),
+        complete=True),
     ("docs/gitops.md", "## 7. Health"): Scope(HEALTH_TARGETS),
     ("docs/targets.md", "## The jobset target > ### GitOps"): Scope(
         ("docs/gitops.md section 5, target jobset",), complete=True),
     ("docs/targets.md", "## The trainjob target > ### GitOps"): Scope(
-        ("docs/gitops.md section 5, target trainjob", "no overlays under flux, target trainjob"), complete=True),
+        ("docs/gitops.md section 5, target trainjob", "no overlays under flux, target trainjob",
+         "two flux environments sharing a ClusterTrainingRuntime"), complete=True),
     ("docs/targets.md", "## The trainjob target > ### The runtime"): Scope(("a ClusterTrainingRuntime",)),
     **{(f"docs/flux/{target}-health.yaml", ""): Scope((f"prod under flux, target {target}",))
        for target in ("jobset", "mpijob", "trainjob")},

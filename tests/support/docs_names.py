@@ -14,6 +14,9 @@ A doc names what mpigen writes in four forms, each found by its shape:
 - an object's name quoted from golden output: a word that starts with the name of an example
   job, on a line (or in the block after a paragraph) that links a file of golden/.
 
+A name struck through (`~~...~~`) is one the doc says no render writes any more (the name a
+Kustomization had before it was renamed): it claims nothing, and is not checked.
+
 Placeholders are patterns bound to the render, never skipped: `<overlay>` stands for one of the
 render's environments, `<ns>` for one of its namespaces, `<job>` for one of its jobs, `<run>`
 for six hex digits, and so on (placeholders); `*` and `...` for the rest of a name or path. An
@@ -55,6 +58,7 @@ GOLDEN_LINK = re.compile(r"\(((?:\.\./)?golden/[^)#\s]+)\)")
 WORD = re.compile(r"[\w<>.*-]+")
 HEADING = re.compile(r"^(#{1,6}) (.*)$")
 FENCE = re.compile(r"^```")
+STRUCK = re.compile(r"~~.+?~~")
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,7 @@ def claims(path: Path, root: Path, folders: set[str], jobs: set[str]) -> list[Cl
     found = []
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line, section, in_block, golden in _lines(path):
+        line = STRUCK.sub(lambda struck: " " * len(struck.group()), line)
         for match in COMPANION.finditer(line):
             if not _in_link_target(line, match.start()):
                 found.append(Claim(doc, number, match.group(), "companion", section))

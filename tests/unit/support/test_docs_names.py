@@ -78,6 +78,21 @@ def test_the_end_of_a_name_the_prose_gives_is_checked(tmp_path):
         "docs/x.md:4: `-trainjob` is not what the render of trainjob writes; it writes mpigen-prod-trainjobs"]
 
 
+def test_a_struck_through_name_is_history_and_the_rest_of_its_line_is_still_checked(tmp_path):
+    """docs/gitops.md's renamed Kustomizations: the name before the rename, struck through,
+    claims nothing; the current name beside it, and the old name not struck through, are checked."""
+    doc = tmp_path / "docs" / "x.md"
+    doc.parent.mkdir()
+    doc.write_text("# X\n\nThe Kustomization ~~`mpigen-prod-trainjob`~~ becomes `mpigen-prod-trainjobs`.\n\n"
+                   "The Kustomization ~~`mpigen-prod-trainjob`~~ becomes `mpigen-prod-trainjobz`.\n\n"
+                   "Suspend `mpigen-prod-trainjob` first.\n")
+    assert reported(doc, tmp_path, {("docs/x.md", ""): Scope(("trainjob",))}) == [
+        "docs/x.md:5: `mpigen-prod-trainjobz` is not what the render of trainjob writes; it writes "
+        "mpigen-prod-trainjobs, mpigen-prod-runtimes",
+        "docs/x.md:7: `mpigen-prod-trainjob` is not what the render of trainjob writes; it writes "
+        "mpigen-prod-trainjobs, mpigen-prod-runtimes"]
+
+
 def test_a_section_that_leaves_out_a_kustomization_its_render_writes_is_reported(tmp_path):
     """docs/targets.md's jobset target as it read before: no Kustomization for the jobset
     target, when the render writes mpigen-<overlay>; reported at the section's Flux bullet."""
