@@ -20,7 +20,7 @@ from mpigen.formats.scheduling import Scheduling
 from mpigen.formats.security import Security, ServiceAccount
 from mpigen.formats.ssh import SSH
 from mpigen.formats.trainer import Runtime
-from mpigen.formats.types import Arg, EnvName, ImageReference, LabelKey, LabelValue, Quantity, ResourceName, RunName
+from mpigen.formats.types import Arg, EnvName, ImageReference, Int32, LabelKey, LabelValue, Quantity, ResourceName, RunName
 from mpigen.kube.names import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN
 
 API_GROUP = "mpigen.dev"
@@ -66,8 +66,8 @@ class RunPolicy(Model):
     backoffLimit: int = Field(6, ge=0, le=1_000_000, description="Retries of the launcher Job.")
     activeDeadlineSeconds: Optional[int] = Field(
         None, ge=1, le=10**12, description="Wall-clock limit of the launcher Job, in seconds.", examples=[86400])
-    ttlSecondsAfterFinished: Optional[int] = Field(
-        None, ge=0, le=10**12,
+    ttlSecondsAfterFinished: Optional[Int32] = Field(
+        None, ge=0,
         description="Seconds after which Kubernetes deletes the finished launcher Job. Only without a GitOps "
                     "profile: Argo CD and Flux would recreate the deleted Job and run it again.",
         examples=[3600])

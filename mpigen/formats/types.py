@@ -1,4 +1,4 @@
-"""The constrained values the formats are made of: quantities, image references, names, paths."""
+"""The constrained values the formats are made of: quantities, image references, names, paths, int32 numbers."""
 
 from __future__ import annotations
 
@@ -15,6 +15,17 @@ from mpigen.kube.quantity import range_problem
 # The GitOps profiles an overlay, mpigen.yaml or --gitops may name (mpigen.render.gitops).
 GitOpsProfile = Literal["none", "argocd", "flux"]
 GITOPS_PROFILES: tuple[str, ...] = get_args(GitOpsProfile)
+
+# The largest int32 (Go's math.MaxInt32). A number mpigen writes into a field whose OpenAPI
+# schema says `format: int32` (a Job's ttlSecondsAfterFinished and backoffLimit, a
+# StatefulSet's replicas, a container port, JobSet's ttlSecondsAfterFinished and maxRestarts,
+# the Trainer's numNodes: tests/unit/formats/test_int32.py lists each field and where it goes)
+# must fit one, or the API server refuses the object. The type's bound wins over an `le` in
+# the field's own Field (pydantic applies the Annotated metadata last), so a field with a
+# smaller bound of its own (workers, backoffLimit) stays an int with its `le`; the test
+# proves that bound is within int32 too.
+INT32_MAX = 2**31 - 1
+Int32 = Annotated[int, Field(le=INT32_MAX)]
 
 
 def number_to_string(value: Any) -> Any:

@@ -9,7 +9,9 @@ import re
 
 import pytest
 
-from tests.support.invalid_input import MNIST, long_name, run_modes
+from mpigen.render.targets import TARGETS
+from tests.support.command_line import run_mpigen
+from tests.support.invalid_input import MNIST, env, long_name, run_modes
 from tests.support.text import pos
 
 
@@ -54,3 +56,22 @@ def test_resource_names_kubernetes_would_refuse(tmp_path, edit, needle, message)
         assert outcome.returncode == 2
         assert outcome.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), outcome.stderr
         assert message in outcome.stderr
+
+
+# --- numbers the cluster stores as int32 ---------------------------------------------------
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_ttl_seconds_after_finished_beyond_int32_is_refused_at_its_line(target, tmp_path):
+    """A Job's, JobSet's and MPIJob's ttlSecondsAfterFinished is an int32 (the Kubernetes
+    OpenAPI schema's `format: int32`, jobset_types.go `*int32`): 2**31 is refused before render."""
+    edit = ("    cleanPodPolicy: Running\n", "    cleanPodPolicy: Running\n    ttlSecondsAfterFinished: 2147483648\n")
+    text = MNIST.read_text().replace(*edit)
+    assert text != MNIST.read_text()
+    (tmp_path / "bad.yaml").write_text(text)
+    line, column = pos(text, "2147483648")
+    for command in (["validate", "bad.yaml"], ["render", "bad.yaml", "-o", "out"], ["render", "bad.yaml", "--stdout"]):
+        done = run_mpigen(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: spec.runPolicy.ttlSecondsAfterFinished"), done.stderr
+        assert "2147483647" in done.stderr and "Traceback" not in done.stderr
+        assert done.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
