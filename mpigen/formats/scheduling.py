@@ -46,6 +46,11 @@ class Gang(Model):
         return self.schedulerName or DEFAULT_SCHEDULER_NAMES[self.scheduler]
 
 
+# A topology level is a node label's key: Kueue's webhook checks the annotation that carries
+# it with metavalidation.ValidateLabelName (kueue v0.19.2 pkg/controller/jobframework/
+# tas_validation.go), and a Topology's levels[].nodeLabel has the same form
+# (apis/kueue/v1beta2/topology_types.go), so both are LabelKey: a qualified name whose name
+# part has at most 63 characters and prefix at most 253.
 class Topology(Model):
     """Kueue's Topology Aware Scheduling of the rank pods: all of them in one domain of a level."""
 

@@ -9,7 +9,7 @@ from pydantic_core import PydanticCustomError
 
 from mpigen.formats.patterns import ABSOLUTE_PATH, ENV_NAME, QUANTITY
 from mpigen.kube.image import IMAGE, MAX_LENGTH, image_problem
-from mpigen.kube.names import LABEL_VALUE, QUALIFIED_NAME
+from mpigen.kube.names import LABEL_VALUE, QUALIFIED_NAME, qualified_name_lengths_problem
 from mpigen.kube.quantity import range_problem
 
 # The GitOps profiles an overlay, mpigen.yaml or --gitops may name (mpigen.render.gitops).
@@ -57,6 +57,14 @@ def _image_reference(value: str) -> str:
     return value
 
 
+def _qualified_name(value: str) -> str:
+    """What the pattern cannot say of a qualified name (the lengths of its parts)."""
+    problem = qualified_name_lengths_problem(value)
+    if problem:
+        raise PydanticCustomError("qualified_name", problem)
+    return value
+
+
 ImageReference = Annotated[str, Field(pattern=IMAGE, min_length=1, max_length=MAX_LENGTH), AfterValidator(_image_reference)]
 Quantity = Annotated[
     str,
@@ -74,7 +82,7 @@ RunName = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string", "pattern": LABEL_VALUE, "minLength": 1, "maxLength": 63},
                               {"type": "integer", "minimum": 0}]}),
 ]
-LabelKey = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=316)]
+LabelKey = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=316), AfterValidator(_qualified_name)]
 LabelValue = Annotated[str, Field(pattern=LABEL_VALUE, max_length=63)]
 EnvName = Annotated[str, Field(pattern=ENV_NAME, max_length=256)]
 AbsolutePath = Annotated[str, Field(pattern=ABSOLUTE_PATH, max_length=4096)]

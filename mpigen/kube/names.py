@@ -47,6 +47,29 @@ HASH_LENGTH = 10
 RESERVED_FOLDER_NAMES = ("kustomization.yaml", ".mpigen-index")
 
 
+# k8s.io/apimachinery v0.34 pkg/util/validation/validation.go: IsQualifiedName takes an
+# optional DNS-1123 subdomain prefix of at most DNS1123SubdomainMaxLength (253) characters
+# and '/', then a name part of at most qualifiedNameMaxLength (63); the patterns above say
+# nothing of these lengths. Label and annotation keys (ValidateLabelName, and
+# ValidateAnnotations' keys), and Kueue's topology request annotations (kueue v0.19.2
+# pkg/controller/jobframework/tas_validation.go: metavalidation.ValidateLabelName) are so checked.
+MAX_QUALIFIED_NAME_PART = 63
+MAX_QUALIFIED_NAME_PREFIX = 253
+
+
+def qualified_name_lengths_problem(key: str) -> str | None:
+    """Which part of a qualified name (already of QUALIFIED_NAME's form) is too long for the
+    API server's IsQualifiedName, or None."""
+    prefix, _, name = key.rpartition("/")
+    if len(prefix) > MAX_QUALIFIED_NAME_PREFIX:
+        return (f"{key!r} is not a Kubernetes qualified name: its prefix {prefix[:20] + '...'!r} has {len(prefix)} "
+                f"characters, at most {MAX_QUALIFIED_NAME_PREFIX} are allowed; shorten the prefix")
+    if len(name) > MAX_QUALIFIED_NAME_PART:
+        return (f"{key!r} is not a Kubernetes qualified name: its name part (after the prefix and '/') has "
+                f"{len(name)} characters, at most {MAX_QUALIFIED_NAME_PART} are allowed; shorten it")
+    return None
+
+
 def unprintable(text: str) -> str | None:
     """The first character of text that cannot be shown as it is (control and format
     characters, line separators, undecodable bytes), written as an escape; else None."""

@@ -75,3 +75,34 @@ def test_ttl_seconds_after_finished_beyond_int32_is_refused_at_its_line(target, 
         assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: spec.runPolicy.ttlSecondsAfterFinished"), done.stderr
         assert "2147483647" in done.stderr and "Traceback" not in done.stderr
         assert done.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+# --- qualified names: IsQualifiedName's lengths of the parts -------------------------------
+
+LONG_NAME_PART = "example.com/" + "x" * 64
+LONG_PREFIX = ("a" * 63 + ".") * 3 + "a" * 63 + "/x"  # a DNS-1123 subdomain of 255 characters, then '/x'
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("edit, key, part", [
+    (("  name: tensorflow-mnist\n", f"  name: tensorflow-mnist\n  labels:\n    {LONG_NAME_PART}: v\n"),
+     LONG_NAME_PART, "name part"),
+    (("  name: tensorflow-mnist\n", f"  name: tensorflow-mnist\n  annotations:\n    {LONG_PREFIX}: v\n"),
+     LONG_PREFIX, "prefix"),
+    (("  workers: 2\n", f"  workers: 2\n  scheduling:\n    queue: q\n    topology:\n      required: {LONG_NAME_PART}\n"),
+     LONG_NAME_PART, "name part"),
+], ids=["label key", "annotation key", "topology level"])
+def test_a_qualified_name_with_a_part_too_long_is_refused_at_its_line(target, edit, key, part, tmp_path):
+    """k8s.io/apimachinery pkg/util/validation/validation.go IsQualifiedName: a name part of at
+    most 63 characters, a prefix of at most 253; Kueue v0.19.2 checks a topology level with it
+    (pkg/controller/jobframework/tas_validation.go, metavalidation.ValidateLabelName)."""
+    text = MNIST.read_text().replace(*edit)
+    assert text != MNIST.read_text()
+    (tmp_path / "bad.yaml").write_text(text)
+    line, column = pos(text, key)
+    for command in (["validate", "bad.yaml"], ["render", "bad.yaml", "--stdout"]):
+        done = run_mpigen(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), done.stderr
+        assert repr(key) in done.stderr and f"its {part}" in done.stderr and "Traceback" not in done.stderr
+        assert done.stdout == ""

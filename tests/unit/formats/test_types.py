@@ -29,11 +29,13 @@ def test_a_label_value_is_what_apimachinery_accepts(value):
     assert accepts(LabelValue, value) == (len(value) <= 63 and LABEL_VALUE.fullmatch(value) is not None)
 
 
-# The lengths of the parts (a name part over 63 characters, a prefix over 253, which
-# apimachinery's IsQualifiedName refuses) are not checked by the pattern alone: a known gap,
-# filed with the checks on what the cluster will get (issue 31, "qualified names").
+# The lengths of the parts (k8s.io/apimachinery pkg/util/validation/validation.go
+# IsQualifiedName: a name part of at most 63 characters, a prefix of at most 253) are checked
+# beside the pattern, which says nothing of them.
+PREFIX_OF_253 = ("a" * 63 + ".") * 3 + "a" * 61
 LABEL_KEYS = ["team", "app.kubernetes.io/name", "example.com/a_b.c", "Example.com/x", "/x", "a/", "a/b/c",
-              "-team", "team-", "x" * 63, "a.b/" + "x" * 63]
+              "-team", "team-", "x" * 63, "a.b/" + "x" * 63, "x" * 64, "a.b/" + "x" * 64,
+              PREFIX_OF_253 + "/x", PREFIX_OF_253 + "a/x"]
 
 
 @pytest.mark.parametrize("key", LABEL_KEYS)
@@ -42,6 +44,15 @@ def test_a_label_key_is_a_qualified_name(key):
     prefix, _, name = key.rpartition("/")
     expected = QUALIFIED_NAME.fullmatch(key) is not None and len(name) <= 63 and len(prefix) <= 253
     assert accepts(LabelKey, key) == expected
+
+
+@pytest.mark.parametrize("key, part", [("x" * 64, "name part"), ("a.b/" + "x" * 64, "name part"),
+                                       (PREFIX_OF_253 + "a/x", "prefix")])
+def test_a_label_key_too_long_is_named_with_the_part_that_is(key, part):
+    with pytest.raises(ValidationError) as raised:
+        TypeAdapter(LabelKey).validate_python(key)
+    message = raised.value.errors()[0]["msg"]
+    assert repr(key) in message and f"its {part}" in message and "at most" in message
 
 
 @pytest.mark.parametrize("value, valid", [
