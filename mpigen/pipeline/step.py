@@ -18,7 +18,7 @@ from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path, step_placement
 from mpigen.emit.rendered import Admitted, RenderedObject, TextStore
 from mpigen.emit.yaml import dump_object
-from mpigen.errors import Diagnostic
+from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.blueprints import load_files
 from mpigen.load.document import Document
@@ -27,8 +27,8 @@ from mpigen.pipeline.results import DocResult, FileResult, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.admission import ignored_paths
-from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, kind_facts, render_job,
-                                   target_checks)
+from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, kind_facts, oversized,
+                                   render_job, target_checks)
 from mpigen.validate.document import attributed, validate_document, written_problems
 
 File = tuple[Path, bool]  # a file to read, and whether the user named it (mpigen.load.files.find_yaml_files)
@@ -42,6 +42,7 @@ class _Pending:
     blueprint: Blueprint
     source: str
     env: Environment
+    workers_mark: Mark  # where an object too large for the API server is reported: the workers make it so
 
 
 class _Validated(NamedTuple):
@@ -84,7 +85,9 @@ def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
     for results in validated:
         for env_results, validated_here in zip(result.per_env, results):
             if validated_here.pending is not None:
-                validated_here.result.objects = _render(validated_here.pending)
+                objects, refused = _render(validated_here.pending)
+                validated_here.result.objects = [] if refused else objects
+                validated_here.result.diagnostics.extend(refused)
             env_results.append(validated_here.result)
     result.shape = shape(result)
     return result
@@ -128,19 +131,25 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic],
         return _Validated(result, None)
     result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
     result.name_mark = patched.value_mark(("metadata", "name"))
-    return _Validated(result, _Pending(blueprint, patched.path, env) if render else None)
+    pending = _Pending(blueprint, patched.path, env, patched.value_mark(("spec", "workers"))) if render else None
+    return _Validated(result, pending)
 
 
-def _render(pending: _Pending) -> list[RenderedObject]:
+def _render(pending: _Pending) -> tuple[list[RenderedObject], list[Diagnostic]]:
+    """The job's objects as the run carries them, or none and why the cluster would refuse them."""
     blueprint, overlay, options = pending.blueprint, pending.env.overlay, pending.env.options
     comment = source_comment(pending.source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
+    objects = render_job(compile_blueprint(blueprint), options, lifecycle)
+    refused = [Diagnostic(pending.workers_mark, f"spec.workers: {problem}") for problem in oversized(objects)]
+    if refused:
+        return [], refused
     rendered = []
-    for obj in render_job(compile_blueprint(blueprint), options, lifecycle):
+    for obj in objects:
         shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
         rendered.append(emitted(obj, shown, pending.env.name, placed_object(obj, options, blueprint.metadata.name)))
-    return rendered
+    return rendered, []
 
 
 def emitted(obj: dict, comment: str, env: str, placement: Placement) -> RenderedObject:

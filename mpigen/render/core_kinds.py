@@ -10,6 +10,7 @@ from typing import Callable
 
 from mpigen.kube import immutable, workloads
 from mpigen.kube.kueue_immutable import BATCH_JOB_RULES, STATEFULSET_RULES
+from mpigen.kube.sizes import MAX_CONFIG_MAP_DATA, config_map_data_size
 from mpigen.kube.values import equal, get, whole_number
 from mpigen.render.kinds import Admission, Find, Kind, Pods, every_version
 
@@ -67,7 +68,8 @@ KUBERNETES = (
          immutable=immutable.selector),
     Kind("apps", "DaemonSet", "daemonsets", immutable=immutable.selector),
     Kind("", "Service", "services", immutable=immutable.service),
-    Kind("", "ConfigMap", "configmaps", slots=_config_map_slots, immutable=immutable.config_map),
+    Kind("", "ConfigMap", "configmaps", slots=_config_map_slots, immutable=immutable.config_map,
+         size=config_map_data_size, size_limit=MAX_CONFIG_MAP_DATA),
     Kind("", "Secret", "secrets", immutable=immutable.secret),
     Kind("", "PersistentVolumeClaim", "persistentvolumeclaims", immutable=immutable.persistent_volume_claim),
     Kind("", "ServiceAccount", "serviceaccounts"),

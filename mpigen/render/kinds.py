@@ -1,7 +1,8 @@
 """What mpigen knows of one kind of object it renders (Kind): its REST resource, whether it
 is a run, the pods, GPUs, MPI slots and workers it asks of the cluster, the fields the API
 server refuses to change, the labels Kueue's webhook refuses to change, where Kueue writes
-into it at admission, and the schema or model it is validated against.
+into it at admission, the schema or model it is validated against, and the size the API
+server allows it.
 
 `mpigen diff` and `validate --server` read these facts through the table of
 mpigen.render.targets (Kubernetes' own kinds, mpigen.render.core_kinds, and each target's),
@@ -74,6 +75,10 @@ class Kind:
     # apiVersion -> the pydantic model of the object (imported only when called: its
     # package is needed by validation alone), or None for another version.
     model: Callable[[str], type | None] | None = None
+    # What the API server counts of the object against a limit of the kind's own (a
+    # ConfigMap's data), and that limit (mpigen.kube.sizes): over it, the object is refused.
+    size: Callable[[dict], int] | None = None
+    size_limit: int = 0
 
 
 def every_version(rules: tuple[Rule, ...]) -> Callable[[str], tuple[Rule, ...]]:

@@ -51,6 +51,22 @@ def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()
     return objects
 
 
+def oversized(objects: list[dict]) -> list[str]:
+    """Why the API server would refuse each object whose kind has a size limit (the table of
+    kinds' `size` fact) that the object is over; one pass over what it counts."""
+    problems = []
+    for obj in objects:
+        facts = kind_facts(obj["apiVersion"], obj["kind"])
+        if facts is None or facts.size is None:
+            continue
+        size = facts.size(obj)
+        if size > facts.size_limit:
+            problems.append(f"the {obj['kind']} {obj['metadata']['name']} would hold {size:,} bytes, over the API "
+                            f"server's limit of {facts.size_limit:,} bytes for its kind, and the cluster would refuse "
+                            "it; lower spec.workers (every worker is a line of its hostfile) or shorten the job's name")
+    return problems
+
+
 def target_checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     """What the environment's GitOps profile and target cannot render."""
     target = TARGETS[options.target]

@@ -106,3 +106,31 @@ def test_a_qualified_name_with_a_part_too_long_is_refused_at_its_line(target, ed
         assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), done.stderr
         assert repr(key) in done.stderr and f"its {part}" in done.stderr and "Traceback" not in done.stderr
         assert done.stdout == ""
+
+
+# --- object sizes: a ConfigMap's data over the API server's 1 MiB ---------------------------
+
+@pytest.mark.parametrize("target, workers", [("static", 20_000), ("jobset", 11_000)])
+def test_a_hostfile_configmap_over_one_mebibyte_is_refused_at_spec_workers(target, workers, tmp_path):
+    """k8s.io/kubernetes pkg/apis/core/validation ValidateConfigMap: the data's values total at
+    most core.MaxSecretSize (1 MiB). 11,000 workers of a 40-character job gave the jobset
+    target's ConfigMap 1,145,324 bytes of data, and the static target's hostfile 61 bytes a worker."""
+    name = "a" * 40
+    text = MNIST.read_text().replace("  name: tensorflow-mnist\n", f"  name: {name}\n")
+    text = text.replace("  workers: 2\n", f"  workers: {workers}\n")
+    (tmp_path / "big.yaml").write_text(text)
+    line, column = pos(text, f"{workers}\n")
+    for command in (["render", "big.yaml", "-o", "out"], ["render", "big.yaml", "--stdout"]):
+        done = run_mpigen(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"big.yaml:{line}:{column}: error: spec.workers: the ConfigMap {name}-"), done.stderr
+        assert "over the API server's limit of 1,048,576 bytes" in done.stderr and "Traceback" not in done.stderr
+        assert done.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == ["big.yaml"]
+
+
+def test_a_hostfile_configmap_just_under_one_mebibyte_is_rendered(tmp_path):
+    """The boundary: what the API server counts is the data's bytes, not the YAML document's."""
+    text = MNIST.read_text().replace("  workers: 2\n", "  workers: 9000\n")
+    (tmp_path / "edge.yaml").write_text(text)
+    done = run_mpigen("render", "edge.yaml", "--stdout", "--target", "jobset", cwd=tmp_path, env=env())
+    assert done.returncode == 0, done.stderr
