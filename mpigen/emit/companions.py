@@ -156,11 +156,11 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], Fl
                                    [step for step in layout.steps if step in roots])
             elif any(item.env == env for item in result.objects):
                 documents.append(_environment(flux, output, env))
-            owner = _environment_owner(overlays.get(env), env)
-            next((doc for doc in documents
-                  if not _claim(owners, problems, doc["metadata"]["name"], owner, "Flux Kustomization")), None)
-        for doc in documents if env in needing else ():  # the first of each chain
-            doc["spec"].setdefault("dependsOn", [{"name": cluster}])
+            _claim_all(owners, problems, [doc["metadata"]["name"] for doc in documents],
+                       _environment_owner(overlays.get(env), env))
+        if env in needing:  # the first of each chain (the others depend on the step before)
+            for doc in documents:
+                doc["spec"].setdefault("dependsOn", [{"name": cluster}])
         if documents:
             files[names.kustomizations_file(env)] = "".join(_document(doc) for doc in documents)
     return _with_kustomization(files, problems)
@@ -182,7 +182,7 @@ def _job_chain(flux, output: Path, result, env: str, job_root: str, steps: tuple
     chain = names.job_step_kustomizations(env, namespace, job, steps)
     owner = _Owner(result.sources.get((env, namespace, job)) or Mark(f"{namespace}/{job}"), f"job {namespace}/{job}",
                    "rename one of the jobs")
-    next((name for name in chain.values() if not _claim(owners, problems, name, owner, "Flux Kustomization")), None)
+    _claim_all(owners, problems, list(chain.values()), owner)
     folder = output / env / job_root if env else output / job_root
     return _chain(flux, chain, folder, [step for step in steps if f"{job_root}/{step}" in roots])
 
@@ -234,6 +234,13 @@ def _environment_owner(overlay, env: str) -> _Owner:
 def _cluster_owner(output: Path, folder: str, what: str) -> _Owner:
     return _Owner(Mark((output / folder).as_posix()), f"the cluster-scoped objects of {what}",
                   "give the cluster another name")
+
+
+def _claim_all(owners: dict[str, _Owner], problems: list[Diagnostic], wanted: list[str], owner: _Owner) -> None:
+    """Take each of an owner's Flux Kustomization names, up to the first another owner has."""
+    for name in wanted:
+        if not _claim(owners, problems, name, owner, "Flux Kustomization"):
+            return
 
 
 def _claim(owners: dict[str, _Owner], problems: list[Diagnostic], name: str, owner: _Owner, kind: str) -> bool:
