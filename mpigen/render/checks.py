@@ -2,8 +2,8 @@
 what a GitOps profile cannot render whatever the target (a launcher TTL: the controller
 would recreate the deleted Job and run it again; a gang that counts the launcher); on the
 targets whose workers outlive the launcher (static, mpijob), workers left running and
-names too long once the run identity is added; and the Kueue requests only a JobSet can
-carry."""
+names too long once the run identity is added; a worker StatefulSet whose pods cannot be
+created (static); and the Kueue requests only a JobSet can carry."""
 
 from __future__ import annotations
 
@@ -11,13 +11,17 @@ from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.additions import RANK_ENV_VOLUME
-from mpigen.render.gitops import RUN_SUFFIX, name_room
+from mpigen.render.gitops import RUN_SUFFIX, name_room, run_suffix
 from mpigen.validate.fields import NAME
-from mpigen.validate.names import MAX_STATEFULSET_NAME
+from mpigen.validate.names import MAX_POD_NAME
 from mpigen.validate.reserved import Reserved
 
 RESERVED = Reserved(volumes=(RANK_ENV_VOLUME,))
-MAX_POD_NAME = 63  # a pod's name is its host name: a DNS-1123 label
+# A StatefulSet's pods carry the label controller-revision-hash=<StatefulSet name>-<hash>, the
+# hash of up to 10 characters, and a label value has at most 63: with a longer StatefulSet
+# name the controller's every pod create is refused (kubernetes/kubernetes#64023, #79337).
+MAX_REVISION_HASH = 10
+MAX_STATEFULSET_NAME = 63 - len("-") - MAX_REVISION_HASH
 
 
 def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
@@ -61,7 +65,8 @@ def launcher_on_host_network(doc: Document, blueprint: Blueprint, then: str) -> 
 
 def worker_set_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
     """Under a GitOps profile, where the workers are a StatefulSet or the operator's pods:
-    workers left running after the launcher, and names too long with the run identity."""
+    workers left running after the launcher, and a worker pod name too long with the run
+    identity."""
     if gitops == "none":
         return []
     out = []
@@ -75,19 +80,33 @@ def worker_set_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[
     name, workers = blueprint.metadata.name, blueprint.spec.workers
     last_pod = f"{name}-worker-{workers - 1}"
     pod_room = name_room(name, len(last_pod), MAX_POD_NAME, gitops)
-    set_room = name_room(name, len(f"{name}-worker"), MAX_STATEFULSET_NAME, gitops)
     if len(name) > pod_room:
         out.append(error(doc.value_mark(NAME),
                          f"metadata.name: with --gitops {gitops} each run is named <name>-<run> "
                          f"({RUN_SUFFIX} more characters), so the worker pod name would be "
                          f"{len(last_pod) + RUN_SUFFIX} characters, more than 63; shorten the name to at most "
                          f"{pod_room} characters"))
-    elif len(name) > set_room:
-        out.append(warning(doc.value_mark(NAME),
-                           f"metadata.name: with --gitops {gitops} the StatefulSet is <name>-<run>-worker, longer "
-                           f"than {MAX_STATEFULSET_NAME} characters; Kubernetes cannot create its pods "
-                           f"(kubernetes#64023); shorten the name to at most {set_room} characters"))
     return out
+
+
+def statefulset_name(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
+    """A worker StatefulSet, <name>[-<run>]-worker, longer than MAX_STATEFULSET_NAME: the
+    StatefulSet is created and its pods never are. Not said where the worker pod's own name
+    is already too long (validate.names, worker_set_checks): that error names the shorter room."""
+    name, workers = blueprint.metadata.name, blueprint.spec.workers
+    added = run_suffix(gitops)
+    if len(name) > name_room(name, len(f"{name}-worker-{workers - 1}"), MAX_POD_NAME, gitops):
+        return []
+    room = name_room(name, len(f"{name}-worker"), MAX_STATEFULSET_NAME, gitops)
+    if len(name) <= room:
+        return []
+    run, profile = ("-<run>", f" (--gitops {gitops} adds -<run>, {added} characters)") if added else ("", "")
+    return [error(doc.value_mark(NAME),
+                  f"metadata.name: the worker StatefulSet <name>{run}-worker would be {len(name) + added + len('-worker')} "
+                  f"characters{profile}, more than the {MAX_STATEFULSET_NAME} a StatefulSet's pods allow: each pod "
+                  f"carries the label controller-revision-hash=<StatefulSet name>-<hash of {MAX_REVISION_HASH} "
+                  "characters>, at most 63, and Kubernetes creates none of them (kubernetes/kubernetes#64023); "
+                  f"shorten the name to at most {room} characters")]
 
 
 def _launcher_in_gang(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
