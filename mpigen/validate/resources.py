@@ -1,12 +1,12 @@
-"""Resource requests: Kubernetes resource names, the GPU resource and other accelerators,
-whole numbers for extended resources, hugepages with a memory limit, and a launcher that
+"""Resource requests: Kubernetes resource names, the GPU resource (one a device plugin
+advertises) and other accelerators, whole numbers for extended resources, hugepages with a memory limit, and a launcher that
 requests no cpu or memory beside workers that do.
 """
 
 from __future__ import annotations
 
 from mpigen.errors import Diagnostic, error, warning
-from mpigen.kube.accelerators import is_accelerator
+from mpigen.kube.accelerators import is_accelerator, is_known_accelerator, nearest_known_accelerator
 from mpigen.validate.fields import Fields
 
 # Resource names Kubernetes knows without a domain (core/v1 ResourceName); every other
@@ -34,6 +34,8 @@ def check_resources(f: Fields, out: list[Diagnostic]) -> None:
         out.append(error(f.doc.value_mark(gpu),
                          f"spec.gpuResource: {gpu_resource!r} is not an extended resource; accelerators are "
                          "requested by a domain-prefixed name such as nvidia.com/gpu or amd.com/gpu"))
+    else:
+        _check_gpu_resource_known(f, gpu_resource, out)
     for role in ("worker", "launcher"):
         loc = ("spec", "resources", role)
         if not f.ok(loc):
@@ -50,6 +52,22 @@ def check_resources(f: Fields, out: list[Diagnostic]) -> None:
             elif "/" in name and not str(quantity).isdigit():
                 out.append(error(f.doc.value_mark(loc + (name,)),
                                  f"{where}.{name}: extended resources are whole numbers, got {quantity!r}"))
+
+
+def _check_gpu_resource_known(f: Fields, gpu_resource: str, out: list[Diagnostic]) -> None:
+    """A GPU resource no known device plugin advertises (kube.accelerators): no node has it,
+    and the scheduler keeps the workers Pending for ever ("Insufficient nvidia.com/gpus").
+    A warning: a cluster may run a device plugin mpigen does not know."""
+    if not f.ok(("spec", "gpusPerWorker")) or not f.get(("spec", "gpusPerWorker")) or is_known_accelerator(gpu_resource):
+        return
+    nearest = nearest_known_accelerator(gpu_resource)
+    fix = (f"did you mean {nearest}?" if nearest else
+           "use the name your cluster's device plugin advertises (kubectl describe node: Allocatable), such as "
+           "nvidia.com/gpu, nvidia.com/mig-<profile>, amd.com/gpu, gpu.intel.com/i915, habana.ai/gaudi or "
+           "aws.amazon.com/neuron")
+    out.append(warning(f.doc.value_mark(("spec", "gpuResource")),
+                       f"spec.gpuResource: {gpu_resource!r} is not a resource any known device plugin advertises; "
+                       f"unless your cluster's own plugin does, no node has it and the workers stay Pending; {fix}"))
 
 
 def check_launcher_resources(f: Fields, out: list[Diagnostic]) -> None:

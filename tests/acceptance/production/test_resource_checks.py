@@ -36,6 +36,19 @@ CHECKS = [
               cpu: 1
               »habana.ai/gaudi2: 1
           """, ("habana.ai/gaudi2", "example.com/license"), "error", "spec.resources.launcher"),
+    check("gpu-resource-misspelt-plural", """
+          gpusPerWorker: 1
+          gpuResource: »nvidia.com/gpus
+          """, ("nvidia.com/gpus", "nvidia.com/gpu"), "warning", "spec.gpuResource"),
+    check("gpu-resource-misspelt-vendor", """
+          gpusPerWorker: 2
+          slotsPerWorker: 2
+          gpuResource: »nvida.com/gpu
+          """, ("nvida.com/gpu", "gpu.intel.com/xe"), "warning", "spec.gpuResource"),
+    check("gpu-resource-unknown", """
+          gpusPerWorker: 1
+          gpuResource: »example.com/accelerator
+          """, ("gpusPerWorker: 1", "gpusPerWorker: 0"), "warning", "spec.gpuResource"),
     check("rdma-resource-is-accelerator", """
           network:
             rdma:
