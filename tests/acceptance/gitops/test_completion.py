@@ -135,7 +135,7 @@ def test_a_failed_scale_down_does_not_fail_the_succeeded_run(render, tmp_path):
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_launcher_command_is_wrapped_too(render, tmp_path, profile):
-    launcher = ["mpirun", "-np", "4", "--host", "a b", "it's", "$HOME", "^openib"]
+    launcher = ["mpirun", "-np", "2", "--host", "a b", "it's", "$HOME", "^openib"]
     text = blueprint("train", command=None, launcherCommand=launcher, runPolicy={"cleanPodPolicy": "All"})
     assert launcher_command(render(text, "none")) == launcher
     rendered = render(text, profile)

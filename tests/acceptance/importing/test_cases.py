@@ -271,6 +271,7 @@ def test_spec_fields_an_operator_does_not_read_or_a_blueprint_cannot_carry_are_r
 ])
 def test_spec_fields_round_trip(api, spec):
     text = job(api, spec=spec)
-    if "slotsPerWorker: 2" in spec:
-        text = text.replace('"2", python', '"4", python')
+    for slots in ("2", "4"):  # -np is the slots of the two workers (validate.process_count)
+        if f"slotsPerWorker: {slots}" in spec:
+            text = text.replace('"2", python', f'"{2 * int(slots)}", python')
     assert_round_trip(yaml.safe_load(text))
