@@ -17,7 +17,9 @@ DEFAULT_KUBECTL_IMAGE = "registry.k8s.io/kubectl:v1.30.14"
 
 
 class SSH(Model):
-    """The SSH bootstrap of target jobset (docs/ssh.md)."""
+    """The SSH bootstrap of target jobset (docs/ssh.md). The job's image must have the OpenSSH
+    server at /usr/sbin/sshd and the client (ssh) on its PATH; the rendered scripts stop,
+    naming the one missing, when it does not."""
 
     keySecret: Optional[Annotated[str, Field(pattern=DNS1123_SUBDOMAIN, max_length=253)]] = Field(
         None, description="A kubernetes.io/ssh-auth Secret the platform provides (keys ssh-privatekey and "
@@ -31,3 +33,11 @@ class SSH(Model):
         DEFAULT_KUBECTL_IMAGE,
         description="Image with kubectl that stores the generated key as a Secret (default key strategy only); "
                     "point it at a mirror in air-gapped clusters.", examples=[DEFAULT_KUBECTL_IMAGE])
+    keygenImage: Optional[ImageReference] = Field(
+        None,
+        description="Image of the step that makes the run's key with ssh-keygen (default key strategy only): a "
+                    "small image with a POSIX shell, ssh-keygen and base64, in which the job's user "
+                    "(spec.security.runAsUser) has an /etc/passwd entry, as ssh-keygen stops for a user it cannot "
+                    "look up. Default: the job's image, which has them since its workers run sshd, but which is "
+                    "then pulled whole onto the node that runs the step.",
+        examples=["registry.example.com/tools/openssh-client:9.6"])

@@ -101,8 +101,9 @@ def statefulset_name(doc: Document, blueprint: Blueprint, gitops: str) -> list[D
     if len(name) <= room:
         return []
     run, profile = ("-<run>", f" (--gitops {gitops} adds -<run>, {added} characters)") if added else ("", "")
+    length = len(f"{name}-worker") + added
     return [error(doc.value_mark(NAME),
-                  f"metadata.name: the worker StatefulSet <name>{run}-worker would be {len(name) + added + len('-worker')} "
+                  f"metadata.name: the worker StatefulSet <name>{run}-worker would be {length} "
                   f"characters{profile}, more than the {MAX_STATEFULSET_NAME} a StatefulSet's pods allow: each pod "
                   f"carries the label controller-revision-hash=<StatefulSet name>-<hash of {MAX_REVISION_HASH} "
                   "characters>, at most 63, and Kubernetes creates none of them (kubernetes/kubernetes#64023); "

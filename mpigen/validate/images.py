@@ -10,16 +10,17 @@ from mpigen.kube.image import image_problem, split_image
 from mpigen.load.document import Loc
 from mpigen.validate.fields import Fields
 
-IMAGE, SSH_KUBECTL_IMAGE = ("spec", "image"), ("spec", "ssh", "kubectlImage")
+IMAGE = ("spec", "image")
+SSH_KUBECTL_IMAGE, SSH_KEYGEN_IMAGE = ("spec", "ssh", "kubectlImage"), ("spec", "ssh", "keygenImage")
 
 
 def check_image_tags(f: Fields, out: list[Diagnostic]) -> None:
-    """spec.image, each dataset's download image, spec.ssh.kubectlImage: where the blueprint
-    writes them."""
+    """spec.image, each dataset's download image, spec.ssh.kubectlImage and keygenImage: where
+    the blueprint writes them."""
     datasets = f.get(("spec", "datasets"), []) if f.ok(("spec", "datasets")) else []
     downloads = [("spec", "datasets", index, "download", "image") for index in range(len(datasets))
                  if isinstance(datasets, list)]
-    for loc in (IMAGE, *downloads, SSH_KUBECTL_IMAGE):
+    for loc in (IMAGE, *downloads, SSH_KUBECTL_IMAGE, SSH_KEYGEN_IMAGE):
         image = f.get(loc) if f.ok(loc) else None
         if isinstance(image, str) and not image_problem(image) and split_image(image)[1:] == (None, None):
             out.append(warning(f.doc.value_mark(loc), _moves(loc, image)))

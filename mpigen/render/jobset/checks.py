@@ -84,7 +84,8 @@ def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
                            f"spec.launcherCommand: {spec.mpiImplementation}'s workers connect back to the launcher "
                            "by its bare host name, which other pods of a JobSet cannot resolve; give mpiexec "
                            f"-localhost {host} (mpigen does so in the mpirun line it writes)"))
-    if spec.ssh.keySecret is not None and doc.get(("spec", "ssh", "kubectlImage")) is not None:
-        out.append(warning(doc.value_mark(("spec", "ssh", "kubectlImage")),
-                           "spec.ssh.kubectlImage is not used with spec.ssh.keySecret: no key is generated"))
+    for image in ("kubectlImage", "keygenImage"):
+        if spec.ssh.keySecret is not None and doc.get(("spec", "ssh", image)) is not None:
+            out.append(warning(doc.value_mark(("spec", "ssh", image)),
+                               f"spec.ssh.{image} is not used with spec.ssh.keySecret: no key is generated"))
     return out

@@ -1,6 +1,7 @@
 """The default key strategy (docs/ssh.md): a fresh SSH key per run, made in the cluster by
 the first replicated job, `ssh-keygen`, before any worker exists. Its pod makes the key in
-the job's own image (which has OpenSSH, since its workers run sshd), and creates the Secret
+spec.ssh.keygenImage, by default the job's own image (which has OpenSSH, since its workers
+run sshd, but is often many gigabytes to pull for one command), and creates the Secret
 <jobset>-ssh with kubectl, owned by the JobSet so that it goes with the run. A restarted
 attempt replaces the key. Its ServiceAccount may create Secrets (Kubernetes cannot limit
 `create` by name) and read and delete only that one; only the kubectl containers get its
@@ -43,7 +44,7 @@ def keygen_objects(job: MPIJob) -> list[dict]:
 def keygen_pod(job: MPIJob) -> dict:
     """The pod spec of the ssh-keygen replicated job."""
     launcher = job.spec.mpiReplicaSpecs[LAUNCHER].template.get("spec", {})
-    image = launcher["containers"][0]["image"]
+    image = job.source.ssh.keygenImage or launcher["containers"][0]["image"]
     kubectl = job.source.ssh.kubectlImage
     keys = {"name": KEYS_VOLUME, "mountPath": KEYS_MOUNT}
     token = {"name": TOKEN_VOLUME, "mountPath": TOKEN_MOUNT, "readOnly": True}

@@ -1,7 +1,8 @@
-# The run's SSH key (mpigen, target jobset), made in the job's own image: a Secret manifest
+# The run's SSH key (mpigen, target jobset), made in spec.ssh.keygenImage or the job's image: a Secret manifest
 # for the next step to create, owned by the JobSet so that it goes with it. The key files
 # are removed; the manifest stays in memory (the folder is a memory-backed emptyDir).
 set -eu
+command -v ssh-keygen >/dev/null || { echo "mpigen: ssh-keygen not found in the image (PATH=$PATH): it makes the run's key; see docs/ssh.md (spec.ssh.keygenImage)" >&2; exit 1; }
 SECRET_NAME=$1 NAMESPACE=$2 JOBSET_NAME=$3
 umask 077
 ssh-keygen -q -t ecdsa -b 521 -N '' -C "$JOBSET_NAME" -f /keys/key

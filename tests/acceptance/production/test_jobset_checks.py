@@ -61,6 +61,16 @@ CHECKS = [
             kubectlImage: »mirror.example.com/kubectl:v1.30.14
           """, ("    kubectlImage: mirror.example.com/kubectl:v1.30.14\n", ""), "warning", "spec.ssh.kubectlImage",
           JOBSET),
+    check("keygen-image-unused-with-key-secret", """
+          ssh:
+            keySecret: team-ssh
+            keygenImage: »mirror.example.com/openssh-client:9.6
+          """, ("    keygenImage: mirror.example.com/openssh-client:9.6\n", ""), "warning", "spec.ssh.keygenImage",
+          JOBSET),
+    check("keygen-image-without-tag", """
+          ssh:
+            keygenImage: »mirror.example.com/openssh-client
+          """, ("openssh-client\n", "openssh-client:9.6\n"), "warning", "spec.ssh.keygenImage", JOBSET),
     # Kueue fields need a queue, whatever the target (validate.kueue)
     *[check(f"kueue-{key}-without-queue", f"""
             scheduling:
