@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from mpigen.cache.memo import Memo, Read
 from mpigen.compile.blueprint import compile_blueprint
+from mpigen.compile.mpijob import MPIJob
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path, step_placement
@@ -40,6 +41,7 @@ class _Pending:
     with the marks of every key and value, are dropped)."""
 
     blueprint: Blueprint
+    job: MPIJob  # compiled once: the checks judge its pods, the target renders it
     source: str
     env: Environment
     workers_mark: Mark  # where an object too large for the API server is reported: the workers make it so
@@ -122,8 +124,9 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic],
     """The document's result in one environment, and what is left to render of it."""
     blueprint, diagnostics = validate_document(patched, RESERVED)
     diagnostics = written + diagnostics
-    if blueprint is not None and env.options is not None:
-        diagnostics += target_checks(patched, blueprint, env.options)
+    job = compile_blueprint(blueprint) if blueprint is not None else None
+    if job is not None and env.options is not None:
+        diagnostics += target_checks(patched, blueprint, job, env.options)
     if any(d.severity == "error" for d in diagnostics):
         blueprint = None
     result = DocResult([attributed(d, patched) for d in diagnostics])
@@ -131,7 +134,7 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic],
         return _Validated(result, None)
     result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
     result.name_mark = patched.value_mark(("metadata", "name"))
-    pending = _Pending(blueprint, patched.path, env, patched.value_mark(("spec", "workers"))) if render else None
+    pending = _Pending(blueprint, job, patched.path, env, patched.value_mark(("spec", "workers"))) if render else None
     return _Validated(result, pending)
 
 
@@ -141,7 +144,7 @@ def _render(pending: _Pending) -> tuple[list[RenderedObject], list[Diagnostic]]:
     comment = source_comment(pending.source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
-    objects = render_job(compile_blueprint(blueprint), options, lifecycle)
+    objects = render_job(pending.job, options, lifecycle)
     refused = [Diagnostic(pending.workers_mark, f"spec.workers: {problem}") for problem in oversized(objects)]
     if refused:
         return [], refused
