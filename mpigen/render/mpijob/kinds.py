@@ -60,7 +60,8 @@ def kueue(api: str) -> tuple[Rule, ...]:
 
 # Kueue's RunWithPodSetsInfo merges into the template of every replica spec
 # (pkg/controller/jobs/mpijob/mpijob_controller.go, v0.19.2).
-ADMISSION = Admission((".spec.mpiReplicaSpecs[].template",), ("spec", "runPolicy", "suspend"), merge_patch=True)
+TEMPLATES = (".spec.mpiReplicaSpecs[].template",)
+ADMISSION = Admission(TEMPLATES, ("spec", "runPolicy", "suspend"), merge_patch=True)
 MPIJOB = Kind(GROUP, "MPIJob", "mpijobs", run=True, pods=pods, workers=workers, slots=slots, admission=ADMISSION,
-              kueue=kueue, schema=schema)
+              kueue=kueue, schema=schema, pod_templates=TEMPLATES)
 KINDS = (MPIJOB,)
