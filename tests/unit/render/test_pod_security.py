@@ -12,6 +12,8 @@ from mpigen.render.pod_fields import causes, parse_path
 from mpigen.render.pod_security import pod_templates
 
 BLUEPRINT = """\
+metadata:
+  annotations: {container.apparmor.security.beta.kubernetes.io/worker: unconfined}
 spec:
   network: {hostNetwork: true}
   datasets:
@@ -26,7 +28,8 @@ spec:
       container:
         ports: [{containerPort: 1, hostPort: 1}]
 """
-TEMPLATE = {"spec": {"hostNetwork": True, "hostPID": True,
+TEMPLATE = {"metadata": {"annotations": {"container.apparmor.security.beta.kubernetes.io/worker": "unconfined"}},
+            "spec": {"hostNetwork": True, "hostPID": True,
                      "containers": [{"name": "worker", "ports": [{"containerPort": 1, "hostPort": 1}],
                                      "securityContext": {"capabilities": {"add": ["SYS_PTRACE", "SYS_CHROOT"]}}}],
                      "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}},
@@ -57,6 +60,8 @@ def test_paths_parse_into_keys_and_indexes():
     # privileged: false is written, but is not what leaves allowPrivilegeEscalation unset
     ("spec.containers[0].securityContext.allowPrivilegeEscalation", {"unset"}, []),
     ("spec.securityContext.runAsNonRoot", {"unset"}, []),
+    ("metadata.annotations[container.apparmor.security.beta.kubernetes.io/worker]", {"unconfined"},
+     [("metadata", "annotations", "container.apparmor.security.beta.kubernetes.io/worker")]),
 ])
 def test_the_blueprint_field_that_set_a_pod_field(doc, path, bad, expected):
     assert causes(doc, TEMPLATE, path, bad) == expected
