@@ -82,6 +82,9 @@ class Kind:
     # The jq paths of the pod templates it holds, of the pods it or its controller makes,
     # suspended or not: what the namespace's Pod Security level is checked on.
     pod_templates: tuple[str, ...] = ()
+    # (object, a pod template's path) -> the init containers its controller adds to the pods
+    # of that template, which the object does not hold: checked with them.
+    pod_additions: Callable[[dict, str], list[dict]] | None = None
 
 
 def every_version(rules: tuple[Rule, ...]) -> Callable[[str], tuple[Rule, ...]]:

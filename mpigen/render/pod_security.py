@@ -48,13 +48,25 @@ def _walk(node: Any, steps: list[str], path: str) -> Iterator[tuple[str, Any]]:
 
 
 def pod_templates(obj: dict) -> list[tuple[str, dict]]:
-    """(path, template) of every pod template of an object, where its kind says they are."""
+    """(path, template) of every pod template of an object, where its kind says they are, with
+    what its controller adds to the pods."""
     facts = kind_facts(obj.get("apiVersion", ""), obj.get("kind", ""))
     found = []
     for jq in facts.pod_templates if facts is not None else ():
         steps = [s for s in jq.split(".") if s]
         found += [(path, t) for path, t in _walk(obj, steps, "") if isinstance(t, dict)]
-    return found
+    if facts is None or facts.pod_additions is None:
+        return found
+    return [(path, _with(t, facts.pod_additions(obj, path))) for path, t in found]
+
+
+def _with(template: dict, added: list[dict]) -> dict:
+    """The template as its pods run: with the init containers the controller appends."""
+    if not added:
+        return template
+    spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+    inits = spec.get("initContainers") if isinstance(spec.get("initContainers"), list) else []
+    return {**template, "spec": {**spec, "initContainers": [*inits, *added]}}
 
 
 def refused(objects: list[dict], options: Options) -> list[tuple[dict, str, dict, Violation]]:
@@ -142,11 +154,12 @@ class _Report:
             self.add(mark, v.control, f"{head}: {UNSET_FIX[v.control]}")
             return
         level, target = self.options.pod_security, self.options.target
-        others = [t for t in self.meeting() if t != target]
+        others = [t if t != target else f"{t} with its default options" for t in self.meeting()]
         hint = (f"the targets whose own pods meet it with this blueprint: {', '.join(others)}" if others
                 else "no target's own pods meet it with this blueprint")
-        self.add(mark, f"{v.control}:{v.path}", f"{head}; target {target} writes this itself and cannot meet "
-                                                f"{level}{_own_hint(v, rest)}; {hint} ({DOCS})")
+        self.add(mark, f"{v.control}:{v.path}", f"{head}; target {target} (or the controller it renders for) "
+                                                f"writes this itself and cannot meet {level}{_own_hint(v, rest)}; "
+                                                f"{hint} ({DOCS})")
 
 
 def pod_security_problems(objects: list[dict], options: Options, doc: Document, blueprint: Blueprint,

@@ -122,7 +122,7 @@ def test_a_root_sshd_meets_baseline_and_not_restricted(cli):
     errors = _refused(_run(cli, HEAD, "restricted", "--target", "jobset"))
     assert all(e.startswith("error: job.yaml: the namespace's Pod Security level restricted") for e in errors)
     assert any("capabilities.add = AUDIT_WRITE, KILL, SETGID, SETUID, SYS_CHROOT" in e
-               and "target jobset writes this itself and cannot meet restricted" in e
+               and "target jobset (or the controller it renders for) writes this itself and cannot meet restricted" in e
                and "a non-root spec.security.runAsUser needs none" in e for e in errors), errors
     assert any("runAsNonRoot = unset" in e and "set spec.security.runAsNonRoot: true" in e for e in errors)
     assert any("seccompProfile = unset" in e and "set spec.security.seccompProfile: {type: RuntimeDefault}" in e
@@ -136,9 +136,18 @@ def test_the_static_targets_kubectl_delivery_cannot_meet_restricted(cli):
     refused = [e for e in errors if "Pod Security" in e]
     assert refused and all(e.startswith("error: job.yaml: ") for e in refused)
     assert any("spec.initContainers[0].securityContext.allowPrivilegeEscalation = unset in the pods of Job "
-               "pi-launcher" in e and "target static writes this itself and cannot meet restricted" in e
+               "pi-launcher" in e and "target static (or the controller it renders for) writes this itself and cannot meet restricted" in e
                and "the targets whose own pods meet it with this blueprint: mpijob, jobset, trainjob" in e
                for e in refused), refused
+
+
+def test_the_training_operators_kubectl_delivery_cannot_meet_restricted(cli):
+    """kubeflow.org/v1: the training-operator appends kubectl-delivery, with no securityContext, to
+    the launcher's pod (reference/mpi-operator.md, section 3.7); v2beta1 adds no container."""
+    errors = _refused(_run(cli, RESTRICTED, "restricted", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1"))
+    assert errors and all(e.startswith("error: job.yaml: ") and "spec.initContainers[0]" in e
+                          and "MPIJob pi (spec.mpiReplicaSpecs.Launcher.template)" in e
+                          and "mpijob with its default options, jobset, trainjob" in e for e in errors), errors
 
 
 def test_restricted_refuses_nfs_datasets_at_their_line(cli):

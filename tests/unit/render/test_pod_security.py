@@ -85,3 +85,18 @@ def test_the_blueprint_field_that_set_a_pod_field(doc, path, bad, expected):
 ])
 def test_each_kinds_pod_templates_are_where_the_table_says(obj, expected):
     assert [path for path, _ in pod_templates(obj)] == expected
+
+
+def test_the_v1_launchers_pods_get_the_training_operators_init_container():
+    """reference/mpi-operator.md, section 3.7: appended to the launcher's initContainers; the
+    object itself is left as it is."""
+    replicas = {"Launcher": {"template": {"spec": {"initContainers": [{"name": "mine"}]}}},
+                "Worker": {"template": {"spec": {}}}}
+    obj = {"apiVersion": "kubeflow.org/v1", "kind": "MPIJob", "spec": {"mpiReplicaSpecs": replicas}}
+    found = dict(pod_templates(obj))
+    assert [c["name"] for c in found["spec.mpiReplicaSpecs.Launcher.template"]["spec"]["initContainers"]] == [
+        "mine", "kubectl-delivery"]
+    assert "initContainers" not in found["spec.mpiReplicaSpecs.Worker.template"]["spec"]
+    assert replicas["Launcher"]["template"]["spec"]["initContainers"] == [{"name": "mine"}]
+    v2 = dict(pod_templates({**obj, "apiVersion": "kubeflow.org/v2beta1"}))
+    assert v2["spec.mpiReplicaSpecs.Launcher.template"]["spec"]["initContainers"] == [{"name": "mine"}]
