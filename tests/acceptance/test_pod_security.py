@@ -150,6 +150,19 @@ def test_the_training_operators_kubectl_delivery_cannot_meet_restricted(cli):
                           and "mpijob with its default options, jobset, trainjob" in e for e in errors), errors
 
 
+def test_the_level_is_checked_as_it_stands_at_the_kube_version(cli):
+    """hostProbesAndHostLifecycle joined baseline in Kubernetes 1.34 (policy/check_hostProbesAndhostLifecycle.go)."""
+    text = RESTRICTED + ("  podTemplatePatch:\n    worker:\n      container:\n"
+                         "        readinessProbe: {tcpSocket: {port: 2222, host: 10.0.0.1}}\n")
+    assert _run(cli, text, "baseline", "--target", "mpijob", "--kube-version", "1.33").returncode == 0
+    errors = _refused(_run(cli, text, "baseline", "--target", "mpijob", "--kube-version", "1.34"))
+    assert errors == [
+        _at(text, "host: 10.0.0.1", "10.0") + "spec.podTemplatePatch.worker.container.readinessProbe.tcpSocket.host: "
+        "the namespace's Pod Security level baseline (Kubernetes 1.34, control hostProbesAndHostLifecycle) refuses "
+        "spec.containers[0].readinessProbe.tcpSocket.host = 10.0.0.1 in the pods of MPIJob pi "
+        "(spec.mpiReplicaSpecs.Worker.template) (allowed: \"\" or unset)"]
+
+
 def test_restricted_refuses_nfs_datasets_at_their_line(cli):
     text = RESTRICTED + "  datasets:\n    - {name: shared, mountPath: /shared, nfs: {server: nfs.example.com, path: /x}}\n"
     errors = _refused(_run(cli, text, "restricted", "--target", "jobset"))
