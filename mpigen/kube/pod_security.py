@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 PRIVILEGED, BASELINE, RESTRICTED = LEVELS = ("privileged", "baseline", "restricted")
-UPSTREAM = "k8s.io/pod-security-admission policy/check_*.go, v0.36.2"
 
 Version = tuple[int, int]
 Found = list[tuple[str, str]]  # (field path in the pod template, the value found there)

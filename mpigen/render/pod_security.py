@@ -7,6 +7,7 @@ targets whose own pods meet the level."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Any, Callable, Iterator
 
 from mpigen.compile.mpijob import MPIJob
@@ -77,27 +78,21 @@ def refused(objects: list[dict], options: Options) -> list[tuple[dict, str, dict
             for v in violations(template, options.pod_security, options.kube_version)]
 
 
-def _bad(violation: Violation) -> set[str]:
-    return {part.strip() for part in violation.value.split(",")}
-
-
-def _explained(doc: Document, found: list[Loc], bad: set[str]) -> set[str]:
-    """The refused values the blueprint fields `found` write: those of their lists, else all."""
+def _traced(doc: Document, template: dict, v: Violation) -> tuple[list[Loc], set[str]]:
+    """The blueprint fields that set a refused field, and the refused values none of them
+    writes (of a list, the entries the target adds; else all or nothing)."""
+    bad = {part.strip() for part in v.value.split(",")}
+    found = causes(doc, template, v.path, bad)
     written = [doc.get(loc) for loc in found]
     if found and not all(isinstance(w, list) for w in written):
-        return set(bad)
-    return bad & {str(v) for w in written for v in w}
+        return found, set()
+    return found, bad - {str(value) for w in written for value in w}
 
 
 def _own_problems(objects: list[dict], options: Options, doc: Document) -> list[Violation]:
     """The refused fields (or list entries) no blueprint field set: the target's own, or the
     cluster's defaults."""
-    out = []
-    for obj, where, template, v in refused(objects, options):
-        bad = _bad(v)
-        if bad - _explained(doc, causes(doc, template, v.path, bad), bad):
-            out.append(v)
-    return out
+    return [v for obj, where, template, v in refused(objects, options) if _traced(doc, template, v)[1]]
 
 
 def meeting_targets(job: MPIJob, doc: Document, blueprint: Blueprint, options: Options,
@@ -141,12 +136,10 @@ class _Report:
         self.out.setdefault((mark, key), error(mark, message))
 
     def violation(self, obj: dict, where: str, template: dict, v: Violation) -> None:
-        bad = _bad(v)
-        found = causes(self.doc, template, v.path, bad)
+        found, rest = _traced(self.doc, template, v)
         for loc in found:
             mark = self.doc.value_mark(loc)
             self.add(mark, field_path(loc), f"{field_path(loc)}: {self.head(obj, where, v, v.value)}")
-        rest = bad - _explained(self.doc, found, bad)
         if not rest:
             return
         mark, head = Mark(self.doc.path), self.head(obj, where, v, ", ".join(sorted(rest)) if found else v.value)
@@ -166,14 +159,7 @@ def pod_security_problems(objects: list[dict], options: Options, doc: Document, 
                           job: MPIJob, lifecycle: Lifecycle) -> list[Diagnostic]:
     """Every pod field of the rendered objects the environment's Pod Security level refuses, an
     error at the blueprint field that set it, else at the blueprint's path."""
-    meeting: list[list[str]] = []
-
-    def targets() -> list[str]:
-        if not meeting:
-            meeting.append(meeting_targets(job, doc, blueprint, options, lifecycle))
-        return meeting[0]
-
-    report = _Report(options, doc, targets)
+    report = _Report(options, doc, cache(lambda: meeting_targets(job, doc, blueprint, options, lifecycle)))
     for obj, where, template, v in refused(objects, options):
         report.violation(obj, where, template, v)
     return list(report.out.values())
