@@ -335,6 +335,18 @@ def test_the_minimal_valid_pod_passes(level: str, version: str):
     assert violations(_minimal(level), level, version) == []
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_minimal_valid_windows_pod_passes_restricted(version: str):
+    """test/fixtures.go: from 1.25, "none of the restricted requirements added between 1.0 and
+    1.25 apply to the pods that are explicitly Windows": restricted_1_0 (runAsNonRoot) with os windows."""
+    windows = {"spec": {**_minimal(BASELINE)["spec"], "os": {"name": "windows"},
+                        "securityContext": {"runAsNonRoot": True}}}
+    assert violations(windows, RESTRICTED, version) == []
+    linux = {"spec": {**windows["spec"], "os": {"name": "linux"}}}
+    assert {v.control for v in violations(linux, RESTRICTED, version)} == {
+        "allowPrivilegeEscalation", "capabilities_restricted", "seccompProfile_restricted"}
+
+
 def test_the_checks_of_each_level_are_upstreams():
     """policy/check_*.go at v0.36.2: 12 baseline checks (hostProbesAndHostLifecycle from 1.34);
     restricted adds 7 (procMount_restricted from 1.35), 4 of which override a baseline check."""
