@@ -34,6 +34,7 @@ class Options:
     gitops: str = "none"
     kube_version: str = DEFAULT_KUBE_VERSION  # the Kubernetes version the output is for
     own: Any = None  # the target's own options (None: its defaults, filled in by mpigen.render.targets)
+    pod_security: str | None = None  # the Pod Security level the namespaces enforce (None: no check)
 
 
 @dataclass(frozen=True)
