@@ -113,7 +113,8 @@ def _template(bp: Blueprint, role: str, rank: bool) -> dict[str, Any]:
     if rank and spec.network.hostNetwork:
         pod["hostNetwork"] = True
         pod["dnsPolicy"] = "ClusterFirstWithHostNet"  # else pods cannot resolve cluster names
-    security = spec.security.model_dump(include={"runAsUser", "runAsGroup", "fsGroup", "runAsNonRoot"},
+    security = spec.security.model_dump(include={"runAsUser", "runAsGroup", "fsGroup", "runAsNonRoot",
+                                                 "seccompProfile"},
                                         exclude_none=True)
     if security:
         pod["securityContext"] = security

@@ -8,6 +8,7 @@
     target: static                  # default options; command-line flags win
     gitops: none
     kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
+    podSecurity: baseline           # the Pod Security level the namespaces enforce (default: no check)
     trainingRuntime: {name: mpi-openmpi}   # target trainjob: the runtime of blueprints that name none
 
 mpigen.project.config reads it from the folder a run works in: the working folder or, from a
@@ -23,7 +24,7 @@ from pydantic import AfterValidator, Field
 
 from mpigen.formats.base import Model
 from mpigen.formats.trainer import Runtime
-from mpigen.formats.types import ImageReference
+from mpigen.formats.types import ImageReference, PodSecurityLevel
 from mpigen.kube.names import DNS1123_LABEL, DNS1123_SUBDOMAIN, printable
 
 CONFIG_FILE = "mpigen.yaml"
@@ -79,6 +80,10 @@ class ConfigModel(Model):
     kubeVersion: Optional[str] = Field(None, pattern=r"^1\.[0-9]+$",
                                        description="Default --kube-version: the Kubernetes version the output is "
                                                    "for (the MPIJob CRD's pod template schema).", examples=["1.30"])
+    podSecurity: Optional[PodSecurityLevel] = Field(
+        None, description="The Pod Security Standards level the namespaces enforce (pod-security.kubernetes.io/"
+                          "enforce), at --kube-version: every pod is checked against it at render time (default: "
+                          "no check; an overlay's podSecurity wins).", examples=["baseline"])
     trainingRuntime: Optional[Runtime] = Field(
         None, description="Default spec.runtime of the blueprints that give none (target trainjob): e.g. "
                           "{name: mpi-openmpi} on clusters whose platform team provides the runtime.")

@@ -9,6 +9,7 @@
     patches:                             # JSON merge patches (RFC 7386) on the blueprint
       - target: {name: "resnet*", labelSelector: "team=vision"}
         patch: {spec: {workers: 16}}
+    podSecurity: restricted              # the Pod Security level its namespaces enforce (checked at render)
     images:                              # like kustomize `images`
       - {name: horovod/horovod, newName: registry.example.com/horovod, newTag: 0.28.1-prod}
 
@@ -24,7 +25,7 @@ from pydantic import Field, model_validator
 
 from mpigen.formats.base import Model
 from mpigen.formats.trainer import Runtime
-from mpigen.formats.types import GitOpsProfile, LabelKey, LabelValue
+from mpigen.formats.types import GitOpsProfile, LabelKey, LabelValue, PodSecurityLevel
 from mpigen.kube.image import TAG
 from mpigen.kube.names import DNS1123_LABEL
 
@@ -99,3 +100,7 @@ class OverlayModel(Model):
         None, min_length=1,
         description="Target of this environment, e.g. jobset on a cluster that runs JobSet (the --target flag wins; "
                     "default: mpigen.yaml's).", examples=["jobset"])
+    podSecurity: Optional[PodSecurityLevel] = Field(
+        None, description="The Pod Security Standards level this environment's namespaces enforce: every pod is "
+                          "checked against it at render time (default: mpigen.yaml's, else no check).",
+        examples=["restricted"])

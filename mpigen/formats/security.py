@@ -11,6 +11,25 @@ from mpigen.formats.types import AbsolutePath, LabelKey
 from mpigen.kube.names import DNS1123_SUBDOMAIN
 
 
+class SeccompProfile(Model):
+    """The seccomp profile of every container (the pod's securityContext.seccompProfile): Pod
+    Security's restricted level requires RuntimeDefault or Localhost."""
+
+    type: Literal["RuntimeDefault", "Localhost"] = Field(
+        description="RuntimeDefault: the container runtime's default profile; Localhost: a profile file on the "
+                    "node, named by localhostProfile.", examples=["RuntimeDefault"])
+    localhostProfile: Optional[str] = Field(
+        None, min_length=1, pattern=r"^[^/].*$",
+        description="With type Localhost: the profile's path, relative to the kubelet's seccomp folder "
+                    "(<kubelet root>/seccomp).", examples=["profiles/mpi.json"])
+
+    @model_validator(mode="after")
+    def _localhost(self) -> "SeccompProfile":
+        if (self.type == "Localhost") != (self.localhostProfile is not None):
+            raise ValueError("localhostProfile is required with type Localhost, and only with it")
+        return self
+
+
 class Security(Model):
     runAsUser: Optional[int] = Field(None, ge=0, le=2**31 - 1, description="UID of every container.",
                                      examples=[1000])
@@ -21,6 +40,10 @@ class Security(Model):
                                    examples=[1000])
     runAsNonRoot: Optional[bool] = Field(None, description="Refuse to start images that would run as root.",
                                          examples=[True])
+    seccompProfile: Optional[SeccompProfile] = Field(
+        None, description="The seccomp profile of every container (default: the cluster's, Unconfined unless the "
+                          "kubelet defaults to RuntimeDefault); Pod Security's restricted level requires one.",
+        examples=[{"type": "RuntimeDefault"}])
     privileged: bool = Field(False, description="Privileged rank containers. Only when the blueprint asks in so "
                                                 "many words; prefer capabilities.", examples=[False])
     capabilities: list[Literal[

@@ -15,6 +15,8 @@ from mpigen.kube.quantity import range_problem
 # The GitOps profiles an overlay, mpigen.yaml or --gitops may name (mpigen.render.gitops).
 GitOpsProfile = Literal["none", "argocd", "flux"]
 GITOPS_PROFILES: tuple[str, ...] = get_args(GitOpsProfile)
+# The Pod Security Standards' levels (mpigen.kube.pod_security.LEVELS) a namespace may enforce.
+PodSecurityLevel = Literal["privileged", "baseline", "restricted"]
 
 # The largest int32 (Go's math.MaxInt32). A number mpigen writes into a field whose OpenAPI
 # schema says `format: int32` (a Job's ttlSecondsAfterFinished and backoffLimit, a

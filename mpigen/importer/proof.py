@@ -28,8 +28,9 @@ def rendered(target: str, blueprint: dict, r: Reader) -> list[dict] | None:
     options = Options(target=target)
     doc = parse(dump_object(blueprint), "imported")[0]
     model, diagnostics = validate_document(doc, RESERVED)
-    if model is not None:
-        diagnostics += target_checks(doc, model, options)
+    job = compile_blueprint(model) if model is not None else None
+    if job is not None:
+        diagnostics += target_checks(doc, model, job, options)
     errors = [d for d in diagnostics if d.severity == "error"]
     for diagnostic in errors:
         r.refuse(("metadata", "name"), f"the imported blueprint cannot be rendered for the {target} target: "
@@ -37,7 +38,7 @@ def rendered(target: str, blueprint: dict, r: Reader) -> list[dict] | None:
     if errors or model is None:
         return None
     spec = model.spec
-    return render_job(compile_blueprint(model), options,
+    return render_job(job, options,
                       Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished))
 
 

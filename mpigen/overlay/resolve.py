@@ -41,6 +41,10 @@ class Overlay:
     def target(self) -> str | None:
         return self.inherited("target")
 
+    @property
+    def pod_security(self) -> str | None:
+        return self.inherited("podSecurity")
+
     def inherited(self, key: str):
         """A setting of this overlay (a key of its file), else of its nearest base that has it."""
         for item in reversed(self.chain()):

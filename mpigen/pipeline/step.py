@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from mpigen.cache.memo import Memo, Read
 from mpigen.compile.blueprint import compile_blueprint
+from mpigen.compile.mpijob import MPIJob
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path, step_placement
@@ -20,6 +21,7 @@ from mpigen.emit.rendered import Admitted, RenderedObject, TextStore
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
+from mpigen.kube.pod_security import PRIVILEGED
 from mpigen.load.blueprints import load_files
 from mpigen.load.document import Document
 from mpigen.overlay.apply import Usage, apply, with_namespace
@@ -27,6 +29,7 @@ from mpigen.pipeline.results import DocResult, FileResult, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.admission import ignored_paths
+from mpigen.render.pod_security import pod_security_problems
 from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, kind_facts, oversized,
                                    render_job, target_checks)
 from mpigen.validate.document import attributed, validate_document, written_problems
@@ -40,9 +43,11 @@ class _Pending:
     with the marks of every key and value, are dropped)."""
 
     blueprint: Blueprint
+    job: MPIJob  # compiled once: the checks judge its pods, the target renders it
     source: str
     env: Environment
     workers_mark: Mark  # where an object too large for the API server is reported: the workers make it so
+    doc: Document | None = None  # kept where the pods are checked against a Pod Security level
 
 
 class _Validated(NamedTuple):
@@ -122,8 +127,9 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic],
     """The document's result in one environment, and what is left to render of it."""
     blueprint, diagnostics = validate_document(patched, RESERVED)
     diagnostics = written + diagnostics
-    if blueprint is not None and env.options is not None:
-        diagnostics += target_checks(patched, blueprint, env.options)
+    job = compile_blueprint(blueprint) if blueprint is not None else None
+    if job is not None and env.options is not None:
+        diagnostics += target_checks(patched, blueprint, job, env.options)
     if any(d.severity == "error" for d in diagnostics):
         blueprint = None
     result = DocResult([attributed(d, patched) for d in diagnostics])
@@ -131,7 +137,9 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic],
         return _Validated(result, None)
     result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
     result.name_mark = patched.value_mark(("metadata", "name"))
-    pending = _Pending(blueprint, patched.path, env, patched.value_mark(("spec", "workers"))) if render else None
+    checked = env.options is not None and env.options.pod_security not in (None, PRIVILEGED)
+    pending = _Pending(blueprint, job, patched.path, env, patched.value_mark(("spec", "workers")),
+                       patched if checked else None) if render else None
     return _Validated(result, pending)
 
 
@@ -141,8 +149,11 @@ def _render(pending: _Pending) -> tuple[list[RenderedObject], list[Diagnostic]]:
     comment = source_comment(pending.source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
-    objects = render_job(compile_blueprint(blueprint), options, lifecycle)
+    job = pending.job
+    objects = render_job(job, options, lifecycle)
     refused = [Diagnostic(pending.workers_mark, f"spec.workers: {problem}") for problem in oversized(objects)]
+    if pending.doc is not None:
+        refused += pod_security_problems(objects, options, pending.doc, blueprint, job, lifecycle)
     if refused:
         return [], refused
     rendered = []

@@ -5,10 +5,10 @@ Each option takes the first value given by, in order:
 1. the command-line flag (--target, --gitops, --overlay, -o, ...) and the PATH arguments;
 2. Argo CD's Config Management Plugin settings, ARGOCD_ENV_MPIGEN_OVERLAY, ARGOCD_ENV_MPIGEN_GITOPS
    and ARGOCD_ENV_MPIGEN_TARGET (spec.source.plugin.env of the Application);
-3. the overlay's own `gitops:` and `target:` (or its nearest base's), for that overlay's folder;
+3. the overlay's own `gitops:`, `target:` and `podSecurity:` (or its nearest base's), for that overlay's folder;
 4. mpigen.yaml, that of the working folder or of the nearest folder above it (the run then
    works from that folder: mpigen.project.repository; it must be the user's, or trusted:
-   mpigen.load.trust): its target, gitops, kubeVersion and the keys of every
+   mpigen.load.trust): its target, gitops, kubeVersion, podSecurity and the keys of every
    target's options always; its blueprints, overlays and output folder only when no PATH is given;
 5. the defaults: blueprints/, no overlay, no output folder, mpigen.render.target.Options and
    the defaults of the target's own options.
@@ -160,6 +160,8 @@ def _overlay_options(options: Options, overlay: Overlay, flags: Flags, config: C
     mpigen does not have is an error at the overlay's line."""
     if overlay.gitops and flags.gitops is None:
         options = replace(options, gitops=overlay.gitops)
+    if overlay.pod_security:
+        options = replace(options, pod_security=overlay.pod_security)
     target = overlay.target
     if target is not None and target not in targets.TARGETS:
         owner = next(o for o in reversed(overlay.chain()) if o.model.target is not None)
@@ -194,7 +196,8 @@ def _options(flags: Flags, config: Config | None) -> Options:
         return value if value is not None else getattr(config.model, key) if config else None
 
     chosen = {"target": pick("target", "target") or next(iter(targets.TARGETS)), "gitops": pick("gitops", "gitops"),
-              "kube_version": pick("kube_version", "kubeVersion")}
+              "kube_version": pick("kube_version", "kubeVersion"),
+              "pod_security": config.model.podSecurity if config else None}
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
     target = targets.TARGETS[options.target]
     return replace(options, own=target.options.build(_given(target, flags, config)))

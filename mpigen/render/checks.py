@@ -11,6 +11,7 @@ from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.additions import RANK_ENV_VOLUME
+from mpigen.render.effective import EffectivePods, set_by
 from mpigen.render.gitops import RUN_SUFFIX, name_room, run_suffix
 from mpigen.validate.fields import NAME
 from mpigen.validate.names import MAX_POD_NAME
@@ -51,16 +52,16 @@ def one_workload_only(doc: Document, blueprint: Blueprint, target: str) -> list[
             for key, value in (("topology", scheduling.topology), ("multiKueue", scheduling.multiKueue)) if value]
 
 
-def launcher_on_host_network(doc: Document, blueprint: Blueprint, then: str) -> list[Diagnostic]:
-    """A launcher that is also a rank (runAsWorker) under hostNetwork: its pod has the node's
-    hostname, so mpirun cannot tell the hostfile's launcher entry is itself; `then` says what
-    follows on this target and how to fix it."""
-    spec = blueprint.spec
-    if not (spec.launcher.runAsWorker and spec.network.hostNetwork):
+def launcher_on_host_network(doc: Document, pods: EffectivePods, then: str) -> list[Diagnostic]:
+    """A launcher that is also a rank (runAsWorker) on the node's network, as its pod will
+    run: its pod has the node's hostname, so mpirun cannot tell the hostfile's launcher entry
+    is itself; `then` says what follows on this target and how to fix it."""
+    launcher = pods.launcher
+    if not (launcher.rank and launcher.host_network.value is True):
         return []
     return [error(doc.value_mark(("spec", "launcher", "runAsWorker")),
-                  "spec.launcher.runAsWorker with hostNetwork: a host-network pod has the node's hostname, so "
-                  f"mpirun cannot tell that {then}")]
+                  f"spec.launcher.runAsWorker with hostNetwork{set_by(launcher.host_network)}: a host-network pod has "
+                  f"the node's hostname, so mpirun cannot tell that {then}")]
 
 
 def worker_set_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:

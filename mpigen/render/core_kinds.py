@@ -54,19 +54,20 @@ def _template_changes(old: dict, new: dict) -> bool:
     return not equal(get(old, "spec", "template"), get(new, "spec", "template"))
 
 
+TEMPLATE = (".spec.template",)  # the pod template of a workload
 KUBERNETES = (
-    Kind("", "Pod", "pods", pods=_alone(workloads.pod)),
+    Kind("", "Pod", "pods", pods=_alone(workloads.pod), pod_templates=(".",)),
     Kind("batch", "Job", "jobs", run=True, pods=_alone(workloads.replicated("parallelism")),
-         immutable=immutable.job, admission=Admission((".spec.template",), ("spec", "suspend")),
-         kueue=every_version(BATCH_JOB_RULES)),
+         immutable=immutable.job, admission=Admission(TEMPLATE, ("spec", "suspend")),
+         kueue=every_version(BATCH_JOB_RULES), pod_templates=TEMPLATE),
     Kind("apps", "StatefulSet", "statefulsets", pods=_alone(workloads.replicated("replicas")),
          workers=_stateful_set_workers, immutable=immutable.stateful_set, restarts_pods=_template_changes,
-         kueue=every_version(STATEFULSET_RULES)),
+         kueue=every_version(STATEFULSET_RULES), pod_templates=TEMPLATE),
     Kind("apps", "Deployment", "deployments", pods=_alone(workloads.replicated("replicas")),
-         immutable=immutable.selector),
+         immutable=immutable.selector, pod_templates=TEMPLATE),
     Kind("apps", "ReplicaSet", "replicasets", pods=_alone(workloads.replicated("replicas")),
-         immutable=immutable.selector),
-    Kind("apps", "DaemonSet", "daemonsets", immutable=immutable.selector),
+         immutable=immutable.selector, pod_templates=TEMPLATE),
+    Kind("apps", "DaemonSet", "daemonsets", immutable=immutable.selector, pod_templates=TEMPLATE),
     Kind("", "Service", "services", immutable=immutable.service),
     Kind("", "ConfigMap", "configmaps", slots=_config_map_slots, immutable=immutable.config_map,
          size=config_map_data_size, size_limit=MAX_CONFIG_MAP_DATA),

@@ -1,8 +1,8 @@
 """What mpigen knows of one kind of object it renders (Kind): its REST resource, whether it
 is a run, the pods, GPUs, MPI slots and workers it asks of the cluster, the fields the API
 server refuses to change, the labels Kueue's webhook refuses to change, where Kueue writes
-into it at admission, the schema or model it is validated against, and the size the API
-server allows it.
+into it at admission, the schema or model it is validated against, the size the API
+server allows it, and where its pod templates are.
 
 `mpigen diff` and `validate --server` read these facts through the table of
 mpigen.render.targets (Kubernetes' own kinds, mpigen.render.core_kinds, and each target's),
@@ -79,6 +79,12 @@ class Kind:
     # ConfigMap's data), and that limit (mpigen.kube.sizes): over it, the object is refused.
     size: Callable[[dict], int] | None = None
     size_limit: int = 0
+    # The jq paths of the pod templates it holds, of the pods it or its controller makes,
+    # suspended or not: what the namespace's Pod Security level is checked on.
+    pod_templates: tuple[str, ...] = ()
+    # (object, a pod template's path) -> the init containers its controller adds to the pods
+    # of that template, which the object does not hold: checked with them.
+    pod_additions: Callable[[dict, str], list[dict]] | None = None
 
 
 def every_version(rules: tuple[Rule, ...]) -> Callable[[str], tuple[Rule, ...]]:

@@ -11,6 +11,7 @@ SSHD_PROBE = {"periodSeconds": 2, "timeoutSeconds": 1, "successThreshold": 1, "f
 NETWORK = {"enableDNSHostnames": True, "publishNotReadyAddresses": True}
 # Longest pod name suffix the JobSet webhook adds to its length check ("-abcde").
 POD_NAME_SUFFIX = 6
+SSH_PORT_NAME = "ssh"  # the name of the workers' sshd port in their container (import finds it by it)
 
 
 def pod_host(set_name: str, replicated_job: str, pod: int) -> str:
@@ -49,5 +50,5 @@ def replicated_job(name: str, pods: int, template: dict, depends_on: tuple[str, 
 
 def sshd_ports_and_probe(container: dict, port: int) -> None:
     """The sshd port, named, and the readiness probe on it."""
-    container["ports"] = [*container.get("ports", []), {"name": "ssh", "containerPort": port, "protocol": "TCP"}]
+    container["ports"] = [*container.get("ports", []), {"name": SSH_PORT_NAME, "containerPort": port, "protocol": "TCP"}]
     container["readinessProbe"] = {"tcpSocket": {"port": port}, **SSHD_PROBE}

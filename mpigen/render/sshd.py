@@ -11,13 +11,18 @@ for a port below 1024. A non-root sshd needs none.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from mpigen.errors import Diagnostic, error
-from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import launcher_on_host_network
+from mpigen.render.effective import EffectivePod, EffectivePods, set_by, sharing
+from mpigen.render.pod_checks import port_taken
+from mpigen.render.replicated import SSH_PORT_NAME
 
 
 STANDARD_PORT = 22
+SSH_PORT = ("spec", "ssh", "port")
 
 
 def root_capabilities(port: int) -> tuple[str, ...]:
@@ -47,18 +52,39 @@ def allow_root_sshd(pod: dict, port: int) -> None:
     context["capabilities"]["add"] = added + [c for c in root_capabilities(port) if c not in added]
 
 
-def sshd_checks(doc: Document, blueprint: Blueprint, non_root: bool) -> list[Diagnostic]:
-    """What the workers' sshd cannot do: bind a port below 1024 as a non-root user, share the
-    node's own port 22 under hostNetwork; and what mpirun cannot do over it: tell that a
-    host-network launcher in the hostfile is itself."""
-    spec, port = blueprint.spec, blueprint.spec.ssh.port
-    out = []
-    if non_root and port < 1024:
-        out.append(error(doc.value_mark(("spec", "ssh", "port")),
-                         f"spec.ssh.port: {port} is below 1024, which a non-root sshd cannot bind; use 2222 "
-                         "(the default)"))
-    if spec.network.hostNetwork and port == 22:
-        out.append(error(doc.value_mark(("spec", "ssh", "port")),
-                         "spec.ssh.port: 22 is the node's own sshd under hostNetwork; use 2222 (the default)"))
-    return out + launcher_on_host_network(doc, blueprint, "the hostfile's launcher is itself and would ssh to it; "
-                                                          "keep the launcher off the host network")
+def sshd_checks(doc: Document, pods: EffectivePods, port: int, target: str) -> list[Diagnostic]:
+    """What the workers' sshd cannot do, as the pods will run: bind a port below 1024 as a
+    non-root user, share the node's own port 22 on its network, or listen on a port the
+    container also declares; and what mpirun cannot do over it: tell that a host-network
+    launcher in the hostfile is itself."""
+    worker, out = pods.worker, []
+    if worker.non_root and port < 1024:
+        out.append(error(doc.value_mark(SSH_PORT),
+                         f"spec.ssh.port: {port} is below 1024, which a non-root sshd cannot bind"
+                         f"{set_by(worker.identity)}; use 2222 (the default)"))
+    if worker.host_network.value is True and port == STANDARD_PORT:
+        out.append(error(doc.value_mark(SSH_PORT),
+                         f"spec.ssh.port: 22 is the node's own sshd under hostNetwork{set_by(worker.host_network)}; "
+                         "use 2222 (the default)"))
+    out += port_taken(doc, worker, SSH_PORT_NAME, port, f"--target {target} gives the workers' sshd (spec.ssh.port)")
+    return out + launcher_on_host_network(doc, pods, "the hostfile's launcher is itself and would ssh to it; keep "
+                                                     "the launcher off the host network")
+
+
+def key_readers(doc: Document, pods: Iterable[EffectivePod], target: str) -> list[Diagnostic]:
+    """A non-root user reads the run's key, which Kubernetes mounts as root's, through its
+    group: fsGroup. Once per line that sets the user, whichever roles share it."""
+    readers = [pod for pod in pods if pod.non_root and pod.fs_group.value is None]
+    return [error(pod.mark(doc, pod.identity, ("spec", "security", "runAsUser")),
+                  f"{pod.identity.where}: the user of {who} is not root, and cannot read the SSH key that --target "
+                  f"{target} mounts as root's (group-readable only); {fs_group_advice(pod)} (for example to the "
+                  "user's number) so that its group can")
+            for pod, who in sharing(readers, lambda pod: pod.identity)]
+
+
+def fs_group_advice(pod: EffectivePod) -> str:
+    """Where to set the pod's fsGroup: beside the user when a patch sets the user (a
+    podTemplatePatch securityContext and spec.security cannot both be set), else the field."""
+    if pod.identity.origin and pod.identity.origin[:3] == ("spec", "podTemplatePatch", pod.role):
+        return f"set fsGroup in spec.podTemplatePatch.{pod.role}.pod.securityContext"
+    return "set spec.security.fsGroup"

@@ -17,6 +17,7 @@ from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
+from mpigen.render.effective import EffectivePods
 from mpigen.render.importer import Importer
 from mpigen.render.kinds import Kind
 from mpigen.validate.reserved import Reserved
@@ -33,6 +34,7 @@ class Options:
     gitops: str = "none"
     kube_version: str = DEFAULT_KUBE_VERSION  # the Kubernetes version the output is for
     own: Any = None  # the target's own options (None: its defaults, filled in by mpigen.render.targets)
+    pod_security: str | None = None  # the Pod Security level the namespaces enforce (None: no check)
 
 
 @dataclass(frozen=True)
@@ -127,8 +129,9 @@ class Target:
     name: str
     # The objects of one job, in the order the target creates them.
     render: Callable[[MPIJob, Options, Lifecycle], list[dict]]
-    # What the target cannot render, for a blueprint valid as such: diagnostics in its file.
-    checks: Callable[[Document, Blueprint, Options], list[Diagnostic]]
+    # What the target cannot render, for a blueprint valid as such: diagnostics in its file;
+    # what it judges of the pods, it judges on the pods as they will run (mpigen.render.effective).
+    checks: Callable[[Document, Blueprint, Options, EffectivePods], list[Diagnostic]]
     # Volumes, mount paths, variables and label keys its objects write into the pods.
     reserved: Reserved
     # Under the flux profile, the steps its objects are applied in (None: one folder, applied as it is).

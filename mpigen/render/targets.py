@@ -16,9 +16,11 @@ from mpigen.load.document import Document
 from mpigen.render.checks import RESERVED as ADDED, profile_checks
 from mpigen.render.admission import reapplied_safely
 from mpigen.render.core_kinds import KUBERNETES
+from mpigen.render.effective import effective_pods
 from mpigen.render.jobset.target import JOBSET
 from mpigen.render.kinds import Kind, group_of
 from mpigen.render.mpijob.target import MPIJOB
+from mpigen.render.pod_checks import pod_checks
 from mpigen.render.static.target import STATIC
 from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.render.target import Lifecycle, Options
@@ -67,10 +69,12 @@ def oversized(objects: list[dict]) -> list[str]:
     return problems
 
 
-def target_checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
-    """What the environment's GitOps profile and target cannot render."""
-    target = TARGETS[options.target]
-    return profile_checks(doc, blueprint, options.gitops) + target.checks(doc, blueprint, with_own_defaults(options))
+def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Options) -> list[Diagnostic]:
+    """What the environment's GitOps profile and target cannot render, and what no target's
+    pods can run; the pods judged as they will run: the compiled job's (after podTemplatePatch)."""
+    target, pods = TARGETS[options.target], effective_pods(doc, job)
+    return (profile_checks(doc, blueprint, options.gitops) + pod_checks(doc, pods)
+            + target.checks(doc, blueprint, with_own_defaults(options), pods))
 
 
 def with_own_defaults(options: Options) -> Options:

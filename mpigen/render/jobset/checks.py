@@ -11,7 +11,8 @@ from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORK
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.replicated import longest_pod_name
-from mpigen.render.sshd import sshd_checks
+from mpigen.render.effective import EffectivePods, sharing
+from mpigen.render.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
@@ -20,8 +21,9 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KEY_VOLUME), mounts=(CONFIG_MOUNT, K
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check (ValidateCreate)
 
 
-def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
-    return [*_name_length(doc, blueprint, options), *_user(doc, blueprint), *_unsupported(doc, blueprint)]
+def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
+    return [*_name_length(doc, blueprint, options), *_user(doc, pods),
+            *sshd_checks(doc, pods, blueprint.spec.ssh.port, "jobset"), *_unsupported(doc, blueprint)]
 
 
 def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
@@ -41,29 +43,24 @@ def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[
                   f"{room} characters")]
 
 
-def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
-    """A non-root sshd and ssh read the run's key, which Kubernetes mounts as root's, through
-    its group: fsGroup. A non-root process cannot bind a port below 1024."""
-    sec = blueprint.spec.security
-    out = []
-    if sec.runAsNonRoot and sec.runAsUser is None:
-        out.append(error(doc.value_mark(("spec", "security", "runAsNonRoot")),
-                         "spec.security.runAsNonRoot: with --target jobset the SSH key is mounted for a known "
-                         "user; set spec.security.runAsUser (the image's user, which must exist in its "
-                         "/etc/passwd for sshd) and spec.security.fsGroup"))
-    non_root = sec.runAsUser not in (None, 0)
-    if non_root and sec.fsGroup is None:
-        out.append(error(doc.value_mark(("spec", "security", "runAsUser")),
-                         f"spec.security.runAsUser: {sec.runAsUser} cannot read the SSH key, which Kubernetes "
-                         "mounts as root's (mode 0440); set spec.security.fsGroup (for example to the same "
-                         "number) so that its group can"))
-    if not non_root and sec.fsGroup is not None:
-        out.append(error(doc.value_mark(("spec", "security", "fsGroup")),
-                         "spec.security.fsGroup: with --target jobset the containers run as root here, and "
-                         "Kubernetes makes the SSH key group-readable for fsGroup, which root's ssh and sshd refuse "
-                         "(UNPROTECTED PRIVATE KEY FILE); remove fsGroup, or set spec.security.runAsUser to the "
-                         "image's non-root user"))
-    return out + sshd_checks(doc, blueprint, non_root)
+def _user(doc: Document, pods: EffectivePods) -> list[Diagnostic]:
+    """Each pod mounts the run's key for its user as it will run: root's key (mode 0400) for a
+    root user, which fsGroup would make group-readable, and ssh and sshd refuse; the key made
+    group-readable (0440) for a non-root user, who reads it through fsGroup; and a known user,
+    not whichever the image has."""
+    unknown = [pod for pod in pods if pod.run_as_non_root.value is True and pod.user.value is None]
+    out = [error(pod.mark(doc, pod.run_as_non_root, ("spec", "security", "runAsNonRoot")),
+                 f"{pod.run_as_non_root.where}: with --target jobset the SSH key is mounted for a known user, and "
+                 f"the user of {who} is the image's; set runAsUser beside it (the image's user, which must exist in "
+                 "its /etc/passwd for sshd) and fsGroup")
+           for pod, who in sharing(unknown, lambda pod: pod.run_as_non_root)]
+    root = [pod for pod in pods if not pod.non_root and pod.fs_group.value is not None]
+    out += [error(pod.mark(doc, pod.fs_group, ("spec", "security", "fsGroup")),
+                  f"{pod.fs_group.where}: with --target jobset the user of {who} is root, and Kubernetes makes the SSH "
+                  "key group-readable for fsGroup, which root's ssh and sshd refuse (UNPROTECTED PRIVATE KEY FILE); "
+                  "remove fsGroup, or run as the image's non-root user (runAsUser)")
+            for pod, who in sharing(root, lambda pod: pod.fs_group)]
+    return out + key_readers(doc, [pod for pod in pods if pod not in unknown], "jobset")
 
 
 def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:

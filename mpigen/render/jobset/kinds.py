@@ -54,7 +54,9 @@ def model(api: str) -> type | None:
 
 # Kueue's RunWithPodSetsInfo merges into the pod template of every replicated job
 # (pkg/controller/jobs/jobset/jobset_controller.go, v0.19.2).
-ADMISSION = Admission((".spec.replicatedJobs[].template.spec.template",), ("spec", "suspend"), merge_patch=True)
+TEMPLATES = (".spec.replicatedJobs[].template.spec.template",)
+ADMISSION = Admission(TEMPLATES, ("spec", "suspend"), merge_patch=True)
 JOBSET = Kind(group_of(JOBSET_API), "JobSet", "jobsets", run=True, pods=pods, workers=workers, holds_job=holds_job,
-              immutable=immutable_changes, admission=ADMISSION, kueue=every_version(JOB_RULES), model=model)
+              immutable=immutable_changes, admission=ADMISSION, kueue=every_version(JOB_RULES), model=model,
+              pod_templates=TEMPLATES)
 KINDS = (JOBSET, *podgroup.KINDS)  # and the gang scheduler's PodGroup

@@ -14,6 +14,7 @@ from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import one_workload_only, worker_set_checks
+from mpigen.render.effective import EffectivePods, sharing
 from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.render.target import Options
@@ -22,12 +23,12 @@ from mpigen.validate.reserved import Reserved
 RESERVED = Reserved(volumes=(CONFIG_VOLUME,), mounts=(CONFIG_MOUNT,), env=OPENMPI5_ENV_NAMES)
 
 
-def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     out = worker_set_checks(doc, blueprint, options.gitops)
     if options.own.api == V1:
         return out + one_workload_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
     if options.own.api == V2BETA1:
-        return out + _v2beta1_checks(doc, blueprint)
+        return out + _ssh_user(doc, blueprint, pods) + _v2beta1_checks(doc, blueprint, pods)
     return out
 
 
@@ -48,23 +49,27 @@ def _v1_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
     return out
 
 
-def _v2beta1_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+def _ssh_user(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:
+    """v2beta1 reaches the workers over SSH, with the keys the operator mounts into both roles'
+    pods at sshAuthMountPath (default /root/.ssh), which only root can read."""
+    if blueprint.spec.security.sshAuthMountPath not in (None, "/root/.ssh"):
+        return []
+    readers = [pod for pod in pods if pod.non_root]
+    return [error(pod.mark(doc, pod.identity, ("spec", "security", "runAsUser")),
+                  f"{pod.identity.where}: the user of {who} is not root, and cannot read SSH keys mounted at "
+                  "/root/.ssh; set spec.security.sshAuthMountPath to its ~/.ssh (the operator's images: "
+                  "/home/mpiuser/.ssh)") for pod, who in sharing(readers, lambda pod: pod.identity)]
+
+
+def _v2beta1_checks(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:
     spec = blueprint.spec
     out: list[Diagnostic] = []
-    # v2beta1 reaches the workers over SSH.
-    sec = spec.security
-    non_root = (sec.runAsUser not in (None, 0)) or sec.runAsNonRoot
-    if non_root and (sec.sshAuthMountPath in (None, "/root/.ssh")):
-        key = "runAsUser" if sec.runAsUser not in (None, 0) else "runAsNonRoot"
-        out.append(error(doc.value_mark(("spec", "security", key)),
-                         f"spec.security.{key}: a non-root user cannot read SSH keys mounted at /root/.ssh; set "
-                         "spec.security.sshAuthMountPath to its ~/.ssh (the operator's images: "
-                         "/home/mpiuser/.ssh)"))
-    if spec.network.hostNetwork:
-        out.append(warning(doc.value_mark(("spec", "network", "hostNetwork")),
-                           "spec.network.hostNetwork: the workers' sshd shares the node's ports, where the node's "
-                           "own sshd has 22; the image's sshd must listen on another port (the operator's images "
-                           "use 2222, mpi-op#593)"))
+    host = pods.worker.host_network
+    if host.value is True:
+        out.append(warning(doc.value_mark(host.origin or ("spec", "network", "hostNetwork")),
+                           f"{host.where}: the workers' sshd shares the node's ports, where the node's own sshd has "
+                           "22; the image's sshd must listen on another port (the operator's images use 2222, "
+                           "mpi-op#593)"))
     worker_patch = spec.podTemplatePatch.worker.container
     if spec.mpiImplementation != "OpenMPI" and "readinessProbe" not in worker_patch:
         out.append(warning(doc.value_mark(("spec", "mpiImplementation")),

@@ -60,7 +60,23 @@ def kueue(api: str) -> tuple[Rule, ...]:
 
 # Kueue's RunWithPodSetsInfo merges into the template of every replica spec
 # (pkg/controller/jobs/mpijob/mpijob_controller.go, v0.19.2).
-ADMISSION = Admission((".spec.mpiReplicaSpecs[].template",), ("spec", "runPolicy", "suspend"), merge_patch=True)
+# The training-operator's kubeflow.org/v1 controller appends its kubectl-delivery init container
+# to the launcher's pod, with no securityContext (reference/mpi-operator.md, section 3.7:
+# TO@v1.9.0 newLauncher; the image is its --mpi-kubectl-delivery-image, default this one).
+KUBECTL_DELIVERY = {"name": "kubectl-delivery", "image": "kubeflow/kubectl-delivery:latest",
+                    "imagePullPolicy": "IfNotPresent"}
+
+
+def pod_additions(obj: dict, path: str) -> list[dict]:
+    """The init container the v1 controller adds to the launcher's pods."""
+    if obj.get("apiVersion") == V1 and path.endswith(f".{LAUNCHER}.template"):
+        return [dict(KUBECTL_DELIVERY)]
+    return []
+
+
+TEMPLATES = (".spec.mpiReplicaSpecs[].template",)
+ADMISSION = Admission(TEMPLATES, ("spec", "runPolicy", "suspend"), merge_patch=True)
 MPIJOB = Kind(GROUP, "MPIJob", "mpijobs", run=True, pods=pods, workers=workers, slots=slots, admission=ADMISSION,
-              kueue=kueue, schema=schema)
+              kueue=kueue, schema=schema, pod_templates=TEMPLATES,
+              pod_additions=pod_additions)
 KINDS = (MPIJOB,)

@@ -3,10 +3,11 @@ the operator's ConfigMap and kubectl volumes and mounts, and its label keys."""
 
 from __future__ import annotations
 
-from mpigen.errors import Diagnostic
+from mpigen.errors import Diagnostic, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
+from mpigen.render.effective import EffectivePods
 from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
 from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
 from mpigen.render.static.launcher import OPERATOR_ENV_NAMES
@@ -19,8 +20,24 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
                     labels=OPERATOR_LABEL_KEYS)
 
 
-def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
             + one_workload_only(doc, blueprint, "static")
-            + launcher_on_host_network(doc, blueprint, "the hostfile's <name>-launcher is itself; use the mpijob "
-                                                       "target or keep the launcher off the host network"))
+            + _root_workers(doc, pods)
+            + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
+                                                  "target or keep the launcher off the host network"))
+
+
+def _root_workers(doc: Document, pods: EffectivePods) -> list[Diagnostic]:
+    """kubexec.sh, the launcher's way into the workers, copies the job's hosts file into the
+    worker's /etc and appends it to /etc/hosts as the worker's user (mpigen.render.templates
+    kubexec.sh.j2, the operator's as it is): only root may, so a non-root worker fails the
+    first mpirun (the MPI Operator's issues #288 and #301)."""
+    worker = pods.worker
+    if not worker.non_root:
+        return []
+    return [error(worker.mark(doc, worker.identity, ("spec", "security", "runAsUser")),
+                  f"{worker.identity.where}: the static target reaches the workers with kubexec.sh, which writes "
+                  "the job's hosts into the worker's /etc/hosts and needs root there (MPI Operator issues #288, "
+                  "#301); run the workers as root here, or use --target jobset, --target trainjob or --target "
+                  "mpijob (with spec.security.sshAuthMountPath), whose workers run as a non-root user")]

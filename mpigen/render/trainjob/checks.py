@@ -4,14 +4,13 @@ TrainJob name too long for the JobSet it becomes, the container its MPI plugin n
 
 from __future__ import annotations
 
-from mpigen.compile.blueprint import compile_blueprint
-from mpigen.compile.mpijob import LAUNCHER, WORKER
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import name_room, run_suffix
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
-from mpigen.render.sshd import sshd_checks
+from mpigen.render.effective import EffectivePods
+from mpigen.render.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob.names import (NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
                                           TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME,
@@ -25,15 +24,15 @@ RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VO
                     mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR),
                     env=(*TRAINER_ENV_NAMES, OPENMPI4_AGENT, *SSH_ENV_NAMES, *NVIDIA_ENV))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check
-ROLE_PATHS = {WORKER: "worker", LAUNCHER: "launcher"}
 
 
-def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     runtime = blueprint.spec.runtime or options.own.default_runtime
     named = runtime is not None and runtime.named
-    out = [*_name_length(doc, blueprint, options), *_user(doc, blueprint), *_unsupported(doc, blueprint, named)]
+    out = [*_name_length(doc, blueprint, options), *_user(doc, pods),
+           *sshd_checks(doc, pods, blueprint.spec.ssh.port, "trainjob"), *_unsupported(doc, blueprint, named)]
     if named:
-        out += _not_patchable(doc, blueprint)
+        out += _not_patchable(doc, blueprint, pods)
     return out
 
 
@@ -55,19 +54,10 @@ def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[
                   f"most {room} characters")]
 
 
-def _user(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
-    """ssh-setup copies the key, which Kubernetes mounts as root's with mode 0640, for the
-    container's user: a non-root user reads it through its group (fsGroup)."""
-    sec = blueprint.spec.security
-    non_root = sec.runAsUser not in (None, 0) or (sec.runAsNonRoot and sec.runAsUser is None)
-    out = []
-    if non_root and sec.fsGroup is None:
-        where = ("spec", "security", "runAsUser" if sec.runAsUser is not None else "runAsNonRoot")
-        out.append(error(doc.value_mark(where),
-                         f"{'.'.join(where)}: a non-root user cannot read the SSH key the Trainer mounts (root's, "
-                         "mode 0640); set spec.security.fsGroup (for example to the user's number) so that its "
-                         "group can"))
-    return out + sshd_checks(doc, blueprint, non_root)
+def _user(doc: Document, pods: EffectivePods) -> list[Diagnostic]:
+    """ssh-setup copies the key, which Kubernetes mounts as root's with mode 0640, for each
+    pod's user as it will run: a non-root user reads it through its group (fsGroup)."""
+    return key_readers(doc, pods, "trainjob")
 
 
 def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagnostic]:
@@ -121,12 +111,12 @@ def _named_runtime(doc: Document, blueprint: Blueprint, refuse) -> None:
                "write the runtime (spec.runtime.emit)", key=True)
 
 
-def _not_patchable(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+def _not_patchable(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:
     """What the pods would need that a TrainJob's runtimePatches may not carry (the Trainer's
     PodSpecPatch), once per blueprint field that asks for it."""
-    job, found = compile_blueprint(blueprint), {}
-    for role, name in ROLE_PATHS.items():
-        pod = job.spec.mpiReplicaSpecs[role].template.get("spec", {})
+    found = {}
+    for effective in pods:
+        pod, name = effective.spec, effective.role
         for key in sorted(set(pod) - set(POD_FIELDS) - {"containers", "restartPolicy"}):
             found.setdefault(_pod_field_mark(doc, blueprint, name, key), {})[f"the {name} pod's {key}"] = "pod"
         main = pod["containers"][0]

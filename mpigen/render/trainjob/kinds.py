@@ -30,8 +30,10 @@ def _model(name: str) -> Callable[[str], type | None]:
 TRAINJOB = Kind(TRAINER_GROUP, "TrainJob", "trainjobs", run=True, pods=capacity.pods, workers=capacity.workers,
                 slots=capacity.slots, immutable=immutable_changes, kueue=every_version(JOB_RULES),
                 model=_model("TrainerV1alpha1TrainJob"))
+# A runtime's JobSet template: the Trainer makes each TrainJob's JobSet from it.
+RUNTIME_TEMPLATES = (".spec.template.spec.replicatedJobs[].template.spec.template",)
 TRAINING_RUNTIME = Kind(TRAINER_GROUP, "TrainingRuntime", "trainingruntimes",
-                        model=_model("TrainerV1alpha1TrainingRuntime"))
+                        model=_model("TrainerV1alpha1TrainingRuntime"), pod_templates=RUNTIME_TEMPLATES)
 CLUSTER_TRAINING_RUNTIME = Kind(TRAINER_GROUP, "ClusterTrainingRuntime", "clustertrainingruntimes", cluster_scoped=True,
-                                model=_model("TrainerV1alpha1ClusterTrainingRuntime"))
+                                model=_model("TrainerV1alpha1ClusterTrainingRuntime"), pod_templates=RUNTIME_TEMPLATES)
 KINDS = (TRAINJOB, TRAINING_RUNTIME, CLUSTER_TRAINING_RUNTIME)

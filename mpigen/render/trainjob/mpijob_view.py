@@ -28,6 +28,7 @@ from mpigen.load.document import Document, Loc, value_at
 from mpigen.render.additions import RANK_ENV_VOLUME
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV
 from mpigen.render.manifest_view import View, keep, named, without
+from mpigen.render.replicated import SSH_PORT_NAME
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
                                           PATCH_MANAGER, RUNTIME_KINDS, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT,
                                           TRAINER_API)
@@ -39,7 +40,6 @@ OPENMPI4_AGENT = "OMPI_MCA_plm_rsh_agent"
 ADDED_LAUNCHER_ENV = {OPENMPI4_AGENT, *NVIDIA_ENV, *(name for names in SSH_ENV.values() for name, _ in names)}
 NAMED_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}  # blueprint -> v2beta1's
-SSH_PORT_NAME = "ssh"
 ROLES = {NODE_JOB: "Worker", LAUNCHER_JOB: "Launcher"}  # a runtime's replicated jobs, as an MPIJob's replicas
 
 

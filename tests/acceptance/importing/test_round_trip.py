@@ -138,7 +138,7 @@ spec:
           containers:
           - name: mpi-worker
             image: example.com/train:1
-            securityContext: {runAsUser: 1000}
+            securityContext: {runAsGroup: 1000}
           - name: sidecar
             image: example.com/proxy:1
 """
@@ -149,16 +149,17 @@ def test_pod_and_container_fields_go_to_the_pod_template_patch(tmp_path):
     done = imported(tmp_path, LOSSY)
     spec = yaml.safe_load(done.stdout)["spec"]
     assert spec["podTemplatePatch"] == {"worker": {"pod": {"serviceAccountName": "trainer"},
-                                                   "container": {"securityContext": {"runAsUser": 1000}}}}
+                                                   "container": {"securityContext": {"runAsGroup": 1000}}}}
     (tmp_path / "bp.yaml").write_bytes(done.stdout)
     for args in ([], ["--target", "mpijob"]):
         objects = [o for o in yaml.safe_load_all(render(tmp_path / "bp.yaml", *args, cwd=tmp_path)) if o]
         pods = [o["spec"]["template"]["spec"] for o in objects if o["kind"] == "StatefulSet"] or [
             o["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"] for o in objects if o["kind"] == "MPIJob"]
         assert pods[0]["serviceAccountName"] == "trainer"
-        # merged into mpigen's least privilege; a non-root sshd needs no capability
-        assert pods[0]["containers"][0]["securityContext"] == {
-            "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "runAsUser": 1000}
+        # merged into mpigen's least privilege (which adds what a root sshd needs on mpijob)
+        context = pods[0]["containers"][0]["securityContext"]
+        assert (context["runAsGroup"], context["allowPrivilegeEscalation"], context["capabilities"]["drop"]) == (
+            1000, False, ["ALL"])
 
 
 @pytest.mark.parametrize("api", ["kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.org/v2beta1"])

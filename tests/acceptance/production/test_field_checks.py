@@ -99,7 +99,17 @@ CHECKS = [
                   »{key}: {value}
             """, ("hostNetwork: true\n  podTemplate", "hostNetwork: false\n  podTemplate"), "error",
             f"spec.podTemplatePatch.worker.pod.{key}")
-      for key, value in (("affinity", "{podAffinity: {}}"), ("hostNetwork", "true"), ("dnsPolicy", "Default"))],
+      for key, value in (("affinity", "{podAffinity: {}}"), ("dnsPolicy", "Default"))],
+    # A patch alone cannot put the workers on the node's network (mpigen.render.pod_checks):
+    # the one change is the patch's, whose field the blueprint's now writes alone.
+    check("patch-worker-hostNetwork-and-host-network", """
+          network:
+            hostNetwork: true
+          podTemplatePatch:
+            worker:
+              pod:
+                »hostNetwork: true
+          """, ("pod:\n        hostNetwork: true", "pod:\n        hostIPC: false"), "error", "spec.podTemplatePatch.worker.pod.hostNetwork"),
     check("patch-launcher-priority-class", """
           placement:
             launcher:

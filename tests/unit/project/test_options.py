@@ -79,6 +79,16 @@ def test_an_overlay_wins_over_mpigen_yaml_and_its_base_is_inherited():
                           "plain": TrainJobOptions(Runtime(name="from-config"))}
 
 
+def test_the_pod_security_level_from_mpigen_yaml_else_none_and_an_overlay_s_wins():
+    assert resolve(Flags(paths=("blueprints",)), print).options.pod_security is None
+    repository("podSecurity: baseline\n", strict="podSecurity: restricted\n", child="bases: [strict]\n",
+               plain="labels: {a: b}\n", open="podSecurity: privileged\n")
+    setup = resolve(Flags(), print)
+    assert setup.options.pod_security == "baseline"
+    assert {o.name: e.pod_security for o, e in zip(setup.overlays, setup.env_options)} == {
+        "strict": "restricted", "child": "restricted", "plain": "baseline", "open": "privileged"}
+
+
 def test_an_overlay_s_target_gets_its_own_options_typed():
     repository("mpijobApi: kubeflow.org/v1\n", mpi="target: mpijob\n", other="labels: {a: b}\n")
     setup = resolve(Flags(), print)

@@ -1,0 +1,165 @@
+"""The Pod Security level an environment's namespaces enforce, checked at render time on every
+pod template of the rendered objects (the kinds' `pod_templates` fact, mpigen.render.kinds),
+the targets' own additions included: each refused field an error at the blueprint field that
+set it (mpigen.render.pod_fields), or at the blueprint's path where none did, naming the
+targets whose own pods meet the level."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from typing import Any, Callable, Iterator
+
+from mpigen.compile.mpijob import MPIJob
+from mpigen.errors import Diagnostic, Mark, error
+from mpigen.formats.blueprint import Blueprint
+from mpigen.kube.pod_security import PRIVILEGED, Violation, violations
+from mpigen.load.document import Document, Loc, field_path
+from mpigen.render.pod_fields import causes
+from mpigen.render.sshd import root_capabilities
+from mpigen.render.target import Lifecycle, Options
+from mpigen.render.targets import TARGETS, kind_facts, render_job, target_checks
+
+DOCS = "docs/targets.md, Pod Security"
+# What the blueprint states to meet a control it leaves to the cluster's defaults.
+UNSET_FIX = {
+    "runAsNonRoot": "set spec.security.runAsNonRoot: true and a non-root spec.security.runAsUser",
+    "seccompProfile_restricted": "set spec.security.seccompProfile: {type: RuntimeDefault}",
+}
+
+
+def _walk(node: Any, steps: list[str], path: str) -> Iterator[tuple[str, Any]]:
+    """(path, value) of each node a jq path without filters (".a.b[].c") leads to."""
+    if not steps:
+        yield path, node
+        return
+    step, rest = steps[0], steps[1:]
+    key, each = (step[:-2], True) if step.endswith("[]") else (step, False)
+    if not isinstance(node, dict) or key not in node:
+        return
+    here, value = f"{path}.{key}".lstrip("."), node[key]
+    if not each:
+        yield from _walk(value, rest, here)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _walk(item, rest, f"{here}[{i}]")
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            yield from _walk(item, rest, f"{here}.{name}")
+
+
+def pod_templates(obj: dict) -> list[tuple[str, dict]]:
+    """(path, template) of every pod template of an object, where its kind says they are, with
+    what its controller adds to the pods."""
+    facts = kind_facts(obj.get("apiVersion", ""), obj.get("kind", ""))
+    found = []
+    for jq in facts.pod_templates if facts is not None else ():
+        steps = [s for s in jq.split(".") if s]
+        found += [(path, t) for path, t in _walk(obj, steps, "") if isinstance(t, dict)]
+    if facts is None or facts.pod_additions is None:
+        return found
+    return [(path, _with(t, facts.pod_additions(obj, path))) for path, t in found]
+
+
+def _with(template: dict, added: list[dict]) -> dict:
+    """The template as its pods run: with the init containers the controller appends."""
+    if not added:
+        return template
+    spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+    inits = spec.get("initContainers") if isinstance(spec.get("initContainers"), list) else []
+    return {**template, "spec": {**spec, "initContainers": [*inits, *added]}}
+
+
+def refused(objects: list[dict], options: Options) -> list[tuple[dict, str, dict, Violation]]:
+    """(object, template path, template, violation) of every pod field the level refuses."""
+    if options.pod_security in (None, PRIVILEGED):
+        return []
+    return [(obj, where, template, v) for obj in objects for where, template in pod_templates(obj)
+            for v in violations(template, options.pod_security, options.kube_version)]
+
+
+def _traced(doc: Document, template: dict, v: Violation) -> tuple[list[Loc], set[str]]:
+    """The blueprint fields that set a refused field, and the refused values none of them
+    writes (of a list, the entries the target adds; else all or nothing)."""
+    bad = {part.strip() for part in v.value.split(",")}
+    found = causes(doc, template, v.path, bad)
+    written = [doc.get(loc) for loc in found]
+    if found and not all(isinstance(w, list) for w in written):
+        return found, set()
+    return found, bad - {str(value) for w in written for value in w}
+
+
+def _own_problems(objects: list[dict], options: Options, doc: Document) -> list[Violation]:
+    """The refused fields (or list entries) no blueprint field set: the target's own, or the
+    cluster's defaults."""
+    return [v for obj, where, template, v in refused(objects, options) if _traced(doc, template, v)[1]]
+
+
+def meeting_targets(job: MPIJob, doc: Document, blueprint: Blueprint, options: Options,
+                    lifecycle: Lifecycle) -> list[str]:
+    """The targets that take the blueprint and whose own additions meet the level."""
+    out = []
+    for name in TARGETS:
+        here = replace(options, target=name, own=None)
+        if any(d.severity == "error" for d in target_checks(doc, blueprint, job, here)):
+            continue
+        own = _own_problems(render_job(job, here, lifecycle), here, doc)
+        if all(v.control in UNSET_FIX and v.value == "unset" for v in own):
+            out.append(name)
+    return out
+
+
+def _where(obj: dict, where: str) -> str:
+    return f"the pods of {obj['kind']} {obj['metadata']['name']} ({where})"
+
+
+def _own_hint(v: Violation, rest: set[str]) -> str:
+    """Why a target writes what it does, where mpigen knows."""
+    if v.control.startswith("capabilities") and rest <= set(root_capabilities(1)):
+        return "; they are what a root sshd needs (docs/ssh.md): a non-root spec.security.runAsUser needs none"
+    return ""
+
+
+class _Report:
+    """The diagnostics of one job's render, one per blueprint field (or target field) and control."""
+
+    def __init__(self, options: Options, doc: Document, meeting: Callable[[], list[str]]):
+        self.options, self.doc, self.meeting = options, doc, meeting
+        self.out: dict[tuple[Mark, str], Diagnostic] = {}
+
+    def head(self, obj: dict, where: str, v: Violation, value: str) -> str:
+        return (f"the namespace's Pod Security level {self.options.pod_security} (Kubernetes "
+                f"{self.options.kube_version}, control {v.control}) refuses {v.path} = {value} in "
+                f"{_where(obj, where)} (allowed: {v.allowed})")
+
+    def add(self, mark: Mark, key: str, message: str) -> None:
+        self.out.setdefault((mark, key), error(mark, message))
+
+    def violation(self, obj: dict, where: str, template: dict, v: Violation) -> None:
+        found, rest = _traced(self.doc, template, v)
+        for loc in found:
+            mark = self.doc.value_mark(loc)
+            self.add(mark, field_path(loc), f"{field_path(loc)}: {self.head(obj, where, v, v.value)}")
+        if not rest:
+            return
+        mark, head = Mark(self.doc.path), self.head(obj, where, v, ", ".join(sorted(rest)) if found else v.value)
+        if v.value == "unset" and v.control in UNSET_FIX:
+            self.add(mark, v.control, f"{head}: {UNSET_FIX[v.control]}")
+            return
+        level, target = self.options.pod_security, self.options.target
+        others = [t if t != target else f"{t} with its default options" for t in self.meeting()]
+        hint = (f"the targets whose own pods meet it with this blueprint: {', '.join(others)}" if others
+                else "no target's own pods meet it with this blueprint")
+        self.add(mark, f"{v.control}:{v.path}", f"{head}; target {target} (or the controller it renders for) "
+                                                f"writes this itself and cannot meet {level}{_own_hint(v, rest)}; "
+                                                f"{hint} ({DOCS})")
+
+
+def pod_security_problems(objects: list[dict], options: Options, doc: Document, blueprint: Blueprint,
+                          job: MPIJob, lifecycle: Lifecycle) -> list[Diagnostic]:
+    """Every pod field of the rendered objects the environment's Pod Security level refuses, an
+    error at the blueprint field that set it, else at the blueprint's path."""
+    report = _Report(options, doc, cache(lambda: meeting_targets(job, doc, blueprint, options, lifecycle)))
+    for obj, where, template, v in refused(objects, options):
+        report.violation(obj, where, template, v)
+    return list(report.out.values())
