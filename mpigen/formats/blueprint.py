@@ -138,7 +138,11 @@ class Spec(Model):
     network: Network = Field(default_factory=Network, description="Host network, RDMA devices, secondary networks.")
     scheduling: Scheduling = Field(default_factory=Scheduling, description="Gang scheduling and Kueue queueing.")
     security: Security = Field(default_factory=Security, description="Identity and privileges of the containers.")
-    ssh: SSH = Field(default_factory=SSH, description="Target jobset: how the launcher reaches the workers over SSH.")
+    ssh: SSH = Field(default_factory=SSH,
+                     description="Target jobset: how the launcher reaches the workers over SSH. Targets jobset and "
+                                 "trainjob need OpenSSH in the image: the server at /usr/sbin/sshd, the client ssh "
+                                 "and (jobset, unless keygenImage) ssh-keygen; the rendered scripts stop naming a "
+                                 "missing one (docs/ssh.md).")
     runtime: Optional[Runtime] = Field(
         None, description="Target trainjob: the Kubeflow Trainer runtime the TrainJob references (default: "
                           "mpigen.yaml's trainingRuntime, else a TrainingRuntime mpigen writes from the blueprint).")
