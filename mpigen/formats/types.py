@@ -9,7 +9,7 @@ from pydantic_core import PydanticCustomError
 
 from mpigen.formats.patterns import ABSOLUTE_PATH, ENV_NAME, QUANTITY
 from mpigen.kube.image import IMAGE, MAX_LENGTH, image_problem
-from mpigen.kube.names import LABEL_VALUE, QUALIFIED_NAME, qualified_name_lengths_problem
+from mpigen.kube.names import LABEL_VALUE, QUALIFIED_NAME, qualified_name_lengths_problem, resource_name_problem
 from mpigen.kube.quantity import range_problem
 
 # The GitOps profiles an overlay, mpigen.yaml or --gitops may name (mpigen.render.gitops).
@@ -67,6 +67,15 @@ def _qualified_name(value: str) -> str:
     return value
 
 
+def _resource_name(value: str) -> str:
+    """What the pattern cannot say of a resource name: the lengths of its parts, and an extended
+    resource's rules (mpigen.kube.names.resource_name_problem)."""
+    problem = resource_name_problem(value)
+    if problem:
+        raise PydanticCustomError("resource_name", problem)
+    return value
+
+
 ImageReference = Annotated[str, Field(pattern=IMAGE, min_length=1, max_length=MAX_LENGTH), AfterValidator(_image_reference)]
 Quantity = Annotated[
     str,
@@ -76,7 +85,7 @@ Quantity = Annotated[
     WithJsonSchema({"anyOf": [{"type": "string", "pattern": QUANTITY, "maxLength": 64},
                               {"type": "integer", "minimum": 0}, {"type": "number", "minimum": 0}]}),
 ]
-ResourceName = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=253)]
+ResourceName = Annotated[str, Field(pattern=QUALIFIED_NAME, max_length=253), AfterValidator(_resource_name)]
 RunName = Annotated[
     str,
     BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),

@@ -70,6 +70,33 @@ def qualified_name_lengths_problem(key: str) -> str | None:
     return None
 
 
+# k8s.io/kubernetes pkg/apis/core/helper/helpers.go (commit 00010901c746f9ad7ae204b123615c2880d6f2fd,
+# as in every release since v1.8): IsExtendedResourceName takes a name outside the
+# kubernetes.io domain that does not start with `requests.` and whose quota name
+# `requests.<name>` is a qualified name, so the prefix has room for the 9 characters of
+# `requests.`; pkg/apis/core/validation/validation.go validateContainerResourceName refuses a
+# container resource with a prefix that is not one ("doesn't follow extended resource name standard").
+QUOTA_REQUESTS_PREFIX = "requests."
+MAX_EXTENDED_RESOURCE_PREFIX = MAX_QUALIFIED_NAME_PREFIX - len(QUOTA_REQUESTS_PREFIX)
+
+
+def resource_name_problem(name: str) -> str | None:
+    """Why the API server refuses a container resource name (already of QUALIFIED_NAME's form), or
+    None: the lengths of IsQualifiedName, and an extended resource's rules (IsExtendedResourceName)."""
+    problem = qualified_name_lengths_problem(name)
+    if problem is not None or "/" not in name or "kubernetes.io/" in name:
+        return problem  # a name without a prefix, or in kubernetes.io, is Kubernetes' own
+    prefix = name.rpartition("/")[0]
+    if name.startswith(QUOTA_REQUESTS_PREFIX):
+        return (f"{name!r} is not an extended resource name: one may not start with {QUOTA_REQUESTS_PREFIX!r} "
+                "(the API server keeps that for quotas); remove it")
+    if len(prefix) > MAX_EXTENDED_RESOURCE_PREFIX:
+        return (f"{name!r} is not an extended resource name: its prefix {prefix[:20] + '...'!r} has {len(prefix)} "
+                f"characters, at most {MAX_EXTENDED_RESOURCE_PREFIX} are allowed (the API server's quota name "
+                f"{QUOTA_REQUESTS_PREFIX + '<name>'!r} must be a qualified name); shorten the prefix")
+    return None
+
+
 def unprintable(text: str) -> str | None:
     """The first character of text that cannot be shown as it is (control and format
     characters, line separators, undecodable bytes), written as an escape; else None."""

@@ -138,3 +138,37 @@ def test_a_hostfile_configmap_just_under_one_mebibyte_is_rendered(tmp_path):
     (tmp_path / "edge.yaml").write_text(text)
     done = run_mpigen("render", "edge.yaml", "--stdout", "--target", "jobset", cwd=tmp_path, env=env())
     assert done.returncode == 0, done.stderr
+
+
+# --- resource names: IsQualifiedName's lengths, and the extended-resource rules ------------
+
+LONG_RESOURCE_PART = "example.com/" + "g" * 64
+LONG_EXTENDED_PREFIX = "a" * 245 + "/x"  # a qualified name (prefix <= 253), but `requests.` + it is not
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@pytest.mark.parametrize("edit, name, field", [
+    (("    worker: {cpu: 2, memory: 4Gi}\n", f"    worker: {{cpu: 2, memory: 4Gi, {LONG_RESOURCE_PART}: 1}}\n"),
+     LONG_RESOURCE_PART, "its name part"),
+    (("  workers: 2\n", f"  workers: 2\n  gpusPerWorker: 1\n  gpuResource: {LONG_RESOURCE_PART}\n"),
+     LONG_RESOURCE_PART, "its name part"),
+    (("  workers: 2\n", f"  workers: 2\n  network:\n    rdma: {{resource: {LONG_EXTENDED_PREFIX}}}\n"),
+     LONG_EXTENDED_PREFIX, "at most 244"),
+    (("  workers: 2\n", "  workers: 2\n  gpusPerWorker: 1\n  gpuResource: requests.nvidia.com/gpu\n"),
+     "requests.nvidia.com/gpu", "may not start with 'requests.'"),
+], ids=["resources.worker", "gpuResource", "rdma.resource", "requests. prefix"])
+def test_a_resource_name_the_api_server_refuses_is_refused_at_its_line(target, edit, name, field, tmp_path):
+    """k8s.io/kubernetes pkg/apis/core/validation/validation.go validateContainerResourceName:
+    IsQualifiedName (a name part of at most 63 characters), and for a domain-prefixed resource
+    IsExtendedResourceName (pkg/apis/core/helper/helpers.go): no `requests.` in front, and
+    `requests.<name>` a qualified name, so a prefix of at most 253 - 9 characters."""
+    text = MNIST.read_text().replace(*edit)
+    assert text != MNIST.read_text()
+    (tmp_path / "bad.yaml").write_text(text)
+    line, column = pos(text, name)
+    for command in (["validate", "bad.yaml"], ["render", "bad.yaml", "--stdout"]):
+        done = run_mpigen(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), done.stderr
+        assert repr(name) in done.stderr and field in done.stderr and "Traceback" not in done.stderr
+        assert done.stdout == ""
