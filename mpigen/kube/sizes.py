@@ -1,15 +1,29 @@
-"""The sizes the API server counts of an object against a limit of its own kind.
+"""The sizes the API server counts of an object against a limit of its own kind, and the
+size etcd is asked to store.
 
 A ConfigMap's data: k8s.io/kubernetes pkg/apis/core/validation/validation.go
 ValidateConfigMap sums len(value) (bytes: Go's len of a string is its UTF-8 length) over
 `data` and `binaryData` and refuses the object when the total is over core.MaxSecretSize,
 `MaxSecretSize = 1 * 1024 * 1024` in pkg/apis/core/types.go (the message: "may not exceed
-1048576 bytes")."""
+1048576 bytes").
+
+Any object: the API server stores it in etcd with one request, which etcd refuses over its
+--max-request-bytes, by default `DefaultMaxRequestBytes = 1.5 * 1024 * 1024` (etcd v3.5.11
+server/embed/config.go; etcd.io/docs "System limits": "By default, the maximum size of any
+request is 1.5 MiB"); the API server then answers the create with an error, "etcdserver:
+request is too large" (kubernetes/kubernetes issues #74600, #112152). A custom resource is
+stored as JSON; Kubernetes' own kinds as protobuf, in which every string is written whole.
+What mpigen counts is a lower bound of the request: the object as it sends it, without the
+metadata the API server adds (uid, managedFields, ...)."""
 
 from __future__ import annotations
 
+import json
+
 # k8s.io/kubernetes pkg/apis/core/types.go: MaxSecretSize, which ValidateConfigMap also applies.
 MAX_CONFIG_MAP_DATA = 1024 * 1024
+# etcd server/embed/config.go (v3.5.11): DefaultMaxRequestBytes, etcd's --max-request-bytes default.
+MAX_ETCD_REQUEST = 1536 * 1024
 
 
 def base64_decoded_length(text: str) -> int:
@@ -24,3 +38,23 @@ def config_map_data_size(obj: dict) -> int:
     binary = obj.get("binaryData") or {}
     return (sum(len(v.encode("utf-8")) for v in data.values() if isinstance(v, str))
             + sum(base64_decoded_length(v) for v in binary.values() if isinstance(v, str)))
+
+
+def stored_size(obj: dict, as_json: bool) -> int:
+    """At least the bytes of the request that stores the object in etcd: its compact JSON (a
+    custom resource: Go's encoder writes no less), or the UTF-8 bytes of its string values
+    (protobuf, which writes each whole; a field's name is a number there, and the keys of a
+    map, which it writes too, are left out of this bound)."""
+    if as_json:
+        return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+    return _string_bytes(obj)
+
+
+def _string_bytes(value: object) -> int:
+    if isinstance(value, str):
+        return len(value.encode("utf-8"))
+    if isinstance(value, dict):
+        return sum(_string_bytes(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_string_bytes(v) for v in value)
+    return 0

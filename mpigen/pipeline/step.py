@@ -25,6 +25,7 @@ from mpigen.kube.pod_security import PRIVILEGED
 from mpigen.load.blueprints import load_files
 from mpigen.load.document import Document
 from mpigen.overlay.apply import Usage, apply, with_namespace
+from mpigen.pipeline.oversize import size_errors, size_marks
 from mpigen.pipeline.results import DocResult, FileResult, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import Lifecycle, Options
@@ -46,7 +47,7 @@ class _Pending:
     job: MPIJob  # compiled once: the checks judge its pods, the target renders it
     source: str
     env: Environment
-    workers_mark: Mark  # where an object too large for the API server is reported: the workers make it so
+    size_marks: dict[str, Mark]  # where an object too large for the cluster is reported (mpigen.pipeline.oversize)
     doc: Document | None = None  # kept where the pods are checked against a Pod Security level
 
 
@@ -138,7 +139,7 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic],
     result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
     result.name_mark = patched.value_mark(("metadata", "name"))
     checked = env.options is not None and env.options.pod_security not in (None, PRIVILEGED)
-    pending = _Pending(blueprint, job, patched.path, env, patched.value_mark(("spec", "workers")),
+    pending = _Pending(blueprint, job, patched.path, env, size_marks(patched),
                        patched if checked else None) if render else None
     return _Validated(result, pending)
 
@@ -151,7 +152,7 @@ def _render(pending: _Pending) -> tuple[list[RenderedObject], list[Diagnostic]]:
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
     job = pending.job
     objects = render_job(job, options, lifecycle)
-    refused = [Diagnostic(pending.workers_mark, f"spec.workers: {problem}") for problem in oversized(objects)]
+    refused = size_errors(oversized(objects), blueprint, pending.size_marks, pending.source)
     if pending.doc is not None:
         refused += pod_security_problems(objects, options, pending.doc, blueprint, job, lifecycle)
     if refused:

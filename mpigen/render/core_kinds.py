@@ -12,7 +12,7 @@ from mpigen.kube import immutable, workloads
 from mpigen.kube.kueue_immutable import BATCH_JOB_RULES, STATEFULSET_RULES
 from mpigen.kube.sizes import MAX_CONFIG_MAP_DATA, config_map_data_size
 from mpigen.kube.values import equal, get, whole_number
-from mpigen.render.kinds import Admission, Find, Kind, Pods, every_version
+from mpigen.render.kinds import Admission, Find, Kind, Pods, SizeLimit, every_version
 
 RBAC = "rbac.authorization.k8s.io"
 WORKER_ROLE = "worker"  # the operator's mpi_role_type of the workers (mpigen.render.names.role_labels)
@@ -49,6 +49,11 @@ def _stateful_set_workers(obj: dict, find: Find) -> int:
     return whole_number(get(obj, "spec", "replicas"), default=1)
 
 
+# The ConfigMaps of a job that grow are the hostfiles, mpigen's and the controllers': a line a worker.
+HOSTFILE_SIZE = SizeLimit(config_map_data_size, MAX_CONFIG_MAP_DATA, "spec.workers",
+                          "every worker is a line of its hostfile: lower spec.workers or shorten the job's name")
+
+
 def _template_changes(old: dict, new: dict) -> bool:
     """A new pod template: the controller's rolling update replaces the pods."""
     return not equal(get(old, "spec", "template"), get(new, "spec", "template"))
@@ -70,7 +75,7 @@ KUBERNETES = (
     Kind("apps", "DaemonSet", "daemonsets", immutable=immutable.selector, pod_templates=TEMPLATE),
     Kind("", "Service", "services", immutable=immutable.service),
     Kind("", "ConfigMap", "configmaps", slots=_config_map_slots, immutable=immutable.config_map,
-         size=config_map_data_size, size_limit=MAX_CONFIG_MAP_DATA),
+         size_limit=HOSTFILE_SIZE),
     Kind("", "Secret", "secrets", immutable=immutable.secret),
     Kind("", "PersistentVolumeClaim", "persistentvolumeclaims", immutable=immutable.persistent_volume_claim),
     Kind("", "ServiceAccount", "serviceaccounts"),

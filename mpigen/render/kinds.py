@@ -1,8 +1,8 @@
 """What mpigen knows of one kind of object it renders (Kind): its REST resource, whether it
 is a run, the pods, GPUs, MPI slots and workers it asks of the cluster, the fields the API
 server refuses to change, the labels Kueue's webhook refuses to change, where Kueue writes
-into it at admission, the schema or model it is validated against, the size the API
-server allows it, and where its pod templates are.
+into it at admission, the schema or model it is validated against, the size the API server
+allows it, where its pod templates are, and the objects its controller creates from it.
 
 `mpigen diff` and `validate --server` read these facts through the table of
 mpigen.render.targets (Kubernetes' own kinds, mpigen.render.core_kinds, and each target's),
@@ -32,6 +32,19 @@ class Admission:
     templates: tuple[str, ...]
     suspend: tuple[str, ...]
     merge_patch: bool = False
+
+
+@dataclass(frozen=True)
+class SizeLimit:
+    """A limit of a kind's own on what the API server counts of an object (mpigen.kube.sizes),
+    over which it refuses the object; and, in a blueprint's words, what makes an object of the
+    kind that large in a job: the field it grows with (where the error is reported) and how to
+    make it smaller."""
+
+    size: Callable[[dict], int]
+    limit: int
+    field: str  # a blueprint field, e.g. spec.workers
+    advice: str
 
 
 # Another object of the same render: (API group, kind, namespace, name) -> the object, or
@@ -75,10 +88,13 @@ class Kind:
     # apiVersion -> the pydantic model of the object (imported only when called: its
     # package is needed by validation alone), or None for another version.
     model: Callable[[str], type | None] | None = None
-    # What the API server counts of the object against a limit of the kind's own (a
-    # ConfigMap's data), and that limit (mpigen.kube.sizes): over it, the object is refused.
-    size: Callable[[dict], int] | None = None
-    size_limit: int = 0
+    # A limit of the kind's own on the object's size (a ConfigMap's data): over it, the
+    # object is refused (mpigen.render.targets.oversized).
+    size_limit: SizeLimit | None = None
+    # The objects its controller creates from it, as the controller writes them, where the
+    # object decides their content (the hostfile ConfigMap an MPIJob's operator writes): over
+    # their kinds' limits, the controller fails to create them and the job never starts.
+    creates: Callable[[dict, Find], list[dict]] | None = None
     # The jq paths of the pod templates it holds, of the pods it or its controller makes,
     # suspended or not: what the namespace's Pod Security level is checked on.
     pod_templates: tuple[str, ...] = ()

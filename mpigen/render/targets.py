@@ -7,18 +7,20 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import reduce
 from operator import add
+from typing import NamedTuple
 
 from mpigen.compile.reserved import RESERVED as COMPILED
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
+from mpigen.kube.sizes import MAX_ETCD_REQUEST, stored_size
 from mpigen.load.document import Document
 from mpigen.render.checks import RESERVED as ADDED, profile_checks
 from mpigen.render.admission import reapplied_safely
 from mpigen.render.core_kinds import KUBERNETES
 from mpigen.render.effective import effective_pods
 from mpigen.render.jobset.target import JOBSET
-from mpigen.render.kinds import Kind, group_of
+from mpigen.render.kinds import Find, Kind, group_of
 from mpigen.render.mpijob.target import MPIJOB
 from mpigen.render.pod_checks import pod_checks
 from mpigen.render.static.target import STATIC
@@ -35,6 +37,10 @@ RESERVED = reduce(add, (*(target.reserved for target in TARGETS.values()), COMPI
 APPLIED_FIRST = tuple(kind for target in TARGETS.values() for kind in target.applied_first)
 # What `mpigen import` reads, for loading to tell (mpigen.load.blueprints.Importable).
 IMPORTABLE = {t.importer.kind: (t.importer.group, t.importer.article) for t in TARGETS.values() if t.importer}
+# Every kind a render may hold, by (API group, kind): Kubernetes' own and each target's.
+KINDS = {(kind.group, kind.kind): kind for kind in (*KUBERNETES, *(k for t in TARGETS.values() for k in t.kinds))}
+# The targets' own kinds are custom resources, which the API server stores as JSON.
+CUSTOM_RESOURCES = frozenset((k.group, k.kind) for t in TARGETS.values() for k in t.kinds)
 
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:
@@ -53,20 +59,59 @@ def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()
     return objects
 
 
-def oversized(objects: list[dict]) -> list[str]:
-    """Why the API server would refuse each object whose kind has a size limit (the table of
-    kinds' `size` fact) that the object is over; one pass over what it counts."""
+class TooLarge(NamedTuple):
+    """An object the cluster would refuse for its size: the blueprint field that makes it so
+    ("" where no one field does: the caller names the largest), and why."""
+
+    field: str
+    problem: str
+
+
+def oversized(objects: list[dict]) -> list[TooLarge]:
+    """Why the cluster would refuse each object of a render, or one its controller creates from
+    one (the table of kinds' `creates` fact), for its size: over a limit of its kind's own (its
+    `size_limit` fact), or over what etcd stores in one request (mpigen.kube.sizes). One pass over
+    what each counts."""
+    find = finder(objects)
     problems = []
     for obj in objects:
+        problems += _too_large(obj, "", "")
         facts = kind_facts(obj["apiVersion"], obj["kind"])
-        if facts is None or facts.size is None:
-            continue
-        size = facts.size(obj)
-        if size > facts.size_limit:
-            problems.append(f"the {obj['kind']} {obj['metadata']['name']} would hold {size:,} bytes, over the API "
-                            f"server's limit of {facts.size_limit:,} bytes for its kind, and the cluster would refuse "
-                            "it; lower spec.workers (every worker is a line of its hostfile) or shorten the job's name")
+        if facts is not None and facts.creates is not None:
+            creator = f"the {obj['kind']} {obj['metadata']['name']}"
+            for made in facts.creates(obj, find):
+                problems += _too_large(made, f" that the controller of {creator} creates",
+                                       f"; the controller fails to create it, and {creator} never starts")
     return problems
+
+
+def _too_large(obj: dict, made_by: str, consequence: str) -> list[TooLarge]:
+    facts = kind_facts(obj["apiVersion"], obj["kind"])
+    named = f"the {obj['kind']} {obj['metadata']['name']}{made_by}"
+    limit = facts.size_limit if facts is not None else None
+    if limit is not None and (size := limit.size(obj)) > limit.limit:
+        return [TooLarge(limit.field, f"{named} would hold {size:,} bytes, over the API server's limit of "
+                                      f"{limit.limit:,} bytes for its kind, and the cluster would refuse it"
+                                      f"{consequence}; {limit.advice}")]
+    custom = (group_of(obj["apiVersion"]), obj["kind"]) in CUSTOM_RESOURCES
+    size = stored_size(obj, as_json=True)  # never less than its strings: one pass in C, and most objects fit
+    if size > MAX_ETCD_REQUEST and not custom:
+        size = stored_size(obj, as_json=False)
+    if size > MAX_ETCD_REQUEST:
+        counted = "its JSON, as a custom resource is stored" if custom else "its strings alone"
+        return [TooLarge("", f"{named} would take at least {size:,} bytes to store ({counted}), over etcd's "
+                             f"request limit of {MAX_ETCD_REQUEST:,} bytes (its --max-request-bytes default), and "
+                             f"the API server would fail to create it (\"etcdserver: request is too large\")"
+                             f"{consequence}")]
+    return []
+
+
+def finder(objects: list[dict]) -> Find:
+    """The lookup of an object of the render by (API group, kind, namespace, name)."""
+    index = {(group_of(o["apiVersion"]), o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]): o
+             for o in objects}
+    return lambda group, kind, namespace, name: index.get((group, kind, namespace, name)) or index.get(
+        (group, kind, "", name))
 
 
 def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Options) -> list[Diagnostic]:
@@ -84,8 +129,6 @@ def with_own_defaults(options: Options) -> Options:
     return replace(options, own=TARGETS[options.target].options.build({}))
 
 
-# Every kind a render may hold, by (API group, kind): Kubernetes' own and each target's.
-KINDS = {(kind.group, kind.kind): kind for kind in (*KUBERNETES, *(k for t in TARGETS.values() for k in t.kinds))}
 
 
 def kind_facts(api_version: str, kind: str) -> Kind | None:

@@ -3,7 +3,8 @@ operator makes its launcher), whose replica specs are its pods (the Launcher's r
 default to 1, the Worker's to 0), whose Worker replicas are its workers, each with
 slotsPerWorker slots (the operator's default 1); a suspended MPIJob runs nothing; Kueue
 manages a v2beta1 one. Its schema is the CustomResourceDefinition mpigen generates
-(mpigen.render.mpijob.crd) for v2beta1 and v1."""
+(mpigen.render.mpijob.crd) for v2beta1 and v1. Its operator creates the ConfigMap
+mpigen.render.mpijob.config writes."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER
 from mpigen.kube.kueue_immutable import JOB_RULES, Rule
 from mpigen.kube.values import get, mapping, whole_number
 from mpigen.render.kinds import Admission, Find, Kind, Pods
+from mpigen.render.mpijob.config import operator_config_map
 from mpigen.render.mpijob.crd import new_crd
 
 GROUP = "kubeflow.org"
@@ -78,5 +80,5 @@ TEMPLATES = (".spec.mpiReplicaSpecs[].template",)
 ADMISSION = Admission(TEMPLATES, ("spec", "runPolicy", "suspend"), merge_patch=True)
 MPIJOB = Kind(GROUP, "MPIJob", "mpijobs", run=True, pods=pods, workers=workers, slots=slots, admission=ADMISSION,
               kueue=kueue, schema=schema, pod_templates=TEMPLATES,
-              pod_additions=pod_additions)
+              pod_additions=pod_additions, creates=operator_config_map)
 KINDS = (MPIJOB,)

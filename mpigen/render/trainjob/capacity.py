@@ -58,7 +58,7 @@ def _jobs(trainjob: dict, runtime: dict | None) -> list[tuple[str, int, dict]]:
     out = []
     for job in jobs if isinstance(jobs, list) else []:
         job = mapping(job)
-        count, replicas = _count(job, trainer, policy)
+        count, replicas = job_pods(job, trainer, policy)
         pod = mapping(get(job, "template", "spec", "template", "spec"))
         ancestor = get(job, "template", "metadata", "labels", ANCESTOR_LABEL)
         trainer_job = ancestor == ANCESTOR_TRAINER and policy is not None
@@ -68,7 +68,7 @@ def _jobs(trainjob: dict, runtime: dict | None) -> list[tuple[str, int, dict]]:
     return out
 
 
-def _count(job: dict, trainer: dict, policy: dict | None) -> tuple[int, int]:
+def job_pods(job: dict, trainer: dict, policy: dict | None) -> tuple[int, int]:
     """(pods of one Job, Jobs) of a runtime's replicated job in the TrainJob's JobSet. With
     the MPI policy the trainer job (the launcher) runs mlPolicy.numNodes pods and job `node`
     trainer.numNodes, one fewer when the launcher is a node; with another policy the trainer
@@ -117,10 +117,10 @@ def slots(trainjob: dict, find: Find) -> int:
         return 0
     counts = {name: count for name, count, _ in _jobs(trainjob, runtime)}
     hosts = counts.get(NODE_JOB, 0) + (counts.get(LAUNCHER_JOB, 0) if mpi.get("runLauncherAsNode") is True else 0)
-    return hosts * _procs_per_node(trainer, mpi, runtime)
+    return hosts * procs_per_node(trainer, mpi, runtime)
 
 
-def _procs_per_node(trainer: dict, mpi: dict, runtime: dict | None) -> int:
+def procs_per_node(trainer: dict, mpi: dict, runtime: dict | None) -> int:
     """trainer.numProcPerNode, else the runtime's (default 1); a 1 becomes the GPUs of one
     node when there are more (the Trainer reads resourcesPerNode, else the runtime's node)."""
     if trainer.get("numProcPerNode") is not None:

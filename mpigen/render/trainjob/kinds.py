@@ -2,8 +2,9 @@
 a TrainJob is a run (the Trainer makes its JobSet), whose pods, workers and slots are worked
 out through the runtime it references (mpigen.render.trainjob.capacity), and whose immutable
 fields are mpigen.render.trainjob.immutable's, with Kueue's rules of a job (its trainjob
-integration); a TrainingRuntime (namespaced) and a ClusterTrainingRuntime run nothing by
-themselves. Each is validated with kubeflow-trainer-api's model of it."""
+integration), and whose hostfile ConfigMap the Trainer creates (mpigen.render.trainjob.hostfile);
+a TrainingRuntime (namespaced) and a ClusterTrainingRuntime run nothing by themselves. Each is
+validated with kubeflow-trainer-api's model of it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Callable
 from mpigen.kube.kueue_immutable import JOB_RULES
 from mpigen.render.kinds import Kind, every_version
 from mpigen.render.trainjob import capacity
+from mpigen.render.trainjob.hostfile import trainer_hostfile
 from mpigen.render.trainjob.immutable import immutable_changes
 from mpigen.render.trainjob.names import TRAINER_API, TRAINER_GROUP
 
@@ -29,7 +31,7 @@ def _model(name: str) -> Callable[[str], type | None]:
 
 TRAINJOB = Kind(TRAINER_GROUP, "TrainJob", "trainjobs", run=True, pods=capacity.pods, workers=capacity.workers,
                 slots=capacity.slots, immutable=immutable_changes, kueue=every_version(JOB_RULES),
-                model=_model("TrainerV1alpha1TrainJob"))
+                model=_model("TrainerV1alpha1TrainJob"), creates=trainer_hostfile)
 # A runtime's JobSet template: the Trainer makes each TrainJob's JobSet from it.
 RUNTIME_TEMPLATES = (".spec.template.spec.replicatedJobs[].template.spec.template",)
 TRAINING_RUNTIME = Kind(TRAINER_GROUP, "TrainingRuntime", "trainingruntimes",

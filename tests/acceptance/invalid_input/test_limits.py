@@ -114,22 +114,63 @@ def test_a_qualified_name_with_a_part_too_long_is_refused_at_its_line(target, ed
 
 # --- object sizes: a ConfigMap's data over the API server's 1 MiB ---------------------------
 
-@pytest.mark.parametrize("target, workers", [("static", 20_000), ("jobset", 11_000)])
-def test_a_hostfile_configmap_over_one_mebibyte_is_refused_at_spec_workers(target, workers, tmp_path):
+@pytest.mark.parametrize("target, workers, made_by", [
+    ("static", 20_000, ""), ("jobset", 11_000, ""),
+    ("mpijob", 5_000, " that the controller of the MPIJob"),
+    ("mpijob --mpijob-api kubeflow.org/v1", 10_000, " that the controller of the MPIJob"),
+    ("trainjob", 11_000, " that the controller of the TrainJob"),
+], ids=["static", "jobset", "mpijob-v2beta1", "mpijob-v1", "trainjob"])
+def test_a_hostfile_configmap_over_one_mebibyte_is_refused_at_spec_workers(target, workers, made_by, tmp_path):
     """k8s.io/kubernetes pkg/apis/core/validation ValidateConfigMap: the data's values total at
     most core.MaxSecretSize (1 MiB). 11,000 workers of a 40-character job gave the jobset
-    target's ConfigMap 1,145,324 bytes of data, and the static target's hostfile 61 bytes a worker."""
+    target's ConfigMap 1,145,324 bytes of data, and the static target's hostfile 61 bytes a worker;
+    the ConfigMaps the controllers create, which mpigen does not write, hold their hostfiles: the
+    MPI Operator's (v2beta1: a line of about 110 bytes a worker in the hostfile and one in
+    discover_hosts.sh; v1: about 120 in all), the Trainer's (about 100 bytes a worker)."""
     name = "a" * 40
     text = MNIST.read_text().replace("  name: tensorflow-mnist\n", f"  name: {name}\n")
     text = text.replace("  workers: 2\n", f"  workers: {workers}\n")
     (tmp_path / "big.yaml").write_text(text)
     line, column = pos(text, f"{workers}\n")
     for command in (["render", "big.yaml", "-o", "out"], ["render", "big.yaml", "--stdout"]):
-        done = run_mpigen(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
+        done = run_mpigen(*command, "--target", *target.split(), cwd=tmp_path, env=env(), text=True)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"big.yaml:{line}:{column}: error: spec.workers: the ConfigMap {name}-"), done.stderr
+        assert f"{made_by} {name} creates would hold" in done.stderr if made_by else "creates" not in done.stderr
         assert "over the API server's limit of 1,048,576 bytes" in done.stderr and "Traceback" not in done.stderr
         assert done.stdout == "" and sorted(p.name for p in tmp_path.iterdir()) == ["big.yaml"]
+
+
+# --- object sizes: etcd's request limit for any object --------------------------------------
+
+BIG_VALUE = "x" * 50_000
+
+
+@pytest.mark.parametrize("target, kind", [("mpijob", "MPIJob"), ("jobset", "JobSet"), ("trainjob", "TrainingRuntime")])
+@pytest.mark.parametrize("edit, field", [
+    (("  workers: 2\n", "  workers: 2\n  env:\n" + "".join(f"    BIG_{i}: {BIG_VALUE}\n" for i in range(20))),
+     "spec.env"),
+    (("  workers: 2\n", "  workers: 2\n  podTemplatePatch:\n    worker:\n      pod:\n        hostAliases:\n"
+      + "".join(f"        - {{ip: 10.0.{i // 250}.{i % 250}, hostnames: [h{i}-{BIG_VALUE[:200]}]}}\n"
+                for i in range(8_000))),
+     "spec.podTemplatePatch"),
+], ids=["env", "podTemplatePatch"])
+def test_an_object_over_etcds_request_limit_is_refused_at_the_field_that_makes_it_so(target, kind, edit, field,
+                                                                                       tmp_path):
+    """etcd refuses a request over its --max-request-bytes, by default 1.5 MiB (etcd v3.5.11
+    server/embed/config.go DefaultMaxRequestBytes), and the API server fails the create with
+    "etcdserver: request is too large"; a custom resource is stored as JSON, so 1 MB of
+    environment (in the launcher's and the workers' templates) or of pod patch is too much."""
+    text = MNIST.read_text().replace(*edit)
+    (tmp_path / "big.yaml").write_text(text)
+    key = field.rpartition(".")[2]
+    line, column = pos(text, f"{key}:")
+    done = run_mpigen("render", "big.yaml", "--stdout", "--target", target, cwd=tmp_path, env=env(), text=True)
+    assert done.returncode == 2, done.stderr[:2000]
+    assert done.stderr.startswith(f"big.yaml:{line}:{column}: error: {field}: the {kind} "), done.stderr[:2000]
+    assert "etcdserver: request is too large" in done.stderr and "1,572,864" in done.stderr
+    assert f"{field} is the largest part of the blueprint" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""
 
 
 def test_a_hostfile_configmap_just_under_one_mebibyte_is_rendered(tmp_path):

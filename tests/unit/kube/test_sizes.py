@@ -6,10 +6,12 @@ or the rest of the object."""
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 
-from mpigen.kube.sizes import MAX_CONFIG_MAP_DATA, base64_decoded_length, config_map_data_size
+from mpigen.kube.sizes import (MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST, base64_decoded_length, config_map_data_size,
+                               stored_size)
 
 
 def test_the_limit_is_one_mebibyte():
@@ -26,3 +28,19 @@ def test_data_counts_the_utf8_bytes_of_its_values_only():
            "data": {"k" * 200: "é" * 10, "b": "abc"}, "binaryData": {"c": base64.b64encode(b"12345").decode()}}
     assert config_map_data_size(obj) == 20 + 3 + 5
 
+
+
+def test_etcds_default_request_limit_is_one_and_a_half_mebibytes():
+    """etcd server/embed/config.go DefaultMaxRequestBytes = 1.5 * 1024 * 1024."""
+    assert MAX_ETCD_REQUEST == 1_572_864
+
+
+def test_a_custom_resource_is_stored_as_at_least_its_compact_json():
+    obj = {"apiVersion": "g/v1", "kind": "K", "metadata": {"name": "é"}, "spec": {"a": [1, True, None]}}
+    assert stored_size(obj, as_json=True) == len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def test_kubernetes_own_kinds_count_only_their_string_values():
+    """Protobuf names a field by its number; each string value is written whole."""
+    obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"labels": {"key": "vé"}}, "spec": {"n": 5, "l": ["ab"]}}
+    assert stored_size(obj, as_json=False) == len("v1") + len("Pod") + len("vé".encode()) + len("ab")
