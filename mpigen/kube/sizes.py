@@ -7,6 +7,12 @@ ValidateConfigMap sums len(value) (bytes: Go's len of a string is its UTF-8 leng
 `MaxSecretSize = 1 * 1024 * 1024` in pkg/apis/core/types.go (the message: "may not exceed
 1048576 bytes").
 
+An object's annotations: k8s.io/apimachinery pkg/api/validation/objectmeta.go
+ValidateAnnotationsSize sums len(key) + len(value) over them (every object's metadata, and a
+pod template's, which ValidatePodTemplateSpec checks the same way) and refuses more than
+TotalAnnotationSizeLimitB, `256 * (1 << 10)` ("metadata.annotations: Too long: may not be
+more than 262144 bytes").
+
 Any object: the API server stores it in etcd with one request, which etcd refuses over its
 --max-request-bytes, by default `DefaultMaxRequestBytes = 1.5 * 1024 * 1024` (etcd v3.5.11
 server/embed/config.go; etcd.io/docs "System limits": "By default, the maximum size of any
@@ -22,6 +28,8 @@ import json
 
 # k8s.io/kubernetes pkg/apis/core/types.go: MaxSecretSize, which ValidateConfigMap also applies.
 MAX_CONFIG_MAP_DATA = 1024 * 1024
+# k8s.io/apimachinery pkg/api/validation/objectmeta.go: TotalAnnotationSizeLimitB.
+MAX_ANNOTATIONS = 256 * 1024
 # etcd server/embed/config.go (v3.5.11): DefaultMaxRequestBytes, etcd's --max-request-bytes default.
 MAX_ETCD_REQUEST = 1536 * 1024
 
@@ -58,3 +66,18 @@ def _string_bytes(value: object) -> int:
     if isinstance(value, list):
         return sum(_string_bytes(v) for v in value)
     return 0
+
+
+def largest_annotations(obj: object) -> int:
+    """The bytes ValidateAnnotationsSize counts of the largest annotations of the object: its
+    metadata's, or a pod template's (any `metadata` mapping within it)."""
+    if isinstance(obj, list):
+        return max((largest_annotations(v) for v in obj), default=0)
+    if not isinstance(obj, dict):
+        return 0
+    largest = max((largest_annotations(v) for v in obj.values()), default=0)
+    annotations = obj.get("metadata", {}).get("annotations") if isinstance(obj.get("metadata"), dict) else None
+    if isinstance(annotations, dict):
+        own = sum(len(str(k).encode("utf-8")) + len(str(v).encode("utf-8")) for k, v in annotations.items())
+        largest = max(largest, own)
+    return largest

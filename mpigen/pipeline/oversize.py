@@ -29,10 +29,14 @@ def size_marks(doc: Document) -> dict[str, Mark]:
 
 
 def size_errors(problems: list[TooLarge], blueprint: Blueprint, marks: dict[str, Mark], path: str) -> list[Diagnostic]:
-    """Each problem at the field that makes it so; a problem that names none at the largest."""
-    out = []
+    """The problems at the fields that make them so (a problem that names none at the largest),
+    one error a field and limit: the first object's problem, and how many more objects have one."""
+    grouped: dict[tuple[str, str], list[str]] = {}
     for problem in problems:
-        field, text = problem.field, problem.problem
+        grouped.setdefault((problem.field, problem.limit), []).append(problem.problem)
+    out = []
+    for (field, _), texts in grouped.items():
+        text = texts[0] + (f" (and {len(texts) - 1} more of the job's objects)" if len(texts) > 1 else "")
         if not field:
             field, size = _largest(blueprint, marks)
             text += f"; {field} is the largest part of the blueprint ({size:,} bytes of JSON): make it smaller"

@@ -13,7 +13,7 @@ from mpigen.compile.reserved import RESERVED as COMPILED
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic
 from mpigen.formats.blueprint import Blueprint
-from mpigen.kube.sizes import MAX_ETCD_REQUEST, stored_size
+from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
 from mpigen.load.document import Document
 from mpigen.render.checks import RESERVED as ADDED, profile_checks
 from mpigen.render.admission import reapplied_safely
@@ -61,10 +61,11 @@ def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()
 
 class TooLarge(NamedTuple):
     """An object the cluster would refuse for its size: the blueprint field that makes it so
-    ("" where no one field does: the caller names the largest), and why."""
+    ("" where no one field does: the caller names the largest), why, and the limit it is over."""
 
     field: str
     problem: str
+    limit: str = "kind"  # "kind" (its kind's own), "annotations" or "etcd"
 
 
 def oversized(objects: list[dict]) -> list[TooLarge]:
@@ -93,6 +94,10 @@ def _too_large(obj: dict, made_by: str, consequence: str) -> list[TooLarge]:
         return [TooLarge(limit.field, f"{named} would hold {size:,} bytes, over the API server's limit of "
                                       f"{limit.limit:,} bytes for its kind, and the cluster would refuse it"
                                       f"{consequence}; {limit.advice}")]
+    if (size := largest_annotations(obj)) > MAX_ANNOTATIONS:
+        return [TooLarge("", f"{named} would carry {size:,} bytes of annotations (keys and values, on the object "
+                             f"or a pod template), over the API server's limit of {MAX_ANNOTATIONS:,} bytes, and the "
+                             f"cluster would refuse it{consequence}", "annotations")]
     custom = (group_of(obj["apiVersion"]), obj["kind"]) in CUSTOM_RESOURCES
     size = stored_size(obj, as_json=True)  # never less than its strings: one pass in C, and most objects fit
     if size > MAX_ETCD_REQUEST and not custom:
@@ -102,7 +107,7 @@ def _too_large(obj: dict, made_by: str, consequence: str) -> list[TooLarge]:
         return [TooLarge("", f"{named} would take at least {size:,} bytes to store ({counted}), over etcd's "
                              f"request limit of {MAX_ETCD_REQUEST:,} bytes (its --max-request-bytes default), and "
                              f"the API server would fail to create it (\"etcdserver: request is too large\")"
-                             f"{consequence}")]
+                             f"{consequence}", "etcd")]
     return []
 
 

@@ -8,8 +8,9 @@ Each rendered object is checked against its schema as `mpigen validate --kube-ve
 mpigen generates for an MPIJob; kubeflow-trainer-api's models for the Trainer's kinds), and
 against the sizes the API server and etcd allow, counted here as the API server and the
 controllers count them: a ConfigMap's data at most 1 MiB, the hostfile ConfigMaps the MPI
-Operator and the Trainer create from an MPIJob or TrainJob too, and no custom resource whose
-JSON is over etcd's 1.5 MiB request limit. Every int32 field of the schemas
+Operator and the Trainer create from an MPIJob or TrainJob too, annotations of at most 256 KiB
+on every object and pod template, and no custom resource whose JSON is over etcd's 1.5 MiB
+request limit. Every int32 field of the schemas
 is checked for its range too, which JSON Schema's `format` leaves unchecked.
 
 Derandomized with the suite's profile (tests/support/properties.py): CI draws the same
@@ -70,8 +71,9 @@ def _refused_with_positions(done) -> None:
 
 
 # k8s.io/kubernetes pkg/apis/core/types.go MaxSecretSize, which ValidateConfigMap applies to the
-# data; etcd v3.5.11 server/embed/config.go DefaultMaxRequestBytes. Counted here without mpigen's code.
-CONFIG_MAP_DATA, ETCD_REQUEST = 1024 * 1024, 1536 * 1024
+# data; etcd v3.5.11 server/embed/config.go DefaultMaxRequestBytes; k8s.io/apimachinery
+# pkg/api/validation/objectmeta.go TotalAnnotationSizeLimitB. Counted here without mpigen's code.
+CONFIG_MAP_DATA, ETCD_REQUEST, ANNOTATIONS = 1024 * 1024, 1536 * 1024, 256 * 1024
 
 
 def _within_the_sizes(objects: list[dict]) -> None:
@@ -83,6 +85,20 @@ def _within_the_sizes(objects: list[dict]) -> None:
             assert _utf8(json.dumps(obj, separators=(",", ":"), ensure_ascii=False)) <= ETCD_REQUEST, obj["kind"]
         if obj["kind"] in ("MPIJob", "TrainJob"):
             assert _controller_hostfile(obj, objects) <= CONFIG_MAP_DATA, obj["metadata"]["name"]
+        for annotations in _annotations(obj):
+            assert _utf8(*annotations, *annotations.values()) <= ANNOTATIONS, obj["kind"]
+
+
+def _annotations(node):
+    """The annotations of the object and of each pod template in it."""
+    if isinstance(node, dict):
+        if isinstance(node.get("metadata"), dict) and isinstance(node["metadata"].get("annotations"), dict):
+            yield node["metadata"]["annotations"]
+        for value in node.values():
+            yield from _annotations(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _annotations(value)
 
 
 def _utf8(*texts: str) -> int:

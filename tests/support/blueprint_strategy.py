@@ -88,7 +88,7 @@ def blueprints(draw) -> dict:
     if draw(st.integers(0, 9)) == 0:
         spec["runPolicy"] = {"ttlSecondsAfterFinished": draw(mostly([600, 2**31 - 1], [2**31]))}
     labels = draw(st.dictionaries(KEYS, st.sampled_from(["v", "x" * 63]), max_size=2))
-    annotations = draw(st.dictionaries(KEYS, st.sampled_from(["v", "y" * 1000]), max_size=1))
+    annotations = draw(st.dictionaries(KEYS, mostly(["v", "y" * 1000], ["z" * 300_000]), max_size=1))
     return blueprint(draw(NAMES), labels, annotations, namespace=draw(NAMESPACES), **spec)
 
 

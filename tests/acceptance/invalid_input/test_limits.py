@@ -213,3 +213,19 @@ def test_a_resource_name_the_api_server_refuses_is_refused_at_its_line(target, e
         assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), done.stderr
         assert repr(name) in done.stderr and field in done.stderr and "Traceback" not in done.stderr
         assert done.stdout == ""
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_annotations_over_the_api_servers_256_kib_are_refused_at_their_key(target, tmp_path):
+    """k8s.io/apimachinery pkg/api/validation/objectmeta.go ValidateAnnotationsSize: the keys
+    and values of an object's annotations (and a pod template's) total at most
+    TotalAnnotationSizeLimitB, 256 KiB; a blueprint's annotations are on every object and pod."""
+    edit = ("  name: tensorflow-mnist\n", f"  name: tensorflow-mnist\n  annotations:\n    notes: {'y' * 300_000}\n")
+    text = MNIST.read_text().replace(*edit)
+    (tmp_path / "big.yaml").write_text(text)
+    line, column = pos(text, "annotations:")
+    done = run_mpigen("render", "big.yaml", "--stdout", "--target", target, cwd=tmp_path, env=env(), text=True)
+    assert done.returncode == 2, done.stderr[:2000]
+    (only,) = done.stderr.splitlines()
+    assert only.startswith(f"big.yaml:{line}:{column}: error: metadata.annotations: the "), only[:500]
+    assert "300,005 bytes of annotations" in only and "262,144" in only and done.stdout == ""

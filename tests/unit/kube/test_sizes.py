@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from mpigen.kube.sizes import (MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST, base64_decoded_length, config_map_data_size,
-                               stored_size)
+from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST, base64_decoded_length,
+                               config_map_data_size, largest_annotations, stored_size)
 
 
 def test_the_limit_is_one_mebibyte():
@@ -44,3 +44,14 @@ def test_kubernetes_own_kinds_count_only_their_string_values():
     """Protobuf names a field by its number; each string value is written whole."""
     obj = {"apiVersion": "v1", "kind": "Pod", "metadata": {"labels": {"key": "vé"}}, "spec": {"n": 5, "l": ["ab"]}}
     assert stored_size(obj, as_json=False) == len("v1") + len("Pod") + len("vé".encode()) + len("ab")
+
+
+def test_annotations_count_their_keys_and_values_on_the_object_and_its_pod_templates():
+    """k8s.io/apimachinery pkg/api/validation/objectmeta.go ValidateAnnotationsSize: len(k) + len(v),
+    at most TotalAnnotationSizeLimitB = 256 KiB, for the object's metadata and a pod template's."""
+    assert MAX_ANNOTATIONS == 262_144
+    template = {"metadata": {"annotations": {"ab": "é" * 10}}, "spec": {}}
+    obj = {"metadata": {"annotations": {"k": "v"}}, "spec": {"replicatedJobs": [{"template": {"spec": {
+        "template": template}}}]}}
+    assert largest_annotations(obj) == 2 + 20
+    assert largest_annotations({"metadata": {"name": "x"}}) == 0

@@ -32,3 +32,13 @@ def test_a_field_the_file_does_not_write_is_reported_path_level():
     blueprint, _ = validate_document(doc, RESERVED)
     (only,) = size_errors([TooLarge("", "big")], blueprint, {}, "big.yaml")
     assert only.mark == Mark("big.yaml") and not only.mark.positioned
+
+
+def test_one_error_a_field_and_limit_names_how_many_more_objects_are_over_it():
+    (doc,) = parse(TEXT, "big.yaml")
+    blueprint, _ = validate_document(doc, RESERVED)
+    problems = [TooLarge("", "the Job a is big", "annotations"), TooLarge("", "the Role b is big", "annotations"),
+                TooLarge("", "the JobSet c is big", "etcd")]
+    annotations, etcd = size_errors(problems, blueprint, size_marks(doc), "big.yaml")
+    assert annotations.message.startswith("spec.env: the Job a is big (and 1 more of the job's objects);")
+    assert etcd.message.startswith("spec.env: the JobSet c is big;")
