@@ -39,7 +39,7 @@ def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("accepted")
 
 
-@settings(max_examples=examples(250), deadline=None,
+@settings(max_examples=examples(400), deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                  HealthCheck.data_too_large])
 @given(render=renders())
@@ -118,7 +118,8 @@ def _controller_hostfile(obj: dict, objects: list[dict]) -> int:
             return 0
         slots, nodes = spec["trainer"]["numProcPerNode"], spec["trainer"]["numNodes"]
         as_node = runtime["spec"]["mlPolicy"]["mpi"].get("runLauncherAsNode", False)
-        hosts = [f"{name}-node-0-{i}.{name}" for i in range(nodes - as_node)] + [f"{name}-launcher-0-0.{name}"] * as_node
+        hosts = [f"{name}-node-0-{i}.{name}" for i in range(nodes - as_node)]
+        hosts += [f"{name}-launcher-0-0.{name}"] * as_node
         return _utf8(*(f"{host} slots={slots}\n" for host in hosts))
     slots, workers = spec.get("slotsPerWorker", 1), spec["mpiReplicaSpecs"]["Worker"]["replicas"]
     pods = [f"{name}-worker-{i}" for i in range(workers)]

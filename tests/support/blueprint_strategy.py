@@ -7,8 +7,9 @@ their limits too), labels and annotations (keys with a name part or prefix at th
 IsQualifiedName), workers (a few, or enough to reach a hostfile's 1 MiB), slots, accelerators
 and resources (names at their limits), MPI implementation and framework, the environment (a
 few variables, or a megabyte of them), datasets, pod patches, the launcher as a worker, host
-network, queueing and the run policy. Most draws are valid; some are not, on purpose, so that
-refusals are drawn too. `renders()` adds the target and GitOps profile of the run.
+network, queueing and the run policy. Three blueprints in four keep every field within its
+limits; the fourth may take values at or beyond them, so that refusals are drawn too.
+`renders()` adds the target and GitOps profile of the run.
 """
 
 from __future__ import annotations
@@ -19,23 +20,29 @@ from hypothesis import strategies as st
 
 from tests.support.blueprints import blueprint
 
-NAMES = st.integers(0, 7).flatmap(lambda n: st.integers(48, 63).map(lambda n: "j" * n) if n == 0 else st.sampled_from(
-    ["train", "a", "bert-large-2", "j" * 30]))
-NAMESPACES = st.sampled_from([None, "default", "ml-team", "n" * 63])
 
 
-def mostly(valid: list, invalid: list) -> st.SearchStrategy:
-    """One of `valid`, or now and then (one draw in sixteen) one of `invalid`."""
-    return st.integers(0, 15).flatmap(lambda n: st.sampled_from(invalid if n == 0 else valid))
+class Choice(NamedTuple):
+    """The values of one field: those within every limit, and those at or beyond one (too long,
+    too large, too many), which only a blueprint drawn to test the limits gets."""
+
+    within: list
+    beyond: list
 
 
 PREFIX_OF_253 = ("a" * 63 + ".") * 3 + "a" * 61
-KEYS = mostly(["team", "example.com/owner", "k" * 63, "example.com/" + "k" * 63, PREFIX_OF_253 + "/k"],
+NAMES = Choice(["train", "a", "bert-large-2", "j" * 30], ["j" * n for n in (47, 54, 55, 56, 63)])
+NAMESPACES = Choice([None, "default", "ml-team", "n" * 63], [])
+KEYS = Choice(["team", "example.com/owner", "k" * 63, "example.com/" + "k" * 63, PREFIX_OF_253 + "/k"],
               ["k" * 64, "example.com/" + "k" * 64])
-RESOURCE_NAMES = mostly(["example.com/fpga", "a" * 244 + "/r", "example.com/" + "r" * 63],
+RESOURCE_NAMES = Choice(["example.com/fpga", "a" * 244 + "/r", "example.com/" + "r" * 63],
                         ["a" * 245 + "/r", "example.com/" + "r" * 64, "requests.example.com/r"])
-GPU_RESOURCES = mostly([None, "nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.5gb"], ["nvidia.com/" + "g" * 64])
+GPU_RESOURCES = Choice([None, "nvidia.com/gpu", "amd.com/gpu", "nvidia.com/mig-1g.5gb"], ["nvidia.com/" + "g" * 64])
+WORKERS = Choice([1, 2, 3, 4, 6, 64], [4_600, 4_700, 8_700, 9_000, 11_000])
 HUGE = "x" * 60_000
+ENV = Choice([{}, {"NCCL_DEBUG": "INFO"}], [{f"BIG_{i}": HUGE for i in range(14)}])
+TTL = Choice([600, 2**31 - 1], [2**31])
+ANNOTATION_VALUES = Choice(["v", "y" * 1000], ["z" * 300_000])
 DATASETS = [
     {"name": "data", "mountPath": "/data", "pvc": "imagenet", "accessMode": "ReadOnlyMany"},
     {"name": "ckpt", "mountPath": "/ckpt", "readOnly": False, "pvc": "ckpt", "accessMode": "ReadWriteMany"},
@@ -69,16 +76,21 @@ class Render(NamedTuple):
 
 @st.composite
 def blueprints(draw) -> dict:
-    spec: dict = {"workers": draw(mostly([1, 2, 3, 4, 6, 64], [4_700, 9_000, 11_000]))}
-    _accelerators(draw, spec)
+    """A blueprint within every limit, or (one in four) one whose fields may be at or beyond them."""
+    beyond = draw(st.integers(0, 3)) == 0
+
+    def pick(choice: Choice) -> st.SearchStrategy:
+        return st.sampled_from(choice.within + (choice.beyond if beyond else []))
+
+    spec: dict = {"workers": draw(pick(WORKERS)), "env": draw(pick(ENV))}
+    _accelerators(draw, pick, spec)
     if draw(st.integers(0, 3)) == 0:
         spec["mpiImplementation"] = draw(st.sampled_from(["OpenMPI", "IntelMPI", "MPICH"]))
     if draw(st.booleans()):
         spec["framework"] = draw(st.sampled_from(["horovod", "deepspeed", "pytorch", "custom"]))
-    spec["env"] = draw(mostly([{}, {"NCCL_DEBUG": "INFO"}], [{f"BIG_{i}": HUGE for i in range(14)}]))
     if draw(st.booleans()):
         spec["datasets"] = draw(st.lists(st.sampled_from(DATASETS), unique_by=lambda d: d["name"], max_size=3))
-    _patches(draw, spec)
+    _patches(draw, beyond, spec)
     if draw(st.integers(0, 3)) == 0:
         spec["launcher"] = {"runAsWorker": True}
     if draw(st.integers(0, 7)) == 0:
@@ -86,32 +98,33 @@ def blueprints(draw) -> dict:
     if draw(st.booleans()):
         spec["scheduling"] = {"queue": "team-a"}
     if draw(st.integers(0, 9)) == 0:
-        spec["runPolicy"] = {"ttlSecondsAfterFinished": draw(mostly([600, 2**31 - 1], [2**31]))}
-    labels = draw(st.dictionaries(KEYS, st.sampled_from(["v", "x" * 63]), max_size=2))
-    annotations = draw(st.dictionaries(KEYS, mostly(["v", "y" * 1000], ["z" * 300_000]), max_size=1))
-    return blueprint(draw(NAMES), labels, annotations, namespace=draw(NAMESPACES), **spec)
+        spec["runPolicy"] = {"ttlSecondsAfterFinished": draw(pick(TTL))}
+    labels = draw(st.dictionaries(pick(KEYS), st.sampled_from(["v", "x" * 63]), max_size=2))
+    annotations = draw(st.dictionaries(pick(KEYS), pick(ANNOTATION_VALUES), max_size=1))
+    return blueprint(draw(pick(NAMES)), labels, annotations, namespace=draw(pick(NAMESPACES)), **spec)
 
 
-def _accelerators(draw, spec: dict) -> None:
+def _accelerators(draw, pick, spec: dict) -> None:
     """GPUs and slots, and resources whose names are at IsQualifiedName's limits or beyond."""
     gpus = draw(st.sampled_from([0, 0, 1, 8]))
     if gpus:
         spec["gpusPerWorker"] = gpus
-        if (resource := draw(GPU_RESOURCES)) is not None:
+        if (resource := draw(pick(GPU_RESOURCES))) is not None:
             spec["gpuResource"] = resource
     if draw(st.booleans()):
         spec["slotsPerWorker"] = draw(st.sampled_from([1, 2, 8]))
     worker = {"cpu": "2", "memory": "4Gi"}
     if draw(st.integers(0, 3)) == 0:
-        worker[draw(RESOURCE_NAMES)] = 1
+        worker[draw(pick(RESOURCE_NAMES))] = 1
     spec["resources"] = {"worker": worker, "launcher": {"cpu": "1", "memory": "2Gi"}}
 
 
-def _patches(draw, spec: dict) -> None:
-    """podTemplatePatch of either role: small patches, or hundreds of kilobytes of host aliases."""
+def _patches(draw, beyond: bool, spec: dict) -> None:
+    """podTemplatePatch of either role: small patches, or (beyond the limits) hundreds of
+    kilobytes of host aliases."""
     patch = {}
     for role in draw(st.lists(st.sampled_from(["launcher", "worker"]), unique=True, max_size=2)):
-        pod = draw(mostly(POD_PATCHES, [MANY_ALIASES]))
+        pod = draw(st.sampled_from(POD_PATCHES + ([MANY_ALIASES] if beyond else [])))
         patch[role] = {"pod": pod, "container": draw(st.sampled_from(CONTAINER_PATCHES))}
     if patch:
         spec["podTemplatePatch"] = patch
