@@ -82,9 +82,10 @@ def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagn
         refuse(("spec", "ssh", "keySecret"), "spec.ssh.keySecret: with --target trainjob the Trainer makes each "
                "run's key itself (Secret <trainjob>-mpi-ssh-auth); remove keySecret")
     if spec.mainContainer not in (None, NODE_CONTAINER):
-        refuse(("spec", "mainContainer"), f"spec.mainContainer: the Trainer's MPI plugin and the TrainJob's trainer "
-               f"fields act only on the container named {NODE_CONTAINER}; remove mainContainer (mpigen names the "
-               f"main container {NODE_CONTAINER}) or set it to {NODE_CONTAINER}")
+        refuse(("spec", "mainContainer"), f"spec.mainContainer: with --target trainjob the main container is named "
+               f"{NODE_CONTAINER}, not {spec.mainContainer}: the Trainer's MPI plugin and the TrainJob's trainer fields "
+               f"act only on the container named {NODE_CONTAINER} (Trainer v2.3.0 pkg/constants/constants.go Node)",
+               severity=warning)
     if spec.runPolicy.cleanPodPolicy == "All":
         refuse(("spec", "runPolicy", "cleanPodPolicy"), "spec.runPolicy.cleanPodPolicy: All cannot be rendered with "
                "--target trainjob: the JobSet deletes the running workers when the launcher succeeds, but keeps "
