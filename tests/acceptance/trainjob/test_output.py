@@ -158,6 +158,29 @@ def test_a_named_runtime_gets_runtime_patches_and_no_runtime_is_written():
         assert all(c["name"] == "node" for c in template["spec"].get("containers", []))
 
 
+
+@pytest.mark.parametrize("port", [2222, 22])
+def test_a_named_runtimes_node_keeps_what_a_root_sshd_needs(port):
+    """The patch drops every capability of container node, as the blueprint's pods do; a root
+    sshd needs SYS_CHROOT, SETUID, SETGID, AUDIT_WRITE and KILL (and NET_BIND_SERVICE below
+    1024; mpigen/render/sshd.py): the patch carries them, as the runtime mpigen writes does."""
+    named = render(runtime={"name": "mpi-openmpi"}, ssh={"port": port})["TrainJob"]["spec"]["runtimePatches"]
+    [patch] = named
+    replicated = {j["name"]: j["template"]["spec"]["template"]["spec"]
+                  for j in patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]}
+    [node] = replicated["node"]["containers"]
+    emitted = pod(render(ssh={"port": port})["TrainingRuntime"], "node")["containers"][0]
+    assert node["securityContext"] == emitted["securityContext"]
+    needed = {"AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT"} | ({"NET_BIND_SERVICE"} if port < 1024 else set())
+    assert set(node["securityContext"]["capabilities"]["add"]) == needed
+    assert node["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    non_root = render(runtime={"name": "mpi-openmpi"}, security={"runAsUser": 1000, "fsGroup": 1000})
+    [patch] = non_root["TrainJob"]["spec"]["runtimePatches"]
+    [node] = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"][
+        "spec"]["containers"]
+    assert "add" not in node["securityContext"]["capabilities"]  # a non-root sshd needs none
+
+
 def test_mpigen_yaml_and_an_overlay_name_the_default_runtime(tmp_path):
     write(tmp_path / "mpigen.yaml", "apiVersion: mpigen.dev/v1alpha1\nkind: Config\ntarget: trainjob\n"
           "trainingRuntime: {name: platform-mpi}\noverlays: [dev]\n")
