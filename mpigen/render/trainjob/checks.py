@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.compile.mpijob import LAUNCHER, WORKER
-from mpigen.errors import Diagnostic, error, warning
+from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import name_room, run_suffix
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.render.sshd import sshd_checks
 from mpigen.render.target import Options
-from mpigen.render.trainjob.names import (NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
+from mpigen.render.trainjob.names import (DEFAULT_NAMED_KIND, NODE_CONTAINER, TRAINER_API, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
                                           TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME,
                                           longest_pod_name)
 from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
@@ -35,6 +35,21 @@ def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagno
     if named:
         out += _not_patchable(doc, blueprint)
     return out
+
+
+def cluster_runtime(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, Mark]]:
+    """The runtime the job's TrainJob names without writing it (spec.runtime.name, or the
+    environment's trainingRuntime), at the line that names it: the cluster must have it."""
+    runtime = blueprint.spec.runtime or options.own.default_runtime
+    if runtime is None or not runtime.named:
+        return []
+    kind = runtime.kind or DEFAULT_NAMED_KIND
+    meta = {"name": runtime.name}
+    if kind == "TrainingRuntime":
+        meta["namespace"] = blueprint.metadata.namespace
+    where = ("spec", "runtime", "name")
+    mark = doc.value_mark(where) if doc.get(where) is not None else doc.value_mark(NAME)
+    return [({"apiVersion": TRAINER_API, "kind": kind, "metadata": meta}, mark)]
 
 
 def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:

@@ -82,6 +82,7 @@ def _flux_step(obj: dict) -> str:
 
 
 TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                  expects=checks.cluster_runtime,
                   # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
                   flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
                   applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),

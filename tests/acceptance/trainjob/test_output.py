@@ -226,6 +226,28 @@ def test_one_runtime_name_with_two_contents_is_an_error_naming_both(tmp_path):
            "spec.runtime.name" in done.stderr
 
 
+
+@pytest.mark.parametrize("emitted, named, kind", [
+    ({"emit": "ClusterTrainingRuntime", "name": "shared"}, {"name": "shared"}, "ClusterTrainingRuntime shared"),
+    ({"emit": "TrainingRuntime"}, {"name": "a", "kind": "TrainingRuntime"}, "TrainingRuntime default/a"),
+])
+def test_a_runtime_one_job_writes_and_another_says_the_cluster_has_names_both(tmp_path, emitted, named, kind):
+    """mpigen would apply its runtime over the cluster's and prune it with the job that writes
+    it: exit 2 at both blueprints' lines, in either order."""
+    write(tmp_path / "a.yaml", blueprint_text("a", runtime=emitted))
+    write(tmp_path / "b.yaml", blueprint_text("b", runtime=named))
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"  # metadata.name at 5:13, spec.runtime.name at 15:15
+    out = tmp_path / "out"
+    done = run_mpigen("render", str(a), str(b), "--target", "trainjob", "-o", str(out), text=True)
+    assert done.returncode == 2 and not out.exists()
+    assert f"{b}:15:15: error: job default/b says the cluster has {kind} (a runtime named without emit), which " \
+           f"the job at {a}:5:13 writes; " in done.stderr
+    done = run_mpigen("render", str(b), str(a), "--target", "trainjob", "--stdout", text=True)
+    assert done.returncode == 2 and not done.stdout
+    assert f"{a}:5:13: error: job default/a writes " in done.stderr
+    assert f"the runtime the job at {b}:15:15 says the cluster has; " in done.stderr
+
+
 def test_every_example_validates_against_the_trainer_models(tmp_path):
     done = run_mpigen("validate", "--output", "--target", "trainjob", "--format", "json", "blueprints")
     assert done.returncode == 0, done.stderr
