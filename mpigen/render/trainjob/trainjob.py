@@ -17,8 +17,8 @@ from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.kueue import label_workload
 from mpigen.render.names import object_meta
-from mpigen.render.trainjob.names import (LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP, dns_name, node_count,
-                                          trainjob_name)
+from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP, TRAINJOB_CONTROLLER,
+                                          dns_name, node_count, trainjob_name)
 from mpigen.render.trainjob.patches import runtime_patches
 
 # Open MPI 5 ignores the Trainer's OMPI_MCA_orte_default_hostfile; a runtime of mpigen's sets
@@ -49,6 +49,21 @@ def trainer(job: MPIJob, named: bool) -> dict:
     if (named or job.extensions.runLauncherAsWorker) and worker.get("resources"):
         out["resourcesPerNode"] = copy_data(worker["resources"])
     return out
+
+
+def with_crd_defaults(trainjob: dict, job: MPIJob, completed: bool) -> None:
+    """The CRD's defaults written out, so that the stored TrainJob is the committed one:
+    managedBy, and suspend (true once completed), unless a Kueue queue owns it: Kueue v0.19.2
+    pkg/controller/jobs/trainjob/trainjob_webhook.go Default suspends a TrainJob with a queue
+    label on creation and admission resumes it, so a suspend in Git would undo either on a
+    re-apply. Not part of the run (mpigen.render.gitops): a render that writes them names the
+    runs as before."""
+    spec = trainjob["spec"]
+    spec.setdefault("managedBy", TRAINJOB_CONTROLLER)
+    if completed:
+        spec["suspend"] = True
+    elif job.extensions.queue is None:
+        spec["suspend"] = DEFAULT_SUSPEND
 
 
 def new_trainjob(job: MPIJob, runtime_kind: str, runtime_name: str, named: bool) -> dict:

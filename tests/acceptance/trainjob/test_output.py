@@ -127,6 +127,41 @@ def test_kueue_labels_go_on_the_trainjob_alone():
     assert node["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] == "cloud.provider.com/rack"
 
 
+
+# The TrainJob CRD's defaults (Trainer v2.3.0 manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml:
+# spec.managedBy default trainer.kubeflow.org/trainjob-controller, spec.suspend default false).
+CRD_DEFAULTS = {"managedBy": "trainer.kubeflow.org/trainjob-controller", "suspend": False}
+
+
+def test_a_trainjob_states_the_crds_defaults():
+    """The API server stores them whatever the TrainJob says: written out, the stored object
+    is the committed one."""
+    spec = render()["TrainJob"]["spec"]
+    assert {key: spec.get(key) for key in CRD_DEFAULTS} == CRD_DEFAULTS
+    assert render(state="completed")["TrainJob"]["spec"]["suspend"] is True
+    assert render(scheduling={"queue": "q", "multiKueue": True})["TrainJob"]["spec"]["managedBy"] == \
+           "kueue.x-k8s.io/multikueue"
+
+
+def test_under_a_kueue_queue_the_suspend_is_kueues_until_completed():
+    """Kueue v0.19.2 pkg/controller/jobs/trainjob/trainjob_webhook.go Default suspends a TrainJob
+    with a queue label on creation (WorkloadShouldBeSuspended), and admission resumes it: Git
+    stating either value would undo the other on a re-apply, so Git states none while it runs."""
+    running = render(scheduling={"queue": "team-a"})["TrainJob"]["spec"]
+    assert "suspend" not in running and running["managedBy"] == CRD_DEFAULTS["managedBy"]
+    assert render(scheduling={"queue": "team-a"}, state="completed")["TrainJob"]["spec"]["suspend"] is True
+
+
+def test_the_defaults_leave_the_runs_names_alone():
+    """A render that writes them names each run as before (mpigen.render.gitops: the run is a
+    hash of the objects; job-4e4b70 is the name a render without them gave), so a running job
+    is not replaced on upgrade."""
+    for gitops in ("argocd", "flux"):
+        for state in ("running", "completed"):
+            objects = by_kind(render_text(blueprint_text(state=state), target="trainjob", gitops=gitops))
+            assert objects["TrainJob"]["metadata"]["name"] == "job-4e4b70"
+
+
 def test_gang_scheduling_is_the_runtimes_pod_group_policy():
     coscheduling = render(scheduling={"gang": {"scheduler": "scheduler-plugins"}})
     assert coscheduling["TrainingRuntime"]["spec"]["podGroupPolicy"] == {"coscheduling": {"scheduleTimeoutSeconds": 60}}
