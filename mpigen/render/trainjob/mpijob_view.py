@@ -152,6 +152,8 @@ def _pod(view: View, loc: Loc, runtime: Document, origin: Loc, role: str) -> Non
     ploc, porigin = loc + ("spec",), origin + ("spec",)
     without(view, pod, "initContainers", ploc, runtime, porigin, lambda c: named(c, (SSH_SETUP_CONTAINER,)))
     without(view, pod, "volumes", ploc, runtime, porigin, lambda v: named(v, (SSH_VOLUME,)))
+    if isinstance(runtime.get(("spec", "podGroupPolicy")), dict):
+        pod.pop("schedulerName", None)  # the gang's (spec.scheduling.gang), which rendering writes again
     if not pod.get("containers"):
         return
     container, cloc = pod["containers"][0], loc + ("spec", "containers", 0)

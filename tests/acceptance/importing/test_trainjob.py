@@ -30,6 +30,8 @@ VARIANTS = {
     "launcher-as-node": {"launcher": {"runAsWorker": True}},
     "completed": {"state": "completed"},
     "deadline": {"runPolicy": {"activeDeadlineSeconds": 7200}},
+    # the gang's scheduler on every pod of mpigen's runtime (render/trainjob/runtime.py), read back
+    "gang-scheduler-name": {"scheduling": {"gang": {"scheduler": "scheduler-plugins", "schedulerName": "gangs"}}},
     # a runtime of the cluster's: its launcher has the runtime's resources (None: the field removed)
     "cluster-has-runtime": {"runtime": {"name": "mpi-openmpi", "kind": "ClusterTrainingRuntime"},
                             "resources": {"launcher": None}},

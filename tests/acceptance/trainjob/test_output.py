@@ -171,6 +171,39 @@ def test_gang_scheduling_is_the_runtimes_pod_group_policy():
     assert volcano["spec"]["template"]["metadata"]["annotations"] == {"scheduling.volcano.sh/queue-name": "research"}
 
 
+@pytest.mark.parametrize("gang, scheduler_name", [
+    ({"scheduler": "volcano"}, "volcano"),
+    ({"scheduler": "scheduler-plugins"}, "scheduler-plugins-scheduler"),
+    ({"scheduler": "scheduler-plugins", "schedulerName": "gang-scheduler"}, "gang-scheduler"),
+])
+@pytest.mark.parametrize("as_worker", [False, True])
+def test_the_gang_scheduler_places_every_pod_its_pod_group_counts(gang, scheduler_name, as_worker):
+    """The Trainer labels every pod of the TrainJob into the PodGroup it makes, whose minMember
+    is the sum of the pod sets' counts, the launcher's too (Trainer v2.3.0
+    pkg/runtime/framework/plugins/{coscheduling,volcano}/*.go Build; jobset/builder.go PodLabels,
+    PodAnnotations). So every pod names the gang's scheduler, and every pod set is created at
+    once: a launcher that dependsOn Ready nodes would never exist, and the gang scheduler binds
+    no node until it does. The launcher's ssh-setup waits for the nodes' sshd instead."""
+    objects = render(scheduling={"gang": gang}, workers=3, launcher={"runAsWorker": as_worker})
+    runtime, num_nodes = objects["TrainingRuntime"], objects["TrainJob"]["spec"]["trainer"]["numNodes"]
+    replicated = jobs(runtime)
+    assert all(pod(runtime, name)["schedulerName"] == scheduler_name for name in replicated)
+    # The Trainer's pod set counts (mpi.go EnforceMLPolicy): node numNodes, or numNodes - 1 with
+    # runLauncherAsNode; launcher 1. minMember is their sum.
+    counts = {"node": max(num_nodes - 1, 1) if runtime["spec"]["mlPolicy"]["mpi"]["runLauncherAsNode"] else num_nodes,
+              "launcher": 1}
+    assert counts["node"] == 3
+    assert sum(counts[name] for name, job in replicated.items() if "dependsOn" not in job) == sum(counts.values())
+    [setup] = pod(runtime, "launcher")["initContainers"]
+    script = setup["command"][-1]
+    assert "done < /etc/mpi/hostfile" in script and 'ssh -F /etc/mpigen-ssh/ssh_config -n' in script
+    assert {"name": "mpi-hostfile", "mountPath": "/etc/mpi", "readOnly": True} in setup["volumeMounts"]
+    plain = render(workers=3)["TrainingRuntime"]
+    assert jobs(plain)["launcher"]["dependsOn"] == [{"name": "node", "status": "Ready"}]
+    assert "schedulerName" not in pod(plain, "node") and "/etc/mpi/hostfile" not in \
+        pod(plain, "launcher")["initContainers"][0]["command"][-1]
+
+
 def test_a_named_runtime_gets_runtime_patches_and_no_runtime_is_written():
     objects = render(runtime={"name": "mpi-openmpi"}, gpusPerWorker=8,
                      datasets=[{"name": "data", "mountPath": "/data", "pvc": "imagenet"}],
