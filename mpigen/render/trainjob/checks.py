@@ -13,16 +13,17 @@ from mpigen.render.gitops import name_room, run_suffix
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.render.sshd import sshd_checks
 from mpigen.render.target import Options
-from mpigen.render.trainjob.names import (DEFAULT_NAMED_KIND, NODE_CONTAINER, TRAINER_API, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
-                                          TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME,
-                                          longest_pod_name)
+from mpigen.render.trainjob import hydra
+from mpigen.render.trainjob.names import (DEFAULT_NAMED_KIND, NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_API,
+                                          TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR, TRAINER_HOSTFILE_VOLUME,
+                                          TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME, longest_pod_name)
 from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
 from mpigen.render.trainjob.pods import OPENMPI4_AGENT
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
 
-RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VOLUME),
-                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR),
+RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VOLUME, hydra.VOLUME),
+                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR, hydra.FOLDER),
                     env=(*TRAINER_ENV_NAMES, OPENMPI4_AGENT, *SSH_ENV_NAMES, *NVIDIA_ENV))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check
 ROLE_PATHS = {WORKER: "worker", LAUNCHER: "launcher"}
@@ -98,8 +99,9 @@ def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagn
                "run's key itself (Secret <trainjob>-mpi-ssh-auth); remove keySecret")
     if spec.mainContainer not in (None, NODE_CONTAINER):
         refuse(("spec", "mainContainer"), f"spec.mainContainer: with --target trainjob the main container is named "
-               f"{NODE_CONTAINER}, not {spec.mainContainer}: the Trainer's MPI plugin and the TrainJob's trainer fields "
-               f"act only on the container named {NODE_CONTAINER} (Trainer v2.3.0 pkg/constants/constants.go Node)",
+               f"{NODE_CONTAINER}, not {spec.mainContainer}: the Trainer's MPI plugin and the TrainJob's trainer "
+               f"fields act only on the container named {NODE_CONTAINER} (Trainer v2.3.0 pkg/constants/constants.go "
+               "Node)",
                severity=warning)
     if spec.runPolicy.cleanPodPolicy == "All":
         refuse(("spec", "runPolicy", "cleanPodPolicy"), "spec.runPolicy.cleanPodPolicy: All cannot be rendered with "

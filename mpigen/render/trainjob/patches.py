@@ -11,6 +11,7 @@ from __future__ import annotations
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.render.sshd import allow_root_sshd
+from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB, PATCH_MANAGER
 
 # PodSpecPatch (TR:pkg/apis/trainer/v1alpha1/trainjob_types.go), in the order a reader looks for them.
@@ -67,6 +68,8 @@ def node_template(job: MPIJob) -> dict:
 def runtime_patches(job: MPIJob) -> list[dict]:
     worker = node_template(job)
     launcher = with_rank_mounts(job.spec.mpiReplicaSpecs[LAUNCHER].template, worker)
+    if hydra.converts(job, named=True):
+        launcher = hydra.with_hostfile_folder(launcher)
     jobs = [patch for patch in (replicated_job_patch(NODE_JOB, worker), replicated_job_patch(LAUNCHER_JOB, launcher))
             if patch is not None]
     if not jobs:

@@ -8,6 +8,7 @@ container of both named `node`: the MPI plugin mounts the key and hostfile only 
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 import yaml
@@ -247,6 +248,34 @@ def test_a_named_runtimes_node_keeps_what_a_root_sshd_needs(port):
     [node] = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"][
         "spec"]["containers"]
     assert "add" not in node["securityContext"]["capabilities"]  # a non-root sshd needs none
+
+
+
+@pytest.mark.parametrize("implementation, variable", [("MPICH", "HYDRA_HOST_FILE"),
+                                                      ("IntelMPI", "I_MPI_HYDRA_HOST_FILE")])
+def test_hydra_on_a_named_runtime_reads_the_trainers_hostfile_converted(tmp_path, implementation, variable):
+    """The Trainer's MPI plugin writes `<host> slots=<n>` (Trainer v2.3.0 mpi.go; its test:
+    `test-job-node-0-0.test-job slots=8`) and Open MPI's variables only; Hydra reads `<host>:<n>`
+    from the file its variable names, and refuses a `slots=` token. The launch line converts
+    the file into a folder the launcher's runtime patch adds, and runs mpirun as it was."""
+    spec = render(runtime={"name": "mpi-cluster"}, mpiImplementation=implementation)["TrainJob"]["spec"]
+    command, env = spec["trainer"]["command"], spec["trainer"]["env"]
+    assert {"name": variable, "value": "/etc/mpigen-hostfile/hostfile"} in env
+    assert command[:2] == ["/bin/sh", "-c"] and command[4] == "mpirun"
+    [patch] = spec["runtimePatches"]
+    launcher = {j["name"]: j for j in patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]}[
+        "launcher"]["template"]["spec"]["template"]["spec"]
+    assert {"name": "mpigen-hostfile", "emptyDir": {}} in launcher["volumes"]
+    assert {"name": "mpigen-hostfile", "mountPath": "/etc/mpigen-hostfile"} in launcher["containers"][0]["volumeMounts"]
+    (tmp_path / "mpi").mkdir()
+    (tmp_path / "mpigen-hostfile").mkdir()
+    (tmp_path / "mpi" / "hostfile").write_text("test-job-node-0-0.test-job slots=8\ntest-job-node-0-1.test-job slots=8\n")
+    script = command[2].replace("/etc/", f"{tmp_path}/")
+    done = subprocess.run([command[0], "-c", script, command[3], "cat", f"{tmp_path}/mpigen-hostfile/hostfile"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout == "test-job-node-0-0.test-job:8\ntest-job-node-0-1.test-job:8\n"
+    openmpi = render(runtime={"name": "mpi-cluster"})["TrainJob"]["spec"]["trainer"]["command"]
+    assert openmpi[0] == "mpirun"
 
 
 def test_mpigen_yaml_and_an_overlay_name_the_default_runtime(tmp_path):
