@@ -236,9 +236,9 @@ def _gang(runtime: Document) -> dict | None:
     gang = _gang_policy(runtime)
     if gang is not None:
         jobs = runtime.get(("spec", "template", "spec", "replicatedJobs"))
-        names = {value_at(job, ("template", "spec", "template", "spec", "schedulerName"))
-                 for job in jobs if isinstance(job, dict)} if isinstance(jobs, list) else set()
-        names = {name for name in names if isinstance(name, str)}
+        values = [value_at(job, ("template", "spec", "template", "spec", "schedulerName"))
+                  for job in jobs if isinstance(job, dict)] if isinstance(jobs, list) else []
+        names = {value for value in values if isinstance(value, str)}
         if len(names) == 1 and next(iter(names)) != DEFAULT_SCHEDULER_NAMES[gang["scheduler"]]:
             gang["schedulerName"] = next(iter(names))
     return gang
