@@ -1,6 +1,7 @@
 """The checks across the jobs of a run, made as each file's result comes: a job defined twice
-in one namespace, two jobs that render one object, and, once every file is in, the problems of
-the overlay patches as written and the patches that selected no blueprint."""
+in one namespace, two jobs that render one object, a job that writes an object another says
+the cluster has, and, once every file is in, the problems of the overlay patches as written
+and the patches that selected no blueprint."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ class Gathered:
     objects: list[RenderedObject] = field(default_factory=list)
     owners: dict[tuple, Mark | None] = field(default_factory=dict)  # sort key -> the job's name mark
     digests: dict[tuple, bytes] = field(default_factory=dict)  # sort key -> the sha256 of the first job's text of it
+    expected: dict[tuple, Mark] = field(default_factory=dict)  # sort key -> where a job says the cluster has it
 
     def add(self, results: list[DocResult], diagnostics: list[Diagnostic]) -> None:
         """Take the results of one file's documents in this environment, their problems and
@@ -36,6 +38,7 @@ class Gathered:
                 diagnostics.append(_duplicate(item.name_mark, self.seen[item.job], item.job))
                 continue
             self.seen[item.job] = item.name_mark
+            diagnostics.extend(self._expected(item))
             for obj in item.objects:
                 owner = self.owners.setdefault(obj.sort_key, item.name_mark)
                 if owner is item.name_mark:
@@ -46,6 +49,28 @@ class Gathered:
                            else "; rename one of the jobs")
                     diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, "
                                                              f"as the job at {owner} does{fix}"))
+
+    def _expected(self, item: DocResult) -> list[Diagnostic]:
+        """A job that writes an object which another says the cluster has, or the other way
+        round: mpigen would apply its own over the cluster's, and prune it with its job."""
+        out = []
+        for key, what, mark in item.expects:
+            self.expected.setdefault(key, mark)
+            if key in self.owners:
+                out.append(error(mark, f"job {item.job[0]}/{item.job[1]} says the cluster has {what} (a runtime "
+                                       f"named without emit), which the job at {self.owners[key]} writes; "
+                                       f"{_WRITTEN_OR_HAD}"))
+        for obj in item.objects:
+            if obj.sort_key in self.expected and obj.sort_key not in self.owners:
+                out.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} writes {obj.path}, the runtime "
+                                                 f"the job at {self.expected[obj.sort_key]} says the cluster has; "
+                                                 f"{_WRITTEN_OR_HAD}"))
+        return out
+
+
+# Why a runtime cannot be both the cluster's and one that mpigen writes, and the way out.
+_WRITTEN_OR_HAD = ("mpigen would apply its own over the cluster's, and delete it with the job that writes it; give "
+                   "one of them another spec.runtime.name, or have both write it (spec.runtime.emit)")
 
 
 def overlay_problems(overlays: list[Overlay], diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -26,13 +26,13 @@ from mpigen.load.blueprints import load_files
 from mpigen.load.document import Document
 from mpigen.overlay.apply import Usage, apply, with_namespace
 from mpigen.pipeline.oversize import size_errors, size_marks
-from mpigen.pipeline.results import DocResult, FileResult, UsedPatch, shape
+from mpigen.pipeline.results import DocResult, Expected, FileResult, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.admission import ignored_paths
 from mpigen.render.pod_security import pod_security_problems
-from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, kind_facts, oversized,
-                                   render_job, target_checks)
+from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, expected_objects, kind_facts,
+                                   oversized, render_job, target_checks)
 from mpigen.validate.document import attributed, validate_document, written_problems
 
 File = tuple[Path, bool]  # a file to read, and whether the user named it (mpigen.load.files.find_yaml_files)
@@ -138,10 +138,23 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic],
         return _Validated(result, None)
     result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
     result.name_mark = patched.value_mark(("metadata", "name"))
+    result.expects = _expected(patched, blueprint, env)
     checked = env.options is not None and env.options.pod_security not in (None, PRIVILEGED)
     pending = _Pending(blueprint, job, patched.path, env, size_marks(patched),
                        patched if checked else None) if render else None
     return _Validated(result, pending)
+
+
+def _expected(doc: Document, blueprint: Blueprint, env: Environment) -> list[Expected]:
+    """The objects the job says the cluster has, keyed as the objects other jobs render."""
+    if env.options is None:
+        return []
+    out = []
+    for obj, mark in expected_objects(doc, blueprint, env.options):
+        meta = obj["metadata"]
+        where = f"{meta['namespace']}/{meta['name']}" if "namespace" in meta else meta["name"]
+        out.append((sort_key(obj, APPLIED_FIRST), f"{obj['kind']} {where}", mark))
+    return out
 
 
 def _render(pending: _Pending) -> tuple[list[RenderedObject], list[Diagnostic]]:

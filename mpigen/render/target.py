@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.errors import Diagnostic
+from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.effective import EffectivePods
@@ -112,6 +112,10 @@ def _none(options: Options) -> list[tuple[dict, str]]:
     return []
 
 
+def _nothing_expected(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, Mark]]:
+    return []
+
+
 def _no_libraries(options: Options) -> tuple[str, ...]:
     return ()
 
@@ -153,6 +157,9 @@ class Target:
     options: TargetOptions = TargetOptions("")
     # The manifests `mpigen import` turns into blueprints for it, and the module that reads them.
     importer: Importer | None = None
+    # The objects its output references that the cluster must have already (the runtime a
+    # TrainJob names), each as its kind and metadata, with the blueprint's position that names it.
+    expects: Callable[[Document, Blueprint, Options], list[tuple[dict, Mark]]] = _nothing_expected
     # The kinds it writes beyond Kubernetes' own (mpigen.render.core_kinds), with what diff
     # and validate --server need to know of them (mpigen.render.kinds).
     kinds: tuple[Kind, ...] = ()

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from mpigen.compile.reserved import RESERVED as COMPILED
 from mpigen.compile.mpijob import MPIJob
-from mpigen.errors import Diagnostic
+from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
 from mpigen.load.document import Document
@@ -125,6 +125,11 @@ def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Opt
     target, pods = TARGETS[options.target], effective_pods(doc, job)
     return (profile_checks(doc, blueprint, options.gitops) + pod_checks(doc, pods)
             + target.checks(doc, blueprint, with_own_defaults(options), pods))
+
+
+def expected_objects(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, Mark]]:
+    """The objects the job's output references that the cluster must have (Target.expects)."""
+    return TARGETS[options.target].expects(doc, blueprint, with_own_defaults(options))
 
 
 def with_own_defaults(options: Options) -> Options:

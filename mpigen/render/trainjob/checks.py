@@ -4,7 +4,7 @@ TrainJob name too long for the JobSet it becomes, the container its MPI plugin n
 
 from __future__ import annotations
 
-from mpigen.errors import Diagnostic, error, warning
+from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import name_room, run_suffix
@@ -12,16 +12,17 @@ from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.render.effective import EffectivePods
 from mpigen.render.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
-from mpigen.render.trainjob.names import (NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR,
-                                          TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME,
-                                          longest_pod_name)
+from mpigen.render.trainjob import hydra
+from mpigen.render.trainjob.names import (DEFAULT_NAMED_KIND, NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_API,
+                                          TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR, TRAINER_HOSTFILE_VOLUME,
+                                          TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME, longest_pod_name)
 from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
 from mpigen.render.trainjob.pods import OPENMPI4_AGENT
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
 
-RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VOLUME),
-                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR),
+RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VOLUME, hydra.VOLUME),
+                    mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR, hydra.FOLDER),
                     env=(*TRAINER_ENV_NAMES, OPENMPI4_AGENT, *SSH_ENV_NAMES, *NVIDIA_ENV))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check
 
@@ -34,6 +35,21 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
     if named:
         out += _not_patchable(doc, blueprint, pods)
     return out
+
+
+def cluster_runtime(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, Mark]]:
+    """The runtime the job's TrainJob names without writing it (spec.runtime.name, or the
+    environment's trainingRuntime), at the line that names it: the cluster must have it."""
+    runtime = blueprint.spec.runtime or options.own.default_runtime
+    if runtime is None or not runtime.named:
+        return []
+    kind = runtime.kind or DEFAULT_NAMED_KIND
+    meta = {"name": runtime.name}
+    if kind == "TrainingRuntime":
+        meta["namespace"] = blueprint.metadata.namespace
+    where = ("spec", "runtime", "name")
+    mark = doc.value_mark(where) if doc.get(where) is not None else doc.value_mark(NAME)
+    return [({"apiVersion": TRAINER_API, "kind": kind, "metadata": meta}, mark)]
 
 
 def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
@@ -72,9 +88,11 @@ def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagn
         refuse(("spec", "ssh", "keySecret"), "spec.ssh.keySecret: with --target trainjob the Trainer makes each "
                "run's key itself (Secret <trainjob>-mpi-ssh-auth); remove keySecret")
     if spec.mainContainer not in (None, NODE_CONTAINER):
-        refuse(("spec", "mainContainer"), f"spec.mainContainer: the Trainer's MPI plugin and the TrainJob's trainer "
-               f"fields act only on the container named {NODE_CONTAINER}; remove mainContainer (mpigen names the "
-               f"main container {NODE_CONTAINER}) or set it to {NODE_CONTAINER}")
+        refuse(("spec", "mainContainer"), f"spec.mainContainer: with --target trainjob the main container is named "
+               f"{NODE_CONTAINER}, not {spec.mainContainer}: the Trainer's MPI plugin and the TrainJob's trainer "
+               f"fields act only on the container named {NODE_CONTAINER} (Trainer v2.3.0 pkg/constants/constants.go "
+               "Node)",
+               severity=warning)
     if spec.runPolicy.cleanPodPolicy == "All":
         refuse(("spec", "runPolicy", "cleanPodPolicy"), "spec.runPolicy.cleanPodPolicy: All cannot be rendered with "
                "--target trainjob: the JobSet deletes the running workers when the launcher succeeds, but keeps "

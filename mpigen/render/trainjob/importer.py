@@ -17,6 +17,7 @@ import re
 
 from mpigen.compile.mpijob import V2BETA1
 from mpigen.errors import error, warning
+from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, MULTIKUEUE
 from mpigen.load.document import Document, value_at
@@ -231,6 +232,19 @@ def _framework(runtime: Document, spec: dict) -> None:
 
 
 def _gang(runtime: Document) -> dict | None:
+    """scheduling.gang, from the runtime's podGroupPolicy and its pods' schedulerName."""
+    gang = _gang_policy(runtime)
+    if gang is not None:
+        jobs = runtime.get(("spec", "template", "spec", "replicatedJobs"))
+        values = [value_at(job, ("template", "spec", "template", "spec", "schedulerName"))
+                  for job in jobs if isinstance(job, dict)] if isinstance(jobs, list) else []
+        names = {value for value in values if isinstance(value, str)}
+        if len(names) == 1 and next(iter(names)) != DEFAULT_SCHEDULER_NAMES[gang["scheduler"]]:
+            gang["schedulerName"] = next(iter(names))
+    return gang
+
+
+def _gang_policy(runtime: Document) -> dict | None:
     policy = runtime.get(("spec", "podGroupPolicy"))
     if not isinstance(policy, dict):
         return None

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.compile.environment import RENDEZVOUS_ENV
-from mpigen.compile.mpijob import V2BETA1
+from mpigen.compile.mpijob import HYDRA, V2BETA1
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
@@ -29,6 +29,7 @@ from mpigen.render.additions import RANK_ENV_VOLUME
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV
 from mpigen.render.manifest_view import View, keep, named, without
 from mpigen.render.replicated import SSH_PORT_NAME
+from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
                                           PATCH_MANAGER, RUNTIME_KINDS, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT,
                                           TRAINER_API)
@@ -152,6 +153,8 @@ def _pod(view: View, loc: Loc, runtime: Document, origin: Loc, role: str) -> Non
     ploc, porigin = loc + ("spec",), origin + ("spec",)
     without(view, pod, "initContainers", ploc, runtime, porigin, lambda c: named(c, (SSH_SETUP_CONTAINER,)))
     without(view, pod, "volumes", ploc, runtime, porigin, lambda v: named(v, (SSH_VOLUME,)))
+    if isinstance(runtime.get(("spec", "podGroupPolicy")), dict):
+        pod.pop("schedulerName", None)  # the gang's (spec.scheduling.gang), which rendering writes again
     if not pod.get("containers"):
         return
     container, cloc = pod["containers"][0], loc + ("spec", "containers", 0)
@@ -200,14 +203,30 @@ def _patches(view: View, trainjob: Document) -> None:
                 view.put(base + ("metadata", key), copy_data(value), trainjob, origin + ("metadata", key))
             spec = template.get("spec") or {}
             for key, value in spec.items():
-                if key != "containers":
-                    view.put(base + ("spec", key), copy_data(value), trainjob, origin + ("spec", key))
+                if key != "containers" and not _hydra_folder_alone(key, value):
+                    view.put(base + ("spec", key), _not_hydras(key, value), trainjob, origin + ("spec", key))
             for c, container in enumerate(spec.get("containers") or []):
                 if isinstance(container, dict) and container.get("name") == NODE_CONTAINER:
                     for key, value in container.items():
-                        if key != "name":
-                            view.put(base + ("spec", "containers", 0, key), copy_data(value), trainjob,
+                        if key != "name" and not _hydra_folder_alone(key, value):
+                            view.put(base + ("spec", "containers", 0, key), _not_hydras(key, value), trainjob,
                                      origin + ("spec", "containers", c, key))
+
+
+def _is_hydra_folder(key: str, item) -> bool:
+    """A volume or mount of the folder mpigen adds for Hydra's hostfile (mpigen.render.trainjob.hydra)."""
+    return key in ("volumes", "volumeMounts") and isinstance(item, dict) and item.get("name") == hydra.VOLUME
+
+
+def _hydra_folder_alone(key: str, value) -> bool:
+    return isinstance(value, list) and bool(value) and all(_is_hydra_folder(key, item) for item in value)
+
+
+def _not_hydras(key: str, value):
+    """A patch's value without the folder mpigen adds for Hydra's hostfile, which rendering writes again."""
+    if isinstance(value, list):
+        return [copy_data(item) for item in value if not _is_hydra_folder(key, item)]
+    return copy_data(value)
 
 
 def _trainer(view: View, trainjob: Document, runtime: Document | None, ours: bool) -> None:
@@ -226,7 +245,7 @@ def _trainer(view: View, trainjob: Document, runtime: Document | None, ours: boo
             view.put(loc + ("image",), trainjob.get(trainer + ("image",)), trainjob, trainer + ("image",))
     command = trainjob.get(trainer + ("command",))
     if isinstance(command, list):
-        command = list(command)
+        command = hydra.unwrapped(command)
         if implementation != "OpenMPI" and command[1:2] == ["-localhost"]:
             del command[1:3]  # the launcher's DNS name, which rendering writes for Hydra
         view.put(launcher + ("command",), command, trainjob, trainer + ("command",))
@@ -243,10 +262,13 @@ def _hydra_line(view: View, trainjob: Document) -> str:
     any other is Open MPI's."""
     name = trainjob.get(("metadata", "name"))
     command = trainjob.get(("spec", "trainer", "command"))
-    if not isinstance(command, list) or command[1:3] != ["-localhost", f"{name}-launcher-0-0.{name}"]:
+    if not isinstance(command, list) or hydra.unwrapped(command)[1:3] != ["-localhost", f"{name}-launcher-0-0.{name}"]:
         return "OpenMPI"
     env = trainjob.get(("spec", "trainer", "env"))
-    names = [e.get("name") for e in env if isinstance(e, dict)] if isinstance(env, list) else []
+    env = env if isinstance(env, list) else []
+    if hydra.implementation_of(env) is not None:  # the hostfile variable mpigen writes names it
+        return hydra.implementation_of(env)
+    names = [e.get("name") for e in env if isinstance(e, dict)]
     view.guessed = "IntelMPI" if any(isinstance(n, str) and n.startswith("I_MPI_") for n in names) else "MPICH"
     return view.guessed
 
@@ -269,8 +291,8 @@ def _env(view: View, trainjob: Document, launcher: Loc, ours: bool) -> None:
     if not isinstance(env, list):
         return
     for index, entry in enumerate(entries):
-        if not ours and entry == NAMED_HOSTFILE:
-            continue  # what mpigen adds for Open MPI 5 on a runtime it did not write
+        if not ours and (entry == NAMED_HOSTFILE or entry in map(hydra.hostfile_env, HYDRA)):
+            continue  # what mpigen adds for Open MPI 5 and Hydra on a runtime it did not write
         name = entry.get("name") if isinstance(entry, dict) else None
         at = next((i for i, e in enumerate(env) if isinstance(e, dict) and name and e.get("name") == name), len(env))
         view.put(launcher + ("env", at), copy_data(entry), trainjob, ("spec", "trainer", "env", index))

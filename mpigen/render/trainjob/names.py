@@ -23,6 +23,9 @@ ANCESTOR_TRAINER = "trainer"
 FRAMEWORK_LABEL = "trainer.kubeflow.org/framework"
 IMPLEMENTATION_ANNOTATION = "mpigen.dev/mpi-implementation"
 PATCH_MANAGER = "mpigen.dev/blueprint"  # the runtimePatches entry of a TrainJob on a named runtime
+# The TrainJob CRD's defaults (v2.3.0 manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml), written out.
+TRAINJOB_CONTROLLER = "trainer.kubeflow.org/trainjob-controller"  # spec.managedBy
+DEFAULT_SUSPEND = False  # spec.suspend
 DEFAULT_NAMED_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (TrainJob CRD)
 DEFAULT_EMITTED_KIND = "TrainingRuntime"
 RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")  # what a TrainJob's runtimeRef may name

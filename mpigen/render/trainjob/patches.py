@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
+from mpigen.render.sshd import allow_root_sshd
+from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB, PATCH_MANAGER
 
 # PodSpecPatch (TR:pkg/apis/trainer/v1alpha1/trainjob_types.go), in the order a reader looks for them.
@@ -53,9 +55,21 @@ def with_rank_mounts(launcher: dict, worker: dict) -> dict:
     return launcher
 
 
+def node_template(job: MPIJob) -> dict:
+    """The workers' pod template with what a root sshd needs of the capabilities the main
+    container drops (mpigen.render.sshd), as mpigen's own runtime gives its node pods: the
+    runtime's node job runs sshd under the security context the patch carries."""
+    worker = copy_data(job.spec.mpiReplicaSpecs[WORKER].template)
+    if "spec" in worker:
+        allow_root_sshd(worker["spec"], job.source.ssh.port)
+    return worker
+
+
 def runtime_patches(job: MPIJob) -> list[dict]:
-    worker = job.spec.mpiReplicaSpecs[WORKER].template
+    worker = node_template(job)
     launcher = with_rank_mounts(job.spec.mpiReplicaSpecs[LAUNCHER].template, worker)
+    if hydra.converts(job, named=True):
+        launcher = hydra.with_hostfile_folder(launcher)
     jobs = [patch for patch in (replicated_job_patch(NODE_JOB, worker), replicated_job_patch(LAUNCHER_JOB, launcher))
             if patch is not None]
     if not jobs:

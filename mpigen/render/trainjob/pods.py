@@ -74,7 +74,18 @@ def setup_script(job: MPIJob, launcher: bool) -> str:
         sshd_script=scripts.render("sshd.sh.j2", target="trainjob", sshd_config=SSHD_CONFIG),
         trainer_hostfile=TRAINER_HOSTFILE,
         hydra_hostfile=HYDRA_HOSTFILE if launcher and job.distribution in HYDRA else "",
-        local_hostfile=HYDRA_HOSTFILE if launcher and _rewrites_hostfile(job) else "") + "\n"
+        local_hostfile=HYDRA_HOSTFILE if launcher and _rewrites_hostfile(job) else "",
+        wait_for_nodes=launcher and starts_with_nodes(job)) + "\n"
+
+
+def starts_with_nodes(job: MPIJob) -> bool:
+    """Whether the launcher's Job starts with the nodes' rather than once they are Ready: under
+    a gang scheduler, whose PodGroup the Trainer makes counting every pod of the TrainJob,
+    the launcher too (Trainer v2.3.0 pkg/runtime/framework/plugins/{coscheduling,volcano}
+    Build: minMember is the sum of the pod sets' counts). A launcher that waited for Ready
+    nodes would never exist, and the scheduler would bind no node until it does. Its
+    ssh-setup waits for the nodes' sshd instead."""
+    return job.extensions.gang is not None
 
 
 def _rewrites_hostfile(job: MPIJob) -> bool:
@@ -90,7 +101,7 @@ def _ssh_setup(job: MPIJob, pod: dict, launcher: bool) -> None:
     main = pod["containers"][0]
     mounts = [{"name": TRAINER_KEY_VOLUME, "mountPath": TRAINER_KEY_MOUNT, "readOnly": True},
               {"name": SSH_VOLUME, "mountPath": SSH_DIR}]
-    if launcher and _rewrites_hostfile(job):
+    if launcher and (_rewrites_hostfile(job) or starts_with_nodes(job)):
         mounts.append({"name": TRAINER_HOSTFILE_VOLUME, "mountPath": TRAINER_HOSTFILE_DIR, "readOnly": True})
     setup = {"name": SSH_SETUP_CONTAINER, "image": main["image"],
              "command": ["/bin/sh", "-c", setup_script(job, launcher)],

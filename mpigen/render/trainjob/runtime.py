@@ -17,7 +17,7 @@ from mpigen.render.replicated import NETWORK, replicated_job
 from mpigen.render.trainjob.names import (ANCESTOR_LABEL, ANCESTOR_TRAINER, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION,
                                           LAUNCHER_JOB, NODE_JOB, TRAINER_API, TRAINER_KEY_MOUNT,
                                           cluster_runtime_name)
-from mpigen.render.trainjob.pods import launcher_pod, worker_pod
+from mpigen.render.trainjob.pods import launcher_pod, starts_with_nodes, worker_pod
 
 COSCHEDULING_TIMEOUT = 60  # the Trainer's default scheduleTimeoutSeconds
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
@@ -32,13 +32,17 @@ def runtime_spec(job: MPIJob) -> dict:
         spec["podGroupPolicy"] = _pod_group_policy(job)
     nodes, launcher = worker_pod(job), launcher_pod(job)
     request_topology(job, nodes, launcher)
+    if ext.gang is not None:  # the Trainer labels every pod into its PodGroup; the scheduler must be the gang's
+        for template in (nodes, launcher):
+            template["spec"]["schedulerName"] = ext.gang.schedulerName
+    waits = None if starts_with_nodes(job) else (NODE_JOB, "Ready")
     spec["template"] = {**_template_metadata(job), "spec": {
         "network": dict(NETWORK),
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},
         "failurePolicy": {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"},
         "replicatedJobs": [
             replicated_job(NODE_JOB, 1, nodes),
-            replicated_job(LAUNCHER_JOB, 1, launcher, (NODE_JOB, "Ready"), labels={ANCESTOR_LABEL: ANCESTOR_TRAINER}),
+            replicated_job(LAUNCHER_JOB, 1, launcher, waits, labels={ANCESTOR_LABEL: ANCESTOR_TRAINER}),
         ],
     }}
     return spec

@@ -23,7 +23,7 @@ from mpigen.render.trainjob.names import (DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KI
                                           TRAINER_GROUP, first_rank_host)
 from mpigen.render.trainjob.options import OPTIONS
 from mpigen.render.trainjob.runtime import new_runtime
-from mpigen.render.trainjob.trainjob import new_trainjob
+from mpigen.render.trainjob.trainjob import new_trainjob, with_crd_defaults
 
 WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "TrainingRuntime": "-1", "ClusterTrainingRuntime": "-1",
          "TrainJob": "0"}
@@ -66,8 +66,8 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
             obj["metadata"]["labels"][MANAGED_BY] = "mpigen"
         else:
             stamp(obj, job, job.metadata.name, run, templates=options.gitops == "none")
-        if obj["kind"] == "TrainJob" and lifecycle.state == "completed":
-            obj["spec"]["suspend"] = True
+        if obj["kind"] == "TrainJob":
+            with_crd_defaults(obj, job, lifecycle.state == "completed")
         if options.gitops == "argocd" and obj["kind"] in WAVES:
             annotations = obj["metadata"].setdefault("annotations", {})
             annotations[ARGOCD_SYNC_WAVE] = WAVES[obj["kind"]]
@@ -82,6 +82,7 @@ def _flux_step(obj: dict) -> str:
 
 
 TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                  expects=checks.cluster_runtime,
                   # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
                   flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
                   applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),

@@ -17,6 +17,7 @@ from tests.support.properties import examples
 
 from tests.support.paths import BLUEPRINTS, ROOT
 from tests.support.text import pos
+from tests.support.trainjob_import import NAMED, rendered, round_trip
 
 # Examples whose blueprint says what a TrainJob and its runtime do not: the cloud identity
 # ServiceAccount mpigen makes (the runtime only names it), as for MPIJobs (test_round_trip.UNMAPPED).
@@ -30,6 +31,8 @@ VARIANTS = {
     "launcher-as-node": {"launcher": {"runAsWorker": True}},
     "completed": {"state": "completed"},
     "deadline": {"runPolicy": {"activeDeadlineSeconds": 7200}},
+    # the gang's scheduler on every pod of mpigen's runtime (render/trainjob/runtime.py), read back
+    "gang-scheduler-name": {"scheduling": {"gang": {"scheduler": "scheduler-plugins", "schedulerName": "gangs"}}},
     # a runtime of the cluster's: its launcher has the runtime's resources (None: the field removed)
     "cluster-has-runtime": {"runtime": {"name": "mpi-openmpi", "kind": "ClusterTrainingRuntime"},
                             "resources": {"launcher": None}},
@@ -37,48 +40,6 @@ VARIANTS = {
 # What a runtime of the cluster's cannot take (the examples' host network, init containers,
 # priority classes: refused at their lines) leaves fewer examples to that variant.
 MINIMUM = {"cluster-has-runtime": 5}
-# A blueprint a runtime of the cluster's can run (runtimePatches carry its pods' fields).
-NAMED = """apiVersion: mpigen.dev/v1alpha1
-kind: MPIJobBlueprint
-metadata:
-  name: bert-large
-  namespace: nlp
-  labels: {team: nlp}
-spec:
-  framework: horovod
-  image: registry.example.com/nlp/bert:2.1
-  workers: 3
-  gpusPerWorker: 2
-  command: [python, /workspace/pretrain.py]
-  env: {NCCL_DEBUG: INFO}
-  runtime: {name: mpi-openmpi-cuda, kind: ClusterTrainingRuntime}
-  datasets:
-    - {name: corpus, pvc: wiki-corpus, mountPath: /data}
-  placement:
-    worker: {nodeSelector: {gpu: a100}}
-  scheduling: {queue: nlp-queue, priorityClass: high, multiKueue: true}
-"""
-
-
-def without_source(text: bytes) -> bytes:
-    return b"".join(line for line in text.splitlines(keepends=True) if not line.startswith(b"# Source:"))
-
-
-def rendered(cli, path: str) -> bytes:
-    done = cli("render", path, "--stdout", "--target", "trainjob")
-    assert done.returncode == 0, done.stderr
-    return without_source(done.stdout)
-
-
-def round_trip(cli, tmp_path, blueprint: str, *files: str) -> tuple[bytes, bytes, str]:
-    """(first render, render of the imported blueprint, what import reported)."""
-    (tmp_path / "bp.yaml").write_text(blueprint)
-    first = rendered(cli, "bp.yaml")
-    (tmp_path / "trainjob.yaml").write_bytes(first)
-    done = cli("import", "trainjob.yaml", *files)
-    assert done.returncode == 0, done.stderr
-    (tmp_path / "imported.yaml").write_bytes(done.stdout)
-    return first, rendered(cli, "imported.yaml"), done.stderr
 
 
 def with_spec(path, change: dict) -> str:
@@ -357,17 +318,6 @@ def rendered_objects():
     ours = tuple(next(o for o in objects if o["kind"] == kind) for kind in ("TrainJob", "TrainingRuntime"))
     runtime = yaml.safe_load("\n".join(line for line in RUNTIME.read_text().splitlines() if not line.startswith("#")))
     return [ours, (yaml.safe_load(HAND), runtime)]
-
-
-def test_a_hydra_line_on_a_runtime_of_the_cluster_is_reported_with_the_implementation_chosen(cli, tmp_path):
-    hydra = (NAMED.replace("framework: horovod", "mpiImplementation: MPICH")
-             .replace("  gpusPerWorker: 2\n", "").replace("  env: {NCCL_DEBUG: INFO}\n", "  env: {I_MPI_DEBUG: '5'}\n"))
-    first, again, reported = round_trip(cli, tmp_path, hydra)
-    assert again == first  # the TrainJob is the same for both: only other targets tell them apart
-    line, column = pos(first.decode(), "    command:", "command")
-    assert f"trainjob.yaml:{line}:{column}: warning: TrainJob spec.trainer.command: a Hydra launch line" in reported
-    assert "the imported blueprint says mpiImplementation: IntelMPI (by its I_MPI_ variables)" in reported
-    assert yaml.safe_load((tmp_path / "imported.yaml").read_text())["spec"]["mpiImplementation"] == "IntelMPI"
 
 
 @pytest.mark.parametrize("kind", ["[]", "{}", "7", "Deployment"])

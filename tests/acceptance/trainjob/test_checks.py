@@ -52,7 +52,6 @@ def test_the_run_identity_counts_under_a_gitops_profile(tmp_path):
     ("  env: {OMPI_MCA_orte_set_default_slots: '4'}\n", "OMPI_MCA_orte_set_default_slots", None,
      "spec.env: OMPI_MCA_orte_set_default_slots is set by"),
     ("  ssh: {keySecret: team-ssh}\n", "team-ssh", None, "the Trainer makes each run's key"),
-    ("  mainContainer: trainer\n", "trainer\n", "trainer", "only on the container named node"),
     ("  security: {runAsUser: 1000}\n", "1000", None, "set spec.security.fsGroup"),
     ("  scheduling:\n    gang: {scheduler: kube-batch}\n", "kube-batch", None, "not kube-batch"),
     ("  network: {hostNetwork: true}\n  ssh: {port: 22}\n", "22", None, "the node's own sshd under hostNetwork"),
@@ -72,3 +71,18 @@ def test_what_the_trainer_cannot_express_is_refused_at_its_line(tmp_path, extra,
     message = only_error(done, path, text, needle, sub) if "emit" not in extra else done.stderr
     assert words in message and not out.exists()
     assert "Traceback" not in done.stderr
+
+
+def test_main_container_is_named_node_with_a_warning(tmp_path):
+    """One blueprint renders under every target: mainContainer names the static target's
+    containers, and the Trainer acts only on the container named node (Trainer v2.3.0
+    pkg/constants/constants.go Node; pkg/runtime/framework/plugins/mpi/mpi.go mounts the key
+    and hostfile there), so the trainjob target names it node and says so."""
+    for runtime in ("", "  runtime: {name: mpi-openmpi}\n"):
+        text, path, done, out = render(tmp_path, runtime + "  mainContainer: trainer\n")
+        assert done.returncode == 0, done.stderr
+        line, column = pos(text, "trainer\n", "trainer")
+        assert f"{path}:{line}:{column}: warning: spec.mainContainer: with --target trainjob the main container " \
+               "is named node, not trainer" in done.stderr
+        rendered = "".join(p.read_text() for p in sorted(out.rglob("*.yaml")))
+        assert "name: trainer" not in rendered and "name: node" in rendered

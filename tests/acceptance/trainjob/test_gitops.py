@@ -38,6 +38,7 @@ def test_a_new_spec_is_a_new_run_and_state_changes_it_in_place(tmp_path):
     completed = trainjob(tmp_path, BASE.replace("spec:\n", "spec:\n  state: completed\n", 1))
     [done] = [o for o in completed if o["kind"] == "TrainJob"]
     assert done["metadata"]["name"] == run and done["spec"].pop("suspend") is True
+    assert job["spec"].pop("suspend") is False  # the CRD's default, written out
     assert done == job
     assert trainjob(tmp_path, BASE.replace("spec:\n", "spec:\n  state: archived\n", 1)) == []
 

@@ -8,6 +8,7 @@ container of both named `node`: the MPI plugin mounts the key and hostfile only 
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 import yaml
@@ -127,6 +128,44 @@ def test_kueue_labels_go_on_the_trainjob_alone():
     assert node["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] == "cloud.provider.com/rack"
 
 
+
+# The TrainJob CRD's defaults (Trainer v2.3.0 manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml:
+# spec.managedBy default trainer.kubeflow.org/trainjob-controller, spec.suspend default false).
+CRD_DEFAULTS = {"managedBy": "trainer.kubeflow.org/trainjob-controller", "suspend": False}
+
+
+def test_a_trainjob_states_the_crds_defaults():
+    """The API server stores them whatever the TrainJob says: written out, the stored object
+    is the committed one."""
+    spec = render()["TrainJob"]["spec"]
+    assert {key: spec.get(key) for key in CRD_DEFAULTS} == CRD_DEFAULTS
+    assert render(state="completed")["TrainJob"]["spec"]["suspend"] is True
+    assert render(scheduling={"queue": "q", "multiKueue": True})["TrainJob"]["spec"]["managedBy"] == \
+           "kueue.x-k8s.io/multikueue"
+
+
+def test_under_a_kueue_queue_the_suspend_is_kueues_until_completed():
+    """Kueue v0.19.2 pkg/controller/jobs/trainjob/trainjob_webhook.go Default suspends a TrainJob
+    with a queue label on creation (WorkloadShouldBeSuspended), and admission resumes it: Git
+    stating either value would undo the other on a re-apply, so Git states none while it runs."""
+    running = render(scheduling={"queue": "team-a"})["TrainJob"]["spec"]
+    assert "suspend" not in running and running["managedBy"] == CRD_DEFAULTS["managedBy"]
+    assert render(scheduling={"queue": "team-a"}, state="completed")["TrainJob"]["spec"]["suspend"] is True
+
+
+def test_the_defaults_leave_the_runs_names_alone(monkeypatch):
+    """A render that writes them names each run as a render without them does
+    (mpigen.render.gitops: the run is a hash of the objects), so a running job is not
+    replaced when mpigen starts writing them."""
+    def names() -> list[str]:
+        return [by_kind(render_text(blueprint_text(state=state), target="trainjob", gitops=gitops))["TrainJob"]
+                ["metadata"]["name"] for gitops in ("argocd", "flux") for state in ("running", "completed")]
+
+    written = names()
+    monkeypatch.setattr("mpigen.render.trainjob.target.with_crd_defaults", lambda trainjob, job, completed: None)
+    assert names() == written and len(set(written)) == 1
+
+
 def test_gang_scheduling_is_the_runtimes_pod_group_policy():
     coscheduling = render(scheduling={"gang": {"scheduler": "scheduler-plugins"}})
     assert coscheduling["TrainingRuntime"]["spec"]["podGroupPolicy"] == {"coscheduling": {"scheduleTimeoutSeconds": 60}}
@@ -134,6 +173,39 @@ def test_gang_scheduling_is_the_runtimes_pod_group_policy():
     volcano = render(scheduling={"gang": {"scheduler": "volcano", "queue": "research"}})["TrainingRuntime"]
     assert volcano["spec"]["podGroupPolicy"] == {"volcano": {}}
     assert volcano["spec"]["template"]["metadata"]["annotations"] == {"scheduling.volcano.sh/queue-name": "research"}
+
+
+@pytest.mark.parametrize("gang, scheduler_name", [
+    ({"scheduler": "volcano"}, "volcano"),
+    ({"scheduler": "scheduler-plugins"}, "scheduler-plugins-scheduler"),
+    ({"scheduler": "scheduler-plugins", "schedulerName": "gang-scheduler"}, "gang-scheduler"),
+])
+@pytest.mark.parametrize("as_worker", [False, True])
+def test_the_gang_scheduler_places_every_pod_its_pod_group_counts(gang, scheduler_name, as_worker):
+    """The Trainer labels every pod of the TrainJob into the PodGroup it makes, whose minMember
+    is the sum of the pod sets' counts, the launcher's too (Trainer v2.3.0
+    pkg/runtime/framework/plugins/{coscheduling,volcano}/*.go Build; jobset/builder.go PodLabels,
+    PodAnnotations). So every pod names the gang's scheduler, and every pod set is created at
+    once: a launcher that dependsOn Ready nodes would never exist, and the gang scheduler binds
+    no node until it does. The launcher's ssh-setup waits for the nodes' sshd instead."""
+    objects = render(scheduling={"gang": gang}, workers=3, launcher={"runAsWorker": as_worker})
+    runtime, num_nodes = objects["TrainingRuntime"], objects["TrainJob"]["spec"]["trainer"]["numNodes"]
+    replicated = jobs(runtime)
+    assert all(pod(runtime, name)["schedulerName"] == scheduler_name for name in replicated)
+    # The Trainer's pod set counts (mpi.go EnforceMLPolicy): node numNodes, or numNodes - 1 with
+    # runLauncherAsNode; launcher 1. minMember is their sum.
+    counts = {"node": max(num_nodes - 1, 1) if runtime["spec"]["mlPolicy"]["mpi"]["runLauncherAsNode"] else num_nodes,
+              "launcher": 1}
+    assert counts["node"] == 3
+    assert sum(counts[name] for name, job in replicated.items() if "dependsOn" not in job) == sum(counts.values())
+    [setup] = pod(runtime, "launcher")["initContainers"]
+    script = setup["command"][-1]
+    assert "done < /etc/mpi/hostfile" in script and 'ssh -F /etc/mpigen-ssh/ssh_config -n' in script
+    assert {"name": "mpi-hostfile", "mountPath": "/etc/mpi", "readOnly": True} in setup["volumeMounts"]
+    plain = render(workers=3)["TrainingRuntime"]
+    assert jobs(plain)["launcher"]["dependsOn"] == [{"name": "node", "status": "Ready"}]
+    assert "schedulerName" not in pod(plain, "node") and "/etc/mpi/hostfile" not in \
+        pod(plain, "launcher")["initContainers"][0]["command"][-1]
 
 
 def test_a_named_runtime_gets_runtime_patches_and_no_runtime_is_written():
@@ -156,6 +228,57 @@ def test_a_named_runtime_gets_runtime_patches_and_no_runtime_is_written():
     for template in replicated.values():  # the webhook refuses env for container node
         assert all(set(c) <= {"name", "volumeMounts", "securityContext"} for c in template["spec"].get("containers", []))
         assert all(c["name"] == "node" for c in template["spec"].get("containers", []))
+
+
+
+@pytest.mark.parametrize("port", [2222, 22])
+def test_a_named_runtimes_node_keeps_what_a_root_sshd_needs(port):
+    """The patch drops every capability of container node, as the blueprint's pods do; a root
+    sshd needs SYS_CHROOT, SETUID, SETGID, AUDIT_WRITE and KILL (and NET_BIND_SERVICE below
+    1024; mpigen/render/sshd.py): the patch carries them, as the runtime mpigen writes does."""
+    named = render(runtime={"name": "mpi-openmpi"}, ssh={"port": port})["TrainJob"]["spec"]["runtimePatches"]
+    [patch] = named
+    replicated = {j["name"]: j["template"]["spec"]["template"]["spec"]
+                  for j in patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]}
+    [node] = replicated["node"]["containers"]
+    emitted = pod(render(ssh={"port": port})["TrainingRuntime"], "node")["containers"][0]
+    assert node["securityContext"] == emitted["securityContext"]
+    needed = {"AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT"} | ({"NET_BIND_SERVICE"} if port < 1024 else set())
+    assert set(node["securityContext"]["capabilities"]["add"]) == needed
+    assert node["securityContext"]["capabilities"]["drop"] == ["ALL"]
+    non_root = render(runtime={"name": "mpi-openmpi"}, security={"runAsUser": 1000, "fsGroup": 1000})
+    [patch] = non_root["TrainJob"]["spec"]["runtimePatches"]
+    [node] = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"][
+        "spec"]["containers"]
+    assert "add" not in node["securityContext"]["capabilities"]  # a non-root sshd needs none
+
+
+
+@pytest.mark.parametrize("implementation, variable", [("MPICH", "HYDRA_HOST_FILE"),
+                                                      ("IntelMPI", "I_MPI_HYDRA_HOST_FILE")])
+def test_hydra_on_a_named_runtime_reads_the_trainers_hostfile_converted(tmp_path, implementation, variable):
+    """The Trainer's MPI plugin writes `<host> slots=<n>` (Trainer v2.3.0 mpi.go; its test:
+    `test-job-node-0-0.test-job slots=8`) and Open MPI's variables only; Hydra reads `<host>:<n>`
+    from the file its variable names, and refuses a `slots=` token. The launch line converts
+    the file into a folder the launcher's runtime patch adds, and runs mpirun as it was."""
+    spec = render(runtime={"name": "mpi-cluster"}, mpiImplementation=implementation)["TrainJob"]["spec"]
+    command, env = spec["trainer"]["command"], spec["trainer"]["env"]
+    assert {"name": variable, "value": "/etc/mpigen-hostfile/hostfile"} in env
+    assert command[:2] == ["/bin/sh", "-c"] and command[4] == "mpirun"
+    [patch] = spec["runtimePatches"]
+    launcher = {j["name"]: j for j in patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]}[
+        "launcher"]["template"]["spec"]["template"]["spec"]
+    assert {"name": "mpigen-hostfile", "emptyDir": {}} in launcher["volumes"]
+    assert {"name": "mpigen-hostfile", "mountPath": "/etc/mpigen-hostfile"} in launcher["containers"][0]["volumeMounts"]
+    (tmp_path / "mpi").mkdir()
+    (tmp_path / "mpigen-hostfile").mkdir()
+    (tmp_path / "mpi" / "hostfile").write_text("test-job-node-0-0.test-job slots=8\ntest-job-node-0-1.test-job slots=8\n")
+    script = command[2].replace("/etc/", f"{tmp_path}/")
+    done = subprocess.run([command[0], "-c", script, command[3], "cat", f"{tmp_path}/mpigen-hostfile/hostfile"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout == "test-job-node-0-0.test-job:8\ntest-job-node-0-1.test-job:8\n"
+    openmpi = render(runtime={"name": "mpi-cluster"})["TrainJob"]["spec"]["trainer"]["command"]
+    assert openmpi[0] == "mpirun"
 
 
 def test_mpigen_yaml_and_an_overlay_name_the_default_runtime(tmp_path):
@@ -201,6 +324,28 @@ def test_one_runtime_name_with_two_contents_is_an_error_naming_both(tmp_path):
     assert f"{tmp_path / 'b.yaml'}:5:13: error: job default/b renders _cluster/clustertrainingruntime-shared.yaml, " \
            f"as the job at {tmp_path / 'a.yaml'}:5:13 does with other content; give one of them another " \
            "spec.runtime.name" in done.stderr
+
+
+
+@pytest.mark.parametrize("emitted, named, kind", [
+    ({"emit": "ClusterTrainingRuntime", "name": "shared"}, {"name": "shared"}, "ClusterTrainingRuntime shared"),
+    ({"emit": "TrainingRuntime"}, {"name": "a", "kind": "TrainingRuntime"}, "TrainingRuntime default/a"),
+])
+def test_a_runtime_one_job_writes_and_another_says_the_cluster_has_names_both(tmp_path, emitted, named, kind):
+    """mpigen would apply its runtime over the cluster's and prune it with the job that writes
+    it: exit 2 at both blueprints' lines, in either order."""
+    write(tmp_path / "a.yaml", blueprint_text("a", runtime=emitted))
+    write(tmp_path / "b.yaml", blueprint_text("b", runtime=named))
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"  # metadata.name at 5:13, spec.runtime.name at 15:15
+    out = tmp_path / "out"
+    done = run_mpigen("render", str(a), str(b), "--target", "trainjob", "-o", str(out), text=True)
+    assert done.returncode == 2 and not out.exists()
+    assert f"{b}:15:15: error: job default/b says the cluster has {kind} (a runtime named without emit), which " \
+           f"the job at {a}:5:13 writes; " in done.stderr
+    done = run_mpigen("render", str(b), str(a), "--target", "trainjob", "--stdout", text=True)
+    assert done.returncode == 2 and not done.stdout
+    assert f"{a}:5:13: error: job default/a writes " in done.stderr
+    assert f"the runtime the job at {b}:15:15 says the cluster has; " in done.stderr
 
 
 def test_every_example_validates_against_the_trainer_models(tmp_path):
