@@ -110,10 +110,10 @@ def test_multi_document_files(tmp_path):
 
 
 def test_warnings_do_not_fail(tmp_path):
-    (tmp_path / "long.yaml").write_text(blueprint_text("a" * 46, workers=1))
-    done = run_mpigen("render", "long.yaml", "--stdout", cwd=tmp_path)
-    assert done.returncode == 0
-    assert b"long.yaml:" in done.stderr and b": warning: " in done.stderr and b"52" in done.stderr
+    (tmp_path / "gpus.yaml").write_text(blueprint_text("job", workers=1, gpusPerWorker=1, gpuResource="nvidia.com/gpus"))
+    done = run_mpigen("render", "gpus.yaml", "--stdout", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout
+    assert b"gpus.yaml:" in done.stderr and b": warning: " in done.stderr and b"nvidia.com/gpu?" in done.stderr
 
 
 def test_schema_is_json_on_stdout():

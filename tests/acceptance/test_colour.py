@@ -18,7 +18,8 @@ ESC = b"\x1b["
 
 def invalid(tmp_path: Path) -> Path:
     (tmp_path / "bad.yaml").write_text(blueprint_text("bad", workers=0))
-    (tmp_path / "long.yaml").write_text(blueprint_text("a" * 46, workers=1))  # a warning
+    (tmp_path / "long.yaml").write_text(blueprint_text("job", workers=1, gpusPerWorker=1,
+                                                       gpuResource="nvidia.com/gpus"))  # a warning
     return tmp_path
 
 
@@ -29,7 +30,7 @@ def test_errors_and_warnings_are_in_colour_on_a_terminal(tmp_path):
         shown = on_terminal(*args, cwd=where)
         assert shown.returncode == piped.returncode == code
         assert ESC not in piped.stderr and plain(shown.stderr) == piped.stderr  # today's bytes, on a pipe
-    assert shown.stderr.startswith(b"\x1b[1mlong.yaml:5:13:\x1b[0m \x1b[1m\x1b[35mwarning:\x1b[0m metadata.name: ")
+    assert shown.stderr.startswith(b"\x1b[1mlong.yaml:15:20:\x1b[0m \x1b[1m\x1b[35mwarning:\x1b[0m spec.gpuResource: ")
     shown = on_terminal("validate", "bad.yaml", cwd=where)
     assert shown.stderr == b"\x1b[1mbad.yaml:9:16:\x1b[0m \x1b[1;31merror:\x1b[0m spec.workers: must be >= 1, got 0\n"
 

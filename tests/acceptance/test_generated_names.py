@@ -93,9 +93,10 @@ def test_an_overlay_that_is_not_a_dns_label_gets_a_valid_application_name(tmp_pa
 
 
 def test_long_inputs_give_short_distinct_names(tmp_path):
-    """63-character overlay and namespace, jobs that differ only in their last character."""
+    """63-character overlay and namespace, jobs that differ only in their last character (as
+    long as a static job under a GitOps profile may be: its StatefulSet's pods need 38 at most)."""
     namespace, env = "n" * 63, "e" * 63
-    jobs = [("j" * 40 + "-1", namespace), ("j" * 40 + "-2", namespace)]
+    jobs = [("j" * 36 + "-1", namespace), ("j" * 36 + "-2", namespace)]
     repo = repository(tmp_path, jobs, [env], "flux")
     names = [d["metadata"]["name"] for d in kustomizations(repo)]
     assert len(set(names)) == 4 and all(len(n) <= 63 and DNS1123_LABEL.fullmatch(n) for n in names), names

@@ -12,6 +12,7 @@ from mpigen.compile.mpijob import WORKER, MPIJob
 from mpigen.errors import Diagnostic, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
+from mpigen.render.effective import EffectivePods
 from mpigen.render.target import Flag, Lifecycle, Options, Setting, Target, TargetOptions
 from mpigen.validate.reserved import Reserved
 
@@ -28,7 +29,7 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     return [{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta, "spec": spec}]
 
 
-def checks(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
+def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     if blueprint.spec.workers <= MAX_WORKERS:
         return []
     return [error(doc.value_mark(("spec", "workers")),
