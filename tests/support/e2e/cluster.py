@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import signal
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,14 +80,22 @@ class PretendCluster:
         pods = pods_from_objects(self.objects, self.workdir)
         self.bridge = f"{pods[-1].name}-net"
         add_bridge(self.netns, self.bridge)
-        self.api = ApiServer(self, self.workdir / "api.sock")
-        self.api.start()
+        self.start_api()
         for index, pod in enumerate(pods):
             self.pods[pod.name] = pod
             self._start_pod(pod, index)
         for pod in self.workers():  # the StatefulSet's containers run their rendered command
             self.processes.append(self.spawn(pod, rendered_command(pod.container), stdout=subprocess.DEVNULL,
                                              stderr=subprocess.DEVNULL))
+
+    def start_api(self) -> None:
+        """The API server, at a socket in a folder of its own that any container user may reach,
+        as any pod may reach the API server (a non-root launcher's kubectl too)."""
+        self.public = Path(tempfile.mkdtemp(prefix="mpigen-e2e-"))
+        self.public.chmod(0o755)
+        self.api = ApiServer(self, self.public / "api.sock")
+        os.chmod(self.api.path, 0o666)
+        self.api.start()
 
     def _start_pod(self, pod: Pod, index: int) -> None:
         add_pod_network(self.netns, self.bridge, pod, index)
@@ -163,6 +173,8 @@ class PretendCluster:
             except OSError:
                 pass
         delete_netns(self.netns)
+        if getattr(self, "public", None):
+            shutil.rmtree(self.public, ignore_errors=True)
 
     def processes_inside(self) -> list[int]:
         """The processes in any pod's network namespace."""
