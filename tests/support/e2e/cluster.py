@@ -3,7 +3,12 @@
 Each pod of the rendered StatefulSet and Job becomes:
 - its own network namespace, named after the pod, with an eth0 on a bridge that lives in a
   namespace of its own (nothing is added to the machine's network);
-- its own mount and UTS namespaces and root folder, held open by a `sleep` process: the host
+- its own mount, UTS and IPC namespaces and root folder, held open by a `sleep` process (the
+  containers of a pod share its IPC namespace, and pods do not, as a container runtime makes
+  them: so UCX, which MPICH's ranks use, takes the ranks of two pods for ranks of two hosts and
+  never tries shared memory between them, which it does between processes of one boot id and
+  IPC namespace: openucx/ucx src/ucs/sys/uid.c ucs_get_system_id, src/uct/sm/base/sm_iface.c,
+  whose address carries the IPC namespace); the host
   name is the pod's, /etc is an overlay whose /etc/hosts is the one the kubelet writes, and
   each container binds the volumes it mounts (written as the kubelet writes them: volumes.py)
   at their mountPaths (filesystem.py). Writes to /etc stay in the pod's overlay, so the
@@ -104,7 +109,7 @@ class PretendCluster:
         # "ready" once in the pod's root: a container entered earlier would see the machine's.
         lines.append(f"exec chroot {shlex.quote(str(rootfs(pod)))} /bin/sh -c 'echo ready; exec sleep infinity'")
         pod.holder = subprocess.Popen(
-            ["nsenter", f"--net=/run/netns/{pod.name}", "--", "unshare", "--mount", "--uts", "--propagation",
+            ["nsenter", f"--net=/run/netns/{pod.name}", "--", "unshare", "--mount", "--uts", "--ipc", "--propagation",
              "private", "--", "/bin/sh", "-c", "\n".join(lines)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         if pod.holder.stdout.readline().strip() != "ready":

@@ -1,12 +1,12 @@
-"""A command run "in a container": it enters the pod's namespaces and root, mounts the
-container's volumes in a mount namespace of its own (filesystem.py), and takes the container's
-rendered env (literals and downward API fields, and nothing of the test's), working directory
-and securityContext: the user and group, the pod's fsGroup and supplementalGroups as
-supplementary groups, no_new_privs for `allowPrivilegeEscalation: false`, and a capability
-bounding set of the container runtime's default set, minus `drop`, plus `add` (all of them when
-privileged). The image is the machine with the copy of this venv every user may run
-(image.pod_image; its env: `image_env`), except where an image is modelled
-by name (`images`: env and entrypoint, e.g. kubectl's, jobset_cluster.py)."""
+"""A command run "in a container": it enters the pod's namespaces (network, mount, UTS, IPC) and
+root, mounts the container's volumes in a mount namespace of its own (filesystem.py), and takes
+the container's rendered env (literals and downward API fields, and nothing of the test's),
+working directory and securityContext: the user and group, the pod's fsGroup and
+supplementalGroups as supplementary groups, no_new_privs for `allowPrivilegeEscalation: false`,
+and a capability bounding set of the container runtime's default set, minus `drop`, plus `add`
+(all of them when privileged). The image is the machine with the copy of this venv every user may
+run (image.pod_image; its env: `image_env`), except where an image is modelled by name (`images`:
+env and entrypoint, e.g. kubectl's, jobset_cluster.py)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def container_argv(pod: Pod, command: list[str], image_env: dict[str, str], env:
     for name in drop_env:
         del environment[name]
     mounts = "\n".join(["set -e", *container_mount_lines(pod, container), 'exec "$@"'])
-    return ["nsenter", "-t", str(pod.holder.pid), "-m", "-u", "-n", "-r", "-w", "--",
+    return ["nsenter", "-t", str(pod.holder.pid), "-m", "-u", "-i", "-n", "-r", "-w", "--",
             "unshare", "--mount", "--propagation", "unchanged", "--", "/bin/sh", "-c", mounts, "mount",
             "setpriv", *_privileges(pod, security), "--",
             "env", "-i", "--chdir", container.get("workingDir", "/"),
