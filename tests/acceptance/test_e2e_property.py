@@ -16,7 +16,11 @@ the workers, the user or the target). For each, `mpigen render` by the CLI eithe
 The image is the one those tests model (tests/support/e2e/image.py): Python with mpi4py on the
 default PATH, Open MPI 5 and MPICH, and nothing in its environment that lets Open MPI run as
 root (OMPI_ALLOW_RUN_AS_ROOT): prterun then refuses root unless the command says
---allow-run-as-root, as it does by default.
+--allow-run-as-root, as it does by default. Its Open MPI is PyPI's, whose prterun starts each
+remote daemon as `PRTE_PREFIX=...;export PRTE_PREFIX;...;prted ...`: under kubexec.sh's
+`cat ... >> /etc/hosts && $*` only the first assignment waits for the append, so a non-root
+static job's daemons start although the append fails; an Open MPI that sends a bare `prted`
+would not (MPICH's `hydra_pmi_proxy` does not).
 
 CI runs DRAWS draws with a seed fixed by the test (derandomized, no example database), found
 again on every machine; MPIGEN_PROPERTY_DRAWS=N runs N draws, and MPIGEN_PROPERTY_RUN=long
