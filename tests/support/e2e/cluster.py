@@ -8,11 +8,11 @@ Each pod of the rendered StatefulSet and Job becomes:
   them: so UCX, which MPICH's ranks use, takes the ranks of two pods for ranks of two hosts and
   never tries shared memory between them, which it does between processes of one boot id and
   IPC namespace: openucx/ucx src/ucs/sys/uid.c ucs_get_system_id, src/uct/sm/base/sm_iface.c,
-  whose address carries the IPC namespace); the host
-  name is the pod's, /etc is an overlay whose /etc/hosts is the one the kubelet writes, and
-  each container binds the volumes it mounts (written as the kubelet writes them: volumes.py)
-  at their mountPaths (filesystem.py). Writes to /etc stay in the pod's overlay, so the
-  machine is left unchanged.
+  whose address carries the IPC namespace); the host name is the pod's (the node's for a pod on
+  the node's network, hostNetwork: each pod has a node of its own, whose sshd holds port 22),
+  /etc is an overlay whose /etc/hosts is the one the kubelet writes, and each container binds
+  the volumes it mounts (written as the kubelet writes them: volumes.py) at their mountPaths
+  (filesystem.py). Writes to /etc stay in the pod's overlay, so the machine is left unchanged.
 
 Commands run "in a container" enter those namespaces and take the container's rendered env
 (and nothing of the test's), working directory and securityContext: no_new_privs for
@@ -40,6 +40,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,13 @@ from tests.support.e2e.pods import LAUNCHER_POD_SUFFIX, Pod, pods_from_objects
 from tests.support.e2e.processes import kill
 from tests.support.e2e.secrets import SecretStore
 from tests.support.e2e.volumes import prepare_volumes
+
+
+# The node's sshd, which a pod on the node's network meets on port 22: it holds the port, and
+# greets and drops every client (it knows no key of the job's).
+NODE_SSHD = ("import socket\nserver = socket.socket()\nserver.bind(('0.0.0.0', 22))\nserver.listen()\n"
+             "print('listening', flush=True)\nwhile True:\n    client, _ = server.accept()\n"
+             "    client.sendall(b'SSH-2.0-OpenSSH_node\\r\\n')\n    client.close()\n")
 
 
 @dataclass
@@ -104,8 +112,10 @@ class PretendCluster:
 
     def _start_pod(self, pod: Pod, index: int) -> None:
         add_pod_network(self.netns, self.bridge, pod, index)
+        if pod.host_network:
+            self._start_node_sshd(pod)
         prepare_volumes(pod, self)
-        lines = ["set -e", f"hostname {shlex.quote(pod.hostname)}", *pod_root_lines(pod)]
+        lines = ["set -e", f"hostname {shlex.quote(pod.uts_name)}", *pod_root_lines(pod)]
         # "ready" once in the pod's root: a container entered earlier would see the machine's.
         lines.append(f"exec chroot {shlex.quote(str(rootfs(pod)))} /bin/sh -c 'echo ready; exec sleep infinity'")
         pod.holder = subprocess.Popen(
@@ -114,6 +124,15 @@ class PretendCluster:
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         if pod.holder.stdout.readline().strip() != "ready":
             raise CommandFailed(f"{pod.name}: the pod's namespaces did not come up: {pod.holder.stderr.read()}")
+
+    def _start_node_sshd(self, pod: Pod) -> None:
+        """The node's sshd (NODE_SSHD) in the network namespace of a pod on the node's network."""
+        listener = subprocess.Popen(
+            ["nsenter", f"--net=/run/netns/{pod.name}", "--", sys.executable, "-c", NODE_SSHD],
+            stdout=subprocess.PIPE, text=True, start_new_session=True)
+        self.processes.append(listener)
+        if listener.stdout.readline().strip() != "listening":
+            raise CommandFailed(f"{pod.name}: the node's sshd did not start")
 
     # -- containers -----------------------------------------------------------------------------
     def spawn(self, pod: Pod, command: list[str], *, env: dict[str, str] | None = None, **popen) -> subprocess.Popen:

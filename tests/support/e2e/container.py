@@ -34,7 +34,7 @@ def container_argv(pod: Pod, command: list[str], image_env: dict[str, str], env:
     if unknown:
         raise Unsupported(f"{pod.name}: securityContext fields {sorted(unknown)} are not modelled")
     environment = {"PATH": f"{pod_image().bin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                   "HOME": "/root", "HOSTNAME": pod.hostname, **image_env,
+                   "HOME": "/root", "HOSTNAME": pod.uts_name, **image_env,
                    **{item["name"]: env_value(pod, item) for item in container.get("env", [])}, **(env or {})}
     if container.get("envFrom"):
         raise Unsupported(f"{pod.name}: envFrom is not modelled")

@@ -90,8 +90,8 @@ def run_draw(draw: Draw, objects: list[dict], workdir: Path) -> tuple[dict, list
         cluster.start()
         if draw.target == "static":
             cluster.deliver_kubectl()
-        workers = [pod.hostname for pod in cluster.workers()]
-        hosts = [*workers, *([cluster.launcher().hostname] if draw.run_as_worker else [])]
+        workers = [pod.uts_name for pod in cluster.workers()]
+        hosts = [*workers, *([cluster.launcher().uts_name] if draw.run_as_worker else [])]
         command = launch_command({"spec": {"command": draw.program}}, cluster.launcher().container,
                                  [str(len(hosts) * draw.slots), ",".join(f"{h}:{draw.slots}" for h in hosts)])
         done = cluster.run_launcher(command, timeout=60)
