@@ -2,8 +2,8 @@
 
 Hypothesis draws blueprints across the space of tests/support/e2e/blueprint_space.py (target,
 workers, slots, framework, Open MPI 5 or MPICH, root or a non-root user stated in spec.security
-or through podTemplatePatch, with or without fsGroup, the sshd port, the launcher as a rank
-host, a container port added by podTemplatePatch, launcherCommand's -np, overlays that change
+or through podTemplatePatch, with or without fsGroup, the sshd port, the workers on their nodes'
+network through spec.network or podTemplatePatch, the launcher as a rank host, a container port added by podTemplatePatch, launcherCommand's -np, overlays that change
 the workers, the user or the target). For each, `mpigen render` by the CLI either
 - refuses it: exit 2, no traceback, every error at PATH:LINE:COLUMN of the blueprint or the
   overlay, and no output written; or
@@ -35,9 +35,10 @@ Left out, because the pretend cluster cannot model it (no draw contains it, none
   cluster has no port. Its draws check the refusal half and the API server's port checks only
   (test_mpijob_blueprints_are_rendered_or_refused_at_a_position).
 - Intel MPI: not installed on the machine (only Open MPI 5 and MPICH are).
-- the host network (spec.network.hostNetwork, podTemplatePatch pod.hostNetwork): every pretend
-  pod has a network namespace of its own; a pod on its node's network (the node's host name,
-  address and its own sshd on port 22) is not modelled.
+- two workers on one node's network: each pretend pod on its node's network is a node of its
+  own (cluster.py: the node's host name, address, /etc/hosts and sshd on port 22, and cluster
+  DNS only with dnsPolicy ClusterFirstWithHostNet); with no scheduler in the pretend cluster,
+  the host network's one-worker-per-node rule is out of this property's reach.
 - GPUs, datasets, placement, gang scheduling and Kueue: the pretend cluster has no scheduler,
   no devices, and only emptyDir, configMap, secret and projected volumes (so the trainjob
   target's gang scheduling, which never starts a pod, is out of this property's reach).

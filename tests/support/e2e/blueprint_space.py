@@ -6,8 +6,9 @@ from the rendered files.
 Dimensions: the target (static, jobset, trainjob; mpijob in the refusal half only), given by
 --target or by the overlay; workers and slots; the framework; the MPI implementation (Open MPI
 5, MPICH); the user (root, or uid 1000 whose account the pretend pods' image has), stated in
-spec.security or through podTemplatePatch, with or without fsGroup; the sshd port; the launcher
-as a rank host; a container port added by podTemplatePatch (named ssh, on the sshd port, or
+spec.security or through podTemplatePatch, with or without fsGroup; the sshd port; the workers on
+their nodes' network (spec.network.hostNetwork or podTemplatePatch); the launcher as a rank host;
+a container port added by podTemplatePatch (named ssh, on the sshd port, or
 another); a launcherCommand as an imported MPIJob has it (its -np right for the workers it was
 written for, or wrong; --allow-run-as-root for Open MPI, whose prterun refuses root without it);
 and an overlay that changes the number of workers, the user or the target.
@@ -29,6 +30,7 @@ PROGRAM = ["python", "/examples/train.py"]  # replaced by allreduce.py when the 
 SSH_PORTS = (None, 22, 2022, 2222)  # None: the default (2222)
 PATCHED_PORTS = (None, "named-ssh", "on-sshd-port", "other")
 OPEN_MPI_AS_ROOT = ("--allow-run-as-root",)  # Open MPI 5's prterun refuses root without it
+HOST_NETWORK = (None, None, "field", "patch")  # the workers on their nodes' network: spec.network or the patch
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,11 @@ def _spec(draw: st.DrawFn, workers: int, slots: int, mpi: str) -> tuple[dict, li
                                  draw(st.booleans()))
     if security:
         spec["security"] = security
-    patch = _merge_patches(user_patch, _port_patch(draw(st.sampled_from(PATCHED_PORTS)), port or 2222))
+    host_network = draw(st.sampled_from(HOST_NETWORK))
+    if host_network == "field":
+        spec["network"] = {"hostNetwork": True}
+    patch = _merge_patches(user_patch, _port_patch(draw(st.sampled_from(PATCHED_PORTS)), port or 2222),
+                           {"worker": {"pod": {"hostNetwork": True}}} if host_network == "patch" else {})
     if patch:
         spec["podTemplatePatch"] = patch
     return spec, list(PROGRAM), run_as_worker
