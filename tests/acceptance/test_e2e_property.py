@@ -57,8 +57,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from tests.support.e2e.admission import admit
 from tests.support.e2e.blueprint_space import Draw, draws
-from tests.support.e2e.harness import missing, missing_for_ssh, require
-from tests.support.e2e.property_run import refusal_problems, render_draw, rendered_objects, run_draw
+from tests.support.e2e.harness import missing, missing_for_ssh, rendered_objects, require
+from tests.support.e2e.property_run import refusal_problems, render_draw, run_draw
 from tests.support.properties import LONG, examples
 
 DRAWS = examples(int(os.environ.get("MPIGEN_PROPERTY_DRAWS", "30")))  # about 5.5 s a run, 1.3 s a refusal

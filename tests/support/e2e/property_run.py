@@ -64,11 +64,6 @@ def refusal_problems(done: subprocess.CompletedProcess, given: list[Path], out: 
     return problems
 
 
-def rendered_objects(out: Path) -> list[dict]:
-    return [o for f in sorted(out.rglob("*.yaml")) if f.name != "kustomization.yaml"
-            for o in yaml.safe_load_all(f.read_text()) if o]
-
-
 def _cluster(draw: Draw, objects: list[dict], workdir: Path):
     """The pretend cluster of the draw's target, not started."""
     workdir.mkdir()
