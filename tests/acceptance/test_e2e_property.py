@@ -53,7 +53,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, event, given, settings
 
 from tests.support.e2e.admission import admit
 from tests.support.e2e.blueprint_space import Draw, draws
@@ -83,6 +83,7 @@ def test_every_accepted_blueprint_runs_and_every_refused_one_is_positioned(machi
     folder = _folder(tmp_path)
     try:
         done, given_files, out = render_draw(draw, folder)
+        event(f"{draw.target}: {'refused' if done.returncode else 'ran'}")  # --hypothesis-show-statistics
         if done.returncode != 0:
             assert refusal_problems(done, given_files, out) == [], done.stderr.decode(errors="replace")
             return

@@ -12,6 +12,13 @@ a container port added by podTemplatePatch (named ssh, on the sshd port, or
 another); a launcherCommand as an imported MPIJob has it (its -np right for the workers it was
 written for, or wrong; --allow-run-as-root for Open MPI, whose prterun refuses root without it);
 and an overlay that changes the number of workers, the user or the target.
+
+Half the draws fit: each dimension that can make a blueprint wrong for its target takes only
+values that should be accepted there (a user the target can run as, with fsGroup where it is not
+root; no sshd port 22, no port of sshd's name or number, the host network only through
+spec.network and without a rank launcher, a right -np that no overlay changes, and no MPICH line
+of the blueprint's own where pods are reached by DNS names), so that the property's "accepted
+means it runs" half is as well drawn as its "refused at a position" half.
 """
 
 from __future__ import annotations
@@ -85,32 +92,38 @@ def _merge_patches(*patches: dict) -> dict:
 
 
 @st.composite
-def _spec(draw: st.DrawFn, workers: int, slots: int, mpi: str) -> tuple[dict, list[str], bool]:
-    """(spec, the program, runAsWorker)."""
+def _spec(draw: st.DrawFn, workers: int, slots: int, mpi: str, target: str,
+          fits: bool) -> tuple[dict, list[str], bool]:
+    """(spec, the program, runAsWorker); fitting the target where `fits`."""
     spec = {"framework": draw(st.sampled_from(FRAMEWORKS)), "mpiImplementation": mpi,
             "image": "docker.io/kubeflow/mpi-horovod-mnist:latest", "workers": workers, "slotsPerWorker": slots,
             "resources": {"launcher": {"cpu": 1, "memory": "2Gi"}, "worker": {"cpu": 2, "memory": "4Gi"}}}
     run_as_worker = draw(st.booleans())
-    np_drawn = draw(st.sampled_from([None, None, None, None, "right", "wrong"]))  # mostly the rendered line
+    own_line = not (fits and mpi == "MPICH" and target != "static")  # Hydra's own line needs -localhost
+    np_drawn = draw(st.sampled_from([None, None, None, None, "right", *(() if fits else ("wrong",))])) \
+        if own_line else None  # mostly the rendered line
     if np_drawn is None:
         spec["command"] = list(PROGRAM)
     else:  # as an imported MPIJob's: -np for the workers it had, and what its image needed (as root)
         np = (workers + run_as_worker) * slots + (0 if np_drawn == "right" else 1)
         spec["launcherCommand"] = ["mpirun", "-np", str(np), *(OPEN_MPI_AS_ROOT if mpi == "OpenMPI" else ()),
                                    *PROGRAM]
-    port = draw(st.sampled_from(SSH_PORTS))
+    port = draw(st.sampled_from([p for p in SSH_PORTS if not (fits and p == 22)]))
     if port is not None:
         spec["ssh"] = {"port": port}
     if run_as_worker:
         spec["launcher"] = {"runAsWorker": True}
-    security, user_patch = _user(draw, draw(st.sampled_from(["security", "patch"])), draw(st.booleans()),
-                                 draw(st.booleans()))
+    non_root = draw(st.booleans()) and not (fits and target == "static")  # static's workers run as root
+    fs_group = non_root if fits else draw(st.booleans())
+    security, user_patch = _user(draw, draw(st.sampled_from(["security", "patch"])), non_root, fs_group)
     if security:
         spec["security"] = security
-    host_network = draw(st.sampled_from(HOST_NETWORK))
+    host_network = draw(st.sampled_from([h for h in HOST_NETWORK if not (fits and (h == "patch" or
+                                                                                  (h and run_as_worker)))]))
     if host_network == "field":
         spec["network"] = {"hostNetwork": True}
-    patch = _merge_patches(user_patch, _port_patch(draw(st.sampled_from(PATCHED_PORTS)), port or 2222),
+    ports = [p for p in PATCHED_PORTS if not (fits and p in ("named-ssh", "on-sshd-port"))]
+    patch = _merge_patches(user_patch, _port_patch(draw(st.sampled_from(ports)), port or 2222),
                            {"worker": {"pod": {"hostNetwork": True}}} if host_network == "patch" else {})
     if patch:
         spec["podTemplatePatch"] = patch
@@ -118,14 +131,16 @@ def _spec(draw: st.DrawFn, workers: int, slots: int, mpi: str) -> tuple[dict, li
 
 
 @st.composite
-def _overlay(draw: st.DrawFn, target: str, target_in_overlay: bool) -> tuple[dict | None, int | None]:
-    """(an overlay, the workers it sets): it names the target, or changes the workers or the user."""
+def _overlay(draw: st.DrawFn, target: str, target_in_overlay: bool, fits: bool,
+             frozen_np: bool) -> tuple[dict | None, int | None]:
+    """(an overlay, the workers it sets): it names the target, or changes the workers or the user;
+    fitting the target (and a -np frozen in a launcherCommand) where `fits`."""
     patch: dict = {}
-    workers = draw(st.sampled_from([None, 1, 2, 3]))
+    workers = draw(st.sampled_from([None, 1, 2, 3])) if not (fits and frozen_np) else None
     if workers is not None:
         patch["workers"] = workers
-    if draw(st.booleans()):
-        patch["security"] = {"runAsUser": NON_ROOT, "fsGroup": NON_ROOT} if draw(st.booleans()) else \
+    if draw(st.booleans()) and not (fits and target == "static"):
+        patch["security"] = {"runAsUser": NON_ROOT, "fsGroup": NON_ROOT} if fits or draw(st.booleans()) else \
             {"runAsUser": NON_ROOT}
     if not patch and not target_in_overlay:
         return None, None
@@ -142,10 +157,11 @@ def draws(draw: st.DrawFn, targets: tuple[str, ...] = RUN_TARGETS) -> Draw:
     """A job for one of `targets`, under a name of its own."""
     target = draw(st.sampled_from(targets))
     workers, slots, mpi = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.sampled_from(MPIS))
-    spec, program, run_as_worker = draw(_spec(workers, slots, mpi))
+    fits = draw(st.booleans())
+    spec, program, run_as_worker = draw(_spec(workers, slots, mpi, target, fits))
     target_in_overlay = draw(st.booleans())
-    overlay, overlay_workers = draw(_overlay(target, target_in_overlay)) if draw(st.booleans()) or \
-        target_in_overlay else (None, None)
+    overlay, overlay_workers = draw(_overlay(target, target_in_overlay, fits, "launcherCommand" in spec)) \
+        if draw(st.booleans()) or target_in_overlay else (None, None)
     name = f"p{secrets.token_hex(3)}"  # unique: the pretend cluster's namespaces are named after the pods
     blueprint = {"apiVersion": "mpigen.dev/v1alpha1", "kind": "MPIJobBlueprint", "metadata": {"name": name},
                  "spec": spec}
