@@ -37,7 +37,10 @@ FRAMEWORK_FLAGS: dict[str, dict[str, tuple[str, ...]]] = {
         "mxnet": _HOROVOD_OPENMPI,        # likewise the MXNet example
         "pytorch": _TORCH_OPENMPI,
         "deepspeed": _TORCH_OPENMPI,
-        "custom": (),
+        # mpirun refuses to run as root without it, and most images run as root; it changes
+        # nothing for another user (the operator's e2e test adds it for root:
+        # kubeflow/mpi-operator@caa3c47 test/e2e/mpi_job_test.go).
+        "custom": ("--allow-run-as-root",),
     },
     "IntelMPI": {},
     "MPICH": {},

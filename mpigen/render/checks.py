@@ -3,7 +3,9 @@ what a GitOps profile cannot render whatever the target (a launcher TTL: the con
 would recreate the deleted Job and run it again; a gang that counts the launcher); on the
 targets whose workers outlive the launcher (static, mpijob), workers left running and
 names too long once the run identity is added; a worker StatefulSet whose pods cannot be
-created (static); and the Kueue requests only a JobSet can carry."""
+created (static); the Kueue requests only a JobSet can carry; and on the targets whose
+pods are reached by DNS names, a Hydra launch line of the blueprint's own that names no
+launcher host."""
 
 from __future__ import annotations
 
@@ -62,6 +64,31 @@ def launcher_on_host_network(doc: Document, pods: EffectivePods, then: str) -> l
     return [error(doc.value_mark(("spec", "launcher", "runAsWorker")),
                   f"spec.launcher.runAsWorker with hostNetwork{set_by(launcher.host_network)}: a host-network pod has "
                   f"the node's hostname, so mpirun cannot tell that {then}")]
+
+
+def hydra_launcher_host(doc: Document, blueprint: Blueprint, target: str) -> list[Diagnostic]:
+    """On the targets whose pods are reached by DNS names (jobset, trainjob), Hydra's proxies
+    (MPICH, Intel MPI) connect back to the launcher by the name mpiexec gives them, by default
+    its bare host name, which no other pod resolves; mpigen's own line gives `-localhost` with
+    the launcher's DNS name (mpigen.compile.launch.with_launcher_host), a blueprint's own
+    launcherCommand must (found failing by the property test: "unable to get host address")."""
+    spec = blueprint.spec
+    command = spec.launcherCommand
+    if command is None or spec.mpiImplementation == "OpenMPI" or any(_localhost(token) for word in command for token in word.split()):
+        return []
+    name = blueprint.metadata.name
+    return [error(doc.key_mark(("spec", "launcherCommand")),
+                  f"spec.launcherCommand: {spec.mpiImplementation}'s proxies on the workers connect back to the "
+                  "launcher by its bare host name, which the other pods of a --target "
+                  f"{target} job cannot resolve, and no rank starts; remove launcherCommand and give command (and "
+                  "mpirunArgs), for which mpigen writes mpiexec -localhost with the launcher's DNS name, or give "
+                  f"mpiexec -localhost {name}-launcher-0-0.{name} yourself (not under a GitOps profile, which "
+                  "names each run)")]
+
+
+def _localhost(word: str) -> bool:
+    """Whether a word of a command is Hydra's -localhost option (any leading dashes, any case, =value)."""
+    return word.startswith("-") and word.lstrip("-").split("=")[0].lower() == "localhost"
 
 
 def worker_set_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:

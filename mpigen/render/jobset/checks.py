@@ -11,6 +11,7 @@ from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORK
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.replicated import longest_pod_name
+from mpigen.render.checks import hydra_launcher_host
 from mpigen.render.effective import EffectivePods, sharing
 from mpigen.render.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
@@ -23,7 +24,8 @@ MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check (ValidateCreat
 
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return [*_name_length(doc, blueprint, options), *_user(doc, pods),
-            *sshd_checks(doc, pods, blueprint.spec.ssh.port, "jobset"), *_unsupported(doc, blueprint)]
+            *sshd_checks(doc, pods, blueprint.spec.ssh.port, "jobset"), *hydra_launcher_host(doc, blueprint, "jobset"),
+            *_unsupported(doc, blueprint)]
 
 
 def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
@@ -75,12 +77,6 @@ def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
         out.append(warning(doc.value_mark(("spec", "security", "sshAuthMountPath")),
                            f"spec.security.sshAuthMountPath is for --target mpijob; --target jobset mounts the key "
                            f"at {KEY_MOUNT} for any user"))
-    if spec.launcherCommand is not None and spec.mpiImplementation != "OpenMPI":
-        host = f"{blueprint.metadata.name}-launcher-0-0.{blueprint.metadata.name}"
-        out.append(warning(doc.key_mark(("spec", "launcherCommand")),
-                           f"spec.launcherCommand: {spec.mpiImplementation}'s workers connect back to the launcher "
-                           "by its bare host name, which other pods of a JobSet cannot resolve; give mpiexec "
-                           f"-localhost {host} (mpigen does so in the mpirun line it writes)"))
     for image in ("kubectlImage", "keygenImage"):
         if spec.ssh.keySecret is not None and doc.get(("spec", "ssh", image)) is not None:
             out.append(warning(doc.value_mark(("spec", "ssh", image)),

@@ -9,6 +9,7 @@ from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import name_room, run_suffix
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
+from mpigen.render.checks import hydra_launcher_host
 from mpigen.render.effective import EffectivePods
 from mpigen.render.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
@@ -31,7 +32,8 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
     runtime = blueprint.spec.runtime or options.own.default_runtime
     named = runtime is not None and runtime.named
     out = [*_name_length(doc, blueprint, options), *_user(doc, pods),
-           *sshd_checks(doc, pods, blueprint.spec.ssh.port, "trainjob"), *_unsupported(doc, blueprint, named)]
+           *sshd_checks(doc, pods, blueprint.spec.ssh.port, "trainjob"),
+           *hydra_launcher_host(doc, blueprint, "trainjob"), *_unsupported(doc, blueprint, named)]
     if named:
         out += _not_patchable(doc, blueprint, pods)
     return out

@@ -126,7 +126,7 @@ class ApiServer(threading.Thread):
             if request["token"] not in self.cluster.store.tokens:
                 raise Refused("(Unauthorized): the server has asked for the client to provide credentials")
             return self.cluster.store.tokens[request["token"]]
-        caller = next((p for p in self.cluster.pods.values() if p.hostname == request["from"]), None)
+        caller = next((p for p in self.cluster.pods.values() if request["from"] in (p.hostname, p.uts_name)), None)
         if caller is None:
             raise Refused(f"(Unauthorized): no pod with host name {request['from']}")
         return caller.namespace, caller.service_account

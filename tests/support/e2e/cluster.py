@@ -3,11 +3,16 @@
 Each pod of the rendered StatefulSet and Job becomes:
 - its own network namespace, named after the pod, with an eth0 on a bridge that lives in a
   namespace of its own (nothing is added to the machine's network);
-- its own mount and UTS namespaces and root folder, held open by a `sleep` process: the host
-  name is the pod's, /etc is an overlay whose /etc/hosts is the one the kubelet writes, and
-  each container binds the volumes it mounts (written as the kubelet writes them: volumes.py)
-  at their mountPaths (filesystem.py). Writes to /etc stay in the pod's overlay, so the
-  machine is left unchanged.
+- its own mount, UTS and IPC namespaces and root folder, held open by a `sleep` process (the
+  containers of a pod share its IPC namespace, and pods do not, as a container runtime makes
+  them: so UCX, which MPICH's ranks use, takes the ranks of two pods for ranks of two hosts and
+  never tries shared memory between them, which it does between processes of one boot id and
+  IPC namespace: openucx/ucx src/ucs/sys/uid.c ucs_get_system_id, src/uct/sm/base/sm_iface.c,
+  whose address carries the IPC namespace); the host name is the pod's (the node's for a pod on
+  the node's network, hostNetwork: each pod has a node of its own, whose sshd holds port 22),
+  /etc is an overlay whose /etc/hosts is the one the kubelet writes, and each container binds
+  the volumes it mounts (written as the kubelet writes them: volumes.py) at their mountPaths
+  (filesystem.py). Writes to /etc stay in the pod's overlay, so the machine is left unchanged.
 
 Commands run "in a container" enter those namespaces and take the container's rendered env
 (and nothing of the test's), working directory and securityContext: no_new_privs for
@@ -32,8 +37,11 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +55,13 @@ from tests.support.e2e.pods import LAUNCHER_POD_SUFFIX, Pod, pods_from_objects
 from tests.support.e2e.processes import kill
 from tests.support.e2e.secrets import SecretStore
 from tests.support.e2e.volumes import prepare_volumes
+
+
+# The node's sshd, which a pod on the node's network meets on port 22: it holds the port, and
+# greets and drops every client (it knows no key of the job's).
+NODE_SSHD = ("import socket\nserver = socket.socket()\nserver.bind(('0.0.0.0', 22))\nserver.listen()\n"
+             "print('listening', flush=True)\nwhile True:\n    client, _ = server.accept()\n"
+             "    client.sendall(b'SSH-2.0-OpenSSH_node\\r\\n')\n    client.close()\n")
 
 
 @dataclass
@@ -78,8 +93,7 @@ class PretendCluster:
         pods = pods_from_objects(self.objects, self.workdir)
         self.bridge = f"{pods[-1].name}-net"
         add_bridge(self.netns, self.bridge)
-        self.api = ApiServer(self, self.workdir / "api.sock")
-        self.api.start()
+        self.start_api()
         for index, pod in enumerate(pods):
             self.pods[pod.name] = pod
             self._start_pod(pod, index)
@@ -87,18 +101,38 @@ class PretendCluster:
             self.processes.append(self.spawn(pod, rendered_command(pod.container), stdout=subprocess.DEVNULL,
                                              stderr=subprocess.DEVNULL))
 
+    def start_api(self) -> None:
+        """The API server, at a socket in a folder of its own that any container user may reach,
+        as any pod may reach the API server (a non-root launcher's kubectl too)."""
+        self.public = Path(tempfile.mkdtemp(prefix="mpigen-e2e-"))
+        self.public.chmod(0o755)
+        self.api = ApiServer(self, self.public / "api.sock")
+        os.chmod(self.api.path, 0o666)
+        self.api.start()
+
     def _start_pod(self, pod: Pod, index: int) -> None:
         add_pod_network(self.netns, self.bridge, pod, index)
+        if pod.host_network:
+            self._start_node_sshd(pod)
         prepare_volumes(pod, self)
-        lines = ["set -e", f"hostname {shlex.quote(pod.hostname)}", *pod_root_lines(pod)]
+        lines = ["set -e", f"hostname {shlex.quote(pod.uts_name)}", *pod_root_lines(pod)]
         # "ready" once in the pod's root: a container entered earlier would see the machine's.
         lines.append(f"exec chroot {shlex.quote(str(rootfs(pod)))} /bin/sh -c 'echo ready; exec sleep infinity'")
         pod.holder = subprocess.Popen(
-            ["nsenter", f"--net=/run/netns/{pod.name}", "--", "unshare", "--mount", "--uts", "--propagation",
+            ["nsenter", f"--net=/run/netns/{pod.name}", "--", "unshare", "--mount", "--uts", "--ipc", "--propagation",
              "private", "--", "/bin/sh", "-c", "\n".join(lines)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         if pod.holder.stdout.readline().strip() != "ready":
             raise CommandFailed(f"{pod.name}: the pod's namespaces did not come up: {pod.holder.stderr.read()}")
+
+    def _start_node_sshd(self, pod: Pod) -> None:
+        """The node's sshd (NODE_SSHD) in the network namespace of a pod on the node's network."""
+        listener = subprocess.Popen(
+            ["nsenter", f"--net=/run/netns/{pod.name}", "--", sys.executable, "-c", NODE_SSHD],
+            stdout=subprocess.PIPE, text=True, start_new_session=True)
+        self.processes.append(listener)
+        if listener.stdout.readline().strip() != "listening":
+            raise CommandFailed(f"{pod.name}: the node's sshd did not start")
 
     # -- containers -----------------------------------------------------------------------------
     def spawn(self, pod: Pod, command: list[str], *, env: dict[str, str] | None = None, **popen) -> subprocess.Popen:
@@ -163,6 +197,8 @@ class PretendCluster:
             except OSError:
                 pass
         delete_netns(self.netns)
+        if getattr(self, "public", None):
+            shutil.rmtree(self.public, ignore_errors=True)
 
     def processes_inside(self) -> list[int]:
         """The processes in any pod's network namespace."""

@@ -1,12 +1,12 @@
-"""A command run "in a container": it enters the pod's namespaces and root, mounts the
-container's volumes in a mount namespace of its own (filesystem.py), and takes the container's
-rendered env (literals and downward API fields, and nothing of the test's), working directory
-and securityContext: the user and group, the pod's fsGroup and supplementalGroups as
-supplementary groups, no_new_privs for `allowPrivilegeEscalation: false`, and a capability
-bounding set of the container runtime's default set, minus `drop`, plus `add` (all of them when
-privileged). The image is the machine with the copy of this venv every user may run
-(image.pod_image; its env: `image_env`), except where an image is modelled
-by name (`images`: env and entrypoint, e.g. kubectl's, jobset_cluster.py)."""
+"""A command run "in a container": it enters the pod's namespaces (network, mount, UTS, IPC) and
+root, mounts the container's volumes in a mount namespace of its own (filesystem.py), and takes
+the container's rendered env (literals and downward API fields, and nothing of the test's),
+working directory and securityContext: the user and group, the pod's fsGroup and
+supplementalGroups as supplementary groups, no_new_privs for `allowPrivilegeEscalation: false`,
+and a capability bounding set of the container runtime's default set, minus `drop`, plus `add`
+(all of them when privileged). The image is the machine with the copy of this venv every user may
+run (image.pod_image; its env: `image_env`), except where an image is modelled by name (`images`:
+env and entrypoint, e.g. kubectl's, jobset_cluster.py)."""
 
 from __future__ import annotations
 
@@ -34,14 +34,14 @@ def container_argv(pod: Pod, command: list[str], image_env: dict[str, str], env:
     if unknown:
         raise Unsupported(f"{pod.name}: securityContext fields {sorted(unknown)} are not modelled")
     environment = {"PATH": f"{pod_image().bin}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                   "HOME": "/root", "HOSTNAME": pod.hostname, **image_env,
+                   "HOME": "/root", "HOSTNAME": pod.uts_name, **image_env,
                    **{item["name"]: env_value(pod, item) for item in container.get("env", [])}, **(env or {})}
     if container.get("envFrom"):
         raise Unsupported(f"{pod.name}: envFrom is not modelled")
     for name in drop_env:
         del environment[name]
     mounts = "\n".join(["set -e", *container_mount_lines(pod, container), 'exec "$@"'])
-    return ["nsenter", "-t", str(pod.holder.pid), "-m", "-u", "-n", "-r", "-w", "--",
+    return ["nsenter", "-t", str(pod.holder.pid), "-m", "-u", "-i", "-n", "-r", "-w", "--",
             "unshare", "--mount", "--propagation", "unchanged", "--", "/bin/sh", "-c", mounts, "mount",
             "setpriv", *_privileges(pod, security), "--",
             "env", "-i", "--chdir", container.get("workingDir", "/"),

@@ -85,9 +85,13 @@ def render(tmp_path: Path, workers: int, slots: int, mpi: str = "OpenMPI", targe
     out = tmp_path / "rendered"
     done = run_mpigen("render", str(source), *(["--target", target] if target else []), *options, "-o", str(out))
     assert done.returncode == 0, done.stderr.decode()
-    objects = [o for f in sorted(out.rglob("*.yaml")) if f.name != "kustomization.yaml"
-               for o in yaml.safe_load_all(f.read_text()) if o]
-    return blueprint, objects, out
+    return blueprint, rendered_objects(out), out
+
+
+def rendered_objects(out: Path) -> list[dict]:
+    """The objects of a rendered folder: every file's but the kustomization's."""
+    return [o for f in sorted(out.rglob("*.yaml")) if f.name != "kustomization.yaml"
+            for o in yaml.safe_load_all(f.read_text()) if o]
 
 
 def launch_command(blueprint: dict, container: dict, program_args: list[str]) -> list[str]:

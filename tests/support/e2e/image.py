@@ -9,7 +9,11 @@ filesystem.py), with what an MPI image has that the machine does not:
 - MPI's launch helpers where an image has them: the ranks' daemons are started by sshd, whose
   sessions have sshd's default PATH (/usr/local/bin:/usr/bin:/bin...), so /usr/local/bin of each
   pod (an overlay of /usr) links Open MPI's prted/prterun/prte and MPICH's hydra_pmi_proxy
-  from the image's venv, as `make install` of Open MPI or MPICH into /usr/local would place them.
+  from the image's venv, as `make install` of Open MPI or MPICH into /usr/local would place them;
+  and `python`/`python3` there run the image's Python (with mpi4py), as an MPI image's Python is
+  on the default PATH (the python images' /usr/local/bin, a distribution's /usr/bin), so that a
+  rank started through sshd finds it without the launcher's PATH (-x PATH, which a custom
+  framework or a launcherCommand need not pass).
 - A /run of the pod's own (an overlay): a root sshd makes /run/sshd there.
 - The kubectl image (any image whose repository ends in /kubectl, e.g. registry.k8s.io/kubectl):
   PATH holds only the kubectl shim (kubectl.py) and the machine's /usr/bin:/bin, and its
@@ -65,6 +69,9 @@ def model_image(pod: Pod, helpers: list[Path]) -> None:
     local_bin.mkdir(parents=True)
     for helper in helpers:
         (local_bin / helper.name).symlink_to(helper)
+    for name in ("python", "python3"):  # scripts that run the venv's python by its own path
+        (local_bin / name).write_text(f'#!/bin/sh\nexec {pod_image().python} "$@"\n')
+        (local_bin / name).chmod(0o755)
     (upper / "run").mkdir(parents=True)
 
 

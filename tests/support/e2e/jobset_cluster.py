@@ -24,16 +24,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from tests.support.e2e.api_server import ApiServer
 from tests.support.e2e.cluster import PretendCluster
 from tests.support.e2e.container import container_argv
 from tests.support.e2e.errors import CommandFailed
@@ -76,13 +73,9 @@ class JobSetCluster(PretendCluster):
         jobset = self.jobset()
         self.jobs = jobset_pods(jobset, self.workdir)
         self.store.owners.append(jobset)
-        self.public = Path(tempfile.mkdtemp(prefix="mpigen-e2e-"))
-        self.public.chmod(0o755)
         self.bridge = f"{jobset['metadata']['name']}-net"
         add_bridge(self.netns, self.bridge)
-        self.api = ApiServer(self, self.public / "api.sock")
-        os.chmod(self.api.path, 0o666)  # any container user may call it, as any pod may reach the API
-        self.api.start()
+        self.start_api()
         for rj in jobset["spec"]["replicatedJobs"]:
             for dependency in rj.get("dependsOn", []):
                 self._reach(dependency, ready_timeout, job_timeout)
@@ -219,5 +212,3 @@ class JobSetCluster(PretendCluster):
         for timer in self.timers:
             timer.cancel()
         super().close()
-        if getattr(self, "public", None):
-            shutil.rmtree(self.public, ignore_errors=True)

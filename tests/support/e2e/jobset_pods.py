@@ -70,9 +70,15 @@ def jobset_pods(jobset: dict, workdir: Path, first_address: int = 10) -> dict[st
 
 
 def dns_lines(resolver: Pod, pods: list[Pod]) -> list[str]:
-    """/etc/hosts lines: each pod's address and the names `resolver` finds it under."""
-    if resolver.spec.get("dnsPolicy", "ClusterFirst") != "ClusterFirst":
-        raise Unsupported(f"{resolver.name}: only dnsPolicy ClusterFirst is modelled")
+    """/etc/hosts lines: each pod's address and the names `resolver` finds it under. A pod on the
+    node's network asks cluster DNS only with dnsPolicy ClusterFirstWithHostNet; with ClusterFirst
+    it falls back to the node's resolver (policy Default), which knows no cluster name
+    (kubernetes.io/docs/concepts/services-networking/dns-pod-service, "Pod's DNS Policy")."""
+    policy = resolver.spec.get("dnsPolicy", "ClusterFirst")
+    if policy not in ("ClusterFirst", "ClusterFirstWithHostNet"):
+        raise Unsupported(f"{resolver.name}: only dnsPolicy ClusterFirst and ClusterFirstWithHostNet are modelled")
+    if resolver.host_network and policy == "ClusterFirst":
+        return []
     searches = [f"{resolver.namespace}.svc.{CLUSTER_DOMAIN}", f"svc.{CLUSTER_DOMAIN}", CLUSTER_DOMAIN,
                 *resolver.spec.get("dnsConfig", {}).get("searches", [])]
     lines = []

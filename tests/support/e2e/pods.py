@@ -41,11 +41,26 @@ class Pod:
         return next(c for c in [*self.spec.get("initContainers", []), *self.spec["containers"]] if c["name"] == name)
 
     @property
+    def host_network(self) -> bool:
+        return bool(self.spec.get("hostNetwork"))
+
+    @property
+    def uts_name(self) -> str:
+        """The host name its processes see: on the node's network the node's (the pod gets no UTS
+        namespace of its own; each pretend pod has a node of its own, named after its address),
+        else the pod's."""
+        return f"node-{self.ip.rsplit('.', 1)[-1]}" if self.host_network else self.hostname
+
+    @property
     def service_account(self) -> str:
         return self.spec.get("serviceAccountName", "default")
 
     def hosts_file(self) -> str:
-        """/etc/hosts as the kubelet writes it (pkg/kubelet/kubelet_pods.go managedHostsFileContent)."""
+        """/etc/hosts as the kubelet writes it (pkg/kubelet/kubelet_pods.go managedHostsFileContent;
+        on the node's network, the node's own file, here its localhost and own lines)."""
+        if self.host_network:
+            return ("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+                    f"{self.ip}\t{self.uts_name}\n" + "".join(f"{line}\n" for line in self.dns))
         name = self.hostname
         if self.subdomain:
             name = f"{self.hostname}.{self.subdomain}.{self.namespace}.svc.cluster.local\t{self.hostname}"
