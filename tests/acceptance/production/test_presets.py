@@ -43,7 +43,7 @@ PRESETS = {
                              "-x", "MASTER_PORT", RANK_ENV, *PROGRAM],
     ("deepspeed", "OpenMPI"): ["mpirun", "-np", "6", *TORCH_FLAGS, "-x", "NCCL_DEBUG", "-x", "MASTER_ADDR",
                                "-x", "MASTER_PORT", RANK_ENV, *PROGRAM],
-    ("custom", "OpenMPI"): ["mpirun", "-np", "6", "-x", "NCCL_DEBUG", *PROGRAM],
+    ("custom", "OpenMPI"): ["mpirun", "-np", "6", "--allow-run-as-root", "-x", "NCCL_DEBUG", *PROGRAM],
     **{(framework, hydra): ["mpirun", "-np", "6", *PROGRAM]
        for framework in ("horovod", "tensorflow", "mxnet", "custom") for hydra in ("IntelMPI", "MPICH")},
     **{(framework, hydra): ["mpirun", "-np", "6", RANK_ENV, *PROGRAM]
