@@ -158,7 +158,7 @@ def test_cleanpodpolicy_none_has_no_wrapper_and_no_extra_rule(render, profile):
 
 def test_without_a_profile_running_or_all_adds_no_wrapper(render):
     rendered = render(blueprint("train", runPolicy={"cleanPodPolicy": "Running"}), "none")
-    assert launcher_command(rendered) == ["mpirun", "-np", "2", "python", "train.py"]
+    assert launcher_command(rendered) == ["mpirun", "-np", "2", "--allow-run-as-root", "python", "train.py"]
     assert len(rendered.kinds["Role"]["rules"]) == 2
 
 
