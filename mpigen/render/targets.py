@@ -94,12 +94,15 @@ def _too_large(obj: dict, made_by: str, consequence: str) -> list[TooLarge]:
         return [TooLarge(limit.field, f"{named} would hold {size:,} bytes, over the API server's limit of "
                                       f"{limit.limit:,} bytes for its kind, and the cluster would refuse it"
                                       f"{consequence}; {limit.advice}")]
-    if (size := largest_annotations(obj)) > MAX_ANNOTATIONS:
+    # One pass in C that most objects fit in: their JSON holds every annotation whole, and is
+    # never less than their strings.
+    json_size = stored_size(obj, as_json=True)
+    if json_size > MAX_ANNOTATIONS and (size := largest_annotations(obj)) > MAX_ANNOTATIONS:
         return [TooLarge("", f"{named} would carry {size:,} bytes of annotations (keys and values, on the object "
                              f"or a pod template), over the API server's limit of {MAX_ANNOTATIONS:,} bytes, and the "
                              f"cluster would refuse it{consequence}", "annotations")]
     custom = (group_of(obj["apiVersion"]), obj["kind"]) in CUSTOM_RESOURCES
-    size = stored_size(obj, as_json=True)  # never less than its strings: one pass in C, and most objects fit
+    size = json_size
     if size > MAX_ETCD_REQUEST and not custom:
         size = stored_size(obj, as_json=False)
     if size > MAX_ETCD_REQUEST:
