@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
@@ -43,37 +44,25 @@ def number_to_string(value: Any) -> Any:
     return value
 
 
-def _in_range(value: str) -> str:
-    """Kubernetes' bounds of a quantity (mpigen.kube.quantity), reported at the value."""
-    problem = range_problem(value)
-    if problem:
-        raise PydanticCustomError("quantity_range", problem)
-    return value
+def _refusing(kind: str, problem_of: Callable[[str], str | None], says: str = "{problem}") -> Callable[[str], str]:
+    """An after-validator for what a pattern cannot say of a value: the problem `problem_of`
+    finds, reported at the value as a `kind` error, in the words of `says`."""
+    def check(value: str) -> str:
+        problem = problem_of(value)
+        if problem:
+            raise PydanticCustomError(kind, says.format(value=value, problem=problem))
+        return value
+    return check
 
 
-def _image_reference(value: str) -> str:
-    """What the pattern cannot say of an image reference (the length of its name)."""
-    problem = image_problem(value)
-    if problem:
-        raise PydanticCustomError("image_reference", f"{value!r} is not an image reference: {problem}")
-    return value
-
-
-def _qualified_name(value: str) -> str:
-    """What the pattern cannot say of a qualified name (the lengths of its parts)."""
-    problem = qualified_name_lengths_problem(value)
-    if problem:
-        raise PydanticCustomError("qualified_name", problem)
-    return value
-
-
-def _resource_name(value: str) -> str:
-    """What the pattern cannot say of a resource name: the lengths of its parts, and an extended
-    resource's rules (mpigen.kube.names.resource_name_problem)."""
-    problem = resource_name_problem(value)
-    if problem:
-        raise PydanticCustomError("resource_name", problem)
-    return value
+# Kubernetes' bounds of a quantity (mpigen.kube.quantity).
+_in_range = _refusing("quantity_range", range_problem)
+# The length of an image reference's name.
+_image_reference = _refusing("image_reference", image_problem, "{value!r} is not an image reference: {problem}")
+# The lengths of a qualified name's parts.
+_qualified_name = _refusing("qualified_name", qualified_name_lengths_problem)
+# The lengths of a resource name's parts, and an extended resource's rules (mpigen.kube.names.resource_name_problem).
+_resource_name = _refusing("resource_name", resource_name_problem)
 
 
 ImageReference = Annotated[str, Field(pattern=IMAGE, min_length=1, max_length=MAX_LENGTH), AfterValidator(_image_reference)]
