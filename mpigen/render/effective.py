@@ -135,7 +135,8 @@ def _stated(doc: Document, value: Any, patched: Loc, field: Loc | None) -> State
     field when it states one (None: the value is a default)."""
     if doc.get(patched) is not None:
         return Stated(value, patched)
-    if field is not None and doc.get(field) is not None and doc.get(field) is not False:  # 0 is stated
+    stated = doc.get(field) if field is not None else None
+    if stated is not None and stated is not False:  # 0 is stated
         return Stated(value, field)
     return Stated(value)
 
