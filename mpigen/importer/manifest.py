@@ -30,7 +30,8 @@ from mpigen.importer.both_roles import RESERVED_LABELS, container_names, env, ne
 from mpigen.importer.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
                                       v2beta1_fields)
 from mpigen.importer.launch_line import launch_fields
-from mpigen.importer.own_objects import identity_of, multi_kueue, privileged, service_account, topology
+from mpigen.importer.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
+                                         service_account, topology)
 from mpigen.importer.own_objects import written_by_mpigen
 from mpigen.importer.pod_templates import gpus, read_role, worker_command
 from mpigen.importer.volumes import dangling_mounts, datasets, worker_only_volumes
@@ -89,6 +90,7 @@ def _spec(r: Reader, spec: dict, metadata: dict, identity: dict | None, launcher
         out["scheduling"] = {"queue": queue}
     networks(r, launcher, worker, out)
     topology(r, launcher, worker, out)
+    rank_host_launcher(r, launcher, worker)
     template_metadata(r, metadata, [launcher, worker])
     out["image"], out["workers"] = launcher["image"], spec["mpiReplicaSpecs"]["Worker"]["replicas"]
     r.came_from(("image",), launcher["cloc"] + ("image",))
@@ -111,6 +113,7 @@ def _spec(r: Reader, spec: dict, metadata: dict, identity: dict | None, launcher
         out["placement"] = placement
     multi_kueue(r, out)
     run_policy(r, spec, out, queue)
+    completed(r, out)
     service_account(r, worker, identity, out)
     privileged(r, launcher, worker, out)
     _pod_fields(launcher, worker, out)

@@ -13,9 +13,10 @@ gives it back, and reported at its line where it does not.
 
 from __future__ import annotations
 
+from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.kube.labels import KUEUE_TOPOLOGY_ANNOTATIONS, MANAGED_BY, MULTIKUEUE
 from mpigen.load.document import Document
-from mpigen.render.additions import IDENTITY_SUFFIX
+from mpigen.render.additions import IDENTITY_SUFFIX, RANK_ENV_VOLUME
 from mpigen.render.manifest_reader import Reader
 
 MANAGER = "mpigen"  # the value of app.kubernetes.io/managed-by on every object mpigen writes
@@ -98,9 +99,47 @@ def privileged(r: Reader, launcher: dict, worker: dict, out: dict) -> None:
     if all(part["privileged"] for part in ranks):
         out.setdefault("security", {})["privileged"] = True
         r.came_from(("security", "privileged"), worker["cloc"] + ("securityContext", "privileged"))
+        _capabilities(r, ranks, out)
     kept = out.get("security", {}).get("privileged", False)
     for part in (launcher, worker):
         if part["privileged"] and not (kept and part in ranks):
             r.lost(part["cloc"] + ("securityContext", "privileged"),
                    f"the {part['role'].lower()} container's privileged: true (a blueprint's security.privileged "
                    "makes the rank containers privileged: the workers, and the launcher with launcher.runAsWorker)")
+
+
+def _capabilities(r: Reader, ranks: tuple[dict, ...], out: dict) -> None:
+    """security.capabilities beside privileged (which a container patch may not then touch):
+    the capabilities every rank container adds, out of their patches."""
+    contexts = [part["patch"]["container"].get("securityContext") for part in ranks]
+    added = [(context or {}).get("capabilities", {}).get("add") for context in contexts]
+    if not added[0] or any(a != added[0] for a in added) or any(set(c) != {"capabilities"} for c in contexts) \
+            or any(set(c["capabilities"]) != {"add"} for c in contexts):
+        return
+    out["security"]["capabilities"] = added[0]
+    r.came_from(("security", "capabilities"), ranks[0]["cloc"] + ("securityContext", "capabilities", "add"))
+    for part in ranks:
+        del part["patch"]["container"]["securityContext"]
+
+
+def rank_host_launcher(r: Reader, launcher: dict, worker: dict) -> None:
+    """What a launcher that is a worker has of the workers' pods, which rendering gives it
+    again: their accelerators, /dev/shm and rank environment script (each the same as theirs)."""
+    if not launcher_as_worker(r):
+        return
+    for name in launcher["gpus"] if launcher["gpus"] != worker["gpus"] else ():
+        r.lost(launcher["cloc"] + ("resources", "limits", name), f"the launcher's {name}, which differs from the "
+                                                                 "workers' (a launcher that is a worker gets theirs)")
+    launcher["gpus"] = {}
+    for key, holder in (("volumes", "vloc"), ("mounts", "cloc")):
+        same = [item for item in launcher[key] if isinstance(item, dict)
+                and item.get("name") in (SHM_VOLUME, RANK_ENV_VOLUME) and item in worker[key]]
+        launcher[key] = [item for item in launcher[key] if not any(item is s for s in same)]
+
+
+def completed(r: Reader, out: dict) -> None:
+    """state: completed, from the suspend mpigen writes only for it on a job under a Kueue
+    queue (whose suspend is Kueue's otherwise: a hand-written job's is read as running)."""
+    if "scheduling" in out and r.get(("spec", "runPolicy", "suspend")) is True and written_by_mpigen(r.doc.data):
+        out["state"] = "completed"
+        r.came_from(("state",), ("spec", "runPolicy", "suspend"))

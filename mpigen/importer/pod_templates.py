@@ -201,8 +201,8 @@ def _resources(r, part: dict, resources: dict) -> None:
     part["gpus"] = {}
     for name in list(limits):
         if is_accelerator(name):
-            if part["role"] == "Worker":
-                part["gpus"][name] = limits.pop(name)
+            if part["role"] == "Worker" or (r.launcher_as_worker and r.get(("spec", "runLauncherAsWorker")) is True):
+                part["gpus"][name] = limits.pop(name)  # a launcher that is a worker: mpigen.importer.own_objects
             else:
                 limits.pop(name)
                 r.lost(rloc + ("limits", name), f"the launcher's accelerator {name} (a blueprint's launcher only "
