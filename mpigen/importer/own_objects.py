@@ -124,13 +124,17 @@ def _capabilities(r: Reader, ranks: tuple[dict, ...], out: dict) -> None:
 
 def rank_host_launcher(r: Reader, launcher: dict, worker: dict) -> None:
     """What a launcher that is a worker has of the workers' pods, which rendering gives it
-    again: their accelerators, /dev/shm and rank environment script (each the same as theirs)."""
+    again: their accelerators, /dev/shm, rank environment script and one-pod-per-node
+    anti-affinity (each the same as theirs)."""
     if not launcher_as_worker(r):
         return
     for name in launcher["gpus"] if launcher["gpus"] != worker["gpus"] else ():
         r.lost(launcher["cloc"] + ("resources", "limits", name), f"the launcher's {name}, which differs from the "
                                                                  "workers' (a launcher that is a worker gets theirs)")
     launcher["gpus"] = {}
+    pods = launcher["patch"]["pod"], worker["patch"]["pod"]
+    if pods[0].get("affinity") is not None and pods[0].get("affinity") == pods[1].get("affinity"):
+        del pods[0]["affinity"]  # the workers' placement (onePodPerNode), which it gets as a worker
     for key, holder in (("volumes", "vloc"), ("mounts", "cloc")):
         same = [item for item in launcher[key] if isinstance(item, dict)
                 and item.get("name") in (SHM_VOLUME, RANK_ENV_VOLUME) and item in worker[key]]
