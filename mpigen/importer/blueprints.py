@@ -43,7 +43,7 @@ def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Dia
             problems.append(warning(reference.key_mark(("kind",)), f"{reference.data['kind']} "
                                     f"{reference.get(('metadata', 'name'))!r}: no {_referrer(reference.data)} "
                                     "given references it"))
-    return texts, problems
+    return texts, list(dict.fromkeys(problems))  # one report per loss, though two readings of a job meet it
 
 
 def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Document], list[Document],

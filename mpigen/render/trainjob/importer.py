@@ -183,6 +183,8 @@ def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
         ref.setdefault("apiGroup", TRAINER_GROUP)
         ref.setdefault("kind", DEFAULT_RUNTIME_KIND)
     trainer = spec_data.setdefault("trainer", {})
+    if isinstance(trainer, dict) and isinstance(trainer.get("command"), list) and isinstance(trainer.get("args"), list):
+        trainer["command"] = trainer["command"] + trainer.pop("args")  # the launch line the blueprint keeps whole
     if runtime is not None and isinstance(trainer, dict):
         trainer.setdefault("numProcPerNode", spec.get("slotsPerWorker"))
         trainer.setdefault("numNodes", spec["workers"] + int(spec.get("launcher", {}).get("runAsWorker", False)))

@@ -80,3 +80,32 @@ def test_what_only_mpigens_objects_say_comes_back(cli, tmp_path, example, source
         return  # a change the example cannot take under this target (refused by the render, at its line)
     _, reported = found
     assert reported == reported_for(cli, tmp_path, blueprint, source)
+
+
+KEPT_AND_DEFAULTS = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: t
+spec:
+  suspend: false
+  managedBy: trainer.kubeflow.org/trainjob-controller
+  runtimeRef: {name: mpi-openmpi, kind: ClusterTrainingRuntime}
+  trainer:
+    image: example.com/train:1
+    numNodes: 2
+    command: [mpirun, -np, "2", python, train.py]
+    args: [--epochs, "3"]
+"""
+
+
+def test_what_is_kept_or_a_default_is_not_reported(cli, tmp_path):
+    """trainer.args the blueprint keeps (in its launch line), suspend: false, the Trainer's own
+    managedBy, the default namespace and mpigen's own labels are no loss; each loss is reported once."""
+    (tmp_path / "trainjob.yaml").write_text(KEPT_AND_DEFAULTS)
+    done = cli("import", "trainjob.yaml", "--stdout")
+    assert done.returncode == 0, done.stderr
+    assert yaml.safe_load(done.stdout)["spec"]["launcherCommand"][-2:] == ["--epochs", "3"]
+    lines = done.stderr.splitlines()
+    assert len(lines) == len(set(lines))
+    for word in ("args", "suspend", "managedBy", "namespace", "labels", "leaves it out"):
+        assert not [line for line in lines if word in line], (word, lines)
