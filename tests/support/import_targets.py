@@ -6,7 +6,8 @@ What the kind of object a target writes has no field for cannot come back, and i
 what the input says (so import reports nothing): a TrainJob has no cleanPodPolicy (its JobSet
 ends its pods with the run), and an MPIJob's launch line is the same for frameworks whose
 mpirun flags are the same (compile/launch.py): under another target, the imported blueprint
-is compared with the blueprint as the kind says it (`as_the_kind_says`). Which gang scheduler
+is compared with the blueprint as the kind says it (`as_the_kind_says`; compile.launch's
+FRAMEWORK_FLAGS: Hydra's lines have no framework flags at all). Which gang scheduler
 the MPI Operator runs is its --gang-scheduling flag, not the MPIJob's: import reports
 runPolicy.schedulingPolicy at its line (GANG_WARNING)."""
 
@@ -16,6 +17,7 @@ import copy
 
 import yaml
 
+from mpigen.compile.launch import FRAMEWORK_FLAGS
 from mpigen.emit.yaml import dump_object
 
 # The targets whose output `mpigen import` reads, with the options of the render.
@@ -30,8 +32,6 @@ EVERY_TARGET = {
     "jobset": ("--target", "jobset"),
     **IMPORTED_FROM,
 }
-# Frameworks whose launch lines are the same: an MPIJob's line says the group, not which one.
-SAME_LINE = ({"pytorch", "deepspeed"}, {"horovod", "tensorflow", "mxnet"})
 GANG_WARNING = ("warning: spec.runPolicy.schedulingPolicy: gang scheduling (which scheduler is the operator's "
                 "--gang-scheduling flag; set spec.scheduling.gang by hand); a blueprint cannot express it, so the "
                 "imported blueprint leaves it out")
@@ -57,8 +57,10 @@ def as_the_kind_says(original: dict, imported: dict, source: str) -> dict:
         if spec.get("runPolicy") == {}:
             del spec["runPolicy"]
     else:
-        if any({spec.get("framework"), back.get("framework")} <= group for group in SAME_LINE):
-            spec["framework"] = back["framework"]
+        flags = FRAMEWORK_FLAGS[spec.get("mpiImplementation", "OpenMPI")]
+        if flags.get(spec.get("framework", "custom"), ()) == flags.get(back.get("framework", "custom"), ()):
+            spec.pop("framework", None)
+            spec.update({"framework": back["framework"]} if "framework" in back else {})
         spec.get("scheduling", {}).pop("gang", None)
         if spec.get("scheduling") == {}:
             del spec["scheduling"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from mpigen.compile.launch import FRAMEWORK_FLAGS
 from mpigen.compile.mpijob import V2BETA1
 from mpigen.errors import error, warning
 from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
@@ -225,7 +226,11 @@ def _framework(runtime: Document, spec: dict) -> None:
     """The framework mpigen labels its runtime with: of those whose launch lines are the same
     (pytorch and deepspeed; horovod, tensorflow and mxnet), the launch line alone cannot tell."""
     label = runtime.get(("metadata", "labels", FRAMEWORK_LABEL))
-    if "command" not in spec or label not in SAME_LINE.get(spec.get("framework", "custom"), ()):
+    current = spec.get("framework", "custom")
+    flags = FRAMEWORK_FLAGS[spec.get("mpiImplementation", "OpenMPI")]  # Hydra's: none, every framework's line
+    same = label in SAME_LINE.get(current, ()) or (
+        label in FRAMEWORK_FLAGS["OpenMPI"] and flags.get(label, ()) == flags.get(current, ()))
+    if "command" not in spec or not same:
         return
     if label == "custom":
         spec.pop("framework", None)

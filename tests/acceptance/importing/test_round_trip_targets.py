@@ -8,6 +8,9 @@ are no loss of what the input says)."""
 
 from __future__ import annotations
 
+import random
+import sys
+
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,7 +19,7 @@ from tests.support.properties import examples
 
 from mpigen.emit.yaml import dump_object
 from tests.support.import_targets import GANG_WARNING, IMPORTED_FROM, round_trip
-from tests.support.paths import BLUEPRINTS
+from tests.support.paths import BLUEPRINTS, ROOT
 from tests.support.text import pos
 
 EXAMPLES = sorted(BLUEPRINTS.glob("*.yaml"))
@@ -80,6 +83,21 @@ def test_what_only_mpigens_objects_say_comes_back(cli, tmp_path, example, source
         return  # a change the example cannot take under this target (refused by the render, at its line)
     _, reported = found
     assert reported == reported_for(cli, tmp_path, blueprint, source)
+
+
+sys.path.insert(0, str(ROOT / "bench"))
+
+
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(min_value=0, max_value=10**6), source=st.sampled_from(list(IMPORTED_FROM)))
+def test_generated_blueprints_come_back_from_every_importer(cli, tmp_path, seed, source):
+    """The benchmark's generator (bench/bench.py): the blueprints of a large repository."""
+    from bench import blueprint, yaml_text
+
+    original = blueprint(seed % 1000, random.Random(seed))
+    found = round_trip(cli, tmp_path, yaml_text(original), source)
+    if found is not None:
+        assert found[1] == reported_for(cli, tmp_path, original, source)
 
 
 KEPT_AND_DEFAULTS = """apiVersion: trainer.kubeflow.org/v1alpha1
