@@ -1,5 +1,6 @@
 """The result of a run: each environment's objects in install order (with the objects of the
-environment itself, its target's, as the MPIJob CRD with --with-crd), the environments in order, and where
+environment itself: its target's, as the MPIJob CRD with --with-crd, and the PrometheusRule of its
+jobs' alerts where it is monitored), the environments in order, and where
 each job is named; the cluster-scoped objects of environments that share a cluster (mpigen.pipeline.settings
 Environment.cluster_folder) once, in that cluster's folder, and refused where two of them differ under
 one name."""
@@ -15,6 +16,7 @@ from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted
+from mpigen.render.monitoring import prometheus_rule
 from mpigen.render.targets import TARGETS
 
 
@@ -51,6 +53,8 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
         result.sources.update({(env.name, *job): mark for job, mark in here.seen.items()})
         if settings.render and env.options is not None:
             once = TARGETS[env.options.target].environment_objects(env.options)
+            if env.options.monitoring is not None:
+                once = [*once, prometheus_rule(env.name, here.watched, env.options.monitoring, env.options.gitops)]
             here.objects.extend(emitted(obj, comment, env.name, Placement(object_path(obj), "", False))
                                 for obj, comment in once)
         if env.cluster_folder is not None:
