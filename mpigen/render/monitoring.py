@@ -19,6 +19,9 @@ from mpigen.render.watched import Watched
 API_VERSION = "monitoring.coreos.com/v1"
 KIND = "PrometheusRule"
 RUNBOOK = "docs/monitoring.md"
+# Under flux, where a target applies its objects in steps: the folder of the environment's
+# PrometheusRule, applied by a Kustomization of its own (mpigen.emit.companions).
+ALERTS_STEP = "alerts"
 # The labels every alert carries: not `job`, which is Prometheus' scrape job of every series.
 JOB_LABEL, ENVIRONMENT_LABEL = "mpigen_job", "mpigen_environment"
 
