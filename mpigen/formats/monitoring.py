@@ -20,8 +20,10 @@ from mpigen.formats.base import Model
 from mpigen.formats.types import LabelKey, LabelValue
 from mpigen.kube.names import DNS1123_LABEL
 
-# A Prometheus duration (prometheus/common model.ParseDuration), in the units a rule's `for` takes.
-DURATION = r"^([0-9]+(ms|s|m|h|d|w|y))+$"
+# A duration as a PrometheusRule's `for` takes it: the Prometheus Operator's Duration pattern (its
+# CRD, prometheus-operator v0.93.0 example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml),
+# units from the largest down, each at most once.
+DURATION = r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
 
 
 class PrometheusRuleSettings(Model):
