@@ -17,13 +17,9 @@ from typing import Optional
 from pydantic import Field
 
 from mpigen.formats.base import Model
+from mpigen.formats.patterns import DURATION
 from mpigen.formats.types import LabelKey, LabelValue
 from mpigen.kube.names import DNS1123_LABEL
-
-# A duration as a PrometheusRule's `for` takes it: the Prometheus Operator's Duration pattern (its
-# CRD, prometheus-operator v0.93.0 example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml),
-# units from the largest down, each at most once.
-DURATION = r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
 
 
 class PrometheusRuleSettings(Model):

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from mpigen.formats.monitoring import DURATION
+from mpigen.formats.patterns import DURATION
 
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA = yaml.safe_load((ROOT / "tests" / "support" / "fixtures" / "prometheusrule-v1.schema.yaml").read_text())
