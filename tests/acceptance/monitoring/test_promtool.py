@@ -118,6 +118,21 @@ def not_started(n: Names, firing: bool) -> list[dict]:
             *phases(n.launcher_pod, "Running"), *[s for pod in n.worker_pods for s in phases(pod, "Running")]]
 
 
+def image_pull(n: Names) -> list[dict]:
+    """Admitted (not suspended), the launcher's pod pending on an image it cannot pull."""
+    return [series("kube_job_status_suspended", "0x180", job_name=n.launcher_job),
+            *phases(n.launcher_pod, "Pending"),
+            series("kube_pod_container_status_waiting_reason", "1x180", pod=n.launcher_pod, uid=f"uid-{n.launcher_pod}",
+                   container="launcher", reason="ImagePullBackOff")]
+
+
+def unschedulable(n: Names) -> list[dict]:
+    """Admitted, a worker pod that no node fits."""
+    return [series("kube_job_status_suspended", "0x180", job_name=n.launcher_job),
+            *phases(n.worker_pods[0], "Pending"),
+            series("kube_pod_status_unschedulable", "1x180", pod=n.worker_pods[0], uid=f"uid-{n.worker_pods[0]}")]
+
+
 def restarting(n: Names, firing: bool) -> list[dict]:
     if n.counted_set is not None:  # a JobSet restart recreates its child Jobs under their names
         values = "1700000000x20 1700001300x20" if firing else "1700000000x40"
@@ -192,6 +207,7 @@ def test_every_rendered_rule_file_passes_promtool_check(target_render, tmp_path)
 
 
 def test_each_alert_fires_on_its_series_and_stays_quiet_otherwise(target_render, tmp_path):
+    """And a job not started says why: inadmissible in its queue, a container's waiting reason, unschedulable."""
     target, objects = target_render
     group = next(g for g in rule_of(objects)["spec"]["groups"] if g["name"] == f"mpigen/{JOB[0]}/{JOB[1]}")
     rules = {r["alert"]: r for r in group["rules"]}
@@ -205,6 +221,11 @@ def test_each_alert_fires_on_its_series_and_stays_quiet_otherwise(target_render,
                           "alert_rule_test": [{"eval_time": at, "alertname": alert,
                                                "exp_alerts": [expected(rules[alert], filled, value)] if firing
                                                else []}]})
+    for make, reason in ((image_pull, "ImagePullBackOff"), (unschedulable, "unschedulable")):
+        rule = rules["MpigenJobNotStarted"]
+        tests.append({"interval": "1m", "input_series": make(n), "alert_rule_test": [
+            {"eval_time": "150m", "alertname": "MpigenJobNotStarted",
+             "exp_alerts": [expected(rule, {"reason": reason}, None)]}]})
     (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": [group]}))
     (tmp_path / "test.yaml").write_text(yaml.safe_dump({"rule_files": ["rules.yaml"], "evaluation_interval": "1m",
                                                         "tests": tests}))
