@@ -8,6 +8,8 @@ from series that exist without mpigen (docs/monitoring.md cites each metric and 
 - the JobSet controller v0.12.0 (pkg/metrics/metrics.go): jobset_failed_total{jobset_name, namespace};
 - Kueue v0.19.2 (pkg/metrics/metrics.go): kueue_local_queue_pending_workloads{name, namespace, status};
 - NVIDIA's dcgm-exporter (etc/default-counters.csv): DCGM_FI_DEV_GPU_UTIL{namespace, pod};
+- the kubelet's resource metrics (kubernetes/kubernetes pkg/kubelet/metrics/collectors/resource_metrics.go,
+  STABLE): pod_cpu_usage_seconds_total{namespace, pod};
 - kube-state-metrics' custom resource state, configured by docs/monitoring/kube-state-metrics-crs.yaml:
   kube_customresource_jobset_restarts{namespace, name}.
 """
@@ -18,6 +20,7 @@ from mpigen.render.watched import Watched
 
 RESTART_WINDOW = "1h"  # how far back a restart counts as recent
 GPU_IDLE_PERCENT = 5  # below this average utilisation, a worker's GPUs are idle
+CPU_IDLE_CORES = 0.1  # below this, a worker runs no rank (a rank busy-waits on a core; sshd alone sleeps)
 HELD_FOR = "15m"  # how long a finished job's workers may keep their GPUs (the scale-down takes seconds)
 # kube-state-metrics' custom resource state series of a JobSet's status.restarts (docs/monitoring/).
 SET_RESTARTS = "kube_customresource_jobset_restarts"
@@ -113,14 +116,19 @@ def near_restart_budget(watched: Watched) -> str | None:
 
 
 def workers_idle(watched: Watched) -> str | None:
-    """The launcher runs while the workers' GPUs idle (every rank on the launcher: Open MPI 5
-    with only the ORTE-era variables). None: no workers, or no GPUs DCGM reports."""
-    if not watched.workers or not watched.gpus or not watched.dcgm:
+    """The launcher runs while the workers idle (every rank on the launcher: Open MPI 5 with
+    only the ORTE-era variables): their GPUs, where DCGM reports them, else their CPU (the
+    kubelet's pod_cpu_usage_seconds_total: the busiest worker under CPU_IDLE_CORES). None: no workers."""
+    if not watched.workers:
         return None
-    utilisation = _select("DCGM_FI_DEV_GPU_UTIL", watched, pod="~" + watched.worker_pods)
+    if watched.gpus and watched.dcgm:
+        utilisation = _select("DCGM_FI_DEV_GPU_UTIL", watched, pod="~" + watched.worker_pods)
+        idle = f"avg by (namespace) ({utilisation}) < {GPU_IDLE_PERCENT}"
+    else:
+        cpu = _select("pod_cpu_usage_seconds_total", watched, pod="~" + watched.worker_pods)
+        idle = f"max by (namespace) (rate({cpu}[5m])) < {CPU_IDLE_CORES}"
     launcher = _select("kube_pod_status_phase", watched, pod="~" + watched.launcher_pods, phase="Running")
-    return (f"(avg by (namespace) ({utilisation}) < {GPU_IDLE_PERCENT})\n"
-            f"and on (namespace)\n(max by (namespace) ({launcher}) == 1)")
+    return f"({idle})\nand on (namespace)\n(max by (namespace) ({launcher}) == 1)"
 
 
 def finished_holding_gpus(watched: Watched) -> str | None:

@@ -74,8 +74,8 @@ ALERTS = (
           "{job} runs its last attempt", "{kind} {namespace}/{name} used {{{{ $value }}}} of its {budget} restarts."),
     Alert("MpigenWorkersIdle", "warning", alert_rules.workers_idle, lambda m: m.idle_for,
           "{job}'s workers idle while its launcher runs",
-          "The GPUs of {namespace}/{name}'s workers average {{{{ $value }}}}% while the launcher runs: the ranks "
-          "may all run on the launcher."),
+          "The workers of {namespace}/{name} idle ({{{{ $value }}}} {idle}) while the launcher runs: the ranks may "
+          "all run on the launcher."),
     Alert("MpigenFinishedJobHoldsGPUs", "warning", alert_rules.finished_holding_gpus,
           lambda m: alert_rules.HELD_FOR, "{job} finished and holds GPUs",
           "{kind} {namespace}/{name} finished and {{{{ $value }}}} of its worker pods still run, with {gpus} "
@@ -99,7 +99,8 @@ def prometheus_rule(env: str, watched: list[Watched], monitoring: Monitoring, gi
 def _group(watched: Watched, env: str, monitoring: Monitoring) -> dict:
     rules = []
     facts = {"job": f"{watched.namespace}/{watched.job}", "kind": watched.kind, "namespace": watched.namespace,
-             "name": watched.name, "budget": watched.restart_budget, "gpus": watched.gpus}
+             "name": watched.name, "budget": watched.restart_budget, "gpus": watched.gpus,
+             "idle": "% GPU utilisation" if watched.gpus and watched.dcgm else "CPU cores at most"}
     for alert in ALERTS:
         expr = alert.expr(watched)
         if expr is None:

@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[3]
 PROMTOOL = "/usr/bin/promtool"
 OVERLAY = "monitored"  # overlays/monitored: prod, with monitoring on and notStartedFor: 2h
 JOB = ("team-a", "vit-sweep-7")  # 2 workers of 8 GPUs each, queued in the LocalQueue team-a-gpus
+CPU_JOB = ("hpc", "intel-pi")  # workers of CPUs only
 TARGETS = ("static", "jobset", "trainjob", "mpijob")
 
 
@@ -60,9 +61,9 @@ class Names:
     budget: int | None
 
 
-def names(target: str, objects: list[dict]) -> Names:
-    mine = [o for o in objects if o["metadata"].get("namespace") == JOB[0]
-            and o["metadata"].get("labels", {}).get("mpigen.dev/job") == JOB[1]]
+def names(target: str, objects: list[dict], job: tuple[str, str] = JOB) -> Names:
+    mine = [o for o in objects if o["metadata"].get("namespace") == job[0]
+            and o["metadata"].get("labels", {}).get("mpigen.dev/job") == job[1]]
     kind = {"static": "Job", "jobset": "JobSet", "trainjob": "TrainJob", "mpijob": "MPIJob"}[target]
     top = next(o for o in mine if o["kind"] == kind)
     name = top["metadata"]["name"]
@@ -80,14 +81,14 @@ def names(target: str, objects: list[dict]) -> Names:
                  spec["failurePolicy"]["maxRestarts"])
 
 
-def series(metric: str, values: str, **labels: str) -> dict:
-    inner = ", ".join(f'{key}="{value}"' for key, value in {"namespace": JOB[0], **labels}.items())
+def series(metric: str, values: str, namespace: str = JOB[0], **labels: str) -> dict:
+    inner = ", ".join(f'{key}="{value}"' for key, value in {"namespace": namespace, **labels}.items())
     return {"series": f"{metric}{{{inner}}}", "values": values}
 
 
-def phases(pod: str, phase: str, steps: int = 180) -> list[dict]:
+def phases(pod: str, phase: str, steps: int = 180, namespace: str = JOB[0]) -> list[dict]:
     """kube-state-metrics' five kube_pod_status_phase series of a pod: 1 for its phase."""
-    return [series("kube_pod_status_phase", f"{int(p == phase)}x{steps}", pod=pod, uid=f"uid-{pod}", phase=p)
+    return [series("kube_pod_status_phase", f"{int(p == phase)}x{steps}", namespace, pod=pod, uid=f"uid-{pod}", phase=p)
             for p in ("Pending", "Running", "Succeeded", "Failed", "Unknown")]
 
 
@@ -232,3 +233,24 @@ def test_each_alert_fires_on_its_series_and_stays_quiet_otherwise(target_render,
     done = promtool("test", "rules", "test.yaml", cwd=tmp_path)
     assert done.returncode == 0, f"{target}:\n{done.stdout}{done.stderr}"
 
+
+
+def test_idle_cpu_workers_fire_and_busy_ones_do_not(target_render, tmp_path):
+    """A job of CPUs only: its workers' CPU, from the kubelet, while its launcher runs."""
+    target, objects = target_render
+    group = next(g for g in rule_of(objects)["spec"]["groups"] if g["name"] == f"mpigen/{CPU_JOB[0]}/{CPU_JOB[1]}")
+    (rule,) = [r for r in group["rules"] if r["alert"] == "MpigenWorkersIdle"]
+    n = names(target, objects, CPU_JOB)
+    tests = []
+    for firing in (True, False):
+        launcher = phases(n.launcher_pod, "Running", 60, CPU_JOB[0])
+        cpu = [series("pod_cpu_usage_seconds_total", "0x60" if firing else "0+60x60", namespace=CPU_JOB[0], pod=pod)
+               for pod in n.worker_pods]
+        tests.append({"interval": "1m", "input_series": launcher + cpu, "alert_rule_test": [
+            {"eval_time": "40m", "alertname": "MpigenWorkersIdle",
+             "exp_alerts": [expected(rule, {"value": "0"}, None)] if firing else []}]})
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": [group]}))
+    (tmp_path / "test.yaml").write_text(yaml.safe_dump({"rule_files": ["rules.yaml"], "evaluation_interval": "1m",
+                                                        "tests": tests}))
+    done = promtool("test", "rules", "test.yaml", cwd=tmp_path)
+    assert done.returncode == 0, f"{target}:\n{done.stdout}{done.stderr}"
