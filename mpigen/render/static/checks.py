@@ -8,6 +8,7 @@ from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
 from mpigen.render.effective import EffectivePods
+from mpigen.render.failure_checks import static_checks
 from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
 from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
 from mpigen.render.static.launcher import OPERATOR_ENV_NAMES
@@ -22,7 +23,7 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
-            + one_workload_only(doc, blueprint, "static")
+            + one_workload_only(doc, blueprint, "static") + static_checks(doc, blueprint)
             + _root_workers(doc, pods)
             + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
                                                   "target or keep the launcher off the host network"))
