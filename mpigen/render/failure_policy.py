@@ -21,7 +21,7 @@ with backoffLimit 0 the Job fails (BackoffLimitExceeded) and the JobSet restarts
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.formats.failure_policy import FailurePolicy, FailureRule
+from mpigen.formats.failure_policy import DISRUPTION, FailurePolicy, FailureRule
 
 FAILED_BY_POLICY = "PodFailurePolicy"  # batch/v1 JobReasonPodFailurePolicy
 # What the child Job does with a pod that matches a rule, when the JobSet restarts the job.
@@ -98,3 +98,47 @@ def jobset_rules(policy: FailurePolicy, templates: dict[str, dict]) -> list[dict
                         "onJobFailureMessagePatterns": [f"matching FailJob rule at index {index}$"],
                         "targetReplicatedJobs": names})
     return out
+
+
+def read_policy(jobset_spec: dict, job: str) -> dict | None:
+    """The blueprint's failurePolicy that a JobSet spec mpigen wrote renders (the inverse of
+    the above, read from replicated job `job`, which has every rule), or None for the default.
+    Values of another shape are passed on as they are, for the blueprint's checks to report."""
+    jobs = {rj.get("name"): rj for rj in _listed(jobset_spec.get("replicatedJobs")) if isinstance(rj, dict)}
+    job_spec = _mapped(_mapped(_mapped(jobs.get(job)).get("template")).get("spec"))
+    pod_rules = [rule for rule in _listed(_mapped(job_spec.get("podFailurePolicy")).get("rules"))
+                 if isinstance(rule, dict)]
+    if not pod_rules:
+        return None
+    jobset_actions = {pattern: rule.get("action")
+                      for rule in _listed(_mapped(jobset_spec.get("failurePolicy")).get("rules")) if isinstance(rule, dict)
+                      if job in _listed(rule.get("targetReplicatedJobs", [job]))
+                      for pattern in _listed(rule.get("onJobFailureMessagePatterns")) if isinstance(pattern, str)}
+    to_blueprint = {"FailJobSet": "FailJob", "RestartJobSetAndIgnoreMaxRestarts": "RestartWithoutCounting"}
+    rules = []
+    for index, rule in enumerate(pod_rules):
+        action = rule.get("action")
+        action = {"Count": "Restart", "Ignore": "Ignore"}.get(action, action) if isinstance(action, str) else action
+        if action == "FailJob":  # what the JobSet does with the Job it fails
+            action = to_blueprint.get(jobset_actions.get(f"matching FailJob rule at index {index}$"), "Restart")
+        requirement = {k: v for k, v in rule.items() if k in ("onExitCodes", "onPodConditions")}
+        conditions = requirement.get("onPodConditions")
+        if isinstance(conditions, list):
+            requirement["onPodConditions"] = [
+                {k: v for k, v in c.items() if (k, v) != ("status", "True")} if isinstance(c, dict) else c
+                for c in conditions]
+        rules.append({"action": action, **requirement})
+    first = rules[0]
+    if first.get("onPodConditions") != [{"type": DISRUPTION}]:
+        return {"disruptions": "Restart", "rules": rules}
+    policy = {**({} if first["action"] == "RestartWithoutCounting" else {"disruptions": first["action"]}),
+              **({"rules": rules[1:]} if rules[1:] else {})}
+    return policy or None  # the default: nothing written
+
+
+def _mapped(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _listed(value) -> list:
+    return value if isinstance(value, list) else []

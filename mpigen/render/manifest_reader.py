@@ -18,6 +18,9 @@ class Reader:
         # runLauncherAsWorker is the blueprint's launcher.runAsWorker only where the launcher's
         # template is known to be the workers' as mpigen writes it (a view of pods mpigen wrote)
         self.launcher_as_worker = False
+        # runPolicy.failurePolicy is the blueprint's only in a view of a runtime mpigen wrote
+        # (an MPIJob has none: the API server drops it)
+        self.failure_policy = False
 
     def get(self, loc: Loc, default=None):
         return self.doc.get(loc, default)
