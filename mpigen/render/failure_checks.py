@@ -1,10 +1,10 @@
-"""What each target can and cannot render of a blueprint's failure policy
+"""What the targets check of a blueprint's failure policy
 (runPolicy.failurePolicy, mpigen.render.failure_policy), at the blueprint's lines."""
 
 from __future__ import annotations
 
 from mpigen.compile.blueprint import DOWNLOAD_PREFIX, LAUNCHER_CONTAINER, WORKER_CONTAINER
-from mpigen.errors import Diagnostic, error, warning
+from mpigen.errors import Diagnostic, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 
@@ -45,26 +45,3 @@ def unknown_containers(doc: Document, blueprint: Blueprint, names: list[str], ta
                              f"{target} the job's pods have no container {name}; name one of {', '.join(names)}, or "
                              "leave containerName out to match any container"))
     return out
-
-
-def static_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
-    """The static target renders the policy on the launcher's Job; the workers' StatefulSet
-    has no failure policy: it restarts a failed or evicted worker pod, uncounted, always."""
-    if not written(doc):
-        return []
-    launcher, worker = main_containers(blueprint)
-    out = [warning(doc.key_mark(POLICY),
-                   "spec.runPolicy.failurePolicy: with --target static the rules act on the launcher's Job (its "
-                   "podFailurePolicy, with restartPolicy Never); the workers' StatefulSet restarts a failed or "
-                   "disrupted worker pod whatever the rules, and a worker's failure reaches them only as mpirun's "
-                   "exit code in the launcher; --target jobset applies them to the workers too")]
-    policy = blueprint.spec.runPolicy.failurePolicy
-    for number, rule in enumerate(policy.rules):
-        if rule.onExitCodes is not None and rule.onExitCodes.containerName == worker != launcher:
-            out.append(error(doc.value_mark((*POLICY, "rules", number, "onExitCodes", "containerName")),
-                             f"spec.runPolicy.failurePolicy.rules[{number}].onExitCodes.containerName: with --target "
-                             f"static {worker} runs in the workers' StatefulSet, which has no failure policy (it "
-                             f"restarts its pods whatever their exit code); name {launcher}, whose exit code is "
-                             "mpirun's, or use --target jobset"))
-    return out + unknown_containers(doc, blueprint, [launcher, *download_containers(blueprint)], "static",
-                                    also=(worker,))

@@ -27,7 +27,7 @@ FAILED_BY_POLICY = "PodFailurePolicy"  # batch/v1 JobReasonPodFailurePolicy
 # What the child Job does with a pod that matches a rule, when the JobSet restarts the job.
 JOB_ACTIONS = {"FailJob": "FailJob", "RestartWithoutCounting": "FailJob", "Restart": "Count", "Ignore": "Ignore"}
 # What the JobSet does with a Job that a rule failed.
-JOBSET_ACTIONS = {"FailJob": "FailJobSet", "RestartWithoutCounting": "RestartJobSetAndIgnoreMaxRestarts"}
+SET_ACTIONS = {"FailJob": "FailJobSet", "RestartWithoutCounting": "RestartJobSetAndIgnoreMaxRestarts"}
 # The Job launcher of the static target restarts the launcher alone: a new pod, counted or not.
 LAUNCHER_ACTIONS = {"FailJob": "FailJob", "RestartWithoutCounting": "Ignore", "Restart": "Count", "Ignore": "Ignore"}
 DISRUPTION_RULE = "disruption"
@@ -79,13 +79,13 @@ def pod_failure_policy(policy: FailurePolicy, template: dict, actions: dict[str,
     return {"rules": [pod_rule(rules[number], actions) for number in rule_indices(policy, template)]}
 
 
-def jobset_rules(policy: FailurePolicy, templates: dict[str, dict]) -> list[dict]:
+def restart_rules(policy: FailurePolicy, templates: dict[str, dict]) -> list[dict]:
     """The JobSet's rules for the Jobs (replicated job name -> pod template) the policy fails:
     one per rule that ends or restarts the job uncounted, and per index it has in the Jobs."""
     out = []
     indices = {name: rule_indices(policy, template) for name, template in templates.items()}
     for number, rule in enumerate(policy.pod_rules()):
-        if rule.action not in JOBSET_ACTIONS:
+        if rule.action not in SET_ACTIONS:
             continue
         at: dict[int, list[str]] = {}
         for name in templates:
@@ -94,24 +94,24 @@ def jobset_rules(policy: FailurePolicy, templates: dict[str, dict]) -> list[dict
         base = DISRUPTION_RULE if number == 0 else f"rule{number}"
         for index, names in at.items():
             out.append({"name": base if len(at) == 1 else f"{base}_{'_'.join(names)}",
-                        "action": JOBSET_ACTIONS[rule.action], "onJobFailureReasons": [FAILED_BY_POLICY],
+                        "action": SET_ACTIONS[rule.action], "onJobFailureReasons": [FAILED_BY_POLICY],
                         "onJobFailureMessagePatterns": [f"matching FailJob rule at index {index}$"],
                         "targetReplicatedJobs": names})
     return out
 
 
-def read_policy(jobset_spec: dict, job: str) -> dict | None:
+def read_policy(set_spec: dict, job: str) -> dict | None:
     """The blueprint's failurePolicy that a JobSet spec mpigen wrote renders (the inverse of
     the above, read from replicated job `job`, which has every rule), or None for the default.
     Values of another shape are passed on as they are, for the blueprint's checks to report."""
-    jobs = {rj.get("name"): rj for rj in _listed(jobset_spec.get("replicatedJobs")) if isinstance(rj, dict)}
+    jobs = {rj.get("name"): rj for rj in _listed(set_spec.get("replicatedJobs")) if isinstance(rj, dict)}
     job_spec = _mapped(_mapped(_mapped(jobs.get(job)).get("template")).get("spec"))
     pod_rules = [rule for rule in _listed(_mapped(job_spec.get("podFailurePolicy")).get("rules"))
                  if isinstance(rule, dict)]
     if not pod_rules:
         return None
-    jobset_actions = {pattern: rule.get("action")
-                      for rule in _listed(_mapped(jobset_spec.get("failurePolicy")).get("rules")) if isinstance(rule, dict)
+    set_actions = {pattern: rule.get("action")
+                      for rule in _listed(_mapped(set_spec.get("failurePolicy")).get("rules")) if isinstance(rule, dict)
                       if job in _listed(rule.get("targetReplicatedJobs", [job]))
                       for pattern in _listed(rule.get("onJobFailureMessagePatterns")) if isinstance(pattern, str)}
     to_blueprint = {"FailJobSet": "FailJob", "RestartJobSetAndIgnoreMaxRestarts": "RestartWithoutCounting"}
@@ -120,7 +120,7 @@ def read_policy(jobset_spec: dict, job: str) -> dict | None:
         action = rule.get("action")
         action = {"Count": "Restart", "Ignore": "Ignore"}.get(action, action) if isinstance(action, str) else action
         if action == "FailJob":  # what the JobSet does with the Job it fails
-            action = to_blueprint.get(jobset_actions.get(f"matching FailJob rule at index {index}$"), "Restart")
+            action = to_blueprint.get(set_actions.get(f"matching FailJob rule at index {index}$"), "Restart")
         requirement = {k: v for k, v in rule.items() if k in ("onExitCodes", "onPodConditions")}
         conditions = requirement.get("onPodConditions")
         if isinstance(conditions, list):

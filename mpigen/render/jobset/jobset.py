@@ -18,7 +18,7 @@ from __future__ import annotations
 from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.jobset.keygen import keygen_pod
-from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, jobset_rules, pod_failure_policy
+from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
 from mpigen.render.kueue import label_workload, request_topology
 from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
@@ -58,7 +58,7 @@ def failure_policy(job: MPIJob, jobs: list[dict]) -> dict:
         rules.append({"name": DEADLINE_RULE, "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"],
                       "targetReplicatedJobs": [WORKER_JOB, LAUNCHER_JOB]})
     templates = {rj["name"]: rj["template"]["spec"]["template"] for rj in jobs if rj["name"] in RANK_JOBS}
-    rules += jobset_rules(job_policy(job), templates)
+    rules += restart_rules(job_policy(job), templates)
     if rules:
         policy["rules"] = rules
     return policy

@@ -14,7 +14,7 @@ OpenMPI as mpiImplementation, so the implementation is named in an annotation.""
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, jobset_rules, pod_failure_policy
+from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
 from mpigen.render.kueue import request_topology
 from mpigen.render.replicated import NETWORK, replicated_job
 from mpigen.render.trainjob.names import (ANCESTOR_LABEL, ANCESTOR_TRAINER, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION,
@@ -48,7 +48,7 @@ def runtime_spec(job: MPIJob) -> dict:
             replicated_job(LAUNCHER_JOB, 1, launcher, waits, labels={ANCESTOR_LABEL: ANCESTOR_TRAINER},
                            pod_failures=pod_failures)]
     failure_policy = {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate",
-                      "rules": jobset_rules(policy, {rj["name"]: rj["template"]["spec"]["template"] for rj in jobs})}
+                      "rules": restart_rules(policy, {rj["name"]: rj["template"]["spec"]["template"] for rj in jobs})}
     spec["template"] = {**_template_metadata(job), "spec": {
         "network": dict(NETWORK),
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},

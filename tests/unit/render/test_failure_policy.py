@@ -105,3 +105,18 @@ def test_the_rendered_objects_pass_their_schemas_and_models(target):
     for obj in render(target, WORKED).values():
         status, errors = validate_object(obj, "1.30", {})
         assert status != "invalid", (obj["kind"], errors[:3])
+
+
+def test_the_trainers_jobset_carries_the_runtimes_failure_policy():
+    """The Trainer builds the TrainJob's JobSet from the runtime's template (v2.3.0 plugins/
+    jobset Build, ported in tests/support/e2e/trainer): the policy mpigen wrote into the
+    runtime is the running JobSet's."""
+    from tests.support.e2e.trainer.expand import expand
+
+    objects = render("trainjob", WORKED)
+    made = expand(objects["TrainJob"], objects["TrainingRuntime"])
+    spec = next(obj for obj in made if obj["kind"] == "JobSet")["spec"]
+    assert spec["failurePolicy"] == jobset_spec("trainjob", WORKED)["failurePolicy"]
+    assert jobset_errors(spec) == []
+    assert outcome(spec, "node", FailedPod("ml", "p", {"node": 3})) == ("Failed", 0)
+    assert outcome(spec, "node", FailedPod("ml", "p", {"node": 137}, DISRUPTED)) == ("Restarting", 0)
