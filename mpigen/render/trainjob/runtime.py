@@ -47,8 +47,10 @@ def runtime_spec(job: MPIJob) -> dict:
     jobs = [replicated_job(NODE_JOB, 1, nodes, pod_failures=pod_failures),
             replicated_job(LAUNCHER_JOB, 1, launcher, waits, labels={ANCESTOR_LABEL: ANCESTOR_TRAINER},
                            pod_failures=pod_failures)]
-    failure_policy = {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate",
-                      "rules": restart_rules(policy, {rj["name"]: rj["template"]["spec"]["template"] for rj in jobs})}
+    failure_policy: dict = {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"}
+    rules = restart_rules(policy, {rj["name"]: rj["template"]["spec"]["template"] for rj in jobs})
+    if rules:
+        failure_policy["rules"] = rules
     spec["template"] = {**_template_metadata(job), "spec": {
         "network": dict(NETWORK),
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},

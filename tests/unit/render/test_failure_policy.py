@@ -120,3 +120,10 @@ def test_the_trainers_jobset_carries_the_runtimes_failure_policy():
     assert jobset_errors(spec) == []
     assert outcome(spec, "node", FailedPod("ml", "p", {"node": 3})) == ("Failed", 0)
     assert outcome(spec, "node", FailedPod("ml", "p", {"node": 137}, DISRUPTED)) == ("Restarting", 0)
+
+
+@pytest.mark.parametrize("target", ["jobset", "trainjob"])
+def test_a_policy_without_uncounted_or_fail_fast_rules_writes_no_jobset_rules(target):
+    spec = jobset_spec(target, {"failurePolicy": {"disruptions": "Restart"}})
+    assert "rules" not in spec["failurePolicy"]
+    assert outcome(spec, "launcher", FailedPod("ml", "p", {"c": 137}, DISRUPTED)) == ("Restarting", 1)
