@@ -13,6 +13,7 @@ from pydantic import ConfigDict, Field
 
 from mpigen.formats.base import Model
 from mpigen.formats.datasets import Dataset
+from mpigen.formats.failure_policy import FailurePolicy
 from mpigen.formats.network import Network
 from mpigen.formats.placement import Placement
 from mpigen.formats.pod_template_patch import PodTemplatePatch
@@ -71,6 +72,11 @@ class RunPolicy(Model):
         description="Seconds after which Kubernetes deletes the finished launcher Job. Only without a GitOps "
                     "profile: Argo CD and Flux would recreate the deleted Job and run it again.",
         examples=[3600])
+    failurePolicy: Optional[FailurePolicy] = Field(
+        None, description="Which failures end the job, which restart it counted against backoffLimit, which restart "
+                          "it without counting, which are ignored (docs/blueprints.md, Failure policies). Default: "
+                          "disruptions restart the job without counting (targets jobset and trainjob), every other "
+                          "failure counts.")
 
 
 

@@ -100,10 +100,15 @@ def implementation_of(r, spec: dict) -> str:
 def run_policy(r, spec: dict, out: dict, queue) -> None:
     loc = ("spec", "runPolicy")
     policy = r.mapping(loc)
+    if "failurePolicy" in policy and r.failure_policy:
+        result_policy = {"failurePolicy": policy["failurePolicy"]}
+        r.came_from(("runPolicy", "failurePolicy"), loc + ("failurePolicy",))
+    else:
+        result_policy = {}
     for key in policy:
-        if key not in RUN_POLICY_FIELDS[r.api]:
+        if key not in RUN_POLICY_FIELDS[r.api] and key not in result_policy:
             r.lost(loc + (key,), f"not a field of the {r.api} runPolicy (the API server drops it)")
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = dict(result_policy)
     for key in ("backoffLimit", "activeDeadlineSeconds", "ttlSecondsAfterFinished", "cleanPodPolicy"):
         top = key in spec and key in SPEC_FIELDS[r.api]
         if key in policy and not (r.api == V1ALPHA2 and key in ("ttlSecondsAfterFinished", "cleanPodPolicy")):

@@ -21,6 +21,9 @@ class Reader:
         # the ServiceAccount mpigen made for the job's cloud identity (spec.serviceAccount.annotations),
         # which both roles run as, when it was given beside the job (mpigen.importer.own_objects)
         self.identity: str | None = None
+        # runPolicy.failurePolicy is the blueprint's only in a view of a runtime mpigen wrote
+        # (an MPIJob has none: the API server drops it)
+        self.failure_policy = False
 
     def get(self, loc: Loc, default=None):
         return self.doc.get(loc, default)

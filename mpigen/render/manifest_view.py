@@ -69,6 +69,7 @@ class ViewReader(Reader):
         super().__init__(doc, strict, api)
         self.view = view
         self.launcher_as_worker = True
+        self.failure_policy = True
 
     def name(self, loc: Loc) -> str:
         found = self.view.where(loc)

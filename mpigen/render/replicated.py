@@ -6,6 +6,8 @@ Job J of replicated job R is `<jobset>-<R>-<J>-<P>`, in the subdomain `<jobset>`
 
 from __future__ import annotations
 
+from typing import Callable
+
 # A worker is Ready once its sshd accepts connections; checked often, so the launcher starts soon.
 SSHD_PROBE = {"periodSeconds": 2, "timeoutSeconds": 1, "successThreshold": 1, "failureThreshold": 3}
 NETWORK = {"enableDNSHostnames": True, "publishNotReadyAddresses": True}
@@ -33,12 +35,16 @@ def longest_pod_name(set_name: str, replicated_job: str, pods: int) -> int:
 
 
 def replicated_job(name: str, pods: int, template: dict, depends_on: tuple[str, str] | None = None,
-                   deadline: int | None = None, labels: dict[str, str] | None = None) -> dict:
-    """One replicated job of one Indexed Job whose pods all run at once; a failed pod fails it."""
+                   deadline: int | None = None, labels: dict[str, str] | None = None,
+                   pod_failures: Callable[[dict], dict] | None = None) -> dict:
+    """One replicated job of one Indexed Job whose pods all run at once; a failed pod fails it,
+    unless its podFailurePolicy (`pod_failures` of the pod template) says otherwise."""
     template = {**template, "spec": {**template.get("spec", {}), "restartPolicy": "Never"}}
     spec = {"completionMode": "Indexed", "completions": pods, "parallelism": pods, "backoffLimit": 0}
     if deadline is not None:
         spec["activeDeadlineSeconds"] = deadline
+    if pod_failures is not None:
+        spec["podFailurePolicy"] = pod_failures(template)
     job = {"name": name, "groupName": "default", "replicas": 1}
     if depends_on is not None:
         job["dependsOn"] = [{"name": depends_on[0], "status": depends_on[1]}]

@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, event, given, settings
 from mpigen.formats.types import INT32_MAX
 from mpigen.review.schemas import validate_object
 from tests.support.blueprint_strategy import Render, renders
+from tests.support.failure_policies import job_spec_errors, jobset_errors
 from tests.support.properties import examples
 
 KUBE_VERSION = "1.30"
@@ -58,7 +59,21 @@ def test_an_accepted_blueprint_renders_what_the_cluster_accepts_and_a_refused_on
         status, errors = validate_object(obj, KUBE_VERSION, VALIDATORS)
         assert status != "invalid", (obj["kind"], obj["metadata"]["name"], errors[:5])
         assert not list(_out_of_int32(obj)), (obj["kind"], list(_out_of_int32(obj)))
+        assert not _failure_policy_errors(obj), (obj["kind"], _failure_policy_errors(obj))
     _within_the_sizes(objects)
+
+
+def _failure_policy_errors(obj: dict) -> list[str]:
+    """The API server's rules for a Job's podFailurePolicy and JobSet's for its failurePolicy
+    (tests/support/failure_policies.py), which no schema states: on a Job, a JobSet and a
+    runtime's JobSet template."""
+    if obj["kind"] == "Job":
+        return job_spec_errors(obj["spec"])
+    if obj["kind"] == "JobSet":
+        return jobset_errors(obj["spec"])
+    if obj["kind"] in ("TrainingRuntime", "ClusterTrainingRuntime"):
+        return jobset_errors(obj["spec"]["template"]["spec"])
+    return []
 
 
 def _refused_with_positions(done) -> None:

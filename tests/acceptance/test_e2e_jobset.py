@@ -285,3 +285,27 @@ def test_without_the_ssh_args_variable_open_mpi_5_fails(tmp_path, jobset_for):
     done = run(cluster, blueprint, drop_env=("PRTE_MCA_plm_ssh_args",))
     assert done.returncode != 0, done.stdout
     assert "port 22: Connection refused" in done.stderr, done.stderr
+
+
+def test_a_disrupted_worker_restarts_the_job_uncounted_and_a_fail_fast_exit_code_ends_it(tmp_path, jobset_for):
+    """The worked example of docs/blueprints.md (exit code 3 fails fast, disruptions are free,
+    3 retries for the rest) under the pretend Job and JobSet controllers
+    (tests/support/e2e/jobset_failures.py): a worker marked DisruptionTarget restarts the
+    JobSet without using the budget, its Jobs recreated under the same names (the same run:
+    the hostfile still holds); then a worker whose program exits with 3 fails the JobSet,
+    without a restart."""
+    from tests.support.e2e.jobset_failures import JobSetStatus, fail_pod, recreate
+
+    policy = {"cleanPodPolicy": "Running", "backoffLimit": 3, "failurePolicy": {"rules": [
+        {"action": "FailJob", "onExitCodes": {"operator": "In", "values": [3]}}]}}
+    blueprint, objects, _ = rendered(tmp_path, runPolicy=policy)
+    cluster = jobset_for(objects)
+    name = blueprint["metadata"]["name"]
+    status = fail_pod(cluster, "worker", cluster.workers()[0], JobSetStatus(), disrupted=True)
+    assert (status.phase, status.restarts, status.restarts_counted, status.rule) == ("Restarting", 1, 0, "disruption")
+    recreate(cluster)
+    workers = cluster.workers()
+    assert [pod.hostname for pod in workers] == [f"{name}-worker-0-{i}" for i in range(2)]
+    assert {pod.labels["jobset.sigs.k8s.io/restart-attempt"] for pod in workers} == {"1"}
+    status = fail_pod(cluster, "worker", workers[1], status, code=3)
+    assert (status.phase, status.restarts, status.restarts_counted, status.rule) == ("Failed", 1, 0, "rule1")

@@ -63,6 +63,21 @@ MANY_ALIASES = {"hostAliases": [{"ip": f"10.0.{i // 250}.{i % 250}", "hostnames"
                                 for i in range(4_000)]}
 CONTAINER_PATCHES = [{"workingDir": "/workspace"}, {"readinessProbe": {"exec": {"command": ["true"]}}},
                      {"lifecycle": {"preStop": {"exec": {"command": ["sleep", "1"]}}}}]
+# runPolicy.failurePolicy: every action, both requirements, a named container of one role or
+# of every target's, the most exit codes and rules; beyond: what the API server refuses.
+FAILURE_POLICIES = Choice(
+    [{"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [3]}}]},
+     {"disruptions": "Restart", "rules": [
+         {"action": "RestartWithoutCounting", "onExitCodes": {"operator": "NotIn", "values": [0, 1],
+                                                               "containerName": "mpi-launcher"}},
+         {"action": "Ignore", "onPodConditions": [{"type": "example.com/Flaky", "status": "Unknown"}]},
+         {"action": "Restart", "onExitCodes": {"operator": "In", "values": list(range(1, 256))}}]},
+     {"disruptions": "FailJob", "rules": [{"action": "RestartWithoutCounting",
+                                           "onExitCodes": {"operator": "In", "values": [75], "containerName": "node"}}]},
+     {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [i]}} for i in range(1, 20)]}],
+    [{"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [0]}}]},
+     {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [2, 1]}}]},
+     {"rules": [{"action": "FailJob", "onExitCodes": {"operator": "In", "values": [i]}} for i in range(1, 21)]}])
 GITOPS = ("none", "argocd", "flux")
 TARGET_RUNS = (("static",), ("jobset",), ("trainjob",), ("mpijob",), ("mpijob", "--mpijob-api", "kubeflow.org/v1"))
 
@@ -99,6 +114,8 @@ def blueprints(draw) -> dict:
         spec["scheduling"] = {"queue": "team-a"}
     if draw(st.integers(0, 9)) == 0:
         spec["runPolicy"] = {"ttlSecondsAfterFinished": draw(pick(TTL))}
+    if draw(st.integers(0, 3)) == 0:
+        spec.setdefault("runPolicy", {})["failurePolicy"] = draw(pick(FAILURE_POLICIES))
     labels = draw(st.dictionaries(pick(KEYS), st.sampled_from(["v", "x" * 63]), max_size=2))
     annotations = draw(st.dictionaries(pick(KEYS), pick(ANNOTATION_VALUES), max_size=1))
     return blueprint(draw(pick(NAMES)), labels, annotations, namespace=draw(pick(NAMESPACES)), **spec)

@@ -13,6 +13,7 @@ from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.replicated import longest_pod_name
 from mpigen.render.checks import hydra_launcher_host
 from mpigen.render.effective import EffectivePods, sharing
+from mpigen.render.failure_checks import download_containers, main_containers, unknown_containers
 from mpigen.render.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.validate.fields import NAME
@@ -25,7 +26,9 @@ MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check (ValidateCreat
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return [*_name_length(doc, blueprint, options), *_user(doc, pods),
             *sshd_checks(doc, pods, blueprint.spec.ssh.port, "jobset"), *hydra_launcher_host(doc, blueprint, "jobset"),
-            *_unsupported(doc, blueprint)]
+            *_unsupported(doc, blueprint),
+            *unknown_containers(doc, blueprint, [*main_containers(blueprint), *download_containers(blueprint)],
+                                "jobset")]
 
 
 def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:

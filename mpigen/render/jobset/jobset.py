@@ -5,7 +5,9 @@ JobSet webhook and CRD would default written out, so that a synced JobSet never 
   Complete, the workers Ready);
 - success when the launcher succeeds (JobSet then deletes the running workers); a failed
   pod fails its Job (backoffLimit 0), and a failed Job restarts the whole JobSet, at most
-  runPolicy.backoffLimit times; activeDeadlineSeconds, on the workers' and the launcher's
+  runPolicy.backoffLimit times, unless runPolicy.failurePolicy's rules (by default: a
+  disrupted pod restarts it without counting) end it or restart it uncounted
+  (mpigen.render.failure_policy); activeDeadlineSeconds, on the workers' and the launcher's
   Jobs, ends the run at once, also while the launcher waits for workers that never start;
 - Kueue: the queue and priority labels on the JobSet alone (one workload), topology requests
   on the rank pod templates, MultiKueue through spec.managedBy.
@@ -16,6 +18,7 @@ from __future__ import annotations
 from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.jobset.keygen import keygen_pod
+from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
 from mpigen.render.kueue import label_workload, request_topology
 from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
@@ -23,6 +26,7 @@ from mpigen.render.names import object_meta
 from mpigen.render.replicated import NETWORK, replicated_job
 
 DEADLINE_RULE = "deadline"
+RANK_JOBS = (WORKER_JOB, LAUNCHER_JOB)  # the Jobs the failure policy is for (not the key's)
 
 
 def replicated_jobs(job: MPIJob, key_job: bool, wait_for_workers: bool) -> list[dict]:
@@ -33,18 +37,30 @@ def replicated_jobs(job: MPIJob, key_job: bool, wait_for_workers: bool) -> list[
         out.append(replicated_job(KEYGEN_JOB, 1, {"spec": keygen_pod(job)}))
     # The deadline bounds the whole run, the wait for the workers too.
     deadline = job.effective_active_deadline()
+    policy = job_policy(job)
+
+    def pod_failures(template: dict) -> dict:
+        return pod_failure_policy(policy, template, JOB_ACTIONS)
+
     out.append(replicated_job(WORKER_JOB, job.workers, workers, (KEYGEN_JOB, "Complete") if key_job else None,
-                              deadline=deadline))
+                              deadline=deadline, pod_failures=pod_failures))
     out.append(replicated_job(LAUNCHER_JOB, 1, launcher, (WORKER_JOB, "Ready") if wait_for_workers else None,
-                              deadline=deadline))
+                              deadline=deadline, pod_failures=pod_failures))
     return out
 
 
-def failure_policy(job: MPIJob) -> dict:
+def failure_policy(job: MPIJob, jobs: list[dict]) -> dict:
+    """maxRestarts is the budget of the failures no rule takes; a deadline ends the run at
+    once; then the rules of the blueprint's failure policy (mpigen.render.failure_policy)."""
     policy = {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"}
+    rules = []
     if job.effective_active_deadline() is not None:
-        policy["rules"] = [{"name": DEADLINE_RULE, "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"],
-                            "targetReplicatedJobs": [WORKER_JOB, LAUNCHER_JOB]}]
+        rules.append({"name": DEADLINE_RULE, "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"],
+                      "targetReplicatedJobs": [WORKER_JOB, LAUNCHER_JOB]})
+    templates = {rj["name"]: rj["template"]["spec"]["template"] for rj in jobs if rj["name"] in RANK_JOBS}
+    rules += restart_rules(job_policy(job), templates)
+    if rules:
+        policy["rules"] = rules
     return policy
 
 
@@ -59,7 +75,7 @@ def new_jobset(job: MPIJob, key_job: bool, wait_for_workers: bool) -> dict:
         "network": dict(NETWORK),
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},
         "startupPolicy": {"startupPolicyOrder": "AnyOrder"},
-        "failurePolicy": failure_policy(job),
-        "replicatedJobs": replicated_jobs(job, key_job, wait_for_workers),
     })
+    jobs = replicated_jobs(job, key_job, wait_for_workers)
+    spec.update({"failurePolicy": failure_policy(job, jobs), "replicatedJobs": jobs})
     return {"apiVersion": JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}

@@ -15,16 +15,22 @@ from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import one_workload_only, worker_set_checks
 from mpigen.render.effective import EffectivePods, sharing
+from mpigen.render.failure_checks import refused
 from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
 
+# MO:pkg/apis/kubeflow/v2beta1/types.go RunPolicy, and kubeflow.org/v1's: backoffLimit alone (mpi-operator#537).
+_NO_FAILURE_POLICY = ("an MPIJob (kubeflow.org/v2beta1 and v1) has no failure policy: the operator counts every "
+                      "failure of the launcher against runPolicy.backoffLimit, disruptions and exit codes alike "
+                      "(mpi-operator#537); remove failurePolicy and set backoffLimit, or use --target jobset "
+                      "(rules on every pod) or static (rules on the launcher's Job)")
 RESERVED = Reserved(volumes=(CONFIG_VOLUME,), mounts=(CONFIG_MOUNT,), env=OPENMPI5_ENV_NAMES)
 
 
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
-    out = worker_set_checks(doc, blueprint, options.gitops)
+    out = worker_set_checks(doc, blueprint, options.gitops) + refused(doc, _NO_FAILURE_POLICY)
     if options.own.api == V1:
         return out + one_workload_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
     if options.own.api == V2BETA1:

@@ -1,13 +1,16 @@
 """What the static target cannot render, and the names its objects write into the pods:
-the operator's ConfigMap and kubectl volumes and mounts, and its label keys."""
+the operator's ConfigMap and kubectl volumes and mounts, and its label keys; and what of a
+failure policy the workers' StatefulSet cannot honour."""
 
 from __future__ import annotations
 
-from mpigen.errors import Diagnostic, error
+from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.checks import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
 from mpigen.render.effective import EffectivePods
+from mpigen.render.failure_checks import (POLICY, download_containers, main_containers, unknown_containers,
+                                          written)
 from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
 from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
 from mpigen.render.static.launcher import OPERATOR_ENV_NAMES
@@ -22,7 +25,7 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
-            + one_workload_only(doc, blueprint, "static")
+            + one_workload_only(doc, blueprint, "static") + _failure_policy(doc, blueprint)
             + _root_workers(doc, pods)
             + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
                                                   "target or keep the launcher off the host network"))
@@ -41,3 +44,26 @@ def _root_workers(doc: Document, pods: EffectivePods) -> list[Diagnostic]:
                   "the job's hosts into the worker's /etc/hosts and needs root there (MPI Operator issues #288, "
                   "#301); run the workers as root here, or use --target jobset, --target trainjob or --target "
                   "mpijob (with spec.security.sshAuthMountPath), whose workers run as a non-root user")]
+
+
+def _failure_policy(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    """The static target renders the policy on the launcher's Job; the workers' StatefulSet
+    has no failure policy: it restarts a failed or evicted worker pod, uncounted, always."""
+    if not written(doc):
+        return []
+    launcher, worker = main_containers(blueprint)
+    out = [warning(doc.key_mark(POLICY),
+                   "spec.runPolicy.failurePolicy: with --target static the rules act on the launcher's Job (its "
+                   "podFailurePolicy, with restartPolicy Never); the workers' StatefulSet restarts a failed or "
+                   "disrupted worker pod whatever the rules, and a worker's failure reaches them only as mpirun's "
+                   "exit code in the launcher; --target jobset applies them to the workers too")]
+    policy = blueprint.spec.runPolicy.failurePolicy
+    for number, rule in enumerate(policy.rules):
+        if rule.onExitCodes is not None and rule.onExitCodes.containerName == worker != launcher:
+            out.append(error(doc.value_mark((*POLICY, "rules", number, "onExitCodes", "containerName")),
+                             f"spec.runPolicy.failurePolicy.rules[{number}].onExitCodes.containerName: with --target "
+                             f"static {worker} runs in the workers' StatefulSet, which has no failure policy (it "
+                             f"restarts its pods whatever their exit code); name {launcher}, whose exit code is "
+                             "mpirun's, or use --target jobset"))
+    return out + unknown_containers(doc, blueprint, [launcher, *download_containers(blueprint)], "static",
+                                    also=(worker,))

@@ -2,12 +2,15 @@
 
 The launcher runs mpirun. Its init container copies kubectl into /opt/kube, waits for
 every worker in the hostfile to be Ready and writes /opt/kube/hosts, which kubexec.sh
-copies into each worker before it execs the rank daemon there.
+copies into each worker before it execs the rank daemon there. A blueprint's failure policy
+becomes the Job's podFailurePolicy, with restartPolicy Never, which the API server requires
+with one: a restart is a new launcher pod, uncounted (Ignore) when the rule says so.
 """
 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import LAUNCHER, MPIJob
+from mpigen.render.failure_policy import LAUNCHER_ACTIONS, pod_failure_policy, written_policy
 from mpigen.render.launcher_env import OPENMPI5_ENV, without_gpus
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, HOSTFILE_KEY, HOSTFILE_MODE, HOSTFILE_PATH, KUBECTL_MOUNT,
                                  KUBECTL_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, KUBEXEC_PATH, config_name, launcher_name,
@@ -70,6 +73,10 @@ def new_launcher(job: MPIJob, kubectl_delivery_image: str = DEFAULT_KUBECTL_DELI
         },
     ])
     spec: dict = {"backoffLimit": job.effective_backoff_limit(), "template": template}
+    policy = written_policy(job)
+    if policy is not None:  # the Job's pod failure policy, which only restartPolicy Never allows
+        pod["restartPolicy"] = "Never"
+        spec["podFailurePolicy"] = pod_failure_policy(policy, template, LAUNCHER_ACTIONS)
     deadline = job.effective_active_deadline()
     if deadline is not None:
         spec["activeDeadlineSeconds"] = deadline

@@ -11,6 +11,7 @@ from mpigen.render.gitops import name_room, run_suffix
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.render.checks import hydra_launcher_host
 from mpigen.render.effective import EffectivePods
+from mpigen.render.failure_checks import download_containers, refused, unknown_containers
 from mpigen.render.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob import hydra
@@ -26,6 +27,12 @@ RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VO
                     mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR, hydra.FOLDER),
                     env=(*TRAINER_ENV_NAMES, OPENMPI4_AGENT, *SSH_ENV_NAMES, *NVIDIA_ENV))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check
+# TR:pkg/apis/trainer/v1alpha1/trainjob_types.go: runtimePatches reach replicated jobs' pod specs,
+# not the JobSet's failurePolicy nor a Job's podFailurePolicy, which are the runtime's.
+_NAMED_RUNTIME_POLICY = ("with a runtime the cluster has (spec.runtime.name), the failure policy is that runtime's "
+                         "(its JobSet template's failurePolicy and its Jobs' podFailurePolicy), which a TrainJob's "
+                         "runtimePatches cannot change; remove failurePolicy, or let mpigen write the runtime "
+                         "(spec.runtime: {emit: TrainingRuntime})")
 
 
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
@@ -35,7 +42,9 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
            *sshd_checks(doc, pods, blueprint.spec.ssh.port, "trainjob"),
            *hydra_launcher_host(doc, blueprint, "trainjob"), *_unsupported(doc, blueprint, named)]
     if named:
-        out += _not_patchable(doc, blueprint, pods)
+        out += _not_patchable(doc, blueprint, pods) + refused(doc, _NAMED_RUNTIME_POLICY)
+    else:
+        out += unknown_containers(doc, blueprint, [NODE_CONTAINER, *download_containers(blueprint)], "trainjob")
     return out
 
 

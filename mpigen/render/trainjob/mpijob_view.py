@@ -27,6 +27,7 @@ from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
 from mpigen.render.additions import RANK_ENV_VOLUME
 from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV
+from mpigen.render.failure_policy import read_policy
 from mpigen.render.manifest_view import View, keep, named, without
 from mpigen.render.replicated import SSH_PORT_NAME
 from mpigen.render.trainjob import hydra
@@ -341,6 +342,9 @@ def _policies(view: View, trainjob: Document, runtime: Document | None) -> None:
     restarts = runtime.get(jobset + ("failurePolicy", "maxRestarts"))
     if restarts is not None:
         view.put(policy + ("backoffLimit",), restarts, runtime, jobset + ("failurePolicy", "maxRestarts"))
+    failures = read_policy(runtime.get(jobset) or {}, LAUNCHER_JOB)
+    if failures is not None:
+        view.put(policy + ("failurePolicy",), failures, runtime, jobset + ("failurePolicy",))
     ttl = runtime.get(jobset + ("ttlSecondsAfterFinished",))
     if ttl is not None:
         view.put(policy + ("ttlSecondsAfterFinished",), ttl, runtime, jobset + ("ttlSecondsAfterFinished",))

@@ -2,7 +2,9 @@
 jobs share): the Trainer's MPI policy and a JobSet template of the node and launcher jobs
 (shared/reference/targets.md 2.2-2.5). It holds what the workers run, since a TrainJob's
 trainer fields reach only the launcher (and the nodes only with runLauncherAsNode); the sizes
-(numNodes, numProcPerNode) are the TrainJob's, so that jobs of the same kind share one.
+(numNodes, numProcPerNode) are the TrainJob's, so that jobs of the same kind share one. The
+failure policy is the runtime's too: its JobSet template's failurePolicy and its Jobs'
+podFailurePolicy, which a TrainJob's runtimePatches cannot reach (mpigen.render.failure_policy).
 
 Every MPI implementation uses the MPI policy: the plugin's key, hostfile and counts are the
 same for all; its OMPI_ variables are inert for Hydra, and the launcher's init container
@@ -12,6 +14,7 @@ OpenMPI as mpiImplementation, so the implementation is named in an annotation.""
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
+from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
 from mpigen.render.kueue import request_topology
 from mpigen.render.replicated import NETWORK, replicated_job
 from mpigen.render.trainjob.names import (ANCESTOR_LABEL, ANCESTOR_TRAINER, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION,
@@ -36,14 +39,23 @@ def runtime_spec(job: MPIJob) -> dict:
         for template in (nodes, launcher):
             template["spec"]["schedulerName"] = ext.gang.schedulerName
     waits = None if starts_with_nodes(job) else (NODE_JOB, "Ready")
+    policy = job_policy(job)
+
+    def pod_failures(template: dict) -> dict:
+        return pod_failure_policy(policy, template, JOB_ACTIONS)
+
+    jobs = [replicated_job(NODE_JOB, 1, nodes, pod_failures=pod_failures),
+            replicated_job(LAUNCHER_JOB, 1, launcher, waits, labels={ANCESTOR_LABEL: ANCESTOR_TRAINER},
+                           pod_failures=pod_failures)]
+    failure_policy: dict = {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"}
+    rules = restart_rules(policy, {rj["name"]: rj["template"]["spec"]["template"] for rj in jobs})
+    if rules:
+        failure_policy["rules"] = rules
     spec["template"] = {**_template_metadata(job), "spec": {
         "network": dict(NETWORK),
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER_JOB]},
-        "failurePolicy": {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"},
-        "replicatedJobs": [
-            replicated_job(NODE_JOB, 1, nodes),
-            replicated_job(LAUNCHER_JOB, 1, launcher, waits, labels={ANCESTOR_LABEL: ANCESTOR_TRAINER}),
-        ],
+        "failurePolicy": failure_policy,
+        "replicatedJobs": jobs,
     }}
     return spec
 

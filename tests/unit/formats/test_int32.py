@@ -66,6 +66,8 @@ DESTINATIONS: dict[str, list[tuple[str, ...]]] = {
     "spec.security.runAsGroup": [("kubernetes", "io.k8s.api.core.v1.PodSecurityContext", "runAsGroup")],
     "spec.security.fsGroup": [("kubernetes", "io.k8s.api.core.v1.PodSecurityContext", "fsGroup")],
     "spec.ssh.port": [("kubernetes", "io.k8s.api.core.v1.ContainerPort", "containerPort")],
+    "spec.runPolicy.failurePolicy.rules.[].onExitCodes.values.[]": [
+        ("kubernetes", "io.k8s.api.batch.v1.PodFailurePolicyOnExitCodesRequirement", "values")],
     "spec.run": [("label",)],  # a label value: a number is written as its string
 }
 
@@ -99,7 +101,8 @@ def destination_format(destination: tuple[str, ...]) -> str:
     source = destination[0]
     if source == "kubernetes":
         definitions = json.loads(KUBERNETES_SCHEMA.read_text())["$defs"]
-        return definitions[destination[1]]["properties"][destination[2]]["format"]
+        prop = definitions[destination[1]]["properties"][destination[2]]
+        return prop["format"] if "format" in prop else prop["items"]["format"]  # a list's items
     if source == "mpijob":
         field = getattr(crd, destination[1]).model_fields[destination[2]]
         return field.json_schema_extra["format"]
