@@ -179,8 +179,8 @@ def test_replicas_out_of_range_are_errors_at_import(text, needle, sub, words):
      "needs a name"),
     (job().replace("            image: example.com/train:1\n            command", "            command"),
      "- name: mpi-launcher", "name", "needs an image"),
-    (job().replace('            command: [mpirun, -np, "2", python, train.py]\n', ""), "- name: mpi-launcher",
-     "name", "no command"),
+    (job().replace('            command: [mpirun, -np, "2", --allow-run-as-root, python, train.py]\n', ""),
+     "- name: mpi-launcher", "name", "no command"),
     (job().replace("  name: train", "  name: Train_1"), "Train_1", None, "DNS-1035"),
     (job(launcher_container="            env: [{name: NUM, value: 1}]\n"), "value: 1", "1", "strings"),
     (job(worker_container="            volumeMounts: [{name: nowhere, mountPath: /x}]\n"), "{name: nowhere", None,
@@ -273,5 +273,5 @@ def test_spec_fields_round_trip(api, spec):
     text = job(api, spec=spec)
     for slots in ("2", "4"):  # -np is the slots of the two workers (validate.process_count)
         if f"slotsPerWorker: {slots}" in spec:
-            text = text.replace('"2", python', f'"{2 * int(slots)}", python')
+            text = text.replace('"2", --allow', f'"{2 * int(slots)}", --allow')
     assert_round_trip(yaml.safe_load(text))
