@@ -128,11 +128,12 @@ def _template(bp: Blueprint, role: str, rank: bool) -> dict[str, Any]:
     if volumes:
         pod["volumes"] = volumes
 
+    patch = spec.podTemplatePatch.launcher if role == LAUNCHER else spec.podTemplatePatch.worker
     metadata: dict[str, Any] = {}
-    labels = dict(bp.metadata.labels)
+    labels = {**bp.metadata.labels, **patch.metadata.labels}
     if exclusive:
         labels.update({JOB_LABEL: bp.metadata.name, EXCLUSIVE_LABEL: "true"})
-    annotations = dict(bp.metadata.annotations)
+    annotations = {**bp.metadata.annotations, **patch.metadata.annotations}
     if rank and spec.network.secondaryNetworks:
         annotations[MULTUS_NETWORKS] = ",".join(spec.network.secondaryNetworks)
     if labels:
@@ -140,7 +141,6 @@ def _template(bp: Blueprint, role: str, rank: bool) -> dict[str, Any]:
     if annotations:
         metadata["annotations"] = annotations
 
-    patch = spec.podTemplatePatch.launcher if role == LAUNCHER else spec.podTemplatePatch.worker
     pod["containers"][0] = merge_patch(pod["containers"][0], patch.container)
     pod = merge_patch(pod, patch.pod)
     return {"metadata": metadata, "spec": pod} if metadata else {"spec": pod}

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from mpigen.formats.base import Model
+from mpigen.formats.types import LabelKey, LabelValue
 
 
 # core/v1 PodSpec and Container fields (Kubernetes 1.30; a test compares them with the
@@ -37,7 +38,25 @@ CONTAINER_FIELDS = (
 )
 
 
+class RoleMetadata(Model):
+    """Labels and annotations of one role's pod template, over metadata's."""
+
+    labels: dict[LabelKey, LabelValue] = Field(
+        default_factory=dict,
+        description="Labels of this role's pods only, after metadata.labels (a key in both takes this value on "
+                    "this role's pods); never on the other role's pods, other objects or selectors.",
+        examples=[{"sidecar.istio.io/inject": "false"}])
+    annotations: dict[LabelKey, str] = Field(
+        default_factory=dict,
+        description="Annotations of this role's pods only, after metadata.annotations (a key in both takes this "
+                    "value on this role's pods).",
+        examples=[{"prometheus.io/scrape": "true"}])
+
+
 class RolePatch(Model):
+    metadata: RoleMetadata = Field(default_factory=RoleMetadata,
+                                   description="Labels and annotations of this role's pod template.",
+                                   examples=[{"labels": {"role": "worker"}}])
     pod: dict[str, Any] = Field(default_factory=dict,
                                 description="JSON merge patch on the pod spec (fields the blueprint has no field for).",
                                 examples=[{"securityContext": {"runAsUser": 1000}}])

@@ -36,7 +36,7 @@ CONTAINER_EXTRAS = {"imagePullPolicy": "Always", "workingDir": "/workspace",
                     "ports": [{"containerPort": 2222, "protocol": "TCP"}],
                     "securityContext": {"runAsNonRoot": True},
                     "readinessProbe": {"tcpSocket": {"port": 2222}, "periodSeconds": 5}}
-LOSSES = ("restart", "worker_command", "names", "read_only_claim", "one_role_label", "sidecar", "value_from",
+LOSSES = ("restart", "worker_command", "names", "read_only_claim", "sidecar", "value_from",
           "request", "untyped_host_path", "launcher_account", "hostname", "unknown_field", "worker_image",
           "worker_env", "ttl", "worker_restart", "template_name", "claims", "container_field", "shell_line")
 
@@ -235,6 +235,9 @@ def _template_metadata(draw, role: str, shared: _Shared) -> dict:
     meta = {k: v for k, v in (("labels", dict(shared.labels)), ("annotations", dict(shared.annotations))) if v}
     if role == "Worker" and shared.networks:
         meta.setdefault("annotations", {})["k8s.v1.cni.cncf.io/networks"] = "sriov-ib0,ml/roce"
+    for kind, key in (("labels", "only-here"), ("annotations", "role-note")):
+        if draw(st.booleans()):  # one role's own (spec.podTemplatePatch.<role>.metadata)
+            meta.setdefault(kind, {})[key] = role.lower()
     if draw(st.booleans()):
         meta["creationTimestamp"] = None  # as kubectl shows a template
     return meta
@@ -290,10 +293,6 @@ def _lose_in_spec(spec: dict, loss: str, api: str) -> list[tuple]:
         spec["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = {V1ALPHA2: "Never", V1: "OnFailure",
                                                                 V2BETA1: "Never"}[api]
         return [("spec", "mpiReplicaSpecs", "Launcher", "restartPolicy")]
-    if loss == "one_role_label":
-        spec["mpiReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {}).setdefault(
-            "labels", {})["only-here"] = "yes"
-        return [loc["Worker"] + ("metadata", "labels", "only-here")]
     if loss == "unknown_field":  # a field of another generation, which this one's API server drops
         key, value = {V2BETA1: ("mpiDistribution", "IntelMPI"), V1: ("runLauncherAsWorker", True),
                       V1ALPHA2: ("sshAuthMountPath", "/x")}[api]

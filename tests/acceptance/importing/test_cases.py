@@ -28,22 +28,32 @@ def test_template_labels_and_annotations_round_trip():
     assert_round_trip({**yaml.safe_load(LABELLED), "apiVersion": V2BETA1})
 
 
-def test_a_label_of_one_template_only_is_reported_at_its_line():
+def test_a_label_of_one_template_only_is_that_roles_own():
     text = LABELLED.replace("labels: {team: vision, tier: gold}", "labels: {team: vision}", 1)
-    (message,) = warned_at(text, ("tier: gold", "tier"))
-    assert "worker template only" in message and "the launcher's pods get too" in message
-    warned_at(text, ("tier: gold", "tier"), strict=True)
+    assert_round_trip(yaml.safe_load(text))
+    blueprint, _ = imported(text)
+    assert blueprint["metadata"]["labels"] == {"team": "vision"}
+    assert blueprint["spec"]["podTemplatePatch"] == {"worker": {"metadata": {"labels": {"tier": "gold"}}}}
 
 
-def test_template_labels_that_conflict_are_reported_with_the_value_kept():
+def test_template_labels_that_differ_are_each_roles_own():
     text = LABELLED.replace("  name: train\n", "  name: train\n  labels: {team: nlp}\n", 1)
     text = text.replace("labels: {team: vision, tier: gold}", "labels: {team: vision, tier: silver}", 1)
-    messages = warned_at(text, launchers(text, "team: vision", "team"), launchers(text, "tier: silver", "tier"),
-                         ("team: vision, tier: gold", "team"), ("tier: gold", "tier"))
-    assert sum("keeps the MPIJob's own value 'nlp'" in m for m in messages) == 2
-    assert sum("keeps neither" in m for m in messages) == 2
+    assert_round_trip(yaml.safe_load(text))
     blueprint, _ = imported(text)
     assert blueprint["metadata"]["labels"] == {"team": "nlp"}
+    assert blueprint["spec"]["podTemplatePatch"] == {
+        "launcher": {"metadata": {"labels": {"team": "vision", "tier": "silver"}}},
+        "worker": {"metadata": {"labels": {"team": "vision", "tier": "gold"}}}}
+
+
+def test_a_label_of_the_mpijob_that_one_template_leaves_out_is_reported_at_its_line():
+    """metadata.labels reach both pod templates: one without the MPIJob's label cannot be said."""
+    text = LABELLED.replace("  name: train\n", "  name: train\n  labels: {tier: gold}\n", 1)
+    text = text.replace("labels: {team: vision, tier: gold}", "labels: {team: vision}", 1)
+    (message,) = warned_at(text, ("team: vision, tier: gold", "tier"))
+    assert "worker template only" in message and "the launcher's pods get it too" in message
+    warned_at(text, ("team: vision, tier: gold", "tier"), strict=True)
 
 
 @pytest.mark.parametrize("policy", ["OnFailure", "Always", "ExitCode"])
