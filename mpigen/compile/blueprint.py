@@ -28,7 +28,7 @@ from mpigen.kube.labels import EXCLUSIVE_LABEL, HOSTNAME_TOPOLOGY, JOB_LABEL, MU
 from mpigen.kube.quantity import format_quantity, parse
 
 # Container names of the operator's examples; spec.mainContainer replaces both, because
-# kubexec.sh then execs into that container on the workers.
+# kubexec.sh then execs into that container on the workers, and a role's containerName its own.
 LAUNCHER_CONTAINER = "mpi-launcher"
 WORKER_CONTAINER = "mpi-worker"
 
@@ -147,7 +147,8 @@ def _template(bp: Blueprint, role: str, rank: bool) -> dict[str, Any]:
 
 
 def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, Any]:
-    name = spec.mainContainer or (LAUNCHER_CONTAINER if role == LAUNCHER else WORKER_CONTAINER)
+    own = (spec.podTemplatePatch.launcher if role == LAUNCHER else spec.podTemplatePatch.worker).containerName
+    name = spec.mainContainer or own or (LAUNCHER_CONTAINER if role == LAUNCHER else WORKER_CONTAINER)
     container: dict[str, Any] = {"name": name, "image": spec.image}
     if role == LAUNCHER:
         container["command"] = launcher_command(spec)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pydantic import Field
 
 from mpigen.formats.base import Model
+from mpigen.formats.patterns import DNS1123_LABEL
 from mpigen.formats.types import LabelKey, LabelValue
 
 
@@ -26,7 +27,8 @@ POD_FIELDS = (
     "serviceAccountName", "setHostnameAsFQDN", "shareProcessNamespace", "subdomain",
     "terminationGracePeriodSeconds", "tolerations", "topologySpreadConstraints", "volumes",
 )
-CONTAINER_OWNED = {"name": "use spec.mainContainer", "image": "use spec.image",
+CONTAINER_OWNED = {"name": "use spec.podTemplatePatch.<role>.containerName (or spec.mainContainer for both)",
+                   "image": "use spec.image",
                    "command": "use spec.command or spec.launcherCommand", "args": "use spec.command",
                    "env": "use spec.env", "resources": "use spec.resources and spec.gpusPerWorker",
                    "volumeMounts": "mounts come from spec.datasets"}
@@ -54,6 +56,11 @@ class RoleMetadata(Model):
 
 
 class RolePatch(Model):
+    containerName: Optional[str] = Field(
+        None, pattern=DNS1123_LABEL, max_length=63,
+        description="Name of this role's MPI container (default mpi-launcher, mpi-worker); not with "
+                    "spec.mainContainer, which names both (and is the container kubexec.sh execs into).",
+        examples=["worker"])
     metadata: RoleMetadata = Field(default_factory=RoleMetadata,
                                    description="Labels and annotations of this role's pod template.",
                                    examples=[{"labels": {"role": "worker"}}])

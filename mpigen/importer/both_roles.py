@@ -92,29 +92,29 @@ def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
 
 def container_names(r, spec: dict, launcher: dict, worker: dict, out: dict) -> None:
     """A blueprint names the MPI containers mpi-launcher and mpi-worker, or both
-    spec.mainContainer (which, before v2beta1, also makes kubexec.sh exec --container it)."""
+    spec.mainContainer (which, before v2beta1, also makes kubexec.sh exec --container it), or
+    each spec.podTemplatePatch.<role>.containerName."""
     main = spec.get("mainContainer") if r.api != V2BETA1 else None
     names = {part["role"]: part["name"] for part in (launcher, worker)}
     if main is None and names == DEFAULT_CONTAINERS:
         return
-    if main is None and names["Launcher"] == names["Worker"]:
-        main = names["Launcher"]
-        if r.api != V2BETA1:
-            r.differs(launcher["cloc"] + ("name",),
-                      f"both MPI containers are named {main!r}; a blueprint keeps the names only as spec.mainContainer,"
-                      f" which the imported blueprint sets, so kubexec.sh also runs kubectl exec --container {main} "
-                      "(the same container)")
-    if main is not None:
-        out["mainContainer"] = main
-        r.came_from(("mainContainer",), ("spec", "mainContainer") if "mainContainer" in spec
-                    else launcher["cloc"] + ("name",))
+    if main is None and names["Launcher"] == names["Worker"] and r.api == V2BETA1:
+        main = names["Launcher"]  # no kubexec.sh: mainContainer only names them
+    if main is None:  # each role's own name (kubexec.sh execs into the first container, as the operator's)
+        for part in (launcher, worker):
+            if part["name"] != DEFAULT_CONTAINERS[part["role"]]:
+                part["patch"]["containerName"] = part["name"]
+                r.came_from(("podTemplatePatch", part["role"].lower(), "containerName"), part["cloc"] + ("name",))
+        return
+    out["mainContainer"] = main
+    r.came_from(("mainContainer",), ("spec", "mainContainer") if "mainContainer" in spec
+                else launcher["cloc"] + ("name",))
     for part in (launcher, worker):
         wanted = main if main is not None else DEFAULT_CONTAINERS[part["role"]]
         if part["name"] != wanted:
             r.differs(part["cloc"] + ("name",), f"the {part['role'].lower()} container {part['name']!r} is renamed "
-                                                f"{wanted!r}: a blueprint names its MPI containers "
-                                                + ("spec.mainContainer" if main is not None else
-                                                   "mpi-launcher and mpi-worker (or both spec.mainContainer)"))
+                                                f"{wanted!r}: a blueprint with spec.mainContainer names both MPI "
+                                                "containers so")
 
 
 def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:

@@ -148,7 +148,9 @@ def _shared(draw, api: str, workers: int, slots: int | None, main: str | None, i
         argv += ["--allow-run-as-root", *(word for e in env for word in ("-x", e["name"]))]
     argv += ["python", "train.py"]
     return _Shared(api=api, workers=workers, argv=argv,
-                   names={"Launcher": main or "mpi-launcher", "Worker": main or "mpi-worker"},
+                   names=draw(st.sampled_from([{"Launcher": "mpi-launcher", "Worker": "mpi-worker"},
+                                               {"Launcher": "launcher", "Worker": "worker"}]))
+                   if main is None else {"Launcher": main, "Worker": main},
                    env=env, labels=labels, annotations=annotations, datasets=datasets, pull_secrets=pull_secrets,
                    networks=networks, gpus=gpus, shm=shm, limits=limits, requests=requests)
 
@@ -344,9 +346,9 @@ def _lose_in_containers(spec: dict, loss: str, api: str) -> list[tuple]:
         mains["Worker"].pop("args", None)
         mains["Worker"]["command"] = [""]
         return [loc["Worker"] + ("spec", "containers", 0, "command")]
-    if loss == "names" and "mainContainer" not in spec:
-        mains["Launcher"]["name"], mains["Worker"]["name"] = "launcher", "worker"
-        return [loc[role] + ("spec", "containers", 0, "name") for role in loc]
+    if loss == "names" and "mainContainer" in spec:  # a name other than the mainContainer both have
+        mains["Worker"]["name"] = "worker"
+        return [loc["Worker"] + ("spec", "containers", 0, "name")]
     if loss == "value_from":
         out = []
         for role in loc:

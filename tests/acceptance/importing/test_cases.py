@@ -110,21 +110,34 @@ def test_container_names_given_by_main_container_round_trip():
     assert_round_trip(yaml.safe_load(text.replace(V1ALPHA2, V1)))
 
 
-def test_one_custom_name_for_both_containers_becomes_main_container_and_is_reported():
+def test_one_custom_name_for_both_containers_is_each_roles_own_without_main_container():
+    """Without the MPIJob's mainContainer kubexec.sh execs into the first container, as the
+    operator's does: a blueprint's mainContainer would add --container, each role's own name does not."""
     text = job().replace("name: mpi-launcher", "name: trainer").replace("name: mpi-worker", "name: trainer")
-    (message,) = warned_at(text, ("- name: trainer\n            image: example.com/train:1\n            command",
-                                  "name"))
-    assert "--container trainer" in message
+    assert_round_trip(yaml.safe_load(text))
     blueprint, _ = imported(text)
-    assert blueprint["spec"]["mainContainer"] == "trainer"
+    assert "mainContainer" not in blueprint["spec"]
+    assert blueprint["spec"]["podTemplatePatch"] == {"launcher": {"containerName": "trainer"},
+                                                     "worker": {"containerName": "trainer"}}
     # v2beta1 has no kubexec.sh: the names are all there is, and they round-trip
     assert_round_trip(yaml.safe_load(text.replace(V1ALPHA2, V2BETA1)))
 
 
-def test_custom_container_names_that_differ_are_reported():
-    text = job().replace("name: mpi-launcher", "name: launcher").replace("name: mpi-worker", "name: worker")
-    messages = warned_at(text, ("name: launcher", "name"), ("name: worker", "name"))
-    assert all("is renamed" in m for m in messages)
+@pytest.mark.parametrize("api", [V1ALPHA2, V1, V2BETA1])
+def test_container_names_that_differ_per_role_round_trip(api):
+    """Names of an MPIJob's own (the operator's v0.8.0 examples/v2beta1 use mpi-launcher and mpi-worker,
+    mpigen's defaults, or one name for both): each role's containerName, as written."""
+    text = job(api).replace("name: mpi-launcher", "name: launcher").replace("name: mpi-worker", "name: worker")
+    assert_round_trip(yaml.safe_load(text))
+    blueprint, _ = imported(text)
+    assert blueprint["spec"]["podTemplatePatch"] == {"launcher": {"containerName": "launcher"},
+                                                     "worker": {"containerName": "worker"}}
+
+
+def test_a_name_other_than_main_containers_is_reported():
+    text = job(spec="  mainContainer: trainer\n").replace("name: mpi-launcher", "name: trainer")
+    (message,) = warned_at(text, ("name: mpi-worker", "name"))
+    assert "is renamed 'trainer'" in message
 
 
 CLAIM = """          volumes:
