@@ -21,7 +21,7 @@ def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Dia
     problems: list[Diagnostic] = []
     texts: dict[str, str] = {}
     defined: dict[tuple[str, str], Mark] = {}
-    jobs, references = _documents(files, problems)
+    jobs, references, accounts = _documents(files, problems)
     references, conflicting = _defined_once(references, problems)
     used: set[int] = set()
     for doc in jobs:
@@ -29,7 +29,7 @@ def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Dia
         used.add(id(reference))
         if id(reference) in conflicting:
             continue  # which definition it runs on is the user's to say
-        imported = import_job(doc, reference, strict=strict)
+        imported = import_job(doc, reference, strict=strict, accounts=accounts)
         problems += doc.problems + imported.diagnostics
         if not imported.blueprint:
             continue
@@ -47,7 +47,7 @@ def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Dia
             problems.append(warning(reference.key_mark(("kind",)), f"{reference.data['kind']} "
                                     f"{reference.get(('metadata', 'name'))!r}: no {_referrer(reference.data)} "
                                     "given references it"))
-    return texts, problems
+    return texts, list(dict.fromkeys(problems))  # one report per loss, though two readings of a job meet it
 
 
 def _defined_once(references: list[Document], problems: list[Diagnostic]) -> tuple[list[Document], set[int]]:
@@ -82,11 +82,13 @@ def _named(key: tuple) -> str:
     return repr(key[3]) if key[2] is None else repr(f"{key[2]}/{key[3]}")
 
 
-def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Document], list[Document]]:
-    """The jobs (of the kinds the importers read) and the documents they may reference, in order."""
+def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Document], list[Document],
+                                                                    tuple[Document, ...]]:
+    """The jobs (of the kinds the importers read), the documents they may reference, in order,
+    and the ServiceAccounts (mpigen renders a job's cloud identity as one beside it)."""
     kinds = importers()
     words = [*kinds, *(importer.references.words for _, importer in kinds.values() if importer.references)]
-    jobs, references = [], []
+    jobs, references, accounts = [], [], []
     for name in files:
         path = Path(name)
         try:
@@ -96,11 +98,13 @@ def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Docum
             continue
         found = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") in tuple(kinds)]
         here = [d for d in docs if _referrer(d.data) is not None]
+        accounts += [d for d in docs if isinstance(d.data, dict) and d.data.get("apiVersion") == "v1"
+                     and d.data.get("kind") == "ServiceAccount" and isinstance(d.data.get("metadata"), dict)]
         if not found and not here:
             problems.append(error(Mark(display_path(path)), f"no {', '.join(words[:-1])} or {words[-1]} in this file"))
         jobs += found
         references += here
-    return jobs, references
+    return jobs, references, tuple(accounts)
 
 
 def _referrer(data: object) -> str | None:

@@ -37,9 +37,10 @@ def importers() -> dict[str, tuple[Target, Importer]]:
             if target.importer is not None}
 
 
-def import_job(doc: Document, reference: Document | None = None, strict: bool = False) -> Imported:
+def import_job(doc: Document, reference: Document | None = None, strict: bool = False,
+               accounts: tuple[Document, ...] = ()) -> Imported:
     """The blueprint of one job manifest, read by the importer of its kind; `reference` is the
-    document it references (a runtime), when given."""
+    document it references (a runtime), when given; `accounts`, the ServiceAccounts given."""
     kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
     found = importers().get(kind) if isinstance(kind, str) else None
     if found is None:
@@ -48,7 +49,7 @@ def import_job(doc: Document, reference: Document | None = None, strict: bool = 
                       f"not one of the kinds mpigen import reads: {', '.join(importers())}")
         return Imported({}, reader.problems)
     target, importer = found
-    given = Given(import_model=import_document, prove=partial(prove, target.name))
+    given = Given(import_model=partial(import_document, accounts=accounts), prove=partial(prove, target.name))
     return importlib.import_module(importer.module).import_job(doc, reference, strict, given)
 
 

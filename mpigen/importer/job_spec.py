@@ -123,7 +123,8 @@ def run_policy(r, spec: dict, out: dict, queue) -> None:
     if "schedulingPolicy" in policy:
         r.lost(loc + ("schedulingPolicy",), "gang scheduling (which scheduler is the operator's --gang-scheduling "
                                             "flag; set spec.scheduling.gang by hand)")
-    if policy.get("managedBy") not in (None, "", "kubeflow.org/mpi-operator"):
+    if policy.get("managedBy") not in (None, "", "kubeflow.org/mpi-operator") \
+            and not out.get("scheduling", {}).get("multiKueue"):  # mpigen.importer.own_objects read it
         r.lost(loc + ("managedBy",), f"runPolicy.managedBy {policy['managedBy']!r}")
     if policy.get("suspend") is True and queue is None:  # with a Kueue queue, suspend is Kueue's
         out["state"] = "completed"

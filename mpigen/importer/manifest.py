@@ -30,6 +30,9 @@ from mpigen.importer.both_roles import RESERVED_LABELS, container_names, env, ne
 from mpigen.importer.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
                                       v2beta1_fields)
 from mpigen.importer.launch_line import launch_fields
+from mpigen.importer.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
+                                         service_account, topology)
+from mpigen.importer.own_objects import written_by_mpigen
 from mpigen.importer.pod_templates import gpus, read_role, worker_command
 from mpigen.importer.volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.render.importer import Given, Imported
@@ -45,15 +48,19 @@ SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", 
 
 
 def import_job(doc: Document, reference: Document | None, strict: bool, given: Given) -> Imported:
-    """The blueprint of one MPIJob manifest, as a target's importer (an MPIJob references nothing)."""
-    return import_document(doc, strict)
+    """The blueprint of one MPIJob manifest, as a target's importer (an MPIJob references nothing
+    but the ServiceAccounts given, which Given.import_model holds)."""
+    return given.import_model(doc, strict, None)
 
 
-def import_document(doc: Document, strict: bool = False, reader: Reader | None = None) -> Imported:
-    """The blueprint of one MPIJob document (read by `reader`, a Reader of it by default)."""
+def import_document(doc: Document, strict: bool = False, reader: Reader | None = None,
+                    accounts: tuple[Document, ...] = ()) -> Imported:
+    """The blueprint of one MPIJob document (read by `reader`, a Reader of it by default);
+    `accounts`: the ServiceAccounts given beside it, of which its cloud identity may be one."""
     data = doc.data
     api = data.get("apiVersion") if isinstance(data, dict) else None
     r = reader or Reader(doc, strict, api)
+    r.launcher_as_worker = r.launcher_as_worker or written_by_mpigen(data)
     if not isinstance(data, dict) or data.get("kind") != "MPIJob" or api not in APIS:
         r.refuse(("kind",) if isinstance(data, dict) else (), f"not an MPIJob of {', '.join(APIS)}")
         return Imported({}, r.problems)
@@ -61,6 +68,7 @@ def import_document(doc: Document, strict: bool = False, reader: Reader | None =
         if key not in ("apiVersion", "kind", "metadata", "spec", "status"):
             r.lost((key,), f"{key!r} (not a field of an MPIJob)")
     metadata, spec = _metadata(r), r.mapping(("spec",))
+    identity = identity_of(r, accounts)
     for key in spec:
         if key not in SPEC_FIELDS[api]:
             r.lost(("spec", key), f"not a field of the {api} MPIJob spec (the API server drops it)")
@@ -68,19 +76,21 @@ def import_document(doc: Document, strict: bool = False, reader: Reader | None =
     if not roles or None in roles or r.refused:
         return Imported({}, r.problems)
     blueprint = {"apiVersion": API_VERSION, "kind": BLUEPRINT_KIND, "metadata": metadata,
-                 "spec": _spec(r, spec, metadata, *roles)}
+                 "spec": _spec(r, spec, metadata, identity, *roles)}
     if not r.refused:
         _check_blueprint(r, blueprint)
     failed = any(d.severity == "error" for d in r.problems)
     return Imported({} if failed else blueprint, r.problems)
 
 
-def _spec(r: Reader, spec: dict, metadata: dict, launcher: dict, worker: dict) -> dict:
+def _spec(r: Reader, spec: dict, metadata: dict, identity: dict | None, launcher: dict, worker: dict) -> dict:
     out: dict[str, Any] = {}
     queue = metadata.get("labels", {}).pop(KUEUE_QUEUE_LABEL, None)
     if queue is not None:
         out["scheduling"] = {"queue": queue}
     networks(r, launcher, worker, out)
+    topology(r, launcher, worker, out)
+    rank_host_launcher(r, launcher, worker)
     template_metadata(r, metadata, [launcher, worker])
     out["image"], out["workers"] = launcher["image"], spec["mpiReplicaSpecs"]["Worker"]["replicas"]
     r.came_from(("image",), launcher["cloc"] + ("image",))
@@ -101,7 +111,11 @@ def _spec(r: Reader, spec: dict, metadata: dict, launcher: dict, worker: dict) -
                  if part["placement"]}
     if placement:
         out["placement"] = placement
+    multi_kueue(r, out)
     run_policy(r, spec, out, queue)
+    completed(r, out)
+    service_account(r, worker, identity, out)
+    privileged(r, launcher, worker, out)
     _pod_fields(launcher, worker, out)
     patch = {role: part["patch"] for role, part in (("launcher", launcher), ("worker", worker)) if part["patch"]}
     if patch:

@@ -16,6 +16,7 @@ from mpigen.formats.pod_template_patch import POD_FIELDS as PATCHABLE_POD
 from mpigen.formats.types import number_to_string
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
+from mpigen.render.api_token import TOKEN, calls_api, names_account
 from mpigen.render.sshd import STANDARD_ROOT_CAPABILITIES
 
 # Pod and container fields read into blueprint fields here (or in mpigen.importer.volumes).
@@ -75,7 +76,7 @@ def read_role(r, role: str) -> dict | None:
             "command": _args(r, cloc + ("command",)), "args": _args(r, cloc + ("args",)),
             "env": r.listing(cloc + ("env",)), "mounts": r.listing(cloc + ("volumeMounts",)),
             "volumes": r.listing(loc + ("spec", "volumes")), "vloc": loc + ("spec", "volumes"),
-            "placement": {}, "patch": {"pod": {}, "container": {}}}
+            "placement": {}, "patch": {"pod": {}, "container": {}}, "privileged": False}
     _pod_fields(r, part, pod)
     _container_fields(r, part, container)
     _resources(r, part, r.mapping(cloc + ("resources",)))
@@ -108,8 +109,10 @@ def _pod_fields(r, part: dict, pod: dict) -> None:
             continue  # every operator writes the replica's restartPolicy over it (read with the replica)
         if key in ("hostname", "subdomain") and r.api == V2BETA1:
             continue  # v2beta1 writes them (4.6, 4.7)
+        if key == TOKEN and value is False and not calls_api(r.api, part["role"]) and not names_account(pod):
+            continue  # what mpigen renders there anyway (mpigen.render.api_token)
         if key in ("serviceAccountName", "serviceAccount") and part["role"] == "Launcher":
-            if r.api != V1ALPHA2:  # v1alpha2 writes <job>-launcher over it (2.6)
+            if r.api != V1ALPHA2 and value != r.identity:  # v1alpha2 writes <job>-launcher over it (2.6)
                 r.lost(loc + (key,), f"the launcher's service account {value!r} (a blueprint's launcher runs as "
                                      "<name>-launcher, which its Role is bound to)")
             continue
@@ -141,6 +144,7 @@ def _container_fields(r, part: dict, container: dict) -> None:
             r.lost(cloc + (key,), f"the {role} container's {key}")
     if isinstance(patch.get("securityContext"), dict):
         context = _without_least_privilege(patch["securityContext"], sshd=r.api == V2BETA1 and role == "worker")
+        part["privileged"] = context.pop("privileged", None) is True  # spec.security.privileged on rank pods
         if context:
             patch["securityContext"] = context
         else:
@@ -200,8 +204,8 @@ def _resources(r, part: dict, resources: dict) -> None:
     part["gpus"] = {}
     for name in list(limits):
         if is_accelerator(name):
-            if part["role"] == "Worker":
-                part["gpus"][name] = limits.pop(name)
+            if part["role"] == "Worker" or (r.launcher_as_worker and r.get(("spec", "runLauncherAsWorker")) is True):
+                part["gpus"][name] = limits.pop(name)  # a launcher that is a worker: mpigen.importer.own_objects
             else:
                 limits.pop(name)
                 r.lost(rloc + ("limits", name), f"the launcher's accelerator {name} (a blueprint's launcher only "

@@ -65,7 +65,7 @@ def _mappings(r: Reader, given: dict, made: dict, reported: set, loc: Loc) -> No
             continue
         compare(r, value, made[key], reported, loc + (key,))
     for key, value in made.items():
-        if key not in given and not _ours(loc, key):
+        if key not in given and not _ours(loc, key) and not _default(loc, key, value):
             r.differs(loc, f"the imported blueprint renders {key}: {_shown(value)} here too")
 
 
@@ -105,6 +105,14 @@ def _ours(loc: Loc, key) -> bool:
     """mpigen's own labels and annotations, which a render writes from the blueprint's name."""
     return loc[-1:] in (("labels",), ("annotations",)) and isinstance(key, str) and (
         key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY)
+
+
+def _default(loc: Loc, key, value) -> bool:
+    """What a render adds that the API server reads the same without it, or that is only
+    mpigen's own: the default namespace, labels and annotations of mpigen's alone."""
+    if loc == ("metadata",) and key == "namespace":
+        return value == "default"
+    return key in ("labels", "annotations") and isinstance(value, dict) and all(_ours(loc + (key,), k) for k in value)
 
 
 def _name(item):

@@ -91,7 +91,7 @@ def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
     for results in validated:
         for env_results, validated_here in zip(result.per_env, results):
             if validated_here.pending is not None:
-                objects, refused = _render(validated_here.pending)
+                objects, refused = _render(validated_here.pending, settings.render)
                 validated_here.result.objects = [] if refused else objects
                 validated_here.result.diagnostics.extend(refused)
             env_results.append(validated_here.result)
@@ -120,11 +120,10 @@ def _environments(doc: Document, settings: RunSettings,
     usage = Usage(used)
     patched = [apply(env.overlay, doc, usage) if env.overlay is not None else doc for env in settings.environments]
     written = written_problems(doc, RESERVED) if all(p is not doc for p in patched) else []
-    return [_validated(p, env, written, settings.render) for p, env in zip(patched, settings.environments)]
+    return [_validated(p, env, written) for p, env in zip(patched, settings.environments)]
 
 
-def _validated(patched: Document, env: Environment, written: list[Diagnostic],
-               render: bool) -> _Validated:
+def _validated(patched: Document, env: Environment, written: list[Diagnostic]) -> _Validated:
     """The document's result in one environment, and what is left to render of it."""
     blueprint, diagnostics = validate_document(patched, RESERVED)
     diagnostics = written + diagnostics
@@ -140,8 +139,7 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic],
     result.name_mark = patched.value_mark(("metadata", "name"))
     result.expects = _expected(patched, blueprint, env)
     checked = env.options is not None and env.options.pod_security not in (None, PRIVILEGED)
-    pending = _Pending(blueprint, job, patched.path, env, size_marks(patched),
-                       patched if checked else None) if render else None
+    pending = _Pending(blueprint, job, patched.path, env, size_marks(patched), patched if checked else None)
     return _Validated(result, pending)
 
 
@@ -157,8 +155,9 @@ def _expected(doc: Document, blueprint: Blueprint, env: Environment) -> list[Exp
     return out
 
 
-def _render(pending: _Pending) -> tuple[list[RenderedObject], list[Diagnostic]]:
-    """The job's objects as the run carries them, or none and why the cluster would refuse them."""
+def _render(pending: _Pending, emit: bool) -> tuple[list[RenderedObject], list[Diagnostic]]:
+    """The job's objects as the run carries them (none unless `emit`: `mpigen validate` asks only
+    whether the cluster would take them), or none and why the cluster would refuse them."""
     blueprint, overlay, options = pending.blueprint, pending.env.overlay, pending.env.options
     comment = source_comment(pending.source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
@@ -168,7 +167,7 @@ def _render(pending: _Pending) -> tuple[list[RenderedObject], list[Diagnostic]]:
     refused = size_errors(oversized(objects), blueprint, pending.size_marks, pending.source)
     if pending.doc is not None:
         refused += pod_security_problems(objects, options, pending.doc, blueprint, job, lifecycle)
-    if refused:
+    if refused or not emit:
         return [], refused
     rendered = []
     for obj in objects:

@@ -61,9 +61,10 @@ class Imported:
 @dataclass(frozen=True)
 class Given:
     """What `mpigen import` gives a target's importer: the MPIJob importer, to read a view
-    of the job as the MPIJob it amounts to (mpigen.render.manifest_view), and the proof of
+    of the job as the MPIJob it amounts to (mpigen.render.manifest_view; it knows the
+    ServiceAccounts given, of which the job's cloud identity may be one), and the proof of
     a blueprint: rendered with the target, each document given compared with the rendered
     object of its kind, every difference reported at the document's line."""
 
-    import_model: Callable[[Document, bool, Reader], Imported]
+    import_model: Callable[[Document, bool, Reader | None], Imported]
     prove: Callable[[dict, list[tuple[Reader, dict]], set], None]

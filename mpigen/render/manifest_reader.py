@@ -18,6 +18,9 @@ class Reader:
         # runLauncherAsWorker is the blueprint's launcher.runAsWorker only where the launcher's
         # template is known to be the workers' as mpigen writes it (a view of pods mpigen wrote)
         self.launcher_as_worker = False
+        # the ServiceAccount mpigen made for the job's cloud identity (spec.serviceAccount.annotations),
+        # which both roles run as, when it was given beside the job (mpigen.importer.own_objects)
+        self.identity: str | None = None
 
     def get(self, loc: Loc, default=None):
         return self.doc.get(loc, default)

@@ -293,3 +293,52 @@ def test_every_container_drops_every_capability_it_was_not_asked_for():
         "IPC_LOCK": {"bert-large-ib"},
         **{name: as_root for capabilities in TARGET_CAPABILITIES.values() for name in capabilities},
     }, seen
+
+
+# Pod templates whose containers call the Kubernetes API, by (apiVersion, kind or replica
+# type), and why (shared/reference/mpi-operator.md 2.6, 3.6): they keep their token.
+CALLS_API = {
+    ("batch/v1", "Job"): "the static launcher: kubectl-delivery watches the worker pods, kubexec.sh "
+                         "runs kubectl exec, through the Role of <job>-launcher",
+    ("kubeflow.org/v1", "Launcher"): "the v1 MPIJob's launcher: the same, through the training-operator's Role",
+}
+TOKEN = "automountServiceAccountToken"
+
+
+def every_pod(obj: dict):
+    """(key, pod spec) of each pod template, a runtime's replicated jobs' included."""
+    for key, pod in roles(obj):
+        if "containers" in pod:
+            yield key, pod
+    if obj["kind"] in ("TrainingRuntime", "ClusterTrainingRuntime"):
+        for replicated in obj["spec"]["template"]["spec"]["replicatedJobs"]:
+            yield (obj["apiVersion"], replicated["name"]), replicated["template"]["spec"]["template"]["spec"]
+
+
+def test_no_pod_gets_an_api_token_it_does_not_need():
+    """Every pod template mpigen commits says automountServiceAccountToken: false, so that the
+    job's image never sees a credential (docs/ssh.md), except a pod that calls the API
+    (CALLS_API), one that runs as an account the blueprint names (the cluster's default),
+    and one whose podTemplatePatch says otherwise (the blueprint's value)."""
+    jobs = blueprints_by_job()
+    seen = {"off": 0, "calls the API": 0}
+    for stream, obj in objects():
+        source = obj["metadata"].get("labels", {}).get("mpigen.dev/job")
+        if source not in jobs:
+            continue
+        patches = jobs[source]["spec"].get("podTemplatePatch") or {}
+        for key, pod in every_pod(obj):
+            where = (stream, obj["kind"], obj["metadata"]["name"], key[1])
+            role = "launcher" if key[1] in ("Job", "Launcher", "launcher") else "worker"
+            patched = (patches.get(role) or {}).get("pod") or {}
+            if TOKEN in patched:
+                assert pod[TOKEN] == patched[TOKEN], where
+            elif key in CALLS_API:
+                assert TOKEN not in pod, where
+                seen["calls the API"] += 1
+            elif pod.get("serviceAccountName") and key[1] != "keygen":
+                assert TOKEN not in pod, where
+            else:
+                assert pod[TOKEN] is False, where
+                seen["off"] += 1
+    assert seen["off"] > 100 and seen["calls the API"] > 10, seen

@@ -110,6 +110,15 @@ def test_what_baseline_refuses_is_an_error_at_the_line_that_asks_for_it(cli, tar
                    for e in errors), (start, errors)
 
 
+@pytest.mark.parametrize("target", ["static", "jobset"])
+def test_validate_refuses_what_render_refuses(cli, target):
+    """`mpigen validate` runs every check of render: the Pod Security level's too."""
+    rendered = _refused(_run(cli, HOSTILE, "baseline", "--target", target))
+    validated = cli("validate", "--no-cache", "--target", target)
+    assert validated.returncode == 2 and "Traceback" not in validated.stderr
+    assert validated.lines("error") == rendered
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_nothing_is_checked_without_a_level_or_at_privileged(cli, target):
     for level in (None, "privileged"):

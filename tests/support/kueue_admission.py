@@ -3,6 +3,11 @@ GitOps controller applies the render again: each step modelled from its upstream
 
 - admitted: Kueue's admission (kubernetes-sigs/kueue v0.19.2, pkg/podset/podset.go: Merge and
   PodSetInfo.Merge, called by every integration's RunWithPodSetsInfo, which also unsuspends);
+- evicted: Kueue stopping an admitted job (preemption, eviction; v0.19.2
+  pkg/controller/jobframework/reconciler.go stopJob): it suspends the job and puts back the
+  five fields of each pod template as its workload's pod sets have them, the templates the
+  job had when Kueue created the workload (GetPodSetsInfoFromWorkload, podset.FromPodSet,
+  podset.RestorePodSpec; JobSet's RestorePodSetsInfo in pkg/controller/jobs/jobset);
 - merge_patch_applied: a client-side apply of a custom resource, kubectl's three-way JSON merge
   patch (k8s.io/apimachinery pkg/util/jsonmergepatch/patch.go CreateThreeWayJSONMergePatch:
   the additions and changes from the live object to the render, the deletions from the last
@@ -56,7 +61,7 @@ def _at(obj: dict, path: list):
     return obj
 
 
-def admitted(obj: dict, templates: str, suspend: tuple[str, ...]) -> dict:
+def admitted(obj: dict, templates: str, suspend: tuple[str, ...], node_labels: dict = FLAVOUR_NODE_LABELS) -> dict:
     """The object after Kueue admits it to the flavour: its nodeLabels merged into each pod
     template's nodeSelector (a key the template already has with another value is a conflict:
     Kueue refuses the admission), its tolerations appended unless present, unsuspended."""
@@ -64,14 +69,28 @@ def admitted(obj: dict, templates: str, suspend: tuple[str, ...]) -> dict:
     for path in template_paths(live, templates):
         spec = _at(live, path).setdefault("spec", {})
         selector = spec.setdefault("nodeSelector", {})
-        clashes = {k for k, v in FLAVOUR_NODE_LABELS.items() if selector.get(k, v) != v}
+        clashes = {k for k, v in node_labels.items() if selector.get(k, v) != v}
         if clashes:
             raise ValueError(f"Kueue cannot admit: nodeSelector conflict on {sorted(clashes)}")
-        selector.update(FLAVOUR_NODE_LABELS)
+        selector.update(node_labels)
         tolerations = spec.setdefault("tolerations", [])
         tolerations += [t for t in FLAVOUR_TOLERATIONS if t not in tolerations]
     _at(live, list(suspend[:-1]))[suspend[-1]] = False
     return live
+
+
+def evicted(live: dict, created: dict, templates: str, suspend: tuple[str, ...]) -> dict:
+    """The admitted object `live` once Kueue has stopped it: suspended, and each pod template's
+    five fields as they were in `created`, the object Kueue made the workload from."""
+    out = copy.deepcopy(live)
+    for path in template_paths(out, templates):
+        template, original = _at(out, path), _at(created, path)
+        for part, field in KUEUE_MUTABLE:
+            template.setdefault(part, {}).pop(field, None)
+            if original.get(part, {}).get(field):
+                template[part][field] = copy.deepcopy(original[part][field])
+    _at(out, list(suspend[:-1]))[suspend[-1]] = True
+    return out
 
 
 def _kept(patch, nulls: bool):

@@ -25,6 +25,7 @@ ENV_NAMES = {"IntelMPI": ("I_MPI_HYDRA_BOOTSTRAP_EXEC", "I_MPI_HYDRA_HOST_FILE")
              "MPICH": ("HYDRA_LAUNCHER_EXEC", "HYDRA_HOST_FILE")}
 OPENMPI_ENV = ("OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile")
 LEAST_PRIVILEGE = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+TOKEN = "automountServiceAccountToken"  # off where mpigen's pods call no API (issue 37)
 MPIGEN_LABELS = ("app.kubernetes.io/managed-by",)
 # Open MPI 5's names for the launch agent and the hostfile, which mpigen adds (contract 2).
 PRTE = ({"name": "PRTE_MCA_plm_ssh_agent", "value": "/etc/mpi/kubexec.sh"},
@@ -306,6 +307,9 @@ def comparable(actual: dict, expected: dict, mpijob: dict) -> dict:
                     container.pop("securityContext")
                 else:
                     container["securityContext"] = wanted
+        calls_api = role == "Launcher" and api != "kubeflow.org/v2beta1"  # kubectl-delivery, kubexec.sh
+        if not calls_api and pod.get(TOKEN) is False and TOKEN not in their_pod:  # mpigen.render.api_token
+            del pod[TOKEN]
         if role == "Launcher" and "env" in pod["containers"][0]:
             main = pod["containers"][0]
             main["env"] = [e for e in main["env"] if e not in PRTE]

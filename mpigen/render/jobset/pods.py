@@ -2,13 +2,15 @@
 (compiled as for every target) plus the SSH bootstrap. Workers run the image's sshd, as
 the container's user, with a readiness probe on its port (the launcher starts once every
 worker is Ready); the launcher gets the hostfile and the variables that make mpirun start
-the ranks over ssh. Both mount the key, and the hostfile and SSH files at /etc/mpi."""
+the ranks over ssh. Both mount the key, and the hostfile and SSH files at /etc/mpi, and
+neither calls the API: no token (mpigen.render.api_token)."""
 
 from __future__ import annotations
 
 from mpigen.compile.launch import with_launcher_host
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
+from mpigen.render.api_token import without_api_token
 from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name,
                                         launcher_host, secret_name)
 from mpigen.render.launcher_env import ssh_launcher_env
@@ -43,6 +45,7 @@ def worker_pod(job: MPIJob) -> dict:
     sshd_ports_and_probe(container, port)
     mount_ssh(job, pod)
     allow_root_sshd(pod, port)
+    without_api_token(pod)
     return template
 
 
@@ -54,4 +57,5 @@ def launcher_pod(job: MPIJob) -> dict:
     container["env"] = container.get("env", []) + ssh_launcher_env(job, SSH_CONFIG_PATH)
     container["command"] = with_launcher_host(job, container["command"], launcher_host(job))
     mount_ssh(job, pod)
+    without_api_token(pod)
     return template

@@ -19,7 +19,8 @@ Kueue (v2beta1, which Kueue's MPIJob integration reads): the queue and priority 
 MPIJob, a topology request on the rank pods' templates, MultiKueue through runPolicy.managedBy.
 
 v2beta1 workers run the image's sshd: as root it needs a few of the capabilities that every
-mpigen container drops (mpigen.render.sshd).
+mpigen container drops (mpigen.render.sshd). No pod calls the API but v1's launcher
+(kubectl-delivery and kubexec.sh, section 3.6): the others get no token (mpigen.render.api_token).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
+from mpigen.render.api_token import calls_api, without_api_token
 from mpigen.render.launcher_env import OPENMPI5_AGENT, OPENMPI5_ENV
 from mpigen.render.sshd import STANDARD_PORT, allow_root_sshd
 
@@ -86,6 +88,8 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
             container["env"] = container.get("env", []) + openmpi5_env(kubexec=api == V1)
         if role == WORKER and api == V2BETA1:
             allow_root_sshd(template["spec"], SSHD_PORT)
+        if not calls_api(api, role):
+            without_api_token(template["spec"])
         if ext.topology is not None and (role == WORKER or ext.runLauncherAsWorker):
             key, level = topology_annotation(ext.topology.required, ext.topology.preferred)
             template.setdefault("metadata", {}).setdefault("annotations", {})[key] = level

@@ -2,11 +2,14 @@
 
 Workers idle in `sleep 365d` until mpirun reaches them through kubexec.sh; they mount
 only kubexec.sh, because Open MPI's daemons check that the launch agent exists locally.
+The launcher's kubectl execs into them; they never call the API themselves: no token
+(mpigen.render.api_token).
 """
 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import WORKER, MPIJob
+from mpigen.render.api_token import without_api_token
 from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name, object_meta,
                                  pod_template, role_labels, worker_name)
 
@@ -33,6 +36,7 @@ def new_worker(job: MPIJob) -> dict | None:
             "items": [{"key": KUBEXEC_KEY, "path": KUBEXEC_KEY, "mode": KUBEXEC_MODE}],
         },
     })
+    without_api_token(pod)
     return {
         "apiVersion": "apps/v1",
         "kind": "StatefulSet",

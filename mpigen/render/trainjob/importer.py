@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 
+from mpigen.compile.launch import FRAMEWORK_FLAGS
 from mpigen.compile.mpijob import V2BETA1
 from mpigen.errors import error, warning
 from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
 from mpigen.kube.data import copy_data
-from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, MULTIKUEUE
+from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE
 from mpigen.load.document import Document, value_at
 from mpigen.render.importer import Given, Imported
 from mpigen.render.manifest_reader import KindReader
@@ -27,7 +28,8 @@ from mpigen.render.manifest_view import ViewReader
 from mpigen.render.trainjob.ml_policy import not_mpi
 from mpigen.render.trainjob.mpijob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
                                                 build_view, is_runtime, written_by_mpigen)
-from mpigen.render.trainjob.names import FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP
+from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP,
+                                          TRAINJOB_CONTROLLER)
 
 TRAINER = ("spec", "trainer")
 TRAINJOB_SHAPE = {("metadata",): dict, ("spec",): dict, ("spec", "runtimeRef"): dict, TRAINER: dict,
@@ -177,7 +179,7 @@ def _expand(data, path: tuple, loc: tuple = ()):
 
 def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
     """The TrainJob as the Trainer reads it, to compare with the render: runtimeRef's
-    defaults; the sizes the runtime gives, when it was given; on a runtime mpigen did not
+    defaults, and the CRD's managedBy and (without a Kueue queue) suspend; the sizes the runtime gives, when it was given; on a runtime mpigen did not
     write, the Open MPI 5 hostfile variable mpigen adds to the trainer's env."""
     data = copy_data(doc.data)
     spec_data = data.setdefault("spec", {})
@@ -185,7 +187,12 @@ def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
     if isinstance(ref, dict):
         ref.setdefault("apiGroup", TRAINER_GROUP)
         ref.setdefault("kind", DEFAULT_RUNTIME_KIND)
+    spec_data.setdefault("managedBy", TRAINJOB_CONTROLLER)  # the CRD's defaults, which mpigen writes out
+    if KUEUE_QUEUE_LABEL not in (doc.get(("metadata", "labels")) or {}):  # (under a queue, suspend is Kueue's)
+        spec_data.setdefault("suspend", DEFAULT_SUSPEND)
     trainer = spec_data.setdefault("trainer", {})
+    if isinstance(trainer, dict) and isinstance(trainer.get("command"), list) and isinstance(trainer.get("args"), list):
+        trainer["command"] = trainer["command"] + trainer.pop("args")  # the launch line the blueprint keeps whole
     if runtime is not None and isinstance(trainer, dict):
         trainer.setdefault("numProcPerNode", spec.get("slotsPerWorker"))
         trainer.setdefault("numNodes", spec["workers"] + int(spec.get("launcher", {}).get("runAsWorker", False)))
@@ -226,7 +233,11 @@ def _framework(runtime: Document, spec: dict) -> None:
     """The framework mpigen labels its runtime with: of those whose launch lines are the same
     (pytorch and deepspeed; horovod, tensorflow and mxnet), the launch line alone cannot tell."""
     label = runtime.get(("metadata", "labels", FRAMEWORK_LABEL))
-    if "command" not in spec or label not in SAME_LINE.get(spec.get("framework", "custom"), ()):
+    current = spec.get("framework", "custom")
+    flags = FRAMEWORK_FLAGS[spec.get("mpiImplementation", "OpenMPI")]  # Hydra's: none, every framework's line
+    same = label in SAME_LINE.get(current, ()) or (
+        label in FRAMEWORK_FLAGS["OpenMPI"] and flags.get(label, ()) == flags.get(current, ()))
+    if "command" not in spec or not same:
         return
     if label == "custom":
         spec.pop("framework", None)

@@ -4,12 +4,14 @@ Trainer's MPI plugin and the TrainJob's trainer fields touch, and the SSH bootst
 plugin mounts the run's key (and the hostfile, on the launcher); the init container
 ssh-setup turns them into files ssh and sshd accept as the container's user. Workers run
 the image's sshd, ready once it listens; the launcher gets mpirun's ssh and hostfile
-variables (the Trainer's own OMPI_MCA_ ones are Open MPI 4's)."""
+variables (the Trainer's own OMPI_MCA_ ones are Open MPI 4's). Neither calls the API: no
+token (mpigen.render.api_token)."""
 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import HYDRA, LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
+from mpigen.render.api_token import without_api_token
 from mpigen.render import scripts
 from mpigen.render.launcher_env import ssh_launcher_env
 from mpigen.render.replicated import sshd_ports_and_probe
@@ -36,6 +38,7 @@ def worker_pod(job: MPIJob) -> dict:
     sshd_ports_and_probe(container, job.source.ssh.port)
     _ssh_setup(job, pod, launcher=False)
     allow_root_sshd(pod, job.source.ssh.port)
+    without_api_token(pod)
     return template
 
 
@@ -49,6 +52,7 @@ def launcher_pod(job: MPIJob) -> dict:
     container.pop("args", None)
     container["env"] = container.get("env", []) + launcher_env(job)
     _ssh_setup(job, pod, launcher=True)
+    without_api_token(pod)
     return template
 
 

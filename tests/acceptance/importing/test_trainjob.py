@@ -19,10 +19,7 @@ from tests.support.paths import BLUEPRINTS, ROOT
 from tests.support.text import pos
 from tests.support.trainjob_import import NAMED, rendered, round_trip
 
-# Examples whose blueprint says what a TrainJob and its runtime do not: the cloud identity
-# ServiceAccount mpigen makes (the runtime only names it), as for MPIJobs (test_round_trip.UNMAPPED).
-UNMAPPED = ("intel-cpu-download.yaml",)
-EXAMPLES = [p for p in sorted(BLUEPRINTS.glob("*.yaml")) if p.name not in UNMAPPED]
+EXAMPLES = sorted(BLUEPRINTS.glob("*.yaml"))
 # Blueprint changes each example is also round-tripped with (spec fields merged in).
 VARIANTS = {
     "default": {},

@@ -132,7 +132,7 @@ def test_a_hostfile_configmap_over_one_mebibyte_is_refused_at_spec_workers(targe
     text = text.replace("  workers: 2\n", f"  workers: {workers}\n")
     (tmp_path / "big.yaml").write_text(text)
     line, column = pos(text, f"{workers}\n")
-    for command in (["render", "big.yaml", "-o", "out"], ["render", "big.yaml", "--stdout"]):
+    for command in (["render", "big.yaml", "-o", "out"], ["render", "big.yaml", "--stdout"], ["validate", "big.yaml"]):
         done = run_mpigen(*command, "--target", *target.split(), cwd=tmp_path, env=env(), text=True)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"big.yaml:{line}:{column}: error: spec.workers: the ConfigMap {name}-"), done.stderr

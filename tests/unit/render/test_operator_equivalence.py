@@ -4,7 +4,10 @@ shared/reference/mpi-operator.md section 2), with no difference outside the cont
 exceptions: mpigen's own labels, and Open MPI 5's PRTE_ variables on the launcher. One
 difference is the equivalent MPIJob's, not the controller's: mpigen writes least privilege
 into the containers of its pod templates (issue 7), which the controller would copy; its own
-kubectl-delivery init container stays as the controller builds it."""
+kubectl-delivery init container stays as the controller builds it. Likewise the workers'
+pod template says automountServiceAccountToken: false (issue 37: they never call the API;
+kubexec.sh runs on the launcher), which the controller copies into the StatefulSet; the
+launcher keeps its token, for kubectl-delivery and kubexec.sh."""
 
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ def without_exceptions(obj: dict) -> dict:
         pod = obj["spec"]["template"]["spec"]
         assert pod["containers"][0].pop("securityContext") == LEAST_PRIVILEGE
         assert all("securityContext" not in c for c in pod.get("initContainers", []))
+        assert pod.pop("automountServiceAccountToken", None) is (False if obj["kind"] == "StatefulSet" else None)
     if obj["kind"] == "Job":
         env = obj["spec"]["template"]["spec"]["containers"][0]["env"]
         at = next(i for i, e in enumerate(env) if e["name"] in OPERATOR_ENV_START)

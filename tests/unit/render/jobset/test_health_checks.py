@@ -7,7 +7,14 @@ restarts, replicatedJobsStatus), pkg/constants/constants.go (reasons and message
 pkg/controllers/jobset_controller.go (updateCondition adds a condition only when True and
 flips it to False later; setJobSetCompletedCondition, the suspend and resume conditions,
 the InOrder startup conditions) and pkg/controllers/failure_policy.go (Failed and
-RestartingJobSet, messages ending "(first failed job: NAME)")."""
+RestartingJobSet, messages ending "(first failed job: NAME)").
+
+Who suspends a JobSet: Git (spec.suspend, which mpigen writes for `state: completed`), or
+Kueue's webhook for a JobSet with the label kueue.x-k8s.io/queue-name (Kueue v0.19.2,
+pkg/controller/jobframework/defaults.go ApplyDefaultForSuspend, utils.go
+WorkloadShouldBeSuspended and QueueNameForObject); the JobSet controller never sets
+spec.suspend itself, it suspends the Jobs (suspendJobs) and writes Suspended True,
+SuspendedJobs, "jobset is suspended" at every reconcile of a suspended JobSet."""
 
 from __future__ import annotations
 
@@ -102,16 +109,38 @@ CASES = [
      "Degraded", "JobSet terminal state: Failed", "failed"),
     ("terminalState Completed only", {"restarts": 0, "terminalState": "Completed"},
      "Healthy", "JobSet terminal state: Completed", "current"),
-    ("suspended", status(QUEUED, condition("Suspended", "SuspendedJobs", SUSPENDED)),
-     "Suspended", SUSPENDED, "inProgress"),
-    ("suspended while restarting", status(QUEUED, restart_over("JobSetSuspended", SUSPENDED),
-                                          condition("Suspended", "SuspendedJobs", SUSPENDED), restarts=1),
-     "Suspended", SUSPENDED, "inProgress"),
+    # Suspended in Git, before the controller has suspended the Jobs: still running.
+    ("being stopped", status(RUNNING), "Progressing", "Running", "current"),
+]
+
+SUSPENDED_NOW = condition("Suspended", "SuspendedJobs", SUSPENDED)
+# suspendJobs suspends the active Jobs (worker, launcher); keygen's Job has succeeded.
+STOPPED = jobs((0, 1, 0, 0), (0, 0, 0, 1), (0, 0, 0, 1))
+QUEUE = {"kueue.x-k8s.io/queue-name": "training"}
+
+# (case, status, spec.suspend, the queue label, Argo CD health, Flux state): a JobSet that Git
+# suspends and no Kueue queue resumes is stopped for good, a settled state (Flux current); one
+# Kueue suspends waits for admission (in progress).
+SUSPENSIONS = [
+    ("stopped (state: completed)", status(STOPPED, SUSPENDED_NOW), True, False, "Suspended", "current"),
+    ("stopped while restarting", status(STOPPED, restart_over("JobSetSuspended", SUSPENDED), SUSPENDED_NOW,
+                                        restarts=1), True, False, "Suspended", "current"),
+    ("stopped before it started", status(QUEUED, SUSPENDED_NOW), True, False, "Suspended", "current"),
+    ("queued by Kueue", status(QUEUED, SUSPENDED_NOW), True, True, "Suspended", "inProgress"),
+    ("queued again (evicted by Kueue)", status(STOPPED, restart_over("JobSetSuspended", SUSPENDED), SUSPENDED_NOW,
+                                               restarts=1), True, True, "Suspended", "inProgress"),
+    ("resumed in Git, not yet by the controller", status(STOPPED, SUSPENDED_NOW), False, False,
+     "Suspended", "inProgress"),
+    ("being stopped", status(RUNNING), True, False, "Progressing", "current"),
 ]
 
 
-def jobset(written) -> dict:
-    obj = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "train", "namespace": "ml"}}
+def jobset(written, suspend: bool | None = None, queue: bool = False) -> dict:
+    """A JobSet with `written` as its status; spec.suspend when given, and Kueue's queue label."""
+    obj = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "train", "namespace": "ml"},
+           "spec": {} if suspend is None else {"suspend": suspend}}
+    if queue:
+        obj["metadata"]["labels"] = dict(QUEUE)
     if written is not None:
         obj["status"] = written
     return obj
@@ -138,6 +167,17 @@ def test_flux_health(flux_programs, _case, written, _health, _message, state):
     assert flux_state(flux_programs, jobset(written)) == state
 
 
+@pytest.mark.parametrize("_case, written, suspend, queue, health, _", SUSPENSIONS, ids=[c[0] for c in SUSPENSIONS])
+def test_argo_cd_health_of_a_suspended_jobset(argo_health, _case, written, suspend, queue, health, _):
+    message = SUSPENDED if health == "Suspended" else "Running"
+    assert argo_health(jobset(written, suspend, queue)) == {"status": health, "message": message}
+
+
+@pytest.mark.parametrize("_case, written, suspend, queue, _, state", SUSPENSIONS, ids=[c[0] for c in SUSPENSIONS])
+def test_flux_health_of_a_suspended_jobset(flux_programs, _case, written, suspend, queue, _, state):
+    assert flux_state(flux_programs, jobset(written, suspend, queue)) == state
+
+
 def test_argo_cd_health_key_is_the_one_argo_cd_reads():
     # resource.customizations.health.<group>_<kind> (Argo CD docs, health.md)
     assert list(yaml.safe_load(ARGO.read_text())["data"]) == [ARGO_KEY]
@@ -150,25 +190,30 @@ def test_flux_expressions_are_for_the_jobset_api():
 
 TYPES = ("Completed", "Failed", "Suspended", "RestartingJobSet", "StartupPolicyInProgress", "StartupPolicyCompleted")
 # What each Argo CD health allows Flux to say.
-AGREE = {"Degraded": {"failed"}, "Healthy": {"current"}, "Suspended": {"inProgress"},
+AGREE = {"Degraded": {"failed"}, "Healthy": {"current"}, "Suspended": {"inProgress", "current"},
          "Progressing": {"current", "inProgress"}}
 
 
+@pytest.mark.parametrize("suspend, queue", [(None, False), (True, False), (True, True)])
 @pytest.mark.parametrize("terminal", [None, "Completed", "Failed"])
 @pytest.mark.parametrize("reconciled", [False, True])
 def test_every_combination_gets_one_flux_state_that_agrees_with_argo_cd(argo_health, flux_programs,
-                                                                        terminal, reconciled):
+                                                                        terminal, reconciled, suspend, queue):
     """Beyond the statuses the controller writes: any set of True conditions, with or without
-    a terminal state and replicatedJobsStatus, gets exactly one Flux state, failed exactly
-    when Argo CD says Degraded, and a running JobSet is never Healthy."""
+    a terminal state and replicatedJobsStatus, suspended in Git or by Kueue, gets exactly one
+    Flux state, failed exactly when Argo CD says Degraded, current when Argo CD says Suspended
+    exactly when Git stopped the JobSet and no queue resumes it, and a running JobSet is
+    never Healthy."""
     for true in itertools.chain.from_iterable(itertools.combinations(TYPES, n) for n in range(len(TYPES) + 1)):
         written = {"restarts": 0, "conditions": [condition(kind, kind, f"{kind} message") for kind in true]}
         if terminal:
             written["terminalState"] = terminal
         if reconciled:
             written["replicatedJobsStatus"] = RUNNING
-        health = argo_health(jobset(written))["status"]
-        state = flux_state(flux_programs, jobset(written))
+        health = argo_health(jobset(written, suspend, queue))["status"]
+        state = flux_state(flux_programs, jobset(written, suspend, queue))
         assert state in AGREE[health], (true, terminal, reconciled, health, state)
+        if health == "Suspended":
+            assert (state == "current") == (suspend is True and not queue), (true, suspend, queue, state)
         done = terminal is not None or {"Completed", "Failed"} & set(true)
         assert (health in ("Healthy", "Degraded")) == bool(done), (true, terminal, health)

@@ -8,7 +8,15 @@ False "Resumed" after; setFailedCondition for an unsupported runtime and for
 activeDeadlineSeconds, which also deletes the JobSet) and
 pkg/runtime/framework/plugins/jobset/jobset.go Status (the JobSet's True Completed
 condition copied as Complete, its True Failed condition as Failed, each with the JobSet's
-reason and message, and replicatedJobsStatus as jobsStatus; JobSet v0.12.0 constants)."""
+reason and message, and replicatedJobsStatus as jobsStatus; JobSet v0.12.0 constants).
+
+Who suspends a TrainJob: Git (spec.suspend, which mpigen writes for `state: completed`), or
+Kueue's webhook for a TrainJob with the label kueue.x-k8s.io/queue-name (Kueue v0.19.2,
+pkg/controller/jobframework/defaults.go ApplyDefaultForSuspend, utils.go
+WorkloadShouldBeSuspended and QueueNameForObject); the Trainer never sets spec.suspend
+itself, it writes Suspended True, Suspended, "TrainJob is suspended" while spec.suspend
+holds (setSuspendedCondition) and passes spec.suspend to its JobSet (plugins/jobset/jobset.go
+Build, builder.go Suspend)."""
 
 from __future__ import annotations
 
@@ -92,17 +100,33 @@ CASES = [
     ("failed: TrainingRuntimeNotSupported", status(None, condition("Failed", "TrainingRuntimeNotSupported",
                                                                    UNSUPPORTED_MESSAGE)),
      "Degraded", UNSUPPORTED_MESSAGE, "failed"),
-    ("suspended before the JobSet reported", status(None, SUSPENDED), "Suspended", "TrainJob is suspended",
-     "inProgress"),
-    ("suspended (queued by Kueue)", status(QUEUED, SUSPENDED), "Suspended", "TrainJob is suspended", "inProgress"),
-    ("suspended again (evicted by Kueue)", status(RUNNING, SUSPENDED), "Suspended", "TrainJob is suspended",
-     "inProgress"),
+    # Suspended in Git, before the Trainer has reconciled it: still running.
+    ("being stopped", status(RUNNING), "Progressing", "Running", "current"),
+]
+
+STOPPED = jobs((0, 0, 0, 1), (0, 0, 0, 1))       # the JobSet suspended its Jobs
+QUEUE = {"kueue.x-k8s.io/queue-name": "training"}
+
+# (case, status, spec.suspend, the queue label, Argo CD health, Flux state): a TrainJob that Git
+# suspends and no Kueue queue resumes is stopped for good, a settled state (Flux current); one
+# Kueue suspends waits for admission (in progress).
+SUSPENSIONS = [
+    ("stopped (state: completed)", status(STOPPED, SUSPENDED), True, False, "Suspended", "current"),
+    ("stopped before the JobSet reported", status(None, SUSPENDED), True, False, "Suspended", "current"),
+    ("queued by Kueue, before the JobSet reported", status(None, SUSPENDED), True, True, "Suspended", "inProgress"),
+    ("queued by Kueue", status(QUEUED, SUSPENDED), True, True, "Suspended", "inProgress"),
+    ("queued again (evicted by Kueue)", status(RUNNING, SUSPENDED), True, True, "Suspended", "inProgress"),
+    ("resumed in Git, not yet by the Trainer", status(STOPPED, SUSPENDED), False, False, "Suspended", "inProgress"),
+    ("being stopped", status(RUNNING, RESUMED), True, False, "Progressing", "current"),
 ]
 
 
-def trainjob(written) -> dict:
+def trainjob(written, suspend: bool | None = None, queue: bool = False) -> dict:
+    """A TrainJob with `written` as its status; spec.suspend when given, and Kueue's queue label."""
     obj = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob",
-           "metadata": {"name": "train", "namespace": "ml"}}
+           "metadata": {"name": "train", "namespace": "ml"}, "spec": {} if suspend is None else {"suspend": suspend}}
+    if queue:
+        obj["metadata"]["labels"] = dict(QUEUE)
     if written is not None:
         obj["status"] = written
     return obj
@@ -129,6 +153,17 @@ def test_flux_health(flux_programs, _case, written, _health, _message, state):
     assert flux_state(flux_programs, trainjob(written)) == state
 
 
+@pytest.mark.parametrize("_case, written, suspend, queue, health, _", SUSPENSIONS, ids=[c[0] for c in SUSPENSIONS])
+def test_argo_cd_health_of_a_suspended_trainjob(argo_health, _case, written, suspend, queue, health, _):
+    message = "TrainJob is suspended" if health == "Suspended" else "Running"
+    assert argo_health(trainjob(written, suspend, queue)) == {"status": health, "message": message}
+
+
+@pytest.mark.parametrize("_case, written, suspend, queue, _, state", SUSPENSIONS, ids=[c[0] for c in SUSPENSIONS])
+def test_flux_health_of_a_suspended_trainjob(flux_programs, _case, written, suspend, queue, _, state):
+    assert flux_state(flux_programs, trainjob(written, suspend, queue)) == state
+
+
 def test_argo_cd_health_key_is_the_one_argo_cd_reads():
     # resource.customizations.health.<group>_<kind> (Argo CD docs, health.md)
     assert list(yaml.safe_load(ARGO.read_text())["data"]) == [ARGO_KEY]
@@ -149,20 +184,25 @@ def test_the_jobset_check_does_not_read_trainjob_conditions():
 
 TYPES = ("Complete", "Failed", "Suspended")
 # What each Argo CD health allows Flux to say.
-AGREE = {"Degraded": {"failed"}, "Healthy": {"current"}, "Suspended": {"inProgress"},
+AGREE = {"Degraded": {"failed"}, "Healthy": {"current"}, "Suspended": {"inProgress", "current"},
          "Progressing": {"current", "inProgress"}}
 
 
+@pytest.mark.parametrize("suspend, queue", [(None, False), (True, False), (True, True)])
 @pytest.mark.parametrize("reconciled", [False, True])
-def test_every_combination_gets_one_flux_state_that_agrees_with_argo_cd(argo_health, flux_programs, reconciled):
+def test_every_combination_gets_one_flux_state_that_agrees_with_argo_cd(argo_health, flux_programs, reconciled,
+                                                                        suspend, queue):
     """Beyond the statuses the Trainer writes: any set of True conditions, with or without
-    jobsStatus, gets exactly one Flux state, failed exactly when Argo CD says Degraded, and
-    a running TrainJob is never Healthy."""
+    jobsStatus, suspended in Git or by Kueue, gets exactly one Flux state, failed exactly when
+    Argo CD says Degraded, current when Argo CD says Suspended exactly when Git stopped the
+    TrainJob and no queue resumes it, and a running TrainJob is never Healthy."""
     for true in itertools.chain.from_iterable(itertools.combinations(TYPES, n) for n in range(len(TYPES) + 1)):
         conditions = [condition(kind, kind, f"{kind} message") for kind in true]
         written = status(RUNNING if reconciled else None, *conditions)
-        health = argo_health(trainjob(written))["status"]
-        state = flux_state(flux_programs, trainjob(written))
+        health = argo_health(trainjob(written, suspend, queue))["status"]
+        state = flux_state(flux_programs, trainjob(written, suspend, queue))
         assert state in AGREE[health], (true, reconciled, health, state)
+        if health == "Suspended":
+            assert (state == "current") == (suspend is True and not queue), (true, suspend, queue, state)
         assert (health in ("Healthy", "Degraded")) == bool({"Complete", "Failed"} & set(true)), (true, health)
         assert (state == "failed") == ("Failed" in true), (true, state)
