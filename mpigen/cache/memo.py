@@ -28,7 +28,8 @@ Compute = Callable[[File, Read], Any]  # what the pipeline gives of a file: mpig
 CACHED_CLASSES = frozenset({("mpigen.pipeline.results", "FileResult"), ("mpigen.pipeline.results", "DocResult"),
                             ("mpigen.emit.rendered", "RenderedObject"),
                             ("mpigen.emit.rendered", "Admitted"), ("mpigen.cache.store", "CachedText"),
-                            ("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark")})
+                            ("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark"),
+                            ("mpigen.render.watched", "Watched")})
 
 
 class Memo:

@@ -9,7 +9,9 @@ RBAC, StatefulSet) healthy before its launcher's Job applies; per environment, t
 runtimes applied before the TrainJobs that need them. The last step never waits (a training
 run outlasts any timeout). A target that needs no order (a JobSet starts its launcher
 itself, an operator its MPIJob's) gets one Kustomization per environment folder, which does
-not wait either. All prune, so the objects of a finished or replaced run go away.
+not wait either. A folder of the environment's beside its target's steps (its alerts:
+mpigen.render.monitoring) gets one of its own, which does not wait. All prune, so the objects of
+a finished or replaced run go away.
 
 Their names and files are mpigen.emit.companion_names': valid Kubernetes names of at most 63
 characters (Argo CD's tracking label and Flux's name label carry them), which no two sources
@@ -148,7 +150,7 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], Fl
         layout = steps_of(env)
         documents = []
         if layout is not None and roots and layout.per_job:
-            for job_root in sorted({root.rsplit("/", 1)[0] for root in roots}):
+            for job_root in sorted({root.rsplit("/", 1)[0] for root in roots if "/" in root}):
                 documents += _job_chain(flux, output, result, env, job_root, layout.steps, roots, owners, problems)
         else:
             if layout is not None and roots:
@@ -158,6 +160,12 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], Fl
                 documents.append(_environment(flux, output, env))
             _claim_all(owners, problems, [doc["metadata"]["name"] for doc in documents],
                        _environment_owner(overlays.get(env), env))
+        beside = tuple(sorted(root for root in roots if "/" not in root and layout and root not in layout.steps))
+        if beside:  # an environment's folder beside its steps (its alerts): applied as it is
+            extra = names.environment_step_kustomizations(env, beside)
+            documents += [_kustomization(flux, name, (output / env if env else output) / root, wait=False)
+                          for root, name in extra.items()]
+            _claim_all(owners, problems, list(extra.values()), _environment_owner(overlays.get(env), env))
         if env in needing:  # the first of each chain (the others depend on the step before)
             for doc in documents:
                 doc["spec"].setdefault("dependsOn", [{"name": cluster}])

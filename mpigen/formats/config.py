@@ -10,6 +10,7 @@
     kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
     podSecurity: baseline           # the Pod Security level the namespaces enforce (default: no check)
     trainingRuntime: {name: mpi-openmpi}   # target trainjob: the runtime of blueprints that name none
+    monitoring: {prometheusRule: {labels: {release: prometheus}}}   # alerts per job (docs/monitoring.md)
 
 mpigen.project.config reads it from the folder a run works in: the working folder or, from a
 sub-folder, the nearest folder above it that holds one (mpigen.project.repository); every
@@ -23,6 +24,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import AfterValidator, Field
 
 from mpigen.formats.base import Model
+from mpigen.formats.monitoring import MonitoringSettings
 from mpigen.formats.trainer import Runtime
 from mpigen.formats.types import ImageReference, PodSecurityLevel
 from mpigen.kube.names import DNS1123_LABEL, DNS1123_SUBDOMAIN, printable
@@ -87,6 +89,9 @@ class ConfigModel(Model):
     trainingRuntime: Optional[Runtime] = Field(
         None, description="Default spec.runtime of the blueprints that give none (target trainjob): e.g. "
                           "{name: mpi-openmpi} on clusters whose platform team provides the runtime.")
+    monitoring: Optional[MonitoringSettings] = Field(
+        None, description="A PrometheusRule per environment with alerts for each of its jobs (docs/monitoring.md; "
+                          "default: none; an overlay's monitoring wins).")
     argocd: Optional[ArgoCDConfig] = Field(
         None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
     flux: Optional[FluxConfig] = Field(

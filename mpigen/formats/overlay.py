@@ -10,6 +10,7 @@
       - target: {name: "resnet*", labelSelector: "team=vision"}
         patch: {spec: {workers: 16}}
     podSecurity: restricted              # the Pod Security level its namespaces enforce (checked at render)
+    monitoring: {prometheusRule: {labels: {release: prometheus}}}   # alerts per job (docs/monitoring.md)
     images:                              # like kustomize `images`
       - {name: horovod/horovod, newName: registry.example.com/horovod, newTag: 0.28.1-prod}
 
@@ -24,6 +25,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field, model_validator
 
 from mpigen.formats.base import Model
+from mpigen.formats.monitoring import MonitoringSettings
 from mpigen.formats.trainer import Runtime
 from mpigen.formats.types import GitOpsProfile, LabelKey, LabelValue, PodSecurityLevel
 from mpigen.kube.image import TAG
@@ -104,3 +106,6 @@ class OverlayModel(Model):
         None, description="The Pod Security Standards level this environment's namespaces enforce: every pod is "
                           "checked against it at render time (default: mpigen.yaml's, else no check).",
         examples=["restricted"])
+    monitoring: Optional[MonitoringSettings] = Field(
+        None, description="A PrometheusRule with alerts for each of this environment's jobs (docs/monitoring.md; "
+                          "default: mpigen.yaml's; enabled: false turns it off).")

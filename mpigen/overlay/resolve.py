@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mpigen.errors import Diagnostic, InputError, Mark, Warn, error
 from mpigen.formats.config import CONFIG_FILE
+from mpigen.formats.monitoring import MonitoringSettings
 from mpigen.formats.overlay import OverlayModel
 from mpigen.kube.names import folder_name_problem
 from mpigen.load.document import Document
@@ -44,6 +45,10 @@ class Overlay:
     @property
     def pod_security(self) -> str | None:
         return self.inherited("podSecurity")
+
+    @property
+    def monitoring(self) -> MonitoringSettings | None:
+        return self.inherited("monitoring")
 
     def inherited(self, key: str):
         """A setting of this overlay (a key of its file), else of its nearest base that has it."""

@@ -1,5 +1,6 @@
 """The result of a run: each environment's objects in install order (with the objects of the
-environment itself, its target's, as the MPIJob CRD with --with-crd), the environments in order, and where
+environment itself: its target's, as the MPIJob CRD with --with-crd, and the PrometheusRule of its
+jobs' alerts where it is monitored), the environments in order, and where
 each job is named; the cluster-scoped objects of environments that share a cluster (mpigen.pipeline.settings
 Environment.cluster_folder) once, in that cluster's folder, and refused where two of them differ under
 one name."""
@@ -8,13 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mpigen.emit.layout import object_path
+from mpigen.emit.layout import object_path, step_placement
 from mpigen.emit.rendered import RenderedObject
 from mpigen.errors import Diagnostic, Mark, error
 from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted
+from mpigen.render.monitoring import ALERTS_STEP, prometheus_rule
+from mpigen.render.target import Options
 from mpigen.render.targets import TARGETS
 
 
@@ -53,6 +56,9 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
             once = TARGETS[env.options.target].environment_objects(env.options)
             here.objects.extend(emitted(obj, comment, env.name, Placement(object_path(obj), "", False))
                                 for obj, comment in once)
+            if env.options.monitoring is not None:
+                rule, comment = prometheus_rule(env.name, here.watched, env.options.monitoring, env.options.gitops)
+                here.objects.append(emitted(rule, comment, env.name, _rule_placement(rule, env.options)))
         if env.cluster_folder is not None:
             here.objects = _moved(env, here.objects, shared.setdefault(env.cluster_folder, {}), result, diagnostics)
         here.objects.sort(key=lambda o: o.sort_key)
@@ -62,6 +68,14 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
         result.jobs = result.jobs + len(here.seen) if settings.render else max(result.jobs, len(here.seen))
     result.objects[:0] = [shared[folder][key][0] for folder in sorted(shared) for key in sorted(shared[folder])]
     return result
+
+
+def _rule_placement(rule: dict, options: Options) -> Placement:
+    """The PrometheusRule's file; under flux, where the target applies its objects in steps, a
+    folder of its own (ALERTS_STEP), which a Kustomization of the environment applies."""
+    if options.gitops != "flux" or TARGETS[options.target].flux is None:
+        return Placement(object_path(rule), "", False)
+    return Placement(*reversed(step_placement(rule, object_path(rule), ALERTS_STEP, None)), False)
 
 
 def _moved(env: Environment, objects: list[RenderedObject], folder: dict[tuple, tuple[RenderedObject, str]],

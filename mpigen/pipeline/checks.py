@@ -13,19 +13,22 @@ from mpigen.overlay.apply import Usage
 from mpigen.overlay.resolve import Overlay
 from mpigen.pipeline.results import DocResult, Job, UsedPatch
 from mpigen.render.targets import RESERVED
+from mpigen.render.watched import Watched
 from mpigen.validate.written_patches import written_patch_problems
 
 
 @dataclass
 class Gathered:
     """What one environment has gathered so far: its jobs (where each is named, for
-    duplicates), its objects, and the job that renders each object (for collisions)."""
+    duplicates), its objects, the job that renders each object (for collisions), and what
+    the jobs' alerts watch."""
 
     seen: dict[Job, Mark | None] = field(default_factory=dict)
     objects: list[RenderedObject] = field(default_factory=list)
     owners: dict[tuple, Mark | None] = field(default_factory=dict)  # sort key -> the job's name mark
     digests: dict[tuple, bytes] = field(default_factory=dict)  # sort key -> the sha256 of the first job's text of it
     expected: dict[tuple, Mark] = field(default_factory=dict)  # sort key -> where a job says the cluster has it
+    watched: list[Watched] = field(default_factory=list)  # what each job's alerts watch (a monitored environment)
 
     def add(self, results: list[DocResult], diagnostics: list[Diagnostic]) -> None:
         """Take the results of one file's documents in this environment, their problems and
@@ -38,6 +41,8 @@ class Gathered:
                 diagnostics.append(_duplicate(item.name_mark, self.seen[item.job], item.job))
                 continue
             self.seen[item.job] = item.name_mark
+            if item.watched is not None:
+                self.watched.append(item.watched)
             diagnostics.extend(self._expected(item))
             for obj in item.objects:
                 owner = self.owners.setdefault(obj.sort_key, item.name_mark)

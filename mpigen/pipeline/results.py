@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from mpigen.emit.rendered import RenderedObject
 from mpigen.errors import Diagnostic, Mark
+from mpigen.render.watched import Watched
 
 Job = tuple[str, str]  # (namespace, name)
 # An object a job references and does not write (a Trainer runtime the cluster has): its sort
@@ -28,13 +29,15 @@ UsedPatch = tuple[str, str, int]  # (overlay document's path, "patches" or "imag
 class DocResult:
     """What one blueprint document gives under one environment: its problems and warnings,
     where its metadata.name is written and its job (None: not valid), its objects, and the
-    objects it says the cluster has (Expected)."""
+    objects it says the cluster has (Expected), and, where the environment is monitored, what
+    its alerts watch (mpigen.render.watched)."""
 
     diagnostics: list[Diagnostic]
     name_mark: Mark | None = None
     job: Job | None = None
     objects: list[RenderedObject] = field(default_factory=list)
     expects: list[Expected] = field(default_factory=list)
+    watched: Watched | None = None
 
 
 @dataclass
@@ -51,7 +54,7 @@ class FileResult:
 # The fields of each type that the shape covers, and those it leaves out: the documents' bytes
 # (an object's text, where a store keeps it, and its sha256) and the shape itself.
 FILE_SHAPE, FILE_LEFT_OUT = ("problems", "per_env", "used"), ("shape",)
-DOC_SHAPE, DOC_LEFT_OUT = ("diagnostics", "name_mark", "job", "objects", "expects"), ()
+DOC_SHAPE, DOC_LEFT_OUT = ("diagnostics", "name_mark", "job", "objects", "expects", "watched"), ()
 OBJECT_SHAPE, OBJECT_LEFT_OUT = (("sort_key", "path", "env", "running_workers", "root", "admitted", "cluster_scoped"),
                                  ("text", "ref", "digest"))
 

@@ -31,6 +31,7 @@ from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.admission import ignored_paths
 from mpigen.render.pod_security import pod_security_problems
+from mpigen.render.watched import Watched, with_job
 from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, expected_objects, kind_facts,
                                    oversized, render_job, target_checks)
 from mpigen.validate.document import attributed, validate_document, written_problems
@@ -91,8 +92,9 @@ def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
     for results in validated:
         for env_results, validated_here in zip(result.per_env, results):
             if validated_here.pending is not None:
-                objects, refused = _render(validated_here.pending, settings.render)
+                objects, refused, watched = _render(validated_here.pending, settings.render)
                 validated_here.result.objects = [] if refused else objects
+                validated_here.result.watched = None if refused else watched
                 validated_here.result.diagnostics.extend(refused)
             env_results.append(validated_here.result)
     result.shape = shape(result)
@@ -155,9 +157,10 @@ def _expected(doc: Document, blueprint: Blueprint, env: Environment) -> list[Exp
     return out
 
 
-def _render(pending: _Pending, emit: bool) -> tuple[list[RenderedObject], list[Diagnostic]]:
+def _render(pending: _Pending, emit: bool) -> tuple[list[RenderedObject], list[Diagnostic], Watched | None]:
     """The job's objects as the run carries them (none unless `emit`: `mpigen validate` asks only
-    whether the cluster would take them), or none and why the cluster would refuse them."""
+    whether the cluster would take them), or none and why the cluster would refuse them; and
+    what its alerts watch, where the environment is monitored."""
     blueprint, overlay, options = pending.blueprint, pending.env.overlay, pending.env.options
     comment = source_comment(pending.source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
@@ -168,12 +171,20 @@ def _render(pending: _Pending, emit: bool) -> tuple[list[RenderedObject], list[D
     if pending.doc is not None:
         refused += pod_security_problems(objects, options, pending.doc, blueprint, job, lifecycle)
     if refused or not emit:
-        return [], refused
+        return [], refused, None
     rendered = []
     for obj in objects:
         shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
         rendered.append(emitted(obj, shown, pending.env.name, placed_object(obj, options, blueprint.metadata.name)))
-    return rendered, []
+    return rendered, [], _watched(objects, pending)
+
+
+def _watched(objects: list[dict], pending: _Pending) -> Watched | None:
+    """What the job's alerts watch (None: its environment is not monitored, or its target has none)."""
+    if pending.env.options.monitoring is None:
+        return None
+    watched = TARGETS[pending.env.options.target].watched(objects)
+    return with_job(watched, pending.job, objects, pending.source) if watched is not None else None
 
 
 def emitted(obj: dict, comment: str, env: str, placement: Placement) -> RenderedObject:

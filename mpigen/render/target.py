@@ -20,6 +20,8 @@ from mpigen.load.document import Document
 from mpigen.render.effective import EffectivePods
 from mpigen.render.importer import Importer
 from mpigen.render.kinds import Kind
+from mpigen.render.monitoring import Monitoring
+from mpigen.render.watched import Watched
 from mpigen.validate.reserved import Reserved
 
 DEFAULT_KUBE_VERSION = "1.30"  # of --kube-version: the MPIJob CRD's pod template schema
@@ -35,6 +37,7 @@ class Options:
     kube_version: str = DEFAULT_KUBE_VERSION  # the Kubernetes version the output is for
     own: Any = None  # the target's own options (None: its defaults, filled in by mpigen.render.targets)
     pod_security: str | None = None  # the Pod Security level the namespaces enforce (None: no check)
+    monitoring: Monitoring | None = None  # the environment's alerts (mpigen.render.monitoring; None: none)
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,10 @@ def _never(obj: dict) -> bool:
     return False
 
 
+def _unwatched(objects: list[dict]) -> Watched | None:
+    return None
+
+
 @dataclass(frozen=True)
 class Target:
     """One target. Its render function gets every job that is not archived (an archived job
@@ -163,3 +170,6 @@ class Target:
     # The kinds it writes beyond Kubernetes' own (mpigen.render.core_kinds), with what diff
     # and validate --server need to know of them (mpigen.render.kinds).
     kinds: tuple[Kind, ...] = ()
+    # What the alerts of a job watch, from the objects it rendered for it (mpigen.render.watched):
+    # the batch Jobs and pods its objects make the cluster run (None: no alerts for its jobs).
+    watched: Callable[[list[dict]], Watched | None] = _unwatched

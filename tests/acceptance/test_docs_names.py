@@ -116,6 +116,7 @@ CONFIGURATIONS = {
     **{f"prod under flux, target {target}": Configuration(with_target(HEALTH, target), ("--gitops", "flux"))
        for target in ("jobset", "mpijob", "trainjob")},
     "a ClusterTrainingRuntime": Configuration(None, ("blueprints", "--target", "trainjob", "-o", "rendered"), SHARED),
+    "the monitored overlay": Configuration(None, ("--overlay", "monitored", "-o", "rendered")),
 }
 FLUX_TARGETS = tuple(f"docs/gitops.md section 5, target {target}" for target in ("jobset", "mpijob", "trainjob"))
 SECTION_5_NAMES = tuple(f"docs/gitops.md section 5's {kind} names"
@@ -143,6 +144,7 @@ SCOPES = {
         ("docs/gitops.md section 5, target trainjob", "no overlays under flux, target trainjob",
          "two flux environments sharing a ClusterTrainingRuntime"), complete=True),
     ("docs/targets.md", "## The trainjob target > ### The runtime"): Scope(("a ClusterTrainingRuntime",)),
+    ("docs/monitoring.md", ""): Scope(("the monitored overlay",)),
     **{(f"docs/flux/{target}-health.yaml", ""): Scope((f"prod under flux, target {target}",))
        for target in ("jobset", "mpijob", "trainjob")},
 }

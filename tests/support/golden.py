@@ -2,7 +2,8 @@
 - golden/static/ (the `-o` folder, as users commit it) and golden/static.yaml (the
   `--stdout` stream): blueprints/ alone, the operator-exact output; the same for the
   GitOps profiles in golden/argocd[.yaml] and golden/flux[.yaml]; the other targets in
-  golden/mpijob-*, crd-* and jobset[-argocd|-flux];
+  golden/mpijob-*, crd-* and jobset[-argocd|-flux]; an environment with monitoring on in
+  golden/monitored[-jobset];
 - golden/overlays/<overlay>/: every blueprint for every overlay of mpigen.yaml, as
   `mpigen render` writes this repository (and `mpigen check` verifies it).
 
@@ -39,6 +40,10 @@ CASES = {
     "trainjob": ["blueprints", "--target", "trainjob", "--gitops", "none"],
     "trainjob-argocd": ["blueprints", "--target", "trainjob", "--gitops", "argocd"],
     "trainjob-flux": ["blueprints", "--target", "trainjob", "--gitops", "flux"],
+    # an environment with monitoring on (overlays/monitored: prod, and the PrometheusRule of its
+    # jobs' alerts, docs/monitoring.md), with the default target and with jobset
+    "monitored": ["blueprints", "--overlay", "monitored"],
+    "monitored-jobset": ["blueprints", "--overlay", "monitored", "--target", "jobset"],
 }
 
 

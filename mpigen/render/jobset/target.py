@@ -19,6 +19,7 @@ from mpigen.render.jobset.configmap import new_config_map
 from mpigen.render.jobset.jobset import new_jobset
 from mpigen.render.jobset.keygen import keygen_objects
 from mpigen.render.jobset.names import first_rank_host
+from mpigen.render.jobset.watched import watched
 from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target, TargetOptions
@@ -67,4 +68,5 @@ def _finish(jobset: dict, lifecycle: Lifecycle) -> None:
 
 JOBSET = Target(name="jobset", render=render, checks=checks.checks, reserved=checks.RESERVED,
                 health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"), kinds=kinds.KINDS,
-                options=TargetOptions("one JobSet per job, ranks started over SSH (needs JobSet)"))
+                options=TargetOptions("one JobSet per job, ranks started over SSH (needs JobSet)"),
+                watched=watched)

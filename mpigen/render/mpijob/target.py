@@ -14,6 +14,7 @@ from mpigen.render.mpijob import kinds
 from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
 from mpigen.render.mpijob.options import OPTIONS
 from mpigen.render.mpijob.resource import new_mpijob
+from mpigen.render.mpijob.watched import watched
 from mpigen.render.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
 
@@ -46,4 +47,4 @@ def libraries(options: Options) -> tuple[str, ...]:
 MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED,
                 environment_objects=environment_objects, libraries=libraries, options=OPTIONS,
                 health_checks=("docs/argocd/mpijob-health.yaml", "docs/flux/mpijob-health.yaml"),
-                importer=IMPORTER, kinds=kinds.KINDS)
+                importer=IMPORTER, kinds=kinds.KINDS, watched=watched)

@@ -20,6 +20,7 @@ from mpigen.render.static.options import OPTIONS
 from mpigen.render.podgroup import join_group, new_pod_group
 from mpigen.render.podgroup import KINDS as POD_GROUP_KINDS
 from mpigen.render.static.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
+from mpigen.render.static.watched import watched
 from mpigen.render.static.workers import new_worker
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 
@@ -86,4 +87,4 @@ def _scales_itself(obj: dict) -> bool:
 # Argo CD and Flux know Jobs and StatefulSets: no health check of mpigen's.
 STATIC = Target(name="static", render=render, checks=checks.checks, reserved=checks.RESERVED,
                 flux=FluxSteps(("workers", "launcher"), per_job=True, step_of=_flux_step),
-                scales_itself=_scales_itself, options=OPTIONS, kinds=POD_GROUP_KINDS)
+                scales_itself=_scales_itself, options=OPTIONS, kinds=POD_GROUP_KINDS, watched=watched)

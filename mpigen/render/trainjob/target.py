@@ -24,6 +24,7 @@ from mpigen.render.trainjob.names import (DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KI
 from mpigen.render.trainjob.options import OPTIONS
 from mpigen.render.trainjob.runtime import new_runtime
 from mpigen.render.trainjob.trainjob import new_trainjob, with_crd_defaults
+from mpigen.render.trainjob.watched import watched
 
 WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "TrainingRuntime": "-1", "ClusterTrainingRuntime": "-1",
          "TrainJob": "0"}
@@ -87,4 +88,4 @@ TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved
                   flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
                   applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),
                   health_checks=("docs/argocd/trainjob-health.yaml", "docs/flux/trainjob-health.yaml"), options=OPTIONS,
-                  importer=IMPORTER, kinds=kinds.KINDS)
+                  importer=IMPORTER, kinds=kinds.KINDS, watched=watched)

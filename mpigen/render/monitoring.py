@@ -1,0 +1,121 @@
+"""An environment's monitoring: one Prometheus Operator PrometheusRule (monitoring.coreos.com/v1)
+holding a group of alerts per job (mpigen.render.alert_rules), each alert labelled with the job,
+its namespace and environment, and annotated with its blueprint and its runbook (docs/monitoring.md).
+
+The rule is the environment's, not a job's: it changes with the jobs it watches (a new run's
+names replace the old run's), so that no job's run identity depends on it, and under Argo CD it
+syncs with the configuration, in wave -1."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from mpigen.formats.monitoring import MonitoringSettings
+from mpigen.kube.labels import ARGOCD_SYNC_WAVE, MANAGED_BY
+from mpigen.render import alert_rules
+from mpigen.render.watched import Watched
+
+API_VERSION = "monitoring.coreos.com/v1"
+KIND = "PrometheusRule"
+RUNBOOK = "docs/monitoring.md"
+# Under flux, where a target applies its objects in steps: the folder of the environment's
+# PrometheusRule, applied by a Kustomization of its own (mpigen.emit.companions).
+ALERTS_STEP = "alerts"
+# The labels every alert carries: not `job`, which is Prometheus' scrape job of every series.
+JOB_LABEL, ENVIRONMENT_LABEL = "mpigen_job", "mpigen_environment"
+
+
+@dataclass(frozen=True)
+class Monitoring:
+    """An environment's monitoring, as mpigen.yaml or its overlay asks (mpigen.formats.monitoring)."""
+
+    namespace: str = "monitoring"
+    labels: tuple[tuple[str, str], ...] = ()
+    not_started_for: str = "1h"
+    idle_for: str = "15m"
+    runbook: str = RUNBOOK
+
+
+def monitoring_of(settings: MonitoringSettings | None) -> Monitoring | None:
+    """The options of these settings (None: no monitoring)."""
+    if settings is None or not settings.enabled:
+        return None
+    rule = settings.prometheusRule
+    return Monitoring(rule.namespace, tuple(sorted(rule.labels.items())), settings.notStartedFor, settings.idleFor,
+                      settings.runbookURL or RUNBOOK)
+
+
+@dataclass(frozen=True)
+class Alert:
+    """One alert of every job: its name, severity, expression (None: not for this job), how
+    long it must hold, and what it says."""
+
+    name: str
+    severity: str
+    expr: Callable[[Watched], str | None]
+    hold: Callable[[Monitoring], str | None]
+    summary: str
+    description: str
+
+
+def _now(monitoring: Monitoring) -> None:
+    return None
+
+
+ALERTS = (
+    Alert("MpigenJobFailed", "critical", alert_rules.failed, _now,
+          "{job} failed", "{kind} {namespace}/{name} failed; its pods' logs say why."),
+    Alert("MpigenJobNotStarted", "warning", alert_rules.not_started, lambda m: m.not_started_for,
+          "{job} has not started", "{kind} {namespace}/{name} is not running: {{{{ $labels.reason }}}}."),
+    Alert("MpigenJobRestarting", "warning", alert_rules.restarting, _now,
+          "{job} restarted", "{kind} {namespace}/{name} restarted within the last " + alert_rules.RESTART_WINDOW + "."),
+    Alert("MpigenJobNearRestartBudget", "warning", alert_rules.near_restart_budget, _now,
+          "{job} runs its last attempt", "{kind} {namespace}/{name} used {{{{ $value }}}} of its {budget} restarts."),
+    Alert("MpigenWorkersIdle", "warning", alert_rules.workers_idle, lambda m: m.idle_for,
+          "{job}'s workers idle while its launcher runs",
+          "The workers of {namespace}/{name} idle ({{{{ $value }}}} {idle}) while the launcher runs: the ranks may "
+          "all run on the launcher."),
+    Alert("MpigenFinishedJobHoldsGPUs", "warning", alert_rules.finished_holding_gpus,
+          lambda m: alert_rules.HELD_FOR, "{job} finished and holds GPUs",
+          "{kind} {namespace}/{name} finished and {{{{ $value }}}} of its worker pods still run, with {gpus} "
+          "GPUs each."),
+)
+
+
+def prometheus_rule(env: str, watched: list[Watched], monitoring: Monitoring, gitops: str) -> tuple[dict, str]:
+    """The environment's PrometheusRule, with a group per job (by namespace and name), and its
+    `# Source:` comment."""
+    labels = {MANAGED_BY: "mpigen", **dict(monitoring.labels)}
+    meta = {"name": f"mpigen-{env}" if env else "mpigen", "namespace": monitoring.namespace, "labels": labels}
+    if gitops == "argocd":
+        meta["annotations"] = {ARGOCD_SYNC_WAVE: "-1"}
+    groups = [_group(one, env, monitoring) for one in sorted(watched, key=lambda w: (w.namespace, w.job))]
+    rule = {"apiVersion": API_VERSION, "kind": KIND, "metadata": meta, "spec": {"groups": groups}}
+    where = f"environment {env}" if env else "the blueprints"
+    return rule, f"Source: mpigen monitoring, the alerts of {where} (docs/monitoring.md)"
+
+
+def _group(watched: Watched, env: str, monitoring: Monitoring) -> dict:
+    rules = []
+    facts = {"job": f"{watched.namespace}/{watched.job}", "kind": watched.kind, "namespace": watched.namespace,
+             "name": watched.name, "budget": watched.restart_budget, "gpus": watched.gpus,
+             "idle": "% GPU utilisation" if watched.gpus and watched.dcgm else "CPU cores at most"}
+    for alert in ALERTS:
+        expr = alert.expr(watched)
+        if expr is None:
+            continue
+        rule = {"alert": alert.name, "expr": expr}
+        hold = alert.hold(monitoring)
+        if hold is not None:
+            rule["for"] = hold
+        labels = {"severity": alert.severity, "namespace": watched.namespace, JOB_LABEL: watched.job}
+        if env:
+            labels[ENVIRONMENT_LABEL] = env
+        rule["labels"] = labels
+        rule["annotations"] = {"summary": alert.summary.format(**facts),
+                               "description": alert.description.format(**facts),
+                               "blueprint": watched.blueprint,
+                               "runbook_url": f"{monitoring.runbook}#{alert.name.lower()}"}
+        rules.append(rule)
+    return {"name": f"mpigen/{watched.namespace}/{watched.job}", "rules": rules}

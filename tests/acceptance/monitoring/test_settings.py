@@ -1,0 +1,62 @@
+"""Where monitoring is switched on: mpigen.yaml for every environment, an overlay for its own
+(`enabled: false` turning mpigen.yaml's off); a wrong value refused at its line with exit 2 and
+nothing written; and an edit of a job that changes only what its alerts watch (its GPUs)
+rewrites the rule on the next, incremental, render."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+from tests.support.command_line import run_mpigen
+
+ROOT = Path(__file__).resolve().parents[3]
+CONFIG = ("apiVersion: mpigen.dev/v1alpha1\nkind: Config\noverlays: [dev, prod]\noutput: rendered\n"
+          "monitoring:\n  prometheusRule: {labels: {release: prometheus}}\n")
+
+
+def repository(tmp_path: Path, config: str = CONFIG) -> Path:
+    for folder in ("blueprints", "overlays"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    (tmp_path / "mpigen.yaml").write_text(config, encoding="utf-8")
+    return tmp_path
+
+
+def rule_files(repo: Path) -> list[str]:
+    return sorted(p.relative_to(repo).as_posix() for p in (repo / "rendered").rglob("prometheusrule-*.yaml"))
+
+
+def test_mpigen_yaml_monitors_every_environment_and_an_overlay_turns_it_off(tmp_path):
+    repo = repository(tmp_path)
+    assert run_mpigen("render", cwd=repo, timeout=120).returncode == 0
+    assert rule_files(repo) == ["rendered/dev/monitoring/prometheusrule-mpigen-dev.yaml",
+                                "rendered/prod/monitoring/prometheusrule-mpigen-prod.yaml"]
+    dev = repo / "overlays" / "dev" / "overlay.yaml"
+    dev.write_text(dev.read_text() + "monitoring: {enabled: false}\n")
+    assert run_mpigen("render", cwd=repo, timeout=120).returncode == 0
+    assert rule_files(repo) == ["rendered/prod/monitoring/prometheusrule-mpigen-prod.yaml"]
+
+
+def test_a_wrong_duration_is_refused_at_its_line(tmp_path):
+    repo = repository(tmp_path, CONFIG + "  notStartedFor: 30m1h\n")
+    done = run_mpigen("render", cwd=repo, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith("mpigen.yaml:7:18: error: monitoring.notStartedFor: string '30m1h' is not "
+                                           "a Prometheus duration such as 30m, 2h or 1h30m")
+    assert "Traceback" not in done.stderr.decode()
+    assert not (repo / "rendered").exists()
+
+
+def test_an_edit_of_what_a_job_watches_rewrites_the_rule(tmp_path):
+    repo = repository(tmp_path)
+    assert run_mpigen("render", cwd=repo, timeout=120).returncode == 0
+    blueprint = repo / "blueprints" / "kueue-queued.yaml"
+    blueprint.write_text(blueprint.read_text().replace("gpusPerWorker: 8", "gpusPerWorker: 4"))
+    assert run_mpigen("render", cwd=repo, timeout=120).returncode == 0
+    rule = yaml.safe_load((repo / "rendered/dev/monitoring/prometheusrule-mpigen-dev.yaml").read_text())
+    (group,) = [g for g in rule["spec"]["groups"] if g["name"] == "mpigen/ml-dev/vit-sweep-7"]
+    (held,) = [r for r in group["rules"] if r["alert"] == "MpigenFinishedJobHoldsGPUs"]
+    assert held["annotations"]["description"].endswith("with 4 GPUs each.")
+    assert run_mpigen("check", cwd=repo, timeout=120).returncode == 0
