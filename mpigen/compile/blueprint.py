@@ -28,7 +28,7 @@ from mpigen.kube.labels import EXCLUSIVE_LABEL, HOSTNAME_TOPOLOGY, JOB_LABEL, MU
 from mpigen.kube.quantity import format_quantity, parse
 
 # Container names of the operator's examples; spec.mainContainer replaces both, because
-# kubexec.sh then execs into that container on the workers.
+# kubexec.sh then execs into that container on the workers, and a role's containerName its own.
 LAUNCHER_CONTAINER = "mpi-launcher"
 WORKER_CONTAINER = "mpi-worker"
 
@@ -128,11 +128,12 @@ def _template(bp: Blueprint, role: str, rank: bool) -> dict[str, Any]:
     if volumes:
         pod["volumes"] = volumes
 
+    patch = spec.podTemplatePatch.launcher if role == LAUNCHER else spec.podTemplatePatch.worker
     metadata: dict[str, Any] = {}
-    labels = dict(bp.metadata.labels)
+    labels = {**bp.metadata.labels, **patch.metadata.labels}
     if exclusive:
         labels.update({JOB_LABEL: bp.metadata.name, EXCLUSIVE_LABEL: "true"})
-    annotations = dict(bp.metadata.annotations)
+    annotations = {**bp.metadata.annotations, **patch.metadata.annotations}
     if rank and spec.network.secondaryNetworks:
         annotations[MULTUS_NETWORKS] = ",".join(spec.network.secondaryNetworks)
     if labels:
@@ -140,14 +141,14 @@ def _template(bp: Blueprint, role: str, rank: bool) -> dict[str, Any]:
     if annotations:
         metadata["annotations"] = annotations
 
-    patch = spec.podTemplatePatch.launcher if role == LAUNCHER else spec.podTemplatePatch.worker
     pod["containers"][0] = merge_patch(pod["containers"][0], patch.container)
     pod = merge_patch(pod, patch.pod)
     return {"metadata": metadata, "spec": pod} if metadata else {"spec": pod}
 
 
 def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, Any]:
-    name = spec.mainContainer or (LAUNCHER_CONTAINER if role == LAUNCHER else WORKER_CONTAINER)
+    own = (spec.podTemplatePatch.launcher if role == LAUNCHER else spec.podTemplatePatch.worker).containerName
+    name = spec.mainContainer or own or (LAUNCHER_CONTAINER if role == LAUNCHER else WORKER_CONTAINER)
     container: dict[str, Any] = {"name": name, "image": spec.image}
     if role == LAUNCHER:
         container["command"] = launcher_command(spec)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from pydantic import Field
 
 from mpigen.formats.base import Model
+from mpigen.formats.patterns import DNS1123_LABEL
+from mpigen.formats.types import LabelKey, LabelValue
 
 
 # core/v1 PodSpec and Container fields (Kubernetes 1.30; a test compares them with the
@@ -25,7 +27,8 @@ POD_FIELDS = (
     "serviceAccountName", "setHostnameAsFQDN", "shareProcessNamespace", "subdomain",
     "terminationGracePeriodSeconds", "tolerations", "topologySpreadConstraints", "volumes",
 )
-CONTAINER_OWNED = {"name": "use spec.mainContainer", "image": "use spec.image",
+CONTAINER_OWNED = {"name": "use spec.podTemplatePatch.<role>.containerName (or spec.mainContainer for both)",
+                   "image": "use spec.image",
                    "command": "use spec.command or spec.launcherCommand", "args": "use spec.command",
                    "env": "use spec.env", "resources": "use spec.resources and spec.gpusPerWorker",
                    "volumeMounts": "mounts come from spec.datasets"}
@@ -37,7 +40,30 @@ CONTAINER_FIELDS = (
 )
 
 
+class RoleMetadata(Model):
+    """Labels and annotations of one role's pod template, over metadata's."""
+
+    labels: dict[LabelKey, LabelValue] = Field(
+        default_factory=dict,
+        description="Labels of this role's pods only, after metadata.labels (a key in both takes this value on "
+                    "this role's pods); never on the other role's pods, other objects or selectors.",
+        examples=[{"sidecar.istio.io/inject": "false"}])
+    annotations: dict[LabelKey, str] = Field(
+        default_factory=dict,
+        description="Annotations of this role's pods only, after metadata.annotations (a key in both takes this "
+                    "value on this role's pods).",
+        examples=[{"prometheus.io/scrape": "true"}])
+
+
 class RolePatch(Model):
+    containerName: Optional[str] = Field(
+        None, pattern=DNS1123_LABEL, max_length=63,
+        description="Name of this role's MPI container (default mpi-launcher, mpi-worker); not with "
+                    "spec.mainContainer, which names both (and is the container kubexec.sh execs into).",
+        examples=["worker"])
+    metadata: RoleMetadata = Field(default_factory=RoleMetadata,
+                                   description="Labels and annotations of this role's pod template.",
+                                   examples=[{"labels": {"role": "worker"}}])
     pod: dict[str, Any] = Field(default_factory=dict,
                                 description="JSON merge patch on the pod spec (fields the blueprint has no field for).",
                                 examples=[{"securityContext": {"runAsUser": 1000}}])

@@ -13,6 +13,7 @@ from mpigen.load.document import Document
 from mpigen.load.files import display_path
 from mpigen.load.parser import load_file
 from mpigen.render.importer import Importer
+from mpigen.render.targets import kind_facts
 
 
 def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Diagnostic]]:
@@ -21,10 +22,13 @@ def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Dia
     texts: dict[str, str] = {}
     defined: dict[tuple[str, str], Mark] = {}
     jobs, references, accounts = _documents(files, problems)
+    references, conflicting = _defined_once(references, problems)
     used: set[int] = set()
     for doc in jobs:
         reference = reference_of(doc, references)
         used.add(id(reference))
+        if id(reference) in conflicting:
+            continue  # which definition it runs on is the user's to say
         imported = import_job(doc, reference, strict=strict, accounts=accounts)
         problems += doc.problems + imported.diagnostics
         if not imported.blueprint:
@@ -44,6 +48,38 @@ def blueprints(files: list[str], strict: bool) -> tuple[dict[str, str], list[Dia
                                     f"{reference.get(('metadata', 'name'))!r}: no {_referrer(reference.data)} "
                                     "given references it"))
     return texts, list(dict.fromkeys(problems))  # one report per loss, though two readings of a job meet it
+
+
+def _defined_once(references: list[Document], problems: list[Diagnostic]) -> tuple[list[Document], set[int]]:
+    """The documents given, each object once: a second definition of the same object (kind,
+    namespace unless the kind is cluster-scoped, name) is dropped when it is the same, and an
+    error naming both definitions when it differs (the ids of the first definitions it
+    differs from)."""
+    first: dict[tuple, Document] = {}
+    conflicting: set[int] = set()
+    for doc in references:
+        key = _identity(doc)
+        if key not in first:
+            first[key] = doc
+        elif doc.data != first[key].data:
+            conflicting.add(id(first[key]))
+            problems.append(error(doc.key_mark(("metadata", "name")), f"{key[1]} {_named(key)} is defined twice, "
+                                  f"at {first[key].key_mark(('metadata', 'name'))} and here, with different "
+                                  "content: which one a job runs on depends on the order the files are given; "
+                                  "keep one of them"))
+    return list(first.values()), conflicting
+
+
+def _identity(doc: Document) -> tuple:
+    api, kind = doc.data.get("apiVersion"), doc.data.get("kind")
+    facts = kind_facts(api, kind) if isinstance(api, str) and isinstance(kind, str) else None
+    scoped = facts is not None and facts.cluster_scoped
+    namespace = None if scoped else doc.get(("metadata", "namespace"), "default")
+    return api, kind, namespace, doc.get(("metadata", "name"))
+
+
+def _named(key: tuple) -> str:
+    return repr(key[3]) if key[2] is None else repr(f"{key[2]}/{key[3]}")
 
 
 def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Document], list[Document],

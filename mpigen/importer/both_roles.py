@@ -1,7 +1,8 @@
 """`mpigen import`, what a blueprint sets on both roles at once: the env, the pod
-templates' labels and annotations, the MPI containers' names, and the secondary networks.
-Where the MPIJob's two templates differ, the blueprint can only carry one value for both:
-which one, and each difference, is reported at its line.
+templates' labels and annotations (or, where the templates differ, each role's own), the
+MPI containers' names, and the secondary networks. Where the MPIJob's two templates differ
+and the blueprint can only carry one value for both: which one, and each difference, is
+reported at its line.
 """
 
 from __future__ import annotations
@@ -48,10 +49,12 @@ def read_env(r, part: dict) -> list[tuple[str, str, tuple]]:
 
 
 def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
-    """The templates' labels and annotations into the blueprint's metadata, which rendering
-    puts on both pod templates (and, as the contract has it, on every object): a value on
-    both templates is carried exactly; one on a single template reaches the other role's
-    pods too (reported); a conflicting value is left out (reported)."""
+    """The templates' labels and annotations: a value both templates give (and the MPIJob's
+    own, when it has the key) into the blueprint's metadata, which rendering puts on both pod
+    templates (and, as the contract has it, on every object); any other into the
+    role's spec.podTemplatePatch.<role>.metadata, which its pods alone get, over metadata's.
+    A key of the MPIJob's own that one template leaves out reaches that template's pods too
+    (reported)."""
     for kind in ("labels", "annotations"):
         blueprint = metadata.setdefault(kind, {})
         keys = sorted({k for part in roles for k in part[kind]})
@@ -66,58 +69,52 @@ def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
                     r.lost(part["loc"] + ("metadata", kind, key), f"the label {key}, a key the operator writes on "
                                                                   "its own objects")
                 continue
-            values = {part[kind][key] for part in holders}
-            if key in blueprint:
-                values.add(blueprint[key])
             where = lambda part: part["loc"] + ("metadata", kind, key)  # noqa: E731
-            if len(values) > 1:
-                kept = f"the MPIJob's own value {blueprint[key]!r}" if key in blueprint else "neither"
-                for part in holders:
-                    if part[kind][key] != blueprint.get(key):
-                        r.differs(where(part), f"the {part['role'].lower()} template's {kind[:-1]} {key}="
-                                               f"{part[kind][key]!r} is set otherwise elsewhere in the job; a "
-                                               f"blueprint cannot express that (its {kind} have one value for both "
-                                               f"pod templates and every object), so the imported blueprint keeps "
-                                               f"{kept}")
-                continue
-            if key not in blueprint:
+            values = {part[kind][key] for part in holders}
+            if key not in blueprint and len(holders) == len(roles) and len(values) == 1:
                 blueprint[key] = values.pop()
                 r.came_from(("metadata", kind, key), where(holders[0]))
-            if len(holders) < len(roles):
+                continue
+            for part in holders:
+                if part[kind][key] != blueprint.get(key):
+                    role = part["role"].lower()
+                    part["patch"].setdefault("metadata", {}).setdefault(kind, {})[key] = part[kind][key]
+                    r.came_from(("podTemplatePatch", role, "metadata", kind, key), where(part))
+            if key in blueprint and len(holders) < len(roles):
                 part = holders[0]
                 other = "worker" if part["role"] == "Launcher" else "launcher"
-                r.differs(where(part), f"a {kind[:-1]} of the {part['role'].lower()} template only; a blueprint "
-                                       f"cannot express that, so the imported blueprint puts it in "
-                                       f"metadata.{kind}, which the {other}'s pods get too")
+                r.differs(where(part), f"a {kind[:-1]} of the {part['role'].lower()} template only, which the "
+                                       f"MPIJob itself has too; a blueprint's metadata.{kind} reach every pod "
+                                       f"template, so the {other}'s pods get it too")
         if not blueprint:
             del metadata[kind]
 
 
 def container_names(r, spec: dict, launcher: dict, worker: dict, out: dict) -> None:
     """A blueprint names the MPI containers mpi-launcher and mpi-worker, or both
-    spec.mainContainer (which, before v2beta1, also makes kubexec.sh exec --container it)."""
+    spec.mainContainer (which, before v2beta1, also makes kubexec.sh exec --container it), or
+    each spec.podTemplatePatch.<role>.containerName."""
     main = spec.get("mainContainer") if r.api != V2BETA1 else None
     names = {part["role"]: part["name"] for part in (launcher, worker)}
     if main is None and names == DEFAULT_CONTAINERS:
         return
-    if main is None and names["Launcher"] == names["Worker"]:
-        main = names["Launcher"]
-        if r.api != V2BETA1:
-            r.differs(launcher["cloc"] + ("name",),
-                      f"both MPI containers are named {main!r}; a blueprint keeps the names only as spec.mainContainer,"
-                      f" which the imported blueprint sets, so kubexec.sh also runs kubectl exec --container {main} "
-                      "(the same container)")
-    if main is not None:
-        out["mainContainer"] = main
-        r.came_from(("mainContainer",), ("spec", "mainContainer") if "mainContainer" in spec
-                    else launcher["cloc"] + ("name",))
+    if main is None and names["Launcher"] == names["Worker"] and r.api == V2BETA1:
+        main = names["Launcher"]  # no kubexec.sh: mainContainer only names them
+    if main is None:  # each role's own name (kubexec.sh execs into the first container, as the operator's)
+        for part in (launcher, worker):
+            if part["name"] != DEFAULT_CONTAINERS[part["role"]]:
+                part["patch"]["containerName"] = part["name"]
+                r.came_from(("podTemplatePatch", part["role"].lower(), "containerName"), part["cloc"] + ("name",))
+        return
+    out["mainContainer"] = main
+    r.came_from(("mainContainer",), ("spec", "mainContainer") if "mainContainer" in spec
+                else launcher["cloc"] + ("name",))
     for part in (launcher, worker):
         wanted = main if main is not None else DEFAULT_CONTAINERS[part["role"]]
         if part["name"] != wanted:
             r.differs(part["cloc"] + ("name",), f"the {part['role'].lower()} container {part['name']!r} is renamed "
-                                                f"{wanted!r}: a blueprint names its MPI containers "
-                                                + ("spec.mainContainer" if main is not None else
-                                                   "mpi-launcher and mpi-worker (or both spec.mainContainer)"))
+                                                f"{wanted!r}: a blueprint with spec.mainContainer names both MPI "
+                                                "containers so")
 
 
 def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:

@@ -218,9 +218,13 @@ def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spe
             return {}
         r.differs(cloc + ("args",), "args without a command run the image's entrypoint with them; a blueprint "
                                     "cannot express that, so the imported launcher runs the args as its command")
-    fields = launch_fields(argv, implementation, spec)
+    fields, kept = launch_fields(argv, implementation, spec)
     for key in fields:
         r.came_from((key,), cloc + ("command",) if launcher["command"] else cloc + ("args",))
+    if kept is not None:
+        index, why = kept
+        command = len(launcher["command"])
+        r.differs(cloc + (("command", index) if index < command else ("args", index - command)), why)
     return fields
 
 

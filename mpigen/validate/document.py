@@ -26,6 +26,7 @@ from mpigen.validate.fields import Fields
 from mpigen.validate.images import check_image_tags
 from mpigen.validate.kueue import check_kueue
 from mpigen.validate.names import check_name_length
+from mpigen.validate.container_names import check_container_names
 from mpigen.validate.pod_patch import check_patch_overlap, check_pod_patch
 from mpigen.validate.process_count import check_process_count
 from mpigen.validate.production import (check_gang, check_host_network, check_launcher_placement, check_mpirun_args,
@@ -92,7 +93,7 @@ def validate_document(doc: Document, reserved: Reserved) -> tuple[Blueprint | No
 # Every rule across fields, in the order they report.
 CROSS_FIELD_CHECKS = (
     check_name_length, check_reserved_metadata, check_command, check_process_count, check_resources, check_env,
-    check_datasets, check_pod_patch,
+    check_datasets, check_pod_patch, check_container_names,
     # production rules
     check_accelerators, check_slots, check_mpirun_args, check_shared_memory, check_hugepages, check_host_network,
     check_launcher_placement, check_storage, check_gang, check_kueue, check_patch_overlap, check_image_tags,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from mpigen.errors import Diagnostic, error
 from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.load.document import field_path
 
 
 @dataclass(frozen=True)
@@ -29,15 +30,18 @@ class Reserved:
 
 
 def check_reserved_metadata(f, out: list[Diagnostic]) -> None:
-    for where in ("labels", "annotations"):
-        loc = ("metadata", where)
-        if not f.ok(loc):
-            continue
-        for key in f.get(loc, {}):
-            if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or (where == "labels" and key in f.reserved.labels):
-                out.append(error(f.doc.key_mark(loc + (key,)),
-                                 f"metadata.{where}: key {key!r} is written by the MPI Operator or mpigen on the "
-                                 "rendered objects; choose another key"))
+    """The labels and annotations of every object (metadata) and of one role's pods
+    (spec.podTemplatePatch.<role>.metadata) that mpigen or the operator write."""
+    for base in (("metadata",), *(("spec", "podTemplatePatch", role, "metadata") for role in ("launcher", "worker"))):
+        for where in ("labels", "annotations"):
+            loc = base + (where,)
+            if not f.ok(loc):
+                continue
+            for key in f.get(loc, {}) or {}:
+                if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or (where == "labels" and key in f.reserved.labels):
+                    out.append(error(f.doc.key_mark(loc + (key,)),
+                                     f"{field_path(loc)}: key {key!r} is written by the MPI Operator or mpigen on the "
+                                     "rendered objects; choose another key"))
 
 
 def check_env(f, out: list[Diagnostic]) -> None:

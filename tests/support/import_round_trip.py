@@ -100,7 +100,7 @@ spec:
           containers:
           - name: mpi-launcher
             image: example.com/train:1
-            command: [mpirun, -np, "{workers}", python, train.py]
+            command: [mpirun, -np, "{workers}", --allow-run-as-root, python, train.py]
 {launcher_container}    Worker:
       replicas: {workers}
 {worker}      template:

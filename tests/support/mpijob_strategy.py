@@ -36,9 +36,9 @@ CONTAINER_EXTRAS = {"imagePullPolicy": "Always", "workingDir": "/workspace",
                     "ports": [{"containerPort": 2222, "protocol": "TCP"}],
                     "securityContext": {"runAsNonRoot": True},
                     "readinessProbe": {"tcpSocket": {"port": 2222}, "periodSeconds": 5}}
-LOSSES = ("restart", "worker_command", "names", "read_only_claim", "one_role_label", "sidecar", "value_from",
+LOSSES = ("restart", "worker_command", "names", "read_only_claim", "sidecar", "value_from",
           "request", "untyped_host_path", "launcher_account", "hostname", "unknown_field", "worker_image",
-          "worker_env", "ttl", "worker_restart", "template_name", "claims", "container_field")
+          "worker_env", "ttl", "worker_restart", "template_name", "claims", "container_field", "shell_line")
 
 
 def _some(draw, options: dict) -> dict:
@@ -71,7 +71,8 @@ def mpijobs(draw, api: str, lossy: bool = False):
     metadata = _metadata(draw, api)
     workers, slots = draw(st.integers(1, 4)), draw(st.sampled_from([None, 1, 2]))
     spec = _job_spec(draw, api, slots)
-    shared = _shared(draw, api, workers, slots, spec.get("mainContainer"))
+    implementation = spec.get("mpiDistribution", spec.get("mpiImplementation", "OpenMPI"))
+    shared = _shared(draw, api, workers, slots, spec.get("mainContainer"), implementation)
     spec["mpiReplicaSpecs"] = {role: _replica(draw, role, shared) for role in ("Launcher", "Worker")}
     # a copy of its own in every place (shared values would be written as YAML aliases)
     mpijob = json.loads(json.dumps({"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": spec}))
@@ -127,7 +128,7 @@ def _job_spec(draw, api: str, slots: int | None) -> dict:
     return spec
 
 
-def _shared(draw, api: str, workers: int, slots: int | None, main: str | None) -> _Shared:
+def _shared(draw, api: str, workers: int, slots: int | None, main: str | None, implementation: str) -> _Shared:
     """The draws the launcher's and the workers' pods share."""
     env = draw(st.sampled_from([[], [{"name": "NCCL_DEBUG", "value": "INFO"}],
                                 [{"name": "A", "value": ""}, {"name": "B", "value": "x y"}]]))
@@ -140,8 +141,16 @@ def _shared(draw, api: str, workers: int, slots: int | None, main: str | None) -
     shm = draw(st.sampled_from([None, "2Gi"]))
     limits = draw(st.sampled_from([{}, {"cpu": "2", "memory": "8Gi"}, {"cpu": 4}]))
     requests = draw(st.booleans()) and bool(limits)
-    return _Shared(api=api, workers=workers, argv=["mpirun", "-np", str(workers * (slots or 1)), "python", "train.py"],
-                   names={"Launcher": main or "mpi-launcher", "Worker": main or "mpi-worker"},
+    # the line mpigen writes for command [python, train.py] (Open MPI's: its --allow-run-as-root and an -x for
+    # every variable of the container; Hydra passes the whole environment)
+    argv = ["mpirun", "-np", str(workers * (slots or 1))]
+    if implementation == "OpenMPI":
+        argv += ["--allow-run-as-root", *(word for e in env for word in ("-x", e["name"]))]
+    argv += ["python", "train.py"]
+    return _Shared(api=api, workers=workers, argv=argv,
+                   names=draw(st.sampled_from([{"Launcher": "mpi-launcher", "Worker": "mpi-worker"},
+                                               {"Launcher": "launcher", "Worker": "worker"}]))
+                   if main is None else {"Launcher": main, "Worker": main},
                    env=env, labels=labels, annotations=annotations, datasets=datasets, pull_secrets=pull_secrets,
                    networks=networks, gpus=gpus, shm=shm, limits=limits, requests=requests)
 
@@ -171,9 +180,8 @@ def _container(draw, role: str, shared: _Shared) -> dict:
     container: dict = {"name": shared.names[role], "image": "registry.example.com/train:2"}
     argv = shared.argv
     if role == "Launcher":
-        style = draw(st.sampled_from(["joined", "split", "shell"]))
-        container.update({"joined": {"command": argv}, "split": {"command": argv[:1], "args": argv[1:]},
-                          "shell": {"command": ["/bin/sh", "-c", " ".join(argv)]}}[style])
+        style = draw(st.sampled_from(["joined", "split"]))
+        container.update({"joined": {"command": argv}, "split": {"command": argv[:1], "args": argv[1:]}}[style])
     elif shared.api != V2BETA1:
         container.update(draw(st.sampled_from([{}, {"command": []}, {"args": ["--ignored"]}])))
     if shared.env:
@@ -229,6 +237,9 @@ def _template_metadata(draw, role: str, shared: _Shared) -> dict:
     meta = {k: v for k, v in (("labels", dict(shared.labels)), ("annotations", dict(shared.annotations))) if v}
     if role == "Worker" and shared.networks:
         meta.setdefault("annotations", {})["k8s.v1.cni.cncf.io/networks"] = "sriov-ib0,ml/roce"
+    for kind, key in (("labels", "only-here"), ("annotations", "role-note")):
+        if draw(st.booleans()):  # one role's own (spec.podTemplatePatch.<role>.metadata)
+            meta.setdefault(kind, {})[key] = role.lower()
     if draw(st.booleans()):
         meta["creationTimestamp"] = None  # as kubectl shows a template
     return meta
@@ -284,10 +295,6 @@ def _lose_in_spec(spec: dict, loss: str, api: str) -> list[tuple]:
         spec["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = {V1ALPHA2: "Never", V1: "OnFailure",
                                                                 V2BETA1: "Never"}[api]
         return [("spec", "mpiReplicaSpecs", "Launcher", "restartPolicy")]
-    if loss == "one_role_label":
-        spec["mpiReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {}).setdefault(
-            "labels", {})["only-here"] = "yes"
-        return [loc["Worker"] + ("metadata", "labels", "only-here")]
     if loss == "unknown_field":  # a field of another generation, which this one's API server drops
         key, value = {V2BETA1: ("mpiDistribution", "IntelMPI"), V1: ("runLauncherAsWorker", True),
                       V1ALPHA2: ("sshAuthMountPath", "/x")}[api]
@@ -339,9 +346,9 @@ def _lose_in_containers(spec: dict, loss: str, api: str) -> list[tuple]:
         mains["Worker"].pop("args", None)
         mains["Worker"]["command"] = [""]
         return [loc["Worker"] + ("spec", "containers", 0, "command")]
-    if loss == "names" and "mainContainer" not in spec:
-        mains["Launcher"]["name"], mains["Worker"]["name"] = "launcher", "worker"
-        return [loc[role] + ("spec", "containers", 0, "name") for role in loc]
+    if loss == "names" and "mainContainer" in spec:  # a name other than the mainContainer both have
+        mains["Worker"]["name"] = "worker"
+        return [loc["Worker"] + ("spec", "containers", 0, "name")]
     if loss == "value_from":
         out = []
         for role in loc:
@@ -362,6 +369,10 @@ def _lose_in_containers(spec: dict, loss: str, api: str) -> list[tuple]:
     if loss == "claims":
         mains["Worker"].setdefault("resources", {})["claims"] = [{"name": "gpu"}]
         return [loc["Worker"] + ("spec", "containers", 0, "resources", "claims")]
+    if loss == "shell_line":  # its -np frozen in launcherCommand: reported at the script that holds it
+        mains["Launcher"]["command"] = ["/bin/sh", "-c", " ".join(mains["Launcher"].pop("command")
+                                                                  + mains["Launcher"].pop("args", []))]
+        return [loc["Launcher"] + ("spec", "containers", 0, "command", 2)]
     if loss == "container_field":
         mains["Launcher"]["lifecycles"] = {}
         return [loc["Launcher"] + ("spec", "containers", 0, "lifecycles")]

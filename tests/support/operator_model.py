@@ -266,13 +266,15 @@ def _pods(obj: dict) -> list[tuple[str, dict]]:
 
 def blueprint_metadata(mpijob: dict) -> dict:
     """The labels and annotations a blueprint puts on every object (contract 2, and
-    tests/fixtures/*-operator.yaml): the MPIJob's own, and those both pod templates have."""
+    tests/fixtures/*-operator.yaml): the MPIJob's own, and those both pod templates have with
+    one value that the MPIJob lacks (a template's other value is its role's own)."""
     out = {}
     templates = [r.get("template", {}).get("metadata", {}) for r in mpijob["spec"]["mpiReplicaSpecs"].values()]
     for kind in ("labels", "annotations"):
         out[kind] = dict(mpijob["metadata"].get(kind) or {})
         first, *others = [t.get(kind) or {} for t in templates]
-        out[kind].update({k: v for k, v in first.items() if all(o.get(k) == v for o in others)})
+        out[kind].update({k: v for k, v in first.items()
+                          if k not in out[kind] and all(o.get(k) == v for o in others)})
     return out
 
 

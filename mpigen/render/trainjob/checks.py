@@ -104,6 +104,13 @@ def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagn
                f"fields act only on the container named {NODE_CONTAINER} (Trainer v2.3.0 pkg/constants/constants.go "
                "Node)",
                severity=warning)
+    for role in ("launcher", "worker"):
+        own = getattr(spec.podTemplatePatch, role).containerName
+        if own not in (None, NODE_CONTAINER):
+            refuse(("spec", "podTemplatePatch", role, "containerName"), f"spec.podTemplatePatch.{role}.containerName: "
+                   f"with --target trainjob the main container is named {NODE_CONTAINER}, not {own}: the Trainer acts "
+                   f"only on the container named {NODE_CONTAINER} (Trainer v2.3.0 pkg/constants/constants.go Node)",
+                   severity=warning)
     if spec.runPolicy.cleanPodPolicy == "All":
         refuse(("spec", "runPolicy", "cleanPodPolicy"), "spec.runPolicy.cleanPodPolicy: All cannot be rendered with "
                "--target trainjob: the JobSet deletes the running workers when the launcher succeeds, but keeps "

@@ -25,6 +25,7 @@ from mpigen.load.document import Document, value_at
 from mpigen.render.importer import Given, Imported
 from mpigen.render.manifest_reader import KindReader
 from mpigen.render.manifest_view import ViewReader
+from mpigen.render.trainjob.ml_policy import not_mpi
 from mpigen.render.trainjob.mpijob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
                                                 build_view, is_runtime, written_by_mpigen)
 from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP,
@@ -103,6 +104,8 @@ def import_job(doc: Document, runtime: Document | None, strict: bool, given: Giv
         return Imported({}, r.problems)
     if runtime is not None and not is_runtime(runtime.data):
         return Imported({}, r.problems + _not_a_runtime(runtime))
+    if runtime is not None and not_mpi(runtime):
+        return Imported({}, r.problems + not_mpi(runtime))
     unnamed = None
     runtime_reader = KindReader(runtime, False, TRAINER_API) if written_by_mpigen(runtime) else None
     if not _shaped(r, TRAINJOB_SHAPE) or (runtime_reader is not None and not _shaped(runtime_reader, RUNTIME_SHAPE)):

@@ -28,22 +28,32 @@ def test_template_labels_and_annotations_round_trip():
     assert_round_trip({**yaml.safe_load(LABELLED), "apiVersion": V2BETA1})
 
 
-def test_a_label_of_one_template_only_is_reported_at_its_line():
+def test_a_label_of_one_template_only_is_that_roles_own():
     text = LABELLED.replace("labels: {team: vision, tier: gold}", "labels: {team: vision}", 1)
-    (message,) = warned_at(text, ("tier: gold", "tier"))
-    assert "worker template only" in message and "the launcher's pods get too" in message
-    warned_at(text, ("tier: gold", "tier"), strict=True)
+    assert_round_trip(yaml.safe_load(text))
+    blueprint, _ = imported(text)
+    assert blueprint["metadata"]["labels"] == {"team": "vision"}
+    assert blueprint["spec"]["podTemplatePatch"] == {"worker": {"metadata": {"labels": {"tier": "gold"}}}}
 
 
-def test_template_labels_that_conflict_are_reported_with_the_value_kept():
+def test_template_labels_that_differ_are_each_roles_own():
     text = LABELLED.replace("  name: train\n", "  name: train\n  labels: {team: nlp}\n", 1)
     text = text.replace("labels: {team: vision, tier: gold}", "labels: {team: vision, tier: silver}", 1)
-    messages = warned_at(text, launchers(text, "team: vision", "team"), launchers(text, "tier: silver", "tier"),
-                         ("team: vision, tier: gold", "team"), ("tier: gold", "tier"))
-    assert sum("keeps the MPIJob's own value 'nlp'" in m for m in messages) == 2
-    assert sum("keeps neither" in m for m in messages) == 2
+    assert_round_trip(yaml.safe_load(text))
     blueprint, _ = imported(text)
     assert blueprint["metadata"]["labels"] == {"team": "nlp"}
+    assert blueprint["spec"]["podTemplatePatch"] == {
+        "launcher": {"metadata": {"labels": {"team": "vision", "tier": "silver"}}},
+        "worker": {"metadata": {"labels": {"team": "vision", "tier": "gold"}}}}
+
+
+def test_a_label_of_the_mpijob_that_one_template_leaves_out_is_reported_at_its_line():
+    """metadata.labels reach both pod templates: one without the MPIJob's label cannot be said."""
+    text = LABELLED.replace("  name: train\n", "  name: train\n  labels: {tier: gold}\n", 1)
+    text = text.replace("labels: {team: vision, tier: gold}", "labels: {team: vision}", 1)
+    (message,) = warned_at(text, ("team: vision, tier: gold", "tier"))
+    assert "worker template only" in message and "the launcher's pods get it too" in message
+    warned_at(text, ("team: vision, tier: gold", "tier"), strict=True)
 
 
 @pytest.mark.parametrize("policy", ["OnFailure", "Always", "ExitCode"])
@@ -100,21 +110,34 @@ def test_container_names_given_by_main_container_round_trip():
     assert_round_trip(yaml.safe_load(text.replace(V1ALPHA2, V1)))
 
 
-def test_one_custom_name_for_both_containers_becomes_main_container_and_is_reported():
+def test_one_custom_name_for_both_containers_is_each_roles_own_without_main_container():
+    """Without the MPIJob's mainContainer kubexec.sh execs into the first container, as the
+    operator's does: a blueprint's mainContainer would add --container, each role's own name does not."""
     text = job().replace("name: mpi-launcher", "name: trainer").replace("name: mpi-worker", "name: trainer")
-    (message,) = warned_at(text, ("- name: trainer\n            image: example.com/train:1\n            command",
-                                  "name"))
-    assert "--container trainer" in message
+    assert_round_trip(yaml.safe_load(text))
     blueprint, _ = imported(text)
-    assert blueprint["spec"]["mainContainer"] == "trainer"
+    assert "mainContainer" not in blueprint["spec"]
+    assert blueprint["spec"]["podTemplatePatch"] == {"launcher": {"containerName": "trainer"},
+                                                     "worker": {"containerName": "trainer"}}
     # v2beta1 has no kubexec.sh: the names are all there is, and they round-trip
     assert_round_trip(yaml.safe_load(text.replace(V1ALPHA2, V2BETA1)))
 
 
-def test_custom_container_names_that_differ_are_reported():
-    text = job().replace("name: mpi-launcher", "name: launcher").replace("name: mpi-worker", "name: worker")
-    messages = warned_at(text, ("name: launcher", "name"), ("name: worker", "name"))
-    assert all("is renamed" in m for m in messages)
+@pytest.mark.parametrize("api", [V1ALPHA2, V1, V2BETA1])
+def test_container_names_that_differ_per_role_round_trip(api):
+    """Names of an MPIJob's own (the operator's v0.8.0 examples/v2beta1 use mpi-launcher and mpi-worker,
+    mpigen's defaults, or one name for both): each role's containerName, as written."""
+    text = job(api).replace("name: mpi-launcher", "name: launcher").replace("name: mpi-worker", "name: worker")
+    assert_round_trip(yaml.safe_load(text))
+    blueprint, _ = imported(text)
+    assert blueprint["spec"]["podTemplatePatch"] == {"launcher": {"containerName": "launcher"},
+                                                     "worker": {"containerName": "worker"}}
+
+
+def test_a_name_other_than_main_containers_is_reported():
+    text = job(spec="  mainContainer: trainer\n").replace("name: mpi-launcher", "name: trainer")
+    (message,) = warned_at(text, ("name: mpi-worker", "name"))
+    assert "is renamed 'trainer'" in message
 
 
 CLAIM = """          volumes:
@@ -179,8 +202,8 @@ def test_replicas_out_of_range_are_errors_at_import(text, needle, sub, words):
      "needs a name"),
     (job().replace("            image: example.com/train:1\n            command", "            command"),
      "- name: mpi-launcher", "name", "needs an image"),
-    (job().replace('            command: [mpirun, -np, "2", python, train.py]\n', ""), "- name: mpi-launcher",
-     "name", "no command"),
+    (job().replace('            command: [mpirun, -np, "2", --allow-run-as-root, python, train.py]\n', ""),
+     "- name: mpi-launcher", "name", "no command"),
     (job().replace("  name: train", "  name: Train_1"), "Train_1", None, "DNS-1035"),
     (job(launcher_container="            env: [{name: NUM, value: 1}]\n"), "value: 1", "1", "strings"),
     (job(worker_container="            volumeMounts: [{name: nowhere, mountPath: /x}]\n"), "{name: nowhere", None,
@@ -273,5 +296,5 @@ def test_spec_fields_round_trip(api, spec):
     text = job(api, spec=spec)
     for slots in ("2", "4"):  # -np is the slots of the two workers (validate.process_count)
         if f"slotsPerWorker: {slots}" in spec:
-            text = text.replace('"2", python', f'"{2 * int(slots)}", python')
+            text = text.replace('"2", --allow', f'"{2 * int(slots)}", --allow')
     assert_round_trip(yaml.safe_load(text))

@@ -29,10 +29,11 @@ ARGS_OF_WORKERS = ("warning: spec.mpiReplicaSpecs.Worker.template.spec.container
                    "blueprint cannot express them: its workers run sshd")
 
 
-def one_name(name: str) -> str:
-    return (f"warning: spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].name: both MPI containers are named "
-            f"{name!r}; a blueprint keeps the names only as spec.mainContainer, which the imported blueprint sets, so "
-            f"kubexec.sh also runs kubectl exec --container {name} (the same container)")
+# `-n 2`, where mpigen writes -np: the line stays launcherCommand, its count no longer following workers
+FROZEN_COUNT = ("warning: spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args[2]: kept as "
+                "spec.launcherCommand, so this process count stays 2 when spec.workers changes: mpigen writes "
+                "`mpirun -np <workers x slots> <framework flags> <mpirunArgs> <command>` (its options in any order), "
+                "whose nearest to this line is 'mpirun -np 2 /home/mpiuser/pi'")
 
 
 def imported(cli, tmp_path, *fixtures: str):
@@ -50,8 +51,10 @@ def test_the_operators_v2beta1_hydra_pi_examples(cli, tmp_path, name, implementa
     (blueprint,) = [b for b in blueprints if b]
     assert blueprint["spec"]["mpiImplementation"] == implementation and blueprint["spec"]["workers"] == 2
     launcher = pos(text, "            args:\n            - mpirun", "args")
+    count = pos(text, '- -n\n            - "2"', '"2"')
     workers = pos(text, "            args:\n            - /usr/sbin/sshd", "args")
     assert warnings == [f"{name}.yaml:{launcher[0]}:{launcher[1]}: {ARGS_OF_LAUNCHER}",
+                        f"{name}.yaml:{count[0]}:{count[1]}: {FROZEN_COUNT}",
                         f"{name}.yaml:{workers[0]}:{workers[1]}: {ARGS_OF_WORKERS}"]
 
 
@@ -61,11 +64,13 @@ def test_the_operators_v2beta1_hydra_pi_examples(cli, tmp_path, name, implementa
 ])
 def test_kubeflow_org_v1_examples(cli, tmp_path, fixture, container):
     blueprints, warnings, text = imported(cli, tmp_path, fixture)
+    """One container name for both roles, and no mainContainer (kubexec.sh then execs into the first
+    container): each role's containerName, which renders the same MPIJob, so nothing is lost."""
     (blueprint,) = [b for b in blueprints if b]
-    assert blueprint["spec"]["mainContainer"] == container and blueprint["spec"]["workers"] == 2
-    at = text.index(f"name: {container}\n", text.index("Launcher:"))  # the launcher's (the workers' is the same)
-    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
-    assert warnings == [f"{fixture.rsplit('/', 1)[-1]}:{line}:{column}: {one_name(container)}"]
+    assert "mainContainer" not in blueprint["spec"] and blueprint["spec"]["workers"] == 2
+    assert blueprint["spec"]["podTemplatePatch"]["launcher"]["containerName"] == container
+    assert blueprint["spec"]["podTemplatePatch"]["worker"]["containerName"] == container
+    assert warnings == []
 
 
 MLX_TRAINJOB = """apiVersion: trainer.kubeflow.org/v1alpha1

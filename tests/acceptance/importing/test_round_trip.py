@@ -81,7 +81,7 @@ spec:
           containers:
           - name: mpi-launcher
             image: example.com/train:1
-            command: [mpirun, -np, "2", python, train.py]
+            command: [mpirun, -np, "2", --allow-run-as-root, python, train.py]
     Worker:
       replicas: 2
       template:
@@ -167,7 +167,7 @@ spec:
           containers:
           - name: mpi-launcher
             image: img
-            command: [mpirun, -np, "4", python, train.py]
+            command: [mpirun, -np, "4", --allow-run-as-root, python, train.py]
     Worker:
       replicas: 2
       template:

@@ -221,17 +221,46 @@ def test_the_operators_v2beta1_examples_import_without_loss(cli, tmp_path, name)
     assert spec["workers"] == 2 and spec["slotsPerWorker"] == 1
 
 
-def test_the_operators_v2beta1_pi_example_reports_its_worker_command(cli, tmp_path):
+def test_the_operators_v2beta1_pi_example_reports_its_worker_command_and_its_frozen_process_count(cli, tmp_path):
+    """pi.yaml's `mpirun -n 2 /home/mpiuser/pi` (no --allow-run-as-root, which mpigen's Open MPI line
+    always has) stays launcherCommand, and its -n 2 is said at its line: it no longer follows workers."""
     path = OPERATOR_V2BETA1 / "pi.yaml"
     text = path.read_text()
     done = cli("import", str(path))
     line, column = pos(text, "command:\n            - /usr/sbin/sshd", "command")
+    count = pos(text, '- -n\n            - "2"', '"2"')
+    shown = path.relative_to(tmp_path) if path.is_relative_to(tmp_path) else path
     assert done.returncode == 0
-    assert done.lines("warning") == [f"{path.relative_to(tmp_path) if path.is_relative_to(tmp_path) else path}:"
-                                     f"{line}:{column}: warning: spec.mpiReplicaSpecs.Worker.template.spec."
-                                     "containers[0].command: the operator runs the workers' command "
-                                     "['/usr/sbin/sshd'] as written (it runs /usr/sbin/sshd -De only when there is "
-                                     "none); a blueprint cannot express it: its workers run /usr/sbin/sshd -De"]
+    assert done.lines("warning") == [
+        f"{shown}:{count[0]}:{count[1]}: warning: spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args[1]: "
+        "kept as spec.launcherCommand, so this process count stays 2 when spec.workers changes: mpigen writes "
+        "`mpirun -np <workers x slots> <framework flags> <mpirunArgs> <command>` (its options in any order), whose "
+        "nearest to this line is 'mpirun -np 2 --allow-run-as-root /home/mpiuser/pi'",
+        f"{shown}:{line}:{column}: warning: spec.mpiReplicaSpecs.Worker.template.spec."
+        "containers[0].command: the operator runs the workers' command "
+        "['/usr/sbin/sshd'] as written (it runs /usr/sbin/sshd -De only when there is "
+        "none); a blueprint cannot express it: its workers run /usr/sbin/sshd -De"]
+
+
+def test_the_operators_readme_example_imports_its_line_as_command_so_np_follows_workers(cli, tmp_path):
+    """The README's tensorflow-benchmarks MPIJob (kubeflow/mpi-operator v0.8.0 README.md, "Creating an MPI
+    Job"; examples/v2beta1/tensorflow-benchmarks/tensorflow-benchmarks.yaml) runs `mpirun --allow-run-as-root
+    -np 2 -bind-to none ... -x NCCL_DEBUG=INFO ...`: the horovod flags in another order, which Open MPI's
+    mpirun reads in any order. Its blueprint says command and mpirunArgs, and -np follows workers."""
+    done = cli("import", str(OPERATOR_V2BETA1 / "tensorflow-benchmarks.yaml"))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    spec = yaml.safe_load(done.stdout)["spec"]
+    assert (spec["framework"], spec["mpirunArgs"], spec["command"]) == (
+        "horovod", ["-x", "NCCL_DEBUG=INFO"],
+        ["python", "scripts/tf_cnn_benchmarks/tf_cnn_benchmarks.py", "--model=resnet101", "--batch_size=64",
+         "--variable_update=horovod"])
+    assert "launcherCommand" not in spec
+    (tmp_path / "bench.yaml").write_text(done.stdout.decode().replace("workers: 2", "workers: 3"))
+    rendered = cli("render", "bench.yaml", "--stdout", "--target", "mpijob")
+    assert rendered.returncode == 0, rendered.stderr
+    (mpijob,) = [d for d in rendered.objects() if d["kind"] == "MPIJob"]
+    command = mpijob["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]["command"]
+    assert command[:3] == ["mpirun", "-np", "3"]
 
 
 # --- values of the wrong type: refused at their line, never a crash --------------------------

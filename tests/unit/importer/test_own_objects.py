@@ -28,7 +28,7 @@ spec:
           containers:
           - name: mpi-launcher
             image: example.com/train:1
-            command: [mpirun, -np, "{NP}", python, train.py]
+            command: [mpirun, -np, "{NP}", --allow-run-as-root, python, train.py]
             securityContext: {LAUNCHER_CONTEXT}
     Worker:
       replicas: 2

@@ -1,0 +1,73 @@
+"""spec.podTemplatePatch.<role>.metadata: labels and annotations of one role's pods, over
+metadata's, on every target's pod templates, and nowhere else; keys and values checked as
+the API server's ValidateLabels and ValidateAnnotations do (a qualified name; a label value
+of at most 63 characters), and mpigen's and the operator's keys refused, at their lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.blueprints import blueprint_text
+from tests.support.command_line import run_mpigen
+from tests.support.rendering import by_kind, render_text
+from tests.support.text import pos
+
+PATCH = {"worker": {"metadata": {"labels": {"team": "gold", "role": "rank"},
+                                 "annotations": {"sidecar.istio.io/inject": "false"}}},
+         "launcher": {"metadata": {"annotations": {"prometheus.io/scrape": "true"}}}}
+
+
+def _templates(target: str) -> dict[str, dict]:
+    """{role: pod template metadata} of a render under the target, by where each target puts them."""
+    objects = by_kind(render_text(blueprint_text(labels={"team": "vision"}, podTemplatePatch=PATCH), target=target))
+    if target == "static":
+        templates = {"launcher": objects["Job"]["spec"]["template"], "worker": objects["StatefulSet"]["spec"]["template"]}
+    elif target == "mpijob":
+        specs = objects["MPIJob"]["spec"]["mpiReplicaSpecs"]
+        templates = {"launcher": specs["Launcher"]["template"], "worker": specs["Worker"]["template"]}
+    else:
+        owner = objects["JobSet"] if target == "jobset" else objects["TrainingRuntime"]["spec"]["template"]
+        jobs = {job["name"]: job["template"]["spec"]["template"] for job in owner["spec"]["replicatedJobs"]}
+        templates = {"launcher": jobs["launcher"], "worker": jobs["worker" if target == "jobset" else "node"]}
+    return {role: template.get("metadata", {}) for role, template in templates.items()}
+
+
+@pytest.mark.parametrize("target", ["static", "mpijob", "jobset", "trainjob"])
+def test_each_roles_labels_and_annotations_reach_its_pods_alone(target):
+    meta = _templates(target)
+    assert meta["worker"]["labels"]["team"] == "gold" and meta["worker"]["labels"]["role"] == "rank"
+    assert meta["worker"]["annotations"]["sidecar.istio.io/inject"] == "false"
+    assert "prometheus.io/scrape" not in meta["worker"].get("annotations", {})
+    assert meta["launcher"]["labels"]["team"] == "vision" and "role" not in meta["launcher"]["labels"]
+    assert meta["launcher"]["annotations"]["prometheus.io/scrape"] == "true"
+    assert "sidecar.istio.io/inject" not in meta["launcher"]["annotations"]
+
+
+def test_no_other_object_gets_a_roles_labels():
+    objects = render_text(blueprint_text(labels={"team": "vision"}, podTemplatePatch=PATCH))
+    for obj in objects:
+        assert obj["metadata"].get("labels", {}).get("team") in (None, "vision")
+        assert "role" not in obj["metadata"].get("labels", {})
+    (workers,) = [o for o in objects if o["kind"] == "StatefulSet"]
+    assert "role" not in workers["spec"]["selector"]["matchLabels"]
+
+
+@pytest.mark.parametrize("patch, needle, message", [
+    ({"worker": {"metadata": {"labels": {"tier": "gold silver"}}}}, '"gold silver"',
+     "spec.podTemplatePatch.worker.metadata.labels.tier: string 'gold silver' is not a label value"),
+    ({"worker": {"metadata": {"labels": {"-tier": "gold"}}}}, '"-tier"',
+     "spec.podTemplatePatch.worker.metadata.labels"),
+    ({"launcher": {"metadata": {"annotations": {"mpigen.dev/run": "x"}}}}, '"mpigen.dev/run"',
+     "spec.podTemplatePatch.launcher.metadata.annotations: key 'mpigen.dev/run' is written by the MPI Operator or "
+     "mpigen"),
+    ({"worker": {"metadata": {"labels": {"mpi_role_type": "worker"}}}}, '"mpi_role_type"',
+     "spec.podTemplatePatch.worker.metadata.labels: key 'mpi_role_type' is written by the MPI Operator or mpigen"),
+    ({"worker": {"metadata": {"name": "pod"}}}, '"name"', "spec.podTemplatePatch.worker.metadata: unknown key 'name'"),
+])
+def test_a_key_or_value_the_api_server_or_mpigen_refuses_is_an_error_at_its_line(tmp_path, patch, needle, message):
+    text = blueprint_text("job", podTemplatePatch=patch)
+    (tmp_path / "job.yaml").write_text(text)
+    done = run_mpigen("validate", "job.yaml", cwd=tmp_path)
+    line, column = pos(text, needle, after='"podTemplatePatch"')
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith(f"job.yaml:{line}:{column}: error: {message}"), done.stderr
