@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
+from mpigen.importer.gang import gang
 
 # The fields of each generation's spec and runPolicy (types.go of each; 2.1, 3.1, 4.1).
 SPEC_FIELDS = {
@@ -126,8 +127,7 @@ def run_policy(r, spec: dict, out: dict, queue) -> None:
             r.differs(loc + ("cleanPodPolicy",), "the v1alpha2 operator reads spec.cleanPodPolicy, not this one, "
                                                  "and so does the imported blueprint")
     if "schedulingPolicy" in policy:
-        r.lost(loc + ("schedulingPolicy",), "gang scheduling (which scheduler is the operator's --gang-scheduling "
-                                            "flag; set spec.scheduling.gang by hand)")
+        gang(r, out)
     if policy.get("managedBy") not in (None, "", "kubeflow.org/mpi-operator") \
             and not out.get("scheduling", {}).get("multiKueue"):  # mpigen.importer.own_objects read it
         r.lost(loc + ("managedBy",), f"runPolicy.managedBy {policy['managedBy']!r}")

@@ -11,6 +11,11 @@ MANAGED_BY = "app.kubernetes.io/managed-by"
 MPIGEN_PREFIX = "mpigen.dev/"  # label and annotation keys reserved for mpigen
 JOB_LABEL = MPIGEN_PREFIX + "job"  # every object of a job, and its rank pods under onePodPerNode
 RUN_LABEL = MPIGEN_PREFIX + "run"  # the run identity, under a GitOps profile
+# On an MPIJob, the gang scheduler its blueprint asks for (spec.scheduling.gang.scheduler) and a
+# schedulerName other than that scheduler's own: the operator's --gang-scheduling flag says it
+# on the cluster, so that only import and a reader of the MPIJob learn it from these.
+GANG_SCHEDULER_ANNOTATION = MPIGEN_PREFIX + "gang-scheduler"
+GANG_SCHEDULER_NAME_ANNOTATION = MPIGEN_PREFIX + "gang-scheduler-name"
 EXCLUSIVE_LABEL = MPIGEN_PREFIX + "rank-host"  # rank pods that must not share a node (onePodPerNode)
 
 # Kubernetes and the schedulers

@@ -4,12 +4,13 @@ the same target (byte for byte) and under every target, with what import reporte
 
 What the kind of object a target writes has no field for cannot come back, and is no loss of
 what the input says (so import reports nothing): a TrainJob has no cleanPodPolicy (its JobSet
-ends its pods with the run), and an MPIJob's launch line is the same for frameworks whose
-mpirun flags are the same (compile/launch.py): under another target, the imported blueprint
+ends its pods with the run), an MPIJob's launch line is the same for frameworks whose
+mpirun flags are the same (compile/launch.py), and a gang's minAvailable of the workers is
+what an MPIJob whose launcher waits for them gets anyway (render/mpijob/resource.py): under another target, the imported blueprint
 is compared with the blueprint as the kind says it (`as_the_kind_says`; compile.launch's
 FRAMEWORK_FLAGS: Hydra's lines have no framework flags at all). Which gang scheduler
-the MPI Operator runs is its --gang-scheduling flag, not the MPIJob's: import reports
-runPolicy.schedulingPolicy at its line (GANG_WARNING)."""
+the MPI Operator runs is its --gang-scheduling flag, not the MPIJob's: mpigen names the
+blueprint's on the MPIJob (mpigen.dev/gang-scheduler), and import reads it back."""
 
 from __future__ import annotations
 
@@ -32,11 +33,6 @@ EVERY_TARGET = {
     "jobset": ("--target", "jobset"),
     **IMPORTED_FROM,
 }
-GANG_WARNING = ("warning: spec.runPolicy.schedulingPolicy: gang scheduling (which scheduler is the operator's "
-                "--gang-scheduling flag; set spec.scheduling.gang by hand); a blueprint cannot express it, so the "
-                "imported blueprint leaves it out")
-
-
 def without_source(text: bytes) -> bytes:
     return b"".join(line for line in text.splitlines(keepends=True) if not line.startswith(b"# Source:"))
 
@@ -61,9 +57,10 @@ def as_the_kind_says(original: dict, imported: dict, source: str) -> dict:
         if flags.get(spec.get("framework", "custom"), ()) == flags.get(back.get("framework", "custom"), ()):
             spec.pop("framework", None)
             spec.update({"framework": back["framework"]} if "framework" in back else {})
-        spec.get("scheduling", {}).pop("gang", None)
-        if spec.get("scheduling") == {}:
-            del spec["scheduling"]
+        # a gang's minAvailable of the workers, which an MPIJob's launcher waiting for them gets anyway
+        gang = spec.get("scheduling", {}).get("gang", {})
+        if spec.get("launcher", {}).get("waitForWorkers") and gang.get("minAvailable") == spec["workers"]:
+            del gang["minAvailable"]
     return blueprint
 
 
@@ -81,9 +78,7 @@ def round_trip(cli, tmp_path, text: str, source: str) -> tuple[dict, str] | None
     (tmp_path / "imported.yaml").write_bytes(done.stdout)
     imported = yaml.safe_load(done.stdout)
     original = yaml.safe_load(text)
-    gang = source != "trainjob" and "gang" in original["spec"].get("scheduling", {})
-    if not gang:
-        assert rendered(cli, "imported.yaml", IMPORTED_FROM[source]) == first, source
+    assert rendered(cli, "imported.yaml", IMPORTED_FROM[source]) == first, source
     (tmp_path / "projected.yaml").write_text(dump_object(as_the_kind_says(original, imported, source)))
     for target, options in EVERY_TARGET.items():
         assert rendered(cli, "imported.yaml", options) == rendered(cli, "projected.yaml", options), (source, target)

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation
+from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
+from mpigen.kube.labels import (GANG_SCHEDULER_ANNOTATION, GANG_SCHEDULER_NAME_ANNOTATION, KUEUE_PRIORITY_LABEL,
+                                KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation)
 from mpigen.render.api_token import calls_api, without_api_token
 from mpigen.render.launcher_env import OPENMPI5_AGENT, OPENMPI5_ENV
 from mpigen.render.sshd import STANDARD_PORT, allow_root_sshd
@@ -63,6 +65,17 @@ def scheduling_policy(job: MPIJob) -> dict:
     if gang.scheduleTimeoutSeconds is not None:
         policy["scheduleTimeoutSeconds"] = gang.scheduleTimeoutSeconds
     return policy
+
+
+def gang_annotations(job: MPIJob) -> dict[str, str]:
+    """The gang scheduler the blueprint asks for, on the MPIJob: the operator creates the
+    PodGroup for the scheduler of its own --gang-scheduling flag, which the MPIJob cannot say,
+    so that without these a reader of the MPIJob (import among them) could not tell it."""
+    gang = job.extensions.gang
+    out = {GANG_SCHEDULER_ANNOTATION: gang.scheduler}
+    if gang.schedulerName != DEFAULT_SCHEDULER_NAMES[gang.scheduler]:
+        out[GANG_SCHEDULER_NAME_ANNOTATION] = gang.schedulerName
+    return out
 
 
 def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = None) -> dict:
@@ -105,6 +118,8 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
     body["runPolicy"] = policy
     body["mpiReplicaSpecs"] = replicas
     metadata: dict = {"name": job.metadata.name, "namespace": job.metadata.namespace}
+    if ext.gang is not None:
+        metadata["annotations"] = gang_annotations(job)
     if ext.queue is not None:
         metadata["labels"] = {KUEUE_QUEUE_LABEL: ext.queue}
         if ext.priorityClass is not None:
