@@ -193,3 +193,29 @@ def jobset_update_errors(old: dict, new: dict) -> list[str]:
     if new["spec"].get("managedBy") != old["spec"].get("managedBy"):
         errors.append("spec.managedBy: Invalid value: field is immutable")
     return errors
+
+
+# A job under a Kueue queue with its own placement (a node selector per role, the workers'
+# toleration): what Kueue's admission writes into, and a GitOps controller must not undo.
+KUEUE_JOB = """apiVersion: mpigen.dev/v1alpha1
+kind: MPIJobBlueprint
+metadata:
+  name: vit
+  namespace: team-a
+spec:
+  image: ghcr.io/example/vit:1.4
+  workers: 2
+  gpusPerWorker: 8
+  command: [python, /app/train.py]
+  scheduling:
+    queue: team-a-gpus
+  placement:
+    worker:
+      nodeSelector: {node.kubernetes.io/instance-type: p4d.24xlarge}
+      tolerations:
+        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+    launcher:
+      nodeSelector: {node-role.example.com/cpu: "true"}
+  runPolicy:
+    cleanPodPolicy: Running
+"""

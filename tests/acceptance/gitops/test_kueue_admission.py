@@ -15,33 +15,12 @@ from tests.support.command_line import run_mpigen
 from tests.support.gitops import FLUX_SSA
 from tests.support.kueue_admission import (FLAVOUR_NODE_LABELS, FLAVOUR_TOLERATIONS, admitted, argocd_normalized,
                                            argocd_respected, jobset_update_errors, merge_patch,
-                                           merge_patch_applied, server_side_applied, template_paths)
+                                           KUEUE_JOB as BLUEPRINT, merge_patch_applied, server_side_applied,
+                                           template_paths)
 from tests.support.rendering import render_text
 from tests.support.text import write
 
 SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
-BLUEPRINT = """apiVersion: mpigen.dev/v1alpha1
-kind: MPIJobBlueprint
-metadata:
-  name: vit
-  namespace: team-a
-spec:
-  image: ghcr.io/example/vit:1.4
-  workers: 2
-  gpusPerWorker: 8
-  command: [python, /app/train.py]
-  scheduling:
-    queue: team-a-gpus
-  placement:
-    worker:
-      nodeSelector: {node.kubernetes.io/instance-type: p4d.24xlarge}
-      tolerations:
-        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
-    launcher:
-      nodeSelector: {node-role.example.com/cpu: "true"}
-  runPolicy:
-    cleanPodPolicy: Running
-"""
 # Where Kueue writes into each kind it admits (its RunWithPodSetsInfo, kueue v0.19.2), as
 # (kind, pod templates as a jq path, the suspend field, templates of the blueprint's job).
 ADMITTED = {"jobset": ("JobSet", ".spec.replicatedJobs[].template.spec.template", ("spec", "suspend"), 3),

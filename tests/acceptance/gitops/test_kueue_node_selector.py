@@ -15,16 +15,15 @@ import yaml
 
 from tests.support.command_line import run_mpigen
 from tests.support.gitops import FLUX_SSA
-from tests.support.kueue_admission import (FLAVOUR_NODE_LABELS, admitted, argocd_respected, evicted,
+from tests.support.kueue_admission import (KUEUE_JOB, FLAVOUR_NODE_LABELS, admitted, argocd_respected, evicted,
                                            jobset_update_errors, server_side_applied, template_paths)
-from tests.acceptance.gitops.test_kueue_admission import BLUEPRINT as KUEUE_BLUEPRINT
 from tests.support.rendering import render_text
 from tests.support.text import write
 
 OWN_SELECTORS = {"worker": {"node.kubernetes.io/instance-type": "p4d.24xlarge"},
                  "launcher": {"node-role.example.com/cpu": "true"}}
 # test_kueue_admission's job, less its tolerations: a node selector is its only placement
-BLUEPRINT = KUEUE_BLUEPRINT.replace("      tolerations:\n        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n", "")
+BLUEPRINT = KUEUE_JOB.replace("      tolerations:\n        - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n", "")
 WITHOUT_SELECTORS = BLUEPRINT.split("  placement:\n")[0] + "  runPolicy:\n    cleanPodPolicy: Running\n"
 # A second flavour with the same node label key: where Kueue admits the job after stopping it.
 OTHER_FLAVOUR = {"example.com/gpu-pool": "h100-reserved"}

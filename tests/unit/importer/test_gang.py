@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.text import pos
-from tests.unit.importer.test_own_objects import imported, job
+from tests.support.own_objects import imported, job
 
 OURS = "{app.kubernetes.io/managed-by: mpigen}"
 
