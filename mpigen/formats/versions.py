@@ -20,6 +20,7 @@ from mpigen.formats.base import Model
 TRAINER_VERSIONS = ("v2.3", "v2.4")
 DEFAULT_TRAINER_VERSION = TRAINER_VERSIONS[0]
 TrainerVersion = Literal["v2.3", "v2.4"]
+DEFAULT_VERSIONS = {"trainer": DEFAULT_TRAINER_VERSION}  # by key of `versions:`
 
 
 class VersionsSettings(Model):

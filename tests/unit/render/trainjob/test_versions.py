@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from mpigen.errors import InputError
+from mpigen.render.trainjob.versions import upgrade
 from mpigen.review.schemas import validate_object
 from tests.support.blueprints import blueprint_text
 from tests.support.paths import ROOT
@@ -95,3 +96,15 @@ def test_the_v2_4_golden_objects_are_valid_under_the_trainer_models_and_its_rule
             assert len(job["name"]) <= 20
             for container in job["template"]["spec"]["template"]["spec"]["containers"]:
                 assert not {e["name"] for e in container.get("env", [])} & set(V24_PLUGIN)
+
+
+def test_a_move_to_v2_4_warns_of_each_suspended_trainjob_and_tells_a_running_one_it_keeps_its_jobset():
+    """The v2.4.0 release notes: MPI TrainJobs suspended before the upgrade cannot resume after
+    it. A running one keeps its JobSet (v2.3.0 plugins/jobset/jobset.go Build rebuilds it only
+    while suspended)."""
+    suspended, running = {"spec": {"suspend": True}}, {"spec": {"suspend": False}}
+    said, warning = upgrade(suspended, "v2.3", "v2.4")
+    assert warning and "cannot resume" in said
+    said, warning = upgrade(running, "v2.3", "v2.4")
+    assert not warning and "keeps its JobSet" in said
+    assert upgrade(suspended, "v2.4", "v2.3") is None
