@@ -11,6 +11,7 @@
         patch: {spec: {workers: 16}}
     podSecurity: restricted              # the Pod Security level its namespaces enforce (checked at render)
     monitoring: {prometheusRule: {labels: {release: prometheus}}}   # alerts per job (docs/monitoring.md)
+    versions: {trainer: v2.4}            # what its clusters run (mpigen.formats.versions)
     images:                              # like kustomize `images`
       - {name: horovod/horovod, newName: registry.example.com/horovod, newTag: 0.28.1-prod}
 
@@ -28,6 +29,7 @@ from mpigen.formats.base import Model
 from mpigen.formats.monitoring import MonitoringSettings
 from mpigen.formats.trainer import Runtime
 from mpigen.formats.types import GitOpsProfile, LabelKey, LabelValue, PodSecurityLevel
+from mpigen.formats.versions import VersionsSettings
 from mpigen.kube.image import TAG
 from mpigen.kube.names import DNS1123_LABEL
 
@@ -109,3 +111,6 @@ class OverlayModel(Model):
     monitoring: Optional[MonitoringSettings] = Field(
         None, description="A PrometheusRule with alerts for each of this environment's jobs (docs/monitoring.md; "
                           "default: mpigen.yaml's; enabled: false turns it off).")
+    versions: Optional[VersionsSettings] = Field(
+        None, description="The operator versions this environment's clusters run, each key inherited on its own "
+                          "(default: its nearest base's, else mpigen.yaml's).", examples=[{"trainer": "v2.4"}])

@@ -50,6 +50,20 @@ class Overlay:
     def monitoring(self) -> MonitoringSettings | None:
         return self.inherited("monitoring")
 
+    @property
+    def trainer_version(self) -> str | None:
+        owner = self.versions_owner("trainer")
+        return owner.model.versions.trainer if owner else None
+
+    def versions_owner(self, key: str) -> "Overlay | None":
+        """This overlay, else its nearest base, whose `versions:` sets `key` (each key of
+        `versions:` is inherited on its own)."""
+        for item in reversed(self.chain()):
+            versions = item.model.versions
+            if versions is not None and getattr(versions, key) is not None:
+                return item
+        return None
+
     def inherited(self, key: str):
         """A setting of this overlay (a key of its file), else of its nearest base that has it."""
         for item in reversed(self.chain()):

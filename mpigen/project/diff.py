@@ -18,6 +18,7 @@ from mpigen.review.diff.compare import compare
 from mpigen.review.diff.located import locate
 from mpigen.review.diff.overridden import overridden
 from mpigen.review.diff.report import Report
+from mpigen.review.diff.upgrades import upgrades
 from mpigen.review.live import live_texts
 from mpigen.review.revision import (commit_of, default_base, folder_texts, render_texts, require_commits,
                                     revision_texts)
@@ -83,6 +84,7 @@ def _revisions(flags: Flags, named: tuple[str, ...], base: str | None, head: str
     with CommitTree(base_commit) as old_tree, CommitTree(head_commit) if head_commit else nullcontext() as head_tree:
         report.overridden = overridden(new, old_tree, head_tree or WorkingTree())
         locate(report, old_tree, head_tree or WorkingTree())
+        report.upgrades = upgrades(old, new, old_tree, head_tree or WorkingTree())
     return report
 
 

@@ -98,6 +98,12 @@ class Kind:
     # The jq paths of the pod templates it holds, of the pods it or its controller makes,
     # suspended or not: what the namespace's Pod Security level is checked on.
     pod_templates: tuple[str, ...] = ()
+    # The key of `versions:` (mpigen.formats.versions) that names the version of its controller
+    # the clusters run, and (object as the clusters have it, old version, new version) -> what
+    # moving the clusters from the one to the other does to it: (what it says, whether that is
+    # a warning), or None for nothing to say.
+    versions_key: str | None = None
+    upgrade: Callable[[dict, str, str], tuple[str, bool] | None] | None = None
     # (object, a pod template's path) -> the init containers its controller adds to the pods
     # of that template, which the object does not hold: checked with them.
     pod_additions: Callable[[dict, str], list[dict]] | None = None

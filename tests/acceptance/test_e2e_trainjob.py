@@ -7,7 +7,8 @@ sshd on the workers, started by the rendered command from the files the rendered
 container wrote from the Trainer's key (mounted as the kubelet mounts it: id_rsa 0640, the rest
 0644 and defaultMode 0400, fsGroup applied), then the launcher's mpirun over real OpenSSH with
 Open MPI 5 or MPICH. The launcher's rendered command runs unchanged except for the program
-(allreduce.py, which fails unless every rank host runs exactly its slots).
+(allreduce.py, which fails unless every rank host runs exactly its slots). One run goes through
+the port's Trainer v2.4 expansion (kubeflow/trainer#4029's PRRTE variables, #4301's image).
 
 Needs what test_e2e_jobset.py needs: skipped with the reason elsewhere, but never under CI.
 Modelled rather than real: as in test_e2e_jobset.py; and the Trainer's controller (the port).
@@ -183,3 +184,29 @@ def test_ssh_setup_writes_only_its_own_folder(tmp_path, trainjob_for):
                               capture_output=True, text=True)
         assert (done.returncode == 0) == writable, (path, done.stderr)
         assert writable or "Read-only file system" in done.stderr
+
+
+def test_under_trainer_v2_4_open_mpi_5_runs_on_the_plugins_prrte_variables(tmp_path, trainjob_for):
+    """Trainer v2.4 (versions.trainer in the environment's overlay): the port's plugin sets the
+    PRRTE variables itself (kubeflow/trainer#4029), keep_fqdn_hostnames false, and mpigen's
+    runtime sets none of them. With the launcher among the rank hosts (runLauncherAsNode) PRRTE
+    takes the Trainer's line for the launcher as its own host, so no copy of the hostfile is
+    made, and reaches the nodes with mpigen's ssh_config through the agent, followed by the
+    plugin's ssh arguments."""
+    from tests.support.e2e.trainjob_cluster import expand_rendered
+
+    overlay = tmp_path / "overlays" / "trainer-v24"
+    overlay.mkdir(parents=True)
+    (overlay / "overlay.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"
+                                          "versions: {trainer: v2.4}\n")
+    blueprint, objects, _ = render(tmp_path, 2, 1, "OpenMPI", target="trainjob", options=("--overlay", str(overlay)),
+                                   launcher={"runAsWorker": True})
+    trainjob, cluster_objects = expand_rendered(objects, "v2.4")
+    cluster = trainjob_for(cluster_objects)
+    env = {e["name"]: e.get("value") for e in cluster.launcher().container["env"]}
+    assert (env["PRTE_MCA_prte_keep_fqdn_hostnames"], env["PRTE_MCA_plm_ssh_agent"]) == (
+        "false", "ssh -F /etc/mpigen-ssh/ssh_config")
+    seen = result(run(cluster, blueprint))
+    hosts = sorted([*(p.hostname for p in cluster.workers()), cluster.launcher().hostname])
+    assert seen["size"] == 3 and sorted({r["host"] for r in seen["ranks"]}) == hosts
+    assert not (cluster.launcher().volume_dir("mpigen-ssh") / "hostfile").exists()

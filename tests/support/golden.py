@@ -3,7 +3,7 @@
   `--stdout` stream): blueprints/ alone, the operator-exact output; the same for the
   GitOps profiles in golden/argocd[.yaml] and golden/flux[.yaml]; the other targets in
   golden/mpijob-*, crd-* and jobset[-argocd|-flux]; an environment with monitoring on in
-  golden/monitored[-jobset];
+  golden/monitored[-jobset]; the trainjob target under Trainer v2.4 in golden/trainjob-v2.4;
 - golden/overlays/<overlay>/: every blueprint for every overlay of mpigen.yaml, as
   `mpigen render` writes this repository (and `mpigen check` verifies it).
 
@@ -44,6 +44,8 @@ CASES = {
     # jobs' alerts, docs/monitoring.md), with the default target and with jobset
     "monitored": ["blueprints", "--overlay", "monitored"],
     "monitored-jobset": ["blueprints", "--overlay", "monitored", "--target", "jobset"],
+    # the trainjob target for clusters that run Kubeflow Trainer v2.4 (overlays/trainer-v2.4)
+    "trainjob-v2.4": ["blueprints", "--overlay", "trainer-v2.4", "--target", "trainjob", "--gitops", "none"],
 }
 
 

@@ -8,7 +8,7 @@ from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import name_room, run_suffix
-from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
+from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV_NAMES
 from mpigen.render.checks import hydra_launcher_host
 from mpigen.render.effective import EffectivePods
 from mpigen.render.failure_checks import download_containers, refused, unknown_containers
@@ -16,16 +16,17 @@ from mpigen.render.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (DEFAULT_NAMED_KIND, NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_API,
-                                          TRAINER_ENV_NAMES, TRAINER_HOSTFILE_DIR, TRAINER_HOSTFILE_VOLUME,
+                                          TRAINER_HOSTFILE_DIR, TRAINER_HOSTFILE_VOLUME,
                                           TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME, longest_pod_name)
 from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
 from mpigen.render.trainjob.pods import OPENMPI4_AGENT
+from mpigen.render.trainjob.versions import ALL_PLUGIN_ENV
 from mpigen.validate.fields import NAME
 from mpigen.validate.reserved import Reserved
 
 RESERVED = Reserved(volumes=(TRAINER_KEY_VOLUME, TRAINER_HOSTFILE_VOLUME, SSH_VOLUME, hydra.VOLUME),
                     mounts=(TRAINER_KEY_MOUNT, TRAINER_HOSTFILE_DIR, SSH_DIR, hydra.FOLDER),
-                    env=(*TRAINER_ENV_NAMES, OPENMPI4_AGENT, *SSH_ENV_NAMES, *NVIDIA_ENV))
+                    env=(*ALL_PLUGIN_ENV, OPENMPI4_AGENT, OPENMPI5_AGENT, *SSH_ENV_NAMES, *NVIDIA_ENV))
 MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check
 # TR:pkg/apis/trainer/v1alpha1/trainjob_types.go: runtimePatches reach replicated jobs' pod specs,
 # not the JobSet's failurePolicy nor a Job's podFailurePolicy, which are the runtime's.

@@ -2,7 +2,8 @@
 a TrainJob is a run (the Trainer makes its JobSet), whose pods, workers and slots are worked
 out through the runtime it references (mpigen.render.trainjob.capacity), and whose immutable
 fields are mpigen.render.trainjob.immutable's, with Kueue's rules of a job (its trainjob
-integration), and whose hostfile ConfigMap the Trainer creates (mpigen.render.trainjob.hostfile);
+integration), whose hostfile ConfigMap the Trainer creates (mpigen.render.trainjob.hostfile), and
+what a Trainer upgrade does to it (mpigen.render.trainjob.versions);
 a TrainingRuntime (namespaced) and a ClusterTrainingRuntime run nothing by themselves. Each is
 validated with kubeflow-trainer-api's model of it."""
 
@@ -16,6 +17,7 @@ from mpigen.render.trainjob import capacity
 from mpigen.render.trainjob.hostfile import trainer_hostfile
 from mpigen.render.trainjob.immutable import immutable_changes
 from mpigen.render.trainjob.names import TRAINER_API, TRAINER_GROUP
+from mpigen.render.trainjob.versions import upgrade
 
 
 def _model(name: str) -> Callable[[str], type | None]:
@@ -31,7 +33,8 @@ def _model(name: str) -> Callable[[str], type | None]:
 
 TRAINJOB = Kind(TRAINER_GROUP, "TrainJob", "trainjobs", run=True, pods=capacity.pods, workers=capacity.workers,
                 slots=capacity.slots, immutable=immutable_changes, kueue=every_version(JOB_RULES),
-                model=_model("TrainerV1alpha1TrainJob"), creates=trainer_hostfile)
+                model=_model("TrainerV1alpha1TrainJob"), creates=trainer_hostfile, versions_key="trainer",
+                upgrade=upgrade)
 # A runtime's JobSet template: the Trainer makes each TrainJob's JobSet from it.
 RUNTIME_TEMPLATES = (".spec.template.spec.replicatedJobs[].template.spec.template",)
 TRAINING_RUNTIME = Kind(TRAINER_GROUP, "TrainingRuntime", "trainingruntimes",

@@ -26,7 +26,7 @@ from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
 from mpigen.render.additions import RANK_ENV_VOLUME
-from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV
+from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
 from mpigen.render.failure_policy import read_policy
 from mpigen.render.manifest_view import View, keep, named, without
 from mpigen.render.replicated import SSH_PORT_NAME
@@ -38,8 +38,10 @@ from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JO
 DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (the TrainJob CRD)
 JOB_TEMPLATE = ("template", "spec", "template")  # a replicated job's pod template, from the job
 OPENMPI4_AGENT = "OMPI_MCA_plm_rsh_agent"
-# What the trainjob target appends to the launcher's env (render/trainjob/pods.launcher_env).
-ADDED_LAUNCHER_ENV = {OPENMPI4_AGENT, *NVIDIA_ENV, *(name for names in SSH_ENV.values() for name, _ in names)}
+# What the trainjob target appends to the launcher's env under any Trainer version
+# (render/trainjob/pods.launcher_env: the PRRTE agent from v2.4).
+ADDED_LAUNCHER_ENV = {OPENMPI4_AGENT, OPENMPI5_AGENT, *NVIDIA_ENV,
+                      *(name for names in SSH_ENV.values() for name, _ in names)}
 NAMED_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}  # blueprint -> v2beta1's
 ROLES = {NODE_JOB: "Worker", LAUNCHER_JOB: "Launcher"}  # a runtime's replicated jobs, as an MPIJob's replicas

@@ -29,9 +29,6 @@ DEFAULT_SUSPEND = False  # spec.suspend
 DEFAULT_NAMED_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (TrainJob CRD)
 DEFAULT_EMITTED_KIND = "TrainingRuntime"
 RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")  # what a TrainJob's runtimeRef may name
-# What the MPI plugin reserves (constants.MPIReservedEnvNames) and sets on the launcher itself.
-TRAINER_ENV_NAMES = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
-                     "OMPI_MCA_orte_set_default_slots")
 
 # The plugin's key: volume mpi-ssh-auth (items id_rsa 0640, id_rsa.pub, authorized_keys), mounted at
 # mlPolicy.mpi.sshAuthMountPath in container node; its hostfile: volume mpi-hostfile at /etc/mpi.

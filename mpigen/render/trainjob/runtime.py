@@ -14,6 +14,7 @@ OpenMPI as mpiImplementation, so the implementation is named in an annotation.""
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
+from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
 from mpigen.render.kueue import request_topology
 from mpigen.render.replicated import NETWORK, replicated_job
@@ -26,14 +27,14 @@ COSCHEDULING_TIMEOUT = 60  # the Trainer's default scheduleTimeoutSeconds
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
 
 
-def runtime_spec(job: MPIJob) -> dict:
+def runtime_spec(job: MPIJob, version: str = DEFAULT_TRAINER_VERSION) -> dict:
     ext = job.extensions
     spec: dict = {"mlPolicy": {"numNodes": 1, "mpi": {
         "numProcPerNode": 1, "mpiImplementation": "OpenMPI", "sshAuthMountPath": TRAINER_KEY_MOUNT,
         "runLauncherAsNode": ext.runLauncherAsWorker}}}
     if ext.gang is not None:
         spec["podGroupPolicy"] = _pod_group_policy(job)
-    nodes, launcher = worker_pod(job), launcher_pod(job)
+    nodes, launcher = worker_pod(job), launcher_pod(job, version)
     request_topology(job, nodes, launcher)
     if ext.gang is not None:  # the Trainer labels every pod into its PodGroup; the scheduler must be the gang's
         for template in (nodes, launcher):
@@ -60,9 +61,10 @@ def runtime_spec(job: MPIJob) -> dict:
     return spec
 
 
-def new_runtime(job: MPIJob, kind: str, name: str | None) -> dict:
-    """The runtime object; a ClusterTrainingRuntime without a name is named by its content."""
-    spec = runtime_spec(job)
+def new_runtime(job: MPIJob, kind: str, name: str | None, version: str = DEFAULT_TRAINER_VERSION) -> dict:
+    """The runtime object for that Trainer version; a ClusterTrainingRuntime without a name is
+    named by its content."""
+    spec = runtime_spec(job, version)
     meta: dict = {"name": name or (cluster_runtime_name(spec) if kind == "ClusterTrainingRuntime"
                                    else job.metadata.name)}
     if kind == "TrainingRuntime":

@@ -43,25 +43,25 @@ def runtime_choice(job: MPIJob, options: Options) -> Runtime:
     return job.source.runtime or options.own.default_runtime or Runtime(emit=DEFAULT_EMITTED_KIND)
 
 
-def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None) -> list[dict]:
-    """The runtime (unless named), then the TrainJob, then mpigen's additions."""
+def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None, version: str) -> list[dict]:
+    """The runtime (unless named), then the TrainJob, then mpigen's additions, for that Trainer version."""
     objects = []
     if choice.named:
         kind, name = choice.kind or DEFAULT_NAMED_KIND, choice.name
     else:
-        runtime = new_runtime(job, choice.emit, choice.name)
+        runtime = new_runtime(job, choice.emit, choice.name, version)
         if ttl is not None:
             runtime["spec"]["template"]["spec"]["ttlSecondsAfterFinished"] = ttl
         objects.append(runtime)
         kind, name = runtime["kind"], runtime["metadata"]["name"]
-    objects.append(new_trainjob(job, kind, name, choice.named))
+    objects.append(new_trainjob(job, kind, name, choice.named, version))
     return objects + addition_objects(job)
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     choice, ttl = runtime_choice(job, options), lifecycle.ttl_seconds_after_finished
     objects, run = gitops.run_objects(job, lifecycle, options.gitops, lambda instance, _: trainjob_objects(
-        instance, choice, ttl), ADDITIONS)
+        instance, choice, ttl, options.trainer_version), ADDITIONS)
     for obj in objects:
         if obj["kind"] == "ClusterTrainingRuntime":  # shared by jobs: nothing of any one of them
             obj["metadata"]["labels"][MANAGED_BY] = "mpigen"

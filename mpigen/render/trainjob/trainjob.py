@@ -13,6 +13,7 @@ from __future__ import annotations
 from mpigen.compile.environment import RENDEZVOUS_ENV
 from mpigen.compile.launch import with_launcher_host
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.kueue import label_workload
@@ -21,9 +22,11 @@ from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP,
                                           TRAINJOB_CONTROLLER, dns_name, node_count, trainjob_name)
 from mpigen.render.trainjob.patches import runtime_patches
+from mpigen.render.trainjob.versions import plugin_sets_prrte
 
 # Open MPI 5 ignores the Trainer's OMPI_MCA_orte_default_hostfile; a runtime of mpigen's sets
-# this itself, a runtime of the cluster's gets it from the TrainJob.
+# this itself, a runtime of the cluster's gets it from the TrainJob, unless the version's MPI
+# plugin sets it (and reserves it: mpigen.render.trainjob.versions).
 OPENMPI5_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}
 
 
@@ -35,7 +38,7 @@ def launch_command(job: MPIJob, named: bool) -> list[str]:
     return hydra.launch_line(command) if hydra.converts(job, named) else command
 
 
-def trainer(job: MPIJob, named: bool) -> dict:
+def trainer(job: MPIJob, named: bool, version: str = DEFAULT_TRAINER_VERSION) -> dict:
     launcher = job.spec.mpiReplicaSpecs[LAUNCHER].template["spec"]["containers"][0]
     worker = job.spec.mpiReplicaSpecs[WORKER].template["spec"]["containers"][0]
     out: dict = {"image": launcher["image"], "command": launch_command(job, named)}
@@ -43,7 +46,7 @@ def trainer(job: MPIJob, named: bool) -> dict:
     # MASTER_PORT) that the launch line forwards, which mpigen's own runtime holds itself.
     keep = {*job.source.env, *(RENDEZVOUS_ENV if named else ())}
     env = [e for e in launcher.get("env", []) if e["name"] in keep]
-    if named and job.distribution == "OpenMPI":
+    if named and job.distribution == "OpenMPI" and not plugin_sets_prrte(version):
         env.append(dict(OPENMPI5_HOSTFILE))
     if hydra.converts(job, named):
         env.append(hydra.hostfile_env(job.distribution))
@@ -71,12 +74,13 @@ def with_crd_defaults(trainjob: dict, job: MPIJob, completed: bool) -> None:
         spec["suspend"] = DEFAULT_SUSPEND
 
 
-def new_trainjob(job: MPIJob, runtime_kind: str, runtime_name: str, named: bool) -> dict:
+def new_trainjob(job: MPIJob, runtime_kind: str, runtime_name: str, named: bool,
+                 version: str = DEFAULT_TRAINER_VERSION) -> dict:
     ext = job.extensions
     meta = object_meta(job, trainjob_name(job), {})
     label_workload(job, meta)
     spec: dict = {"runtimeRef": {"name": runtime_name, "apiGroup": TRAINER_GROUP, "kind": runtime_kind},
-                  "trainer": trainer(job, named)}
+                  "trainer": trainer(job, named, version)}
     if named:
         patches = runtime_patches(job)
         if patches:

@@ -53,6 +53,10 @@ def format_json(report) -> str:
     overridden = [{"environment": note.environment, "blueprint": note.blueprint, "field": note.field,
                    "old": _none(note.old), "new": _none(note.new), "overlay": str(note.overlay),
                    "value": _none(note.value)} for note in report.overridden]
+    upgrades = [{"environment": up.environment, "key": up.key, "old": up.old, "new": up.new, "at": str(up.mark),
+                 "objects": [{"object": str(o.key), "said": o.said, "warning": o.warning} for o in up.objects]}
+                for up in report.upgrades]
     data = {"old": report.old_label, "new": report.new_label, "differs": report.differs(),
-            "immutable": report.immutable(), "summary": summary, "jobs": jobs, "overridden": overridden}
+            "immutable": report.immutable(), "summary": summary, "jobs": jobs, "overridden": overridden,
+            "upgrades": upgrades}
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

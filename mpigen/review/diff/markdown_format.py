@@ -69,6 +69,8 @@ def format_markdown(report) -> str:
     lines = [f"### mpigen diff: `{report.old_label}` → `{report.new_label}`", ""]
     notes = [f"- {_md(moot(note, '→'))}" for note in report.overridden]
     notes = ["Blueprint edits an overlay overrides:", ""] + notes + [""] if notes else []
+    upgrades = [f"- {_md(line.strip())}" for up in report.upgrades for line in up.lines("→")]
+    notes += ["Version upgrades:", ""] + upgrades + [""] if upgrades else []
     if not report.differs():
         return "\n".join(lines + ["No changes.", ""] + notes).rstrip("\n") + "\n"
     findings = [finding for job in report.jobs for finding in job.immutable]

@@ -11,17 +11,21 @@ from mpigen.review.diff.markdown_format import format_markdown
 from mpigen.review.diff.model import JobDiff
 from mpigen.review.diff.overridden import Overridden
 from mpigen.review.diff.text_format import PLAIN, Style, format_text
+from mpigen.review.diff.upgrades import Upgrade
 
 
 @dataclass
 class Report:
-    """Every job with a difference, sorted by environment, namespace and job, and the
-    blueprint edits an overlay makes moot (they change no object, so they are no difference)."""
+    """Every job with a difference, sorted by environment, namespace and job, the blueprint
+    edits an overlay makes moot (they change no object, so they are no difference), and the
+    environments whose clusters move to another version of an operator, with what that does
+    to the objects they run (mpigen.review.diff.upgrades)."""
 
     old_label: str
     new_label: str
     jobs: list[JobDiff]
     overridden: list[Overridden] = field(default_factory=list)
+    upgrades: list[Upgrade] = field(default_factory=list)  # environments moving to another operator version
 
     def differs(self) -> bool:
         return bool(self.jobs)

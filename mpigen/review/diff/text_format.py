@@ -46,7 +46,7 @@ def _text_change(change: FieldChange, style: Style) -> list[str]:
 
 
 def format_text(report, style: Style = PLAIN) -> str:
-    notes = [moot(note) for note in report.overridden]
+    notes = [moot(note) for note in report.overridden] + [line for up in report.upgrades for line in up.lines()]
     if not report.differs():
         return "\n".join(["no changes"] + notes) + "\n"
     lines = []

@@ -91,3 +91,27 @@ def test_every_pod_that_runs_ranks_mounts_what_they_use(path):
     for name, pod in rank_pods(jobset).items():
         mounts = {m["mountPath"] for m in node_container(pod).get("volumeMounts", [])}
         assert any(path == m or path.startswith(m + "/") for m in mounts), f"{name}: {path} not mounted: {mounts}"
+
+
+@pytest.mark.parametrize("spec", [{}, {"launcher": {"runAsWorker": True}}], ids=["example", "launcher-as-worker"])
+def test_under_trainer_v2_4_the_webhook_accepts_the_trainjob_and_the_launcher_sets_each_variable_once(spec):
+    """v2.4's plugin sets and reserves the PRRTE variables (kubeflow/trainer#4029): mpigen's
+    TrainJob carries none, on the Trainer's runtime and on mpigen's own, whose launcher ends up
+    with the plugin's values and mpigen's ssh agent."""
+    blueprint = yaml.safe_load((BLUEPRINTS / "deepspeed.yaml").read_text())
+    blueprint["spec"]["runtime"] = {"name": TRAINER_RUNTIME["metadata"]["name"]}
+    del blueprint["spec"]["resources"]["launcher"]
+    blueprint["spec"].update(spec)
+    trainjob = by_kind(render_text(yaml.safe_dump(blueprint), target="trainjob", trainer_version="v2.4"))["TrainJob"]
+    assert webhook_errors(trainjob, TRAINER_RUNTIME, "v2.4") == []
+    del blueprint["spec"]["runtime"]
+    own = by_kind(render_text(yaml.safe_dump(blueprint), target="trainjob", trainer_version="v2.4"))
+    assert webhook_errors(own["TrainJob"], own["TrainingRuntime"], "v2.4") == []
+    *_, jobset = expand(copy.deepcopy(own["TrainJob"]), copy.deepcopy(own["TrainingRuntime"]), version="v2.4")
+    launcher = next(rj for rj in jobset["spec"]["replicatedJobs"] if rj["name"] == "launcher")
+    env = node_container(launcher["template"]["spec"]["template"]["spec"])["env"]
+    names = [e["name"] for e in env]
+    assert len(names) == len(set(names))
+    values = {e["name"]: e.get("value") for e in env}
+    assert (values["PRTE_MCA_prte_keep_fqdn_hostnames"], values["PRTE_MCA_plm_ssh_args"],
+            values["PRTE_MCA_plm_ssh_agent"]) == ("false", "-o ConnectionAttempts=10", "ssh -F /etc/mpigen-ssh/ssh_config")

@@ -19,11 +19,11 @@ from tests.support.e2e.trainer.expand import RUNTIME_KINDS, expand, runtime_of
 NODE_JOB = "node"
 
 
-def expand_rendered(objects: list[dict]) -> tuple[dict, list[dict]]:
+def expand_rendered(objects: list[dict], version: str = "v2.3") -> tuple[dict, list[dict]]:
     """(the TrainJob, the objects a cluster holds once the Trainer has expanded it): the
     rendered objects other than the TrainJob and runtimes, then the Trainer's."""
     trainjob = find(objects, "TrainJob")
-    made = expand(trainjob, runtime_of(trainjob, objects))
+    made = expand(trainjob, runtime_of(trainjob, objects), version=version)
     kept = [o for o in objects if o["kind"] not in ("TrainJob", *RUNTIME_KINDS)]
     return trainjob, [*kept, *made]
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import subprocess
 
+import pytest
+
 from tests.support.e2e.trainer.expand import expand
 from tests.support.e2e.trainer.info import Info, PodSet, merge_runtime_patches, new_runtime_info
 from tests.support.e2e.trainer.mpi import build, enforce_ml_policy, hostfile_volume, secret_volume
@@ -204,3 +206,27 @@ def test_the_key_is_an_ecdsa_p521_pem_key_and_its_authorized_keys_line(tmp_path)
     derived = subprocess.run(["ssh-keygen", "-y", "-f", str(tmp_path / "key")], capture_output=True, text=True,
                              check=True).stdout
     assert derived.split()[:2] == public.split()
+
+
+@pytest.mark.parametrize("version, node_image", [("v2.3", "test:mpi-node"), ("v2.4", "test:trainjob")])
+def test_v2_4_puts_the_prrte_variables_on_the_launcher_and_the_trainjob_s_image_on_the_nodes(version, node_image):
+    """kubeflow/trainer#4029: the PRRTE twins after Open MPI 4's, keep_fqdn_hostnames false;
+    #4301 (as #4050 describes it): the TrainJob's image on the MPI node job's container node,
+    which carries no ancestor label, its command left alone."""
+    runtime = {**wrapper_runtime(launcher=True), "mlPolicy": {"numNodes": 1, "mpi": {
+        "numProcPerNode": 1, "mpiImplementation": "OpenMPI", "sshAuthMountPath": "/root/.ssh",
+        "runLauncherAsNode": False}}}
+    jobs = runtime["template"]["spec"]["replicatedJobs"]
+    launcher, node = jobs[-2], jobs[-1]
+    launcher["template"]["metadata"] = {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}}
+    node["template"].pop("metadata")
+    node["template"]["spec"]["template"]["spec"]["containers"][0]["image"] = "test:mpi-node"
+    job = trainjob("test-job", "uid", numNodes=2, numProcPerNode=2, image="test:trainjob")
+    *_, jobset = expand(job, {"spec": runtime}, version=version)
+    pods = {rj["name"]: rj["template"]["spec"]["template"]["spec"] for rj in jobset["spec"]["replicatedJobs"]}
+    prrte = [{"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"},
+             {"name": "PRTE_MCA_prte_keep_fqdn_hostnames", "value": "false"},
+             {"name": "PRTE_MCA_prte_set_default_slots", "value": "2"},
+             {"name": "PRTE_MCA_plm_ssh_args", "value": "-o ConnectionAttempts=10"}]
+    assert pods["launcher"]["containers"][0]["env"] == openmpi_env(2) + (prrte if version == "v2.4" else [])
+    assert (pods["node"]["containers"][0]["image"], pods["node"]["containers"][0]["command"]) == (node_image, ["runtime"])

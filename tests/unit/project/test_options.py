@@ -147,3 +147,22 @@ def test_a_target_in_the_table_alone_brings_its_flag_and_options(monkeypatch):
     assert (options.target, options.own) == ("toy", (("colour", "red"),))
     with pytest.raises(InputError):
         resolve(Flags(paths=("blueprints",), target_flags={"--colour": "red"}), print)
+
+
+def test_the_trainer_version_is_v2_3_by_default_and_each_overlay_s_key_wins_inherited_on_its_own():
+    assert resolve(Flags(paths=("blueprints",)), print).options.trainer_version == "v2.3"
+    repository("versions: {trainer: v2.3}\n", new="versions: {trainer: v2.4}\n", child="bases: [new]\n",
+               plain="labels: {a: b}\n", empty="versions: {}\nbases: [new]\n")
+    setup = resolve(Flags(), print)
+    assert setup.options.trainer_version == "v2.3"
+    assert {o.name: e.trainer_version for o, e in zip(setup.overlays, setup.env_options)} == {
+        "new": "v2.4", "child": "v2.4", "plain": "v2.3", "empty": "v2.4"}
+
+
+def test_a_trainer_version_mpigen_does_not_know_is_refused_at_its_line():
+    repository("versions:\n  trainer: v2.5\n")
+    with pytest.raises(InputError) as raised:
+        resolve(Flags(), print)
+    (diagnostic,) = raised.value.diagnostics
+    assert (diagnostic.mark.path, diagnostic.mark.line) == ("mpigen.yaml", 4)
+    assert "'v2.3'" in diagnostic.message and "'v2.4'" in diagnostic.message

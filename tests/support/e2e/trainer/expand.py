@@ -3,7 +3,8 @@
 defaults, newRuntimeInfo, the EnforceMLPolicy plugins (MPI's; PlainML's acts only without an
 MPI, Torch or JAX policy, and is refused here), the pod network (JobSet's IdentifyPodNetwork),
 SyncParallelCount, then Build: the MPI plugin's Secret and hostfile ConfigMap, and the JobSet.
-The TrainJob gets the uid the API server would give it, its owner references point to."""
+The TrainJob gets the uid the API server would give it, its owner references point to. Trainer
+v2.4's changes are the MPI plugin's and the JobSet builder's (mpi.py, jobset.py)."""
 
 from __future__ import annotations
 
@@ -30,14 +31,15 @@ def runtime_of(trainjob: dict, objects: list[dict]) -> dict:
     return found[0]
 
 
-def expand(trainjob: dict, runtime: dict, secret_exists: bool = False) -> list[dict]:
-    """[Secret (unless it exists), hostfile ConfigMap, JobSet] of the TrainJob, which gets a uid."""
+def expand(trainjob: dict, runtime: dict, secret_exists: bool = False, version: str = "v2.3") -> list[dict]:
+    """[Secret (unless it exists), hostfile ConfigMap, JobSet] of the TrainJob, which gets a uid,
+    as Trainer `version` expands it."""
     trainjob["metadata"].setdefault("uid", str(uuid.uuid4()))
     spec = with_defaults(runtime["spec"])
     if spec.get("mlPolicy", {}).get("mpi") is None:
         raise Unsupported("only runtimes with an MPI policy are modelled")
     info = new_runtime_info(copy.deepcopy(trainjob), spec)
-    enforce_ml_policy(info, trainjob)
+    enforce_ml_policy(info, trainjob, version)
     identify_pod_network(info, trainjob)
     sync_parallel_count(info)
-    return [*build(info, trainjob, secret_exists), build_jobset(info, trainjob)]
+    return [*build(info, trainjob, secret_exists), build_jobset(info, trainjob, version)]

@@ -5,7 +5,12 @@ containers named `node` and, on the launcher, sets Open MPI's variables; Build m
 `<trainjob>-mpi-ssh-auth` (an ECDSA P-521 key, PEM "EC PRIVATE KEY", and its authorized_keys
 line; unless it exists: it is immutable) and the ConfigMap `<trainjob>-mpi-hostfile`, one line
 `<endpoint> slots=<numProcPerNode>` per pod of the PodSets that are nodes, in PodSet order.
-The constants are pkg/constants/constants.go's."""
+The constants are pkg/constants/constants.go's.
+
+Trainer v2.4 (not mirrored: kubeflow/trainer#4029, fixing #4028, as its description lists them)
+also sets Open MPI 5's PRRTE twins of the four variables, keep_fqdn_hostnames false on purpose,
+after them (their order among the launcher's env is not confirmed: the pull request's output is
+sorted)."""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ HOSTFILE_DIR, HOSTFILE = "/etc/mpi", "hostfile"
 SSH_AUTH_DEFAULT_MODE, PRIVATE_KEY_MODE, PUBLIC_KEY_MODE = 0o400, 0o640, 0o644
 PUBLIC_KEY = "ssh-publickey"
 RSH_ARGS = "-o ConnectionAttempts=10"
+VERSIONS = ("v2.3", "v2.4")  # the Trainer versions the port follows (mpigen.formats.versions)
 
 
 class MPIError(Exception):
@@ -62,7 +68,7 @@ def hostfile_volume(trainjob_name: str) -> dict:
                                                    "items": [{"key": HOSTFILE, "path": HOSTFILE, "mode": 0o444}]}}
 
 
-def enforce_ml_policy(info: Info, trainjob: dict) -> None:
+def enforce_ml_policy(info: Info, trainjob: dict, version: str = "v2.3") -> None:
     mpi = info.mpi
     if mpi is None:
         return
@@ -93,11 +99,21 @@ def enforce_ml_policy(info: Info, trainjob: dict) -> None:
             upsert_volume_mounts(container["volumeMounts"], {"name": HOSTFILE_VOLUME, "mountPath": HOSTFILE_DIR})
             if mpi["mpiImplementation"] != "OpenMPI":
                 raise MPIError(f"MPI implementation for {mpi['mpiImplementation']} doesn't supported")
-            upsert_env(container.setdefault("env", []),
-                       {"name": "OMPI_MCA_orte_default_hostfile", "value": f"{HOSTFILE_DIR}/{HOSTFILE}"},
-                       {"name": "OMPI_MCA_orte_keep_fqdn_hostnames", "value": "true"},
-                       {"name": "OMPI_MCA_orte_set_default_slots", "value": str(mpi["numProcPerNode"])},
-                       {"name": "OMPI_MCA_plm_rsh_args", "value": RSH_ARGS})
+            upsert_env(container.setdefault("env", []), *launcher_env(mpi["numProcPerNode"], version))
+
+
+def launcher_env(slots: int, version: str) -> list[dict]:
+    """The Open MPI variables the plugin of that version sets on the launcher's container node."""
+    env = [{"name": "OMPI_MCA_orte_default_hostfile", "value": f"{HOSTFILE_DIR}/{HOSTFILE}"},
+           {"name": "OMPI_MCA_orte_keep_fqdn_hostnames", "value": "true"},
+           {"name": "OMPI_MCA_orte_set_default_slots", "value": str(slots)},
+           {"name": "OMPI_MCA_plm_rsh_args", "value": RSH_ARGS}]
+    if version == "v2.4":  # #4029
+        env += [{"name": "PRTE_MCA_prte_default_hostfile", "value": f"{HOSTFILE_DIR}/{HOSTFILE}"},
+                {"name": "PRTE_MCA_prte_keep_fqdn_hostnames", "value": "false"},
+                {"name": "PRTE_MCA_prte_set_default_slots", "value": str(slots)},
+                {"name": "PRTE_MCA_plm_ssh_args", "value": RSH_ARGS}]
+    return env
 
 
 def _owner(trainjob: dict) -> list[dict]:

@@ -2,7 +2,8 @@
 Validate, plugins/jobset/jobset.go Validate, the part about runtimePatches and the MPI policy):
 each message as the webhook words it, with its field path.
 
-- MPI: the trainer's env must not set the reserved names (constants.MPIReservedEnvNames); with
+- MPI: the trainer's env must not set the reserved names (constants.MPIReservedEnvNames; v2.4 adds the
+  PRRTE twins, kubeflow/trainer#4029); with
   runLauncherAsNode and numNodes >= 2 the runtime must have both the `launcher` and `node` jobs.
 - JobSet: runtimePatches[].manager a domain-prefixed path; each patched replicatedJob exists in
   the runtime; each patched container and init container exists in that job; a patch sets no env
@@ -14,6 +15,9 @@ import re
 
 RESERVED_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
                 "OMPI_MCA_orte_set_default_slots")
+# Trainer v2.4 reserves the PRRTE twins too (kubeflow/trainer#4029).
+RESERVED_ENV_V24 = RESERVED_ENV + ("PRTE_MCA_prte_default_hostfile", "PRTE_MCA_prte_keep_fqdn_hostnames",
+                                   "PRTE_MCA_prte_set_default_slots", "PRTE_MCA_plm_ssh_args")
 NO_ENV_CONTAINERS = ("dataset-initializer", "model-initializer", "node")
 # validation.IsDomainPrefixedPath: a DNS-1123 subdomain, "/", a non-empty path.
 DOMAIN_PREFIXED = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/\S+$")
@@ -28,7 +32,7 @@ def _containers(runtime_spec: dict) -> dict[str, set[str]]:
     return out
 
 
-def _mpi_errors(trainjob: dict, runtime_spec: dict, jobs: dict[str, set[str]]) -> list[str]:
+def _mpi_errors(trainjob: dict, runtime_spec: dict, jobs: dict[str, set[str]], version: str) -> list[str]:
     errors = []
     trainer = trainjob["spec"].get("trainer") or {}
     mpi = runtime_spec.get("mlPolicy", {}).get("mpi")
@@ -37,7 +41,7 @@ def _mpi_errors(trainjob: dict, runtime_spec: dict, jobs: dict[str, set[str]]) -
     if trainer.get("numNodes", 1) >= 2 and mpi.get("runLauncherAsNode") and not {"launcher", "node"} <= set(jobs):
         errors.append("spec.trainer.numNodes: must have 1 when MPI trainingRuntime with enabled runLauncherAsNode "
                       "does not have either launcher and node")
-    reserved = sorted({e["name"] for e in trainer.get("env", []) if e["name"] in RESERVED_ENV})
+    reserved = sorted({e["name"] for e in trainer.get("env", []) if e["name"] in (RESERVED_ENV_V24 if version == "v2.4" else RESERVED_ENV)})
     if reserved:
         errors.append(f"spec.trainer.env: must not have reserved envs, invalid envs configured: {reserved}")
     return errors
@@ -66,6 +70,6 @@ def _patch_errors(trainjob: dict, jobs: dict[str, set[str]]) -> list[str]:
     return errors
 
 
-def webhook_errors(trainjob: dict, runtime: dict) -> list[str]:
+def webhook_errors(trainjob: dict, runtime: dict, version: str = "v2.3") -> list[str]:
     jobs = _containers(runtime["spec"])
-    return [*_mpi_errors(trainjob, runtime["spec"], jobs), *_patch_errors(trainjob, jobs)]
+    return [*_mpi_errors(trainjob, runtime["spec"], jobs, version), *_patch_errors(trainjob, jobs)]

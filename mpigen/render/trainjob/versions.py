@@ -1,0 +1,59 @@
+"""What changes with the Kubeflow Trainer version the environment's clusters run
+(mpigen.formats.versions): the launcher variables the MPI plugin sets itself and reserves
+(constants.MPIReservedEnvNames), so that mpigen's runtime sets none of them and the TrainJob's
+trainer.env carries none.
+
+- v2.3 (v2.3.0 pkg/constants/constants.go, shared/reference/targets.md 2.5): Open MPI 4's
+  OMPI_MCA_ names only.
+- v2.4 (release v2.4.0; kubeflow/trainer#4029, fixing #4028, not read in source: see
+  docs/targets.md "Trainer versions"): also their PRRTE twins, PRTE_MCA_prte_keep_fqdn_hostnames
+  set to false, and PRTE_MCA_plm_ssh_args set to the plugin's own ssh options. mpigen's
+  `-F <ssh_config>` then goes into the ssh agent (PRTE_MCA_plm_ssh_agent, which the plugin does
+  not set): PRRTE splits the agent at spaces and appends plm_ssh_args after it (PRRTE v3.0.9
+  src/mca/plm/ssh/plm_ssh_component.c prte_plm_ssh_search, plm_ssh_module.c setup_launch), as
+  Open MPI 4 does with OMPI_MCA_plm_rsh_agent.
+"""
+
+from __future__ import annotations
+
+from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
+
+OPENMPI4_PLUGIN_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
+                       "OMPI_MCA_orte_set_default_slots")
+OPENMPI5_PLUGIN_ENV = ("PRTE_MCA_prte_default_hostfile", "PRTE_MCA_prte_keep_fqdn_hostnames",
+                       "PRTE_MCA_prte_set_default_slots", "PRTE_MCA_plm_ssh_args")
+PLUGIN_ENV = {"v2.3": OPENMPI4_PLUGIN_ENV, "v2.4": OPENMPI4_PLUGIN_ENV + OPENMPI5_PLUGIN_ENV}
+RESUME_BROKEN = ("v2.3", "v2.4")  # (from, to): suspended MPI TrainJobs cannot resume across it
+# Every name some version's plugin sets: reserved whatever the version, so that a blueprint
+# renders for each environment alike.
+ALL_PLUGIN_ENV = tuple(dict.fromkeys(name for names in PLUGIN_ENV.values() for name in names))
+
+
+def plugin_env(version: str = DEFAULT_TRAINER_VERSION) -> tuple[str, ...]:
+    """The launcher variables the MPI plugin of that Trainer version sets and reserves."""
+    return PLUGIN_ENV[version]
+
+
+def plugin_sets_prrte(version: str = DEFAULT_TRAINER_VERSION) -> bool:
+    """Whether that version's MPI plugin sets Open MPI 5's (PRRTE's) hostfile, slots, ssh
+    arguments, and keep_fqdn_hostnames false: PRRTE then takes the launcher's own hostfile line
+    (`<pod>.<subdomain>`) for the local host by its short name, and still starts its daemons
+    over ssh on the name as written (PRRTE v3.0.9 src/util/hostfile/hostfile.c: the short name
+    an alias, `rawname` the line's name, which plm_ssh_module.c launches on)."""
+    return "PRTE_MCA_prte_default_hostfile" in PLUGIN_ENV[version]
+
+
+def upgrade(trainjob: dict, old: str, new: str) -> tuple[str, bool] | None:
+    """What moving the clusters from Trainer `old` to `new` does to a TrainJob they run: a run
+    going on keeps its JobSet, which the Trainer does not rebuild while neither it nor the
+    TrainJob is suspended (v2.3.0 pkg/runtime/framework/plugins/jobset/jobset.go Build,
+    shared/reference/targets.md 2.5); a suspended one (state: completed) cannot be resumed
+    after the move to v2.4, the new variables not entering its immutable JobSet (the v2.4.0
+    release notes, as issue 35 quotes them; not read in source): a warning."""
+    if trainjob.get("spec", {}).get("suspend") is not True:
+        return (f"a run going on keeps its JobSet, which the Trainer rebuilds only while suspended; a new run gets "
+                f"{new}'s launcher", False)
+    if (old, new) == RESUME_BROKEN:
+        return (f"suspended (state: completed): Trainer {new} cannot resume an MPI TrainJob suspended before the "
+                "upgrade (its release notes); start it again as a new run (spec.run) rather than resuming it", True)
+    return None

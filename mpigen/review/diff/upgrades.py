@@ -1,0 +1,94 @@
+"""Operator upgrades in a diff: an environment whose clusters run another version of an
+operator on the new side (a key of `versions:`, mpigen.formats.versions: its overlay's or its
+nearest base's, else mpigen.yaml's, else the default), and what the move does to each object
+of that environment the clusters already run, as the table of kinds says (a kind's
+`versions_key` and `upgrade` facts). The object diff shows what the new output is; this says
+what becomes of what runs: a warning where the move breaks an object, at the line that sets
+the new version.
+
+Between two revisions only: a folder holds no overlays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mpigen.errors import InputError, Mark
+from mpigen.formats.config import CONFIG_FILE
+from mpigen.formats.versions import DEFAULT_VERSIONS
+from mpigen.load.parser import parse
+from mpigen.render.targets import KINDS, kind_facts
+from mpigen.review.diff.manifests import read_render, rendered_from
+from mpigen.review.diff.model import ObjectKey
+from mpigen.review.diff.overridden import Tree
+
+
+@dataclass(frozen=True)
+class Upgraded:
+    """What moving the clusters does to one object they run."""
+
+    key: ObjectKey
+    said: str
+    warning: bool
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    """An environment whose clusters move from one version of an operator to another."""
+
+    environment: str
+    key: str   # of `versions:`
+    old: str
+    new: str
+    mark: Mark  # where the new side sets the new version (the overlay file alone when no side sets one)
+    objects: tuple[Upgraded, ...]
+
+    def lines(self, arrow: str = "->") -> list[str]:
+        """`prod: versions.trainer v2.3 -> v2.4 (overlays/prod/overlay.yaml:6:12)`, then a line per object."""
+        return [f"{self.environment}: versions.{self.key} {self.old} {arrow} {self.new} ({self.mark})",
+                *(f"warning: {self.mark}: {o.key}: {o.said}" if o.warning else f"  {o.key}: {o.said}"
+                  for o in self.objects)]
+
+
+def upgrades(old_files: dict[str, str], new_files: dict[str, str], old: Tree, new: Tree) -> list[Upgrade]:
+    """Each environment of the new render, and key of `versions:` some kind follows, whose
+    version differs between the sides."""
+    keys = sorted({kind.versions_key for kind in KINDS.values() if kind.versions_key})
+    overlays = {environment: overlay for environment, _, overlay in rendered_from(new_files)}
+    running = read_render(old_files, "", [])
+    found = []
+    for environment, path in sorted(overlays.items()):
+        for key in keys:
+            (old_version, _), (new_version, mark) = _version(old, path, key), _version(new, path, key)
+            if old_version != new_version:
+                objects = tuple(_upgraded(running, environment, key, old_version, new_version))
+                found.append(Upgrade(environment, key, old_version, new_version, mark, objects))
+    return found
+
+
+def _upgraded(running: dict, environment: str, key: str, old: str, new: str):
+    """What the move does to each object of the environment whose kind follows `key`."""
+    for object_key, manifest in sorted(running.items()):
+        facts = kind_facts(object_key.api_version, object_key.kind)
+        if object_key.environment != environment or facts is None or facts.versions_key != key or not facts.upgrade:
+            continue
+        said = facts.upgrade(manifest.data, old, new)
+        if said is not None:
+            yield Upgraded(object_key, *said)
+
+
+def _version(tree: Tree, overlay_path: str, key: str) -> tuple[str, Mark]:
+    """The version `key` of the environment of that overlay on one side, and where it is set."""
+    overlay = tree.overlay(overlay_path)
+    owner = overlay.versions_owner(key) if overlay is not None else None
+    loc = ("versions", key)
+    if owner is not None:
+        return getattr(owner.model.versions, key), tree.shown(owner.doc.value_mark(loc))
+    text = tree.texts([CONFIG_FILE]).get(CONFIG_FILE)
+    try:
+        docs = parse(text, CONFIG_FILE) if text is not None else []
+    except InputError:
+        docs = []
+    if docs and docs[0].get(loc) is not None:
+        return str(docs[0].get(loc)), tree.shown(docs[0].value_mark(loc))
+    return DEFAULT_VERSIONS[key], Mark(overlay_path)

@@ -1,0 +1,55 @@
+"""`mpigen diff` between two revisions of an environment whose overlay moves its clusters from
+Kubeflow Trainer v2.3 to v2.4 (versions.trainer): the object diff shows each runtime mpigen
+writes losing the PRRTE variables the v2.4 MPI plugin sets itself, and the Trainer upgrade says
+per TrainJob what the clusters do with it, warning at the overlay's version line for a job kept
+suspended (state: completed), which v2.4 cannot resume (Trainer v2.4.0 release notes).
+
+The repository is the examples' (tests/support/ci_repository), prod rendered with the
+trainjob target and mpich-pi completed (suspended) there.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.support.ci_repository import MPICH, commit_all, make_repo, mpigen
+
+PROD = "overlays/prod/overlay.yaml"
+
+
+def repository(tmp_path):
+    root = make_repo(tmp_path / "repo", render=False, commit=False)
+    overlay = root / PROD
+    overlay.write_text(overlay.read_text(encoding="utf-8") + "target: trainjob\n", encoding="utf-8")
+    blueprint = root / MPICH
+    text = blueprint.read_text(encoding="utf-8")
+    blueprint.write_text(text.replace("\nspec:\n", "\nspec:\n  state: completed\n", 1), encoding="utf-8")
+    assert mpigen(root, "render").code == 0
+    commit_all(root, "prod on the trainjob target, mpich-pi completed")
+    overlay.write_text(overlay.read_text(encoding="utf-8") + "versions:\n  trainer: v2.4\n", encoding="utf-8")
+    run = mpigen(root, "render")
+    assert run.code == 0, run.err
+    return root
+
+
+def test_moving_prod_to_trainer_v2_4_says_what_it_does_to_each_trainjob(tmp_path):
+    root = repository(tmp_path)
+    lines = (root / PROD).read_text(encoding="utf-8").splitlines()
+    at = f"{PROD}:{len(lines)}:12"  # the value of versions.trainer, the file's last line
+    run = mpigen(root, "diff", "--base", "main")
+    assert run.code == 1, run.err
+    out = run.out.splitlines()
+    assert f"prod: versions.trainer v2.3 -> v2.4 ({at})" in out
+    (warning,) = [line for line in out if line.startswith("warning: ")]
+    assert warning.startswith(f"warning: {at}: TrainJob hpc/mpich-pi: suspended (state: completed): Trainer v2.4 "
+                              "cannot resume an MPI TrainJob suspended before the upgrade")
+    assert ("  TrainJob ml-team/resnet50-imagenet: a run going on keeps its JobSet, which the Trainer rebuilds "
+            "only while suspended; a new run gets v2.4's launcher") in out
+    assert "PRTE_MCA_plm_ssh_agent" in run.out and "(env dev)" not in run.out
+    data = json.loads(mpigen(root, "diff", "--base", "main", "--format", "json").out)
+    (upgrade,) = data["upgrades"]
+    assert (upgrade["environment"], upgrade["key"], upgrade["old"], upgrade["new"], upgrade["at"]) == (
+        "prod", "trainer", "v2.3", "v2.4", at)
+    assert [o["object"] for o in upgrade["objects"] if o["warning"]] == ["TrainJob hpc/mpich-pi"]
+    markdown = mpigen(root, "diff", "--base", "main", "--format", "markdown").out
+    assert "Version upgrades:" in markdown and f"- prod: versions.trainer v2.3 → v2.4 ({at})" in markdown
