@@ -210,3 +210,22 @@ def test_under_trainer_v2_4_open_mpi_5_runs_on_the_plugins_prrte_variables(tmp_p
     hosts = sorted([*(p.hostname for p in cluster.workers()), cluster.launcher().hostname])
     assert seen["size"] == 3 and sorted({r["host"] for r in seen["ranks"]}) == hosts
     assert not (cluster.launcher().volume_dir("mpigen-ssh") / "hostfile").exists()
+
+
+def test_under_trainer_v2_4_mpich_runs_through_the_expansion(tmp_path, trainjob_for):
+    """MPICH (Hydra) reads none of the plugin's Open MPI variables, so under Trainer v2.4 it
+    runs as under v2.3, with the TrainJob's image on the node containers too (#4301, as the
+    port's v2.4 expansion models it)."""
+    from tests.support.e2e.trainjob_cluster import expand_rendered
+
+    overlay = tmp_path / "overlays" / "trainer-v24"
+    overlay.mkdir(parents=True)
+    (overlay / "overlay.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\n"
+                                          "versions: {trainer: v2.4}\n")
+    blueprint, objects, _ = render(tmp_path, 2, 2, "MPICH", target="trainjob", options=("--overlay", str(overlay)))
+    trainjob, cluster_objects = expand_rendered(objects, "v2.4")
+    cluster = trainjob_for(cluster_objects, "MPICH")
+    assert {pod.container["image"] for pod in cluster.workers()} == {trainjob["spec"]["trainer"]["image"]}
+    seen = result(run(cluster, blueprint))
+    assert seen["size"] == 4
+    assert sorted({r["host"] for r in seen["ranks"]}) == sorted(p.hostname for p in cluster.workers())
