@@ -66,6 +66,21 @@ def rendered_from(files: dict[str, str]) -> set[tuple[str, str, str]]:
     return found
 
 
+def rendered_environments(files: dict[str, str]) -> dict[str, str]:
+    """Each environment of a render, by the overlay file its objects' `# Source:` comments name
+    ("" for objects rendered without an overlay)."""
+    roots = _roots(files)
+    found = {}
+    for path in files:
+        if not _is_manifest(path):
+            continue
+        for source in SOURCE.findall(files[path]):
+            parts = source.split(", ")
+            if 1 <= len(parts) <= 2 and all(part.endswith((".yaml", ".yml")) for part in parts):
+                found.setdefault(_environment(path, roots), parts[1] if len(parts) == 2 else "")
+    return found
+
+
 def blueprint_of(files: dict[str, str], manifest: Manifest) -> str:
     """The blueprint file the object was rendered from (its `# Source:` comment, the last one
     above it), or "" when none names one."""

@@ -6,7 +6,8 @@ of that environment the clusters already run, as the table of kinds says (a kind
 what becomes of what runs: a warning where the move breaks an object, at the line that sets
 the new version.
 
-Between two revisions only: a folder holds no overlays.
+Between two revisions only: a folder holds no overlays. An environment rendered without an
+overlay takes its versions from mpigen.yaml.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from mpigen.formats.config import CONFIG_FILE
 from mpigen.formats.versions import DEFAULT_VERSIONS
 from mpigen.load.parser import parse
 from mpigen.render.targets import KINDS, kind_facts
-from mpigen.review.diff.manifests import read_render, rendered_from
+from mpigen.review.diff.manifests import read_render, rendered_environments
 from mpigen.review.diff.model import ObjectKey
 from mpigen.review.diff.overridden import Tree
 
@@ -44,8 +45,10 @@ class Upgrade:
     objects: tuple[Upgraded, ...]
 
     def lines(self, arrow: str = "->") -> list[str]:
-        """`prod: versions.trainer v2.3 -> v2.4 (overlays/prod/overlay.yaml:6:12)`, then a line per object."""
-        return [f"{self.environment}: versions.{self.key} {self.old} {arrow} {self.new} ({self.mark})",
+        """`prod: versions.trainer v2.3 -> v2.4 (overlays/prod/overlay.yaml:6:12)` (no `prod: ` for
+        a render without overlays), then a line per object."""
+        where = f"{self.environment}: " if self.environment else ""
+        return [f"{where}versions.{self.key} {self.old} {arrow} {self.new} ({self.mark})",
                 *(f"warning: {self.mark}: {o.key}: {o.said}" if o.warning else f"  {o.key}: {o.said}"
                   for o in self.objects)]
 
@@ -54,7 +57,7 @@ def upgrades(old_files: dict[str, str], new_files: dict[str, str], old: Tree, ne
     """Each environment of the new render, and key of `versions:` some kind follows, whose
     version differs between the sides."""
     keys = sorted({kind.versions_key for kind in KINDS.values() if kind.versions_key})
-    overlays = {environment: overlay for environment, _, overlay in rendered_from(new_files)}
+    overlays = rendered_environments(new_files)
     running = read_render(old_files, "", [])
     found = []
     for environment, path in sorted(overlays.items()):
@@ -79,7 +82,7 @@ def _upgraded(running: dict, environment: str, key: str, old: str, new: str):
 
 def _version(tree: Tree, overlay_path: str, key: str) -> tuple[str, Mark]:
     """The version `key` of the environment of that overlay on one side, and where it is set."""
-    overlay = tree.overlay(overlay_path)
+    overlay = tree.overlay(overlay_path) if overlay_path else None
     owner = overlay.versions_owner(key) if overlay is not None else None
     loc = ("versions", key)
     if owner is not None:
@@ -91,4 +94,4 @@ def _version(tree: Tree, overlay_path: str, key: str) -> tuple[str, Mark]:
         docs = []
     if docs and docs[0].get(loc) is not None:
         return str(docs[0].get(loc)), tree.shown(docs[0].value_mark(loc))
-    return DEFAULT_VERSIONS[key], Mark(overlay_path)
+    return DEFAULT_VERSIONS[key], Mark(overlay_path or CONFIG_FILE)

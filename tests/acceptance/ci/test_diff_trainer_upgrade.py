@@ -53,3 +53,32 @@ def test_moving_prod_to_trainer_v2_4_says_what_it_does_to_each_trainjob(tmp_path
     assert [o["object"] for o in upgrade["objects"] if o["warning"]] == ["TrainJob hpc/mpich-pi"]
     markdown = mpigen(root, "diff", "--base", "main", "--format", "markdown").out
     assert "Version upgrades:" in markdown and f"- prod: versions.trainer v2.3 → v2.4 ({at})" in markdown
+
+
+CONFIG = """apiVersion: mpigen.dev/v1alpha1
+kind: Config
+blueprints: [blueprints]
+output: out
+target: trainjob
+"""
+
+
+def test_without_overlays_the_version_of_mpigen_yaml_is_the_environments(tmp_path):
+    """A repository of one environment says its clusters' versions in mpigen.yaml: moving them
+    there is an upgrade of that environment, told at mpigen.yaml's line."""
+    root = make_repo(tmp_path / "repo", render=False, commit=False)
+    (root / "mpigen.yaml").write_text(CONFIG, encoding="utf-8")
+    blueprint = root / MPICH
+    text = blueprint.read_text(encoding="utf-8")
+    blueprint.write_text(text.replace("\nspec:\n", "\nspec:\n  state: completed\n", 1), encoding="utf-8")
+    assert mpigen(root, "render").code == 0
+    commit_all(root, "one environment on the trainjob target, mpich-pi completed")
+    (root / "mpigen.yaml").write_text(CONFIG + "versions: {trainer: v2.4}\n", encoding="utf-8")
+    assert mpigen(root, "render").code == 0
+    run = mpigen(root, "diff", "--base", "main")
+    assert run.code == 1, run.err
+    at = f"mpigen.yaml:{len(CONFIG.splitlines()) + 1}:{len('versions: {trainer: ') + 1}"  # the version's value
+    out = run.out.splitlines()
+    assert f"versions.trainer v2.3 -> v2.4 ({at})" in out
+    (warning,) = [line for line in out if line.startswith("warning: ")]
+    assert warning.startswith(f"warning: {at}: TrainJob hpc/mpich-pi: suspended (state: completed)")
