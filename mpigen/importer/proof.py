@@ -7,6 +7,8 @@ where it is not."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.emit.yaml import dump_object
 from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
@@ -22,10 +24,11 @@ from mpigen.validate.document import validate_document
 IGNORED = {("status",), *(("metadata", key) for key in SERVER_METADATA)}
 
 
-def rendered(target: str, blueprint: dict, r: Reader) -> list[dict] | None:
-    """The blueprint's objects under the target, or None when mpigen refuses the blueprint
-    (each reason an error at the job's metadata.name)."""
-    options = Options(target=target)
+def rendered(target: str, blueprint: dict, r: Reader, options: Options | None = None) -> list[dict] | None:
+    """The blueprint's objects under the target (with the environment's `options` the objects
+    given were rendered with, when their importer tells them), or None when mpigen refuses the
+    blueprint (each reason an error at the job's metadata.name)."""
+    options = replace(options, target=target) if options is not None else Options(target=target)
     doc = parse(dump_object(blueprint), "imported")[0]
     model, diagnostics = validate_document(doc, RESERVED)
     job = compile_blueprint(model) if model is not None else None
@@ -132,11 +135,13 @@ def _shown(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def prove(target: str, blueprint: dict, given: list[tuple[Reader, dict]], reported: set) -> None:
-    """Render the blueprint with the target and compare each document given (a reader of
-    it, and its data as the cluster reads it: with its defaults) with the rendered object of
-    its kind; the blueprint's refusals are reported by the first reader (the job's)."""
-    objects = rendered(target, blueprint, given[0][0])
+def prove(target: str, blueprint: dict, given: list[tuple[Reader, dict]], reported: set,
+          options: Options | None = None) -> None:
+    """Render the blueprint with the target (and `options`, as `rendered`) and compare each
+    document given (a reader of it, and its data as the cluster reads it: with its defaults)
+    with the rendered object of its kind; the blueprint's refusals are reported by the first
+    reader (the job's)."""
+    objects = rendered(target, blueprint, given[0][0], options)
     if objects is None:
         return
     made = {obj["kind"]: obj for obj in objects}

@@ -67,4 +67,6 @@ class Given:
     object of its kind, every difference reported at the document's line."""
 
     import_model: Callable[[Document, bool, Reader | None], Imported]
-    prove: Callable[[dict, list[tuple[Reader, dict]], set], None]
+    # (blueprint, [(reader, data)], reported marks, options=Options | None: the environment's
+    # options the documents were rendered with, where the importer can tell them)
+    prove: Callable[..., None]

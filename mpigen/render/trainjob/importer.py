@@ -19,17 +19,20 @@ from mpigen.compile.launch import FRAMEWORK_FLAGS
 from mpigen.compile.mpijob import V2BETA1
 from mpigen.errors import error, warning
 from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
+from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE
 from mpigen.load.document import Document, value_at
 from mpigen.render.importer import Given, Imported
 from mpigen.render.manifest_reader import KindReader
 from mpigen.render.manifest_view import ViewReader
+from mpigen.render.target import Options
 from mpigen.render.trainjob.ml_policy import not_mpi
 from mpigen.render.trainjob.mpijob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
                                                 build_view, is_runtime, written_by_mpigen)
 from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP,
                                           TRAINJOB_CONTROLLER)
+from mpigen.render.trainjob.versions import written_for
 
 TRAINER = ("spec", "trainer")
 TRAINJOB_SHAPE = {("metadata",): dict, ("spec",): dict, ("spec", "runtimeRef"): dict, TRAINER: dict,
@@ -131,7 +134,7 @@ def import_job(doc: Document, runtime: Document | None, strict: bool, given: Giv
     _trainer_fields(doc, runtime, view, blueprint["spec"], blueprint["metadata"])
     given.prove(blueprint, [(r, _defaulted(doc, runtime, blueprint["spec"]))]
                 + ([(runtime_reader, runtime_reader.doc.data)] if runtime_reader is not None else []),
-                {d.mark for d in imported.diagnostics})
+                {d.mark for d in imported.diagnostics}, options=_options(runtime_reader))
     if runtime_reader is not None:
         r.problems += runtime_reader.problems
     if strict:  # every loss an error, all of them reported (the runtime left out loses nothing)
@@ -175,6 +178,18 @@ def _expand(data, path: tuple, loc: tuple = ()):
             yield from _expand(data, path[1:], loc + (index,))
     else:
         yield from _expand(data, path[1:], loc + (path[0],))
+
+
+def _options(runtime_reader: KindReader | None) -> Options:
+    """The environment's options the runtime mpigen wrote was rendered with, as far as the
+    runtime tells them: its Trainer version, which the blueprint does not say (an environment's
+    versions.trainer), and a warning at the line that shows it when it is not the default."""
+    version, loc = written_for(runtime_reader.doc.data) if runtime_reader is not None else (None, None)
+    if loc is not None:
+        runtime_reader.differs(loc, f"written for Kubeflow Trainer {version}, which an environment says, not a "
+                                    f"blueprint: render the imported blueprint with versions.trainer: {version} "
+                                    "(in mpigen.yaml or the environment's overlay) to get this runtime back")
+    return Options(target="trainjob", trainer_version=version or DEFAULT_TRAINER_VERSION)
 
 
 def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:

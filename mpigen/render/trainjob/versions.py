@@ -17,6 +17,7 @@ trainer.env carries none.
 from __future__ import annotations
 
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
+from mpigen.render.launcher_env import OPENMPI5_AGENT
 
 OPENMPI4_PLUGIN_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
                        "OMPI_MCA_orte_set_default_slots")
@@ -57,3 +58,20 @@ def upgrade(trainjob: dict, old: str, new: str) -> tuple[str, bool] | None:
         return (f"suspended (state: completed): Trainer {new} cannot resume an MPI TrainJob suspended before the "
                 "upgrade (its release notes); start it again as a new run (spec.run) rather than resuming it", True)
     return None
+
+
+def written_for(runtime: dict) -> tuple[str, tuple | None]:
+    """The Trainer version a runtime mpigen wrote was rendered for, and where its launcher says
+    so: from v2.4 the launcher carries the PRRTE ssh agent (render/trainjob/pods.py) in place of
+    the variables the plugin then sets; (the default version, None) for any other."""
+    jobs = runtime.get("spec", {}).get("template", {}).get("spec", {}).get("replicatedJobs")
+    for j, job in enumerate(jobs if isinstance(jobs, list) else []):
+        pod = job.get("template", {}).get("spec", {}).get("template", {}).get("spec", {}) if isinstance(job, dict) else {}
+        containers = pod.get("containers") if isinstance(pod, dict) else None
+        for c, container in enumerate(containers if isinstance(containers, list) else []):
+            env = container.get("env") if isinstance(container, dict) else None
+            for e, entry in enumerate(env if isinstance(env, list) else []):
+                if isinstance(entry, dict) and entry.get("name") == OPENMPI5_AGENT:
+                    return "v2.4", ("spec", "template", "spec", "replicatedJobs", j, "template", "spec", "template",
+                                    "spec", "containers", c, "env", e)
+    return DEFAULT_TRAINER_VERSION, None
