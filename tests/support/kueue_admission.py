@@ -27,9 +27,13 @@ GitOps controller applies the render again: each step modelled from its upstream
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import jq
 import json_merge_patch
+import yaml
+
+from tests.support.command_line import run_mpigen
 
 # The flavour Kueue admits the tests' jobs to: a ResourceFlavor's nodeLabels and tolerations.
 FLAVOUR_NODE_LABELS = {"example.com/gpu-pool": "a100-spot"}
@@ -219,3 +223,37 @@ spec:
   runPolicy:
     cleanPodPolicy: Running
 """
+
+
+# Where Kueue writes into each kind it admits (its RunWithPodSetsInfo, kueue v0.19.2), as
+# (kind, pod templates as a jq path, the suspend field, templates of the blueprint's job).
+ADMITTED = {"jobset": ("JobSet", ".spec.replicatedJobs[].template.spec.template", ("spec", "suspend"), 3),
+            "mpijob": ("MPIJob", ".spec.mpiReplicaSpecs[].template", ("spec", "runPolicy", "suspend"), 2),
+            "static": ("Job", ".spec.template", ("spec", "suspend"), 1)}
+# An Argo CD render of the job into rendered/, its Applications into apps/.
+ARGOCD_CONFIG = """apiVersion: mpigen.dev/v1alpha1
+kind: Config
+output: rendered
+target: {target}
+gitops: argocd
+argocd:
+  repoURL: https://git.example.com/ml/training.git
+  targetRevision: main
+  applications: apps
+"""
+
+
+def argocd_rendered(root: Path, target: str, blueprint: str) -> tuple[dict, dict, dict]:
+    """The object Kueue admits of `blueprint` rendered for `target` under Argo CD (ARGOCD_CONFIG,
+    in `root`), the Application's ignoreDifferences entry for its kind, and the Application."""
+    (root / "blueprints").mkdir(parents=True, exist_ok=True)
+    (root / "mpigen.yaml").write_text(ARGOCD_CONFIG.format(target=target), encoding="utf-8")
+    (root / "blueprints" / "vit.yaml").write_text(blueprint, encoding="utf-8")
+    done = run_mpigen("render", cwd=root)
+    assert done.returncode == 0, done.stderr
+    kind = ADMITTED[target][0]
+    obj, = [o for p in sorted((root / "rendered").rglob("*.yaml")) for o in yaml.safe_load_all(p.read_text())
+            if o and o["kind"] == kind]
+    application, = [o for o in yaml.safe_load_all((root / "apps" / "application-mpigen.yaml").read_text()) if o]
+    entry, = [e for e in application["spec"]["ignoreDifferences"] if e["kind"] == kind]
+    return obj, entry, application

@@ -9,33 +9,15 @@ step from its upstream source)."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from tests.support.command_line import run_mpigen
 from tests.support.gitops import FLUX_SSA
-from tests.support.kueue_admission import (FLAVOUR_NODE_LABELS, FLAVOUR_TOLERATIONS, admitted, argocd_normalized,
-                                           argocd_respected, jobset_update_errors, merge_patch,
-                                           KUEUE_JOB as BLUEPRINT, merge_patch_applied, server_side_applied,
-                                           template_paths)
+from tests.support.kueue_admission import (ADMITTED, admitted, argocd_normalized, argocd_rendered, argocd_respected,
+                                           FLAVOUR_NODE_LABELS, FLAVOUR_TOLERATIONS, jobset_update_errors,
+                                           KUEUE_JOB as BLUEPRINT, merge_patch, merge_patch_applied,
+                                           server_side_applied, template_paths)
 from tests.support.rendering import render_text
-from tests.support.text import write
 
 SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
-# Where Kueue writes into each kind it admits (its RunWithPodSetsInfo, kueue v0.19.2), as
-# (kind, pod templates as a jq path, the suspend field, templates of the blueprint's job).
-ADMITTED = {"jobset": ("JobSet", ".spec.replicatedJobs[].template.spec.template", ("spec", "suspend"), 3),
-            "mpijob": ("MPIJob", ".spec.mpiReplicaSpecs[].template", ("spec", "runPolicy", "suspend"), 2),
-            "static": ("Job", ".spec.template", ("spec", "suspend"), 1)}
-CONFIG = """apiVersion: mpigen.dev/v1alpha1
-kind: Config
-output: rendered
-target: {target}
-gitops: argocd
-argocd:
-  repoURL: https://git.example.com/ml/training.git
-  targetRevision: main
-  applications: apps
-"""
 
 
 @pytest.fixture(scope="module", params=sorted(ADMITTED))
@@ -43,16 +25,7 @@ def argocd(request, tmp_path_factory):
     """(target, the object Kueue admits, the Application's ignoreDifferences entry for its kind,
     the Application's sync options) of the blueprint rendered with Argo CD Applications."""
     target = request.param
-    root = tmp_path_factory.mktemp(target)
-    write(root / "mpigen.yaml", CONFIG.format(target=target))
-    write(root / "blueprints" / "vit.yaml", BLUEPRINT)
-    done = run_mpigen("render", cwd=root)
-    assert done.returncode == 0, done.stderr
-    kind = ADMITTED[target][0]
-    obj, = [o for p in sorted((root / "rendered").rglob("*.yaml")) for o in yaml.safe_load_all(p.read_text())
-            if o and o["kind"] == kind]
-    application, = [o for o in yaml.safe_load_all((root / "apps" / "application-mpigen.yaml").read_text()) if o]
-    entry, = [e for e in application["spec"]["ignoreDifferences"] if e["kind"] == kind]
+    obj, entry, application = argocd_rendered(tmp_path_factory.mktemp(target), target, BLUEPRINT)
     return target, obj, entry, application["spec"]["syncPolicy"]["syncOptions"]
 
 

@@ -11,14 +11,12 @@ again elsewhere. Each step is modelled from its upstream source (tests.support.k
 from __future__ import annotations
 
 import pytest
-import yaml
 
-from tests.support.command_line import run_mpigen
 from tests.support.gitops import FLUX_SSA
-from tests.support.kueue_admission import (KUEUE_JOB, FLAVOUR_NODE_LABELS, admitted, argocd_respected, evicted,
-                                           jobset_update_errors, server_side_applied, template_paths)
+from tests.support.kueue_admission import (ADMITTED, admitted, argocd_rendered, argocd_respected, evicted,
+                                           FLAVOUR_NODE_LABELS, jobset_update_errors, KUEUE_JOB, server_side_applied,
+                                           template_paths)
 from tests.support.rendering import render_text
-from tests.support.text import write
 
 OWN_SELECTORS = {"worker": {"node.kubernetes.io/instance-type": "p4d.24xlarge"},
                  "launcher": {"node-role.example.com/cpu": "true"}}
@@ -27,21 +25,6 @@ BLUEPRINT = KUEUE_JOB.replace("      tolerations:\n        - {key: nvidia.com/gp
 WITHOUT_SELECTORS = BLUEPRINT.split("  placement:\n")[0] + "  runPolicy:\n    cleanPodPolicy: Running\n"
 # A second flavour with the same node label key: where Kueue admits the job after stopping it.
 OTHER_FLAVOUR = {"example.com/gpu-pool": "h100-reserved"}
-# Where Kueue writes into each kind it admits (kueue v0.19.2 RunWithPodSetsInfo), as (kind,
-# pod templates as a jq path, the suspend field).
-ADMITTED = {"jobset": ("JobSet", ".spec.replicatedJobs[].template.spec.template", ("spec", "suspend")),
-            "mpijob": ("MPIJob", ".spec.mpiReplicaSpecs[].template", ("spec", "runPolicy", "suspend")),
-            "static": ("Job", ".spec.template", ("spec", "suspend"))}
-CONFIG = """apiVersion: mpigen.dev/v1alpha1
-kind: Config
-output: rendered
-target: {target}
-gitops: argocd
-argocd:
-  repoURL: https://git.example.com/ml/training.git
-  targetRevision: main
-  applications: apps
-"""
 
 
 def selectors(obj: dict, templates: str) -> list[dict]:
@@ -58,16 +41,7 @@ def selectors(obj: dict, templates: str) -> list[dict]:
 def argocd(request, tmp_path_factory):
     """(target, the object Kueue admits as Git has it, the jq paths the Application ignores on it)."""
     target = request.param
-    root = tmp_path_factory.mktemp(target)
-    write(root / "mpigen.yaml", CONFIG.format(target=target))
-    write(root / "blueprints" / "vit.yaml", BLUEPRINT)
-    done = run_mpigen("render", cwd=root)
-    assert done.returncode == 0, done.stderr
-    kind = ADMITTED[target][0]
-    obj, = [o for p in sorted((root / "rendered").rglob("*.yaml")) for o in yaml.safe_load_all(p.read_text())
-            if o and o["kind"] == kind]
-    application, = [o for o in yaml.safe_load_all((root / "apps" / "application-mpigen.yaml").read_text()) if o]
-    entry, = [e for e in application["spec"]["ignoreDifferences"] if e["kind"] == kind]
+    obj, entry, _ = argocd_rendered(tmp_path_factory.mktemp(target), target, BLUEPRINT)
     return target, obj, entry["jqPathExpressions"]
 
 
@@ -80,7 +54,7 @@ def test_the_blueprints_own_node_selector_alone_makes_a_bare_server_side_apply_r
     """The issue's fact, in the model: the admitted JobSet takes a server-side apply of its render
     when the blueprint has no node selector (the apply does not send one, Kueue's stays), and
     refuses it when the blueprint has one (the atomic map goes back without the flavour's key)."""
-    templates, suspend = ADMITTED["jobset"][1:]
+    templates, suspend = ADMITTED["jobset"][1:3]
     for text, refused in ((WITHOUT_SELECTORS, False), (BLUEPRINT, True)):
         render = _jobset(text)
         live = admitted(render, templates, suspend)
@@ -93,7 +67,7 @@ def test_argocd_applies_the_node_selector_kueue_merged(argocd):
     keeps, in each pod template, the blueprint's own key and the flavour's, and the JobSet
     accepts it."""
     target, obj, ignored = argocd
-    _, templates, suspend = ADMITTED[target]
+    _, templates, suspend, _ = ADMITTED[target]
     live = admitted(obj, templates, suspend)
     result = server_side_applied(live, argocd_respected(obj, live, ignored))
     assert selectors(result, templates) == selectors(live, templates)
@@ -108,7 +82,7 @@ def test_argocd_does_not_fight_kueue_when_it_stops_and_admits_the_job_again(argo
     a sync then applies those, not the old flavour's key, so Kueue can admit the job to another
     flavour with another value of that key, and the next sync is accepted again."""
     target, obj, ignored = argocd
-    _, templates, suspend = ADMITTED[target]
+    _, templates, suspend, _ = ADMITTED[target]
     first = server_side_applied(admitted(obj, templates, suspend), argocd_respected(obj, obj, ignored))
     stopped = evicted(first, obj, templates, suspend)
     synced = server_side_applied(stopped, argocd_respected(obj, stopped, ignored))
