@@ -17,6 +17,7 @@ trainer.env carries none.
 from __future__ import annotations
 
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
+from mpigen.load.document import value_at
 from mpigen.render.launcher_env import OPENMPI5_AGENT
 
 OPENMPI4_PLUGIN_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
@@ -64,14 +65,22 @@ def written_for(runtime: dict) -> tuple[str, tuple | None]:
     """The Trainer version a runtime mpigen wrote was rendered for, and where its launcher says
     so: from v2.4 the launcher carries the PRRTE ssh agent (render/trainjob/pods.py) in place of
     the variables the plugin then sets; (the default version, None) for any other."""
-    jobs = runtime.get("spec", {}).get("template", {}).get("spec", {}).get("replicatedJobs")
-    for j, job in enumerate(jobs if isinstance(jobs, list) else []):
-        pod = job.get("template", {}).get("spec", {}).get("template", {}).get("spec", {}) if isinstance(job, dict) else {}
-        containers = pod.get("containers") if isinstance(pod, dict) else None
-        for c, container in enumerate(containers if isinstance(containers, list) else []):
-            env = container.get("env") if isinstance(container, dict) else None
-            for e, entry in enumerate(env if isinstance(env, list) else []):
-                if isinstance(entry, dict) and entry.get("name") == OPENMPI5_AGENT:
-                    return "v2.4", ("spec", "template", "spec", "replicatedJobs", j, "template", "spec", "template",
-                                    "spec", "containers", c, "env", e)
+    for loc in _env_entries(runtime):
+        if value_at(runtime, loc + ("name",)) == OPENMPI5_AGENT:
+            return "v2.4", loc
     return DEFAULT_TRAINER_VERSION, None
+
+
+def _env_entries(runtime: dict):
+    """The place of every env entry of every container of the runtime's replicated jobs."""
+    jobs = ("spec", "template", "spec", "replicatedJobs")
+    for j, _ in enumerate(_listed(runtime, jobs)):
+        containers = jobs + (j, "template", "spec", "template", "spec", "containers")
+        for c, _ in enumerate(_listed(runtime, containers)):
+            for e, _ in enumerate(_listed(runtime, containers + (c, "env"))):
+                yield containers + (c, "env", e)
+
+
+def _listed(data: dict, loc: tuple) -> list:
+    found = value_at(data, loc)
+    return found if isinstance(found, list) else []
