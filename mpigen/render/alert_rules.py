@@ -96,9 +96,15 @@ def restarting(watched: Watched) -> str:
         created = _select("kube_job_created", watched, job_name="~" + watched.launcher_jobs)
         return f"(max by (namespace) (changes({created}[{RESTART_WINDOW}])) > 0)\nor\n({containers})"
     if watched.launcher_jobs is not None:
-        retried = _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
+        retried = _launcher_retries(watched)
         return f"(max by (namespace) ({retried}) > 0)\nor\n({containers})"
     return containers
+
+
+def _launcher_retries(watched: Watched) -> str:
+    """The failed pods of the job's launcher Jobs, as the restart alerts count them:
+    kube_job_status_failed of those Jobs, its series with an empty reason."""
+    return _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
 
 
 def near_restart_budget(watched: Watched) -> str | None:
@@ -110,7 +116,7 @@ def near_restart_budget(watched: Watched) -> str | None:
         restarts = _select(SET_RESTARTS, watched, name=watched.replicated_set)
         return f"max by (namespace) ({restarts}) >= {watched.restart_budget}"
     if watched.launcher_jobs is not None:
-        retried = _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
+        retried = _launcher_retries(watched)
         return f"max by (namespace) ({retried}) >= {watched.restart_budget}"
     return None
 
