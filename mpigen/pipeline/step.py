@@ -15,6 +15,7 @@ from mpigen.cache.memo import Memo, Read
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.compile.mpijob import MPIJob
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
+from mpigen.emit.flux_substitution import kept_from_substitution
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path, step_placement
 from mpigen.emit.rendered import Admitted, RenderedObject, TextStore
@@ -196,7 +197,7 @@ def _watched(objects: list[dict], pending: _Pending) -> Watched | None:
 def emitted(obj: dict, comment: str, env: str, placement: Placement) -> RenderedObject:
     """An object as the run carries it: its document (opened by `comment`), where it goes, its
     sort key and the sha256 of its bytes."""
-    text = dump_object(obj, comment, GENERATED)
+    text = dump_object(kept_from_substitution(obj), comment, GENERATED)
     facts = kind_facts(obj["apiVersion"], obj["kind"])
     return RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, env, placement.running_workers,
                           placement.root, None, hashlib.sha256(text.encode("utf-8")).digest(), placement.admitted,
