@@ -85,3 +85,7 @@ def test_no_rendered_object_or_shipped_health_check_names_a_kueue_api_version():
     texts = {path: path.read_text() for path in (*shipped, *golden)}
     assert [path for path, text in texts.items() if "kueue.x-k8s.io/v1" in text] == []
     assert any("kueue.x-k8s.io/queue-name" in text for text in texts.values())  # the keys are there
+    # and no example of the docs shows a queue object in the API version v0.20 no longer serves
+    shown = [path for path in (ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.*")))
+             if path.is_file() and "kueue.x-k8s.io/v1beta1" in path.read_text(errors="replace")]
+    assert shown == []
