@@ -44,6 +44,7 @@ from typing import NamedTuple
 
 from mpigen.emit import companion_names as names
 from mpigen.emit.comments import COMPANION
+from mpigen.emit.flux_substitution import kept_from_substitution
 from mpigen.emit.rendered import Admitted
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
@@ -59,7 +60,7 @@ RETRY = {"limit": 10, "backoff": {"duration": "5s", "factor": 2, "maxDuration": 
 
 
 def _document(obj: dict) -> str:
-    return dump_object(obj, COMPANION)
+    return dump_object(kept_from_substitution(obj), COMPANION)
 
 
 def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str]:

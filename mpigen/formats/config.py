@@ -11,7 +11,7 @@
     podSecurity: baseline           # the Pod Security level the namespaces enforce (default: no check)
     trainingRuntime: {name: mpi-openmpi}   # target trainjob: the runtime of blueprints that name none
     monitoring: {prometheusRule: {labels: {release: prometheus}}}   # alerts per job (docs/monitoring.md)
-    versions: {trainer: v2.4}       # what the clusters run (default: Trainer v2.3; mpigen.formats.versions)
+    versions: {trainer: v2.4, kueue: v0.19}   # what the clusters run (mpigen.formats.versions)
 
 mpigen.project.config reads it from the folder a run works in: the working folder or, from a
 sub-folder, the nearest folder above it that holds one (mpigen.project.repository); every
@@ -95,8 +95,9 @@ class ConfigModel(Model):
         None, description="A PrometheusRule per environment with alerts for each of its jobs (docs/monitoring.md; "
                           "default: none; an overlay's monitoring wins).")
     versions: Optional[VersionsSettings] = Field(
-        None, description="The operator versions the clusters run (default: Trainer v2.3; an overlay's key wins).",
-        examples=[{"trainer": "v2.4"}])
+        None, description="The operator versions the clusters run (default: Trainer v2.3, Kueue v0.19; an overlay's key "
+                          "wins).",
+        examples=[{"trainer": "v2.4", "kueue": "v0.19"}])
     argocd: Optional[ArgoCDConfig] = Field(
         None, description="Generate an Argo CD Application per output folder rendered with the argocd profile.")
     flux: Optional[FluxConfig] = Field(

@@ -11,7 +11,7 @@
         patch: {spec: {workers: 16}}
     podSecurity: restricted              # the Pod Security level its namespaces enforce (checked at render)
     monitoring: {prometheusRule: {labels: {release: prometheus}}}   # alerts per job (docs/monitoring.md)
-    versions: {trainer: v2.4}            # what its clusters run (mpigen.formats.versions)
+    versions: {trainer: v2.4, kueue: v0.18}   # what its clusters run (mpigen.formats.versions)
     images:                              # like kustomize `images`
       - {name: horovod/horovod, newName: registry.example.com/horovod, newTag: 0.28.1-prod}
 
@@ -113,4 +113,4 @@ class OverlayModel(Model):
                           "default: mpigen.yaml's; enabled: false turns it off).")
     versions: Optional[VersionsSettings] = Field(
         None, description="The operator versions this environment's clusters run, each key inherited on its own "
-                          "(default: its nearest base's, else mpigen.yaml's).", examples=[{"trainer": "v2.4"}])
+                          "(default: its nearest base's, else mpigen.yaml's).", examples=[{"trainer": "v2.4", "kueue": "v0.18"}])

@@ -12,6 +12,7 @@ from mpigen.importer.importers import import_job, importers, reference_of
 from mpigen.load.document import Document
 from mpigen.load.files import display_path
 from mpigen.load.parser import load_file
+from mpigen.load.workloads import workload_problems
 from mpigen.render.importer import Importer
 from mpigen.render.targets import kind_facts
 
@@ -96,11 +97,13 @@ def _documents(files: list[str], problems: list[Diagnostic]) -> tuple[list[Docum
         except InputError as exc:
             problems += exc.diagnostics
             continue
+        workloads = workload_problems(docs)
+        problems += workloads
         found = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") in tuple(kinds)]
         here = [d for d in docs if _referrer(d.data) is not None]
         accounts += [d for d in docs if isinstance(d.data, dict) and d.data.get("apiVersion") == "v1"
                      and d.data.get("kind") == "ServiceAccount" and isinstance(d.data.get("metadata"), dict)]
-        if not found and not here:
+        if not found and not here and not workloads:
             problems.append(error(Mark(display_path(path)), f"no {', '.join(words[:-1])} or {words[-1]} in this file"))
         jobs += found
         references += here

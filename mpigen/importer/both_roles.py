@@ -12,7 +12,7 @@ import re
 from mpigen.compile.blueprint import LAUNCHER_CONTAINER, WORKER_CONTAINER
 from mpigen.compile.environment import RENDEZVOUS_ENV
 from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
-from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX, MULTUS_NETWORKS
+from mpigen.kube.labels import MULTUS_NETWORKS, mpigens_own
 from mpigen.render.launcher_env import OPENMPI5_ENV
 from mpigen.render.names import OPERATOR_LABEL_KEYS
 
@@ -59,7 +59,7 @@ def template_metadata(r, metadata: dict, roles: list[dict]) -> None:
         blueprint = metadata.setdefault(kind, {})
         keys = sorted({k for part in roles for k in part[kind]})
         for key in keys:
-            if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY:
+            if mpigens_own(key):
                 continue  # mpigen's own, from an earlier render
             if kind == "labels" and key in OPERATOR_POD_LABELS and r.api == V1ALPHA2:
                 continue  # the controller writes its own value over the template's

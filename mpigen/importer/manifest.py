@@ -23,7 +23,7 @@ from mpigen.compile.environment import RANK_ENV_SCRIPT
 from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
 from mpigen.emit.yaml import dump_object
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
-from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, MANAGED_BY, MPIGEN_PREFIX
+from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
 from mpigen.load.document import Document, Loc
 from mpigen.load.parser import parse
 from mpigen.importer.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
@@ -158,7 +158,7 @@ def _metadata(r: Reader) -> dict:
             if not isinstance(value, str):
                 r.refuse(("metadata", kind, key), f"{kind[:-1]} values are strings; quote it")
                 continue
-            if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or key == LAST_APPLIED:
+            if mpigens_own(key) or key == LAST_APPLIED:
                 continue  # mpigen's own from an earlier render, and kubectl apply's record
             if kind == "labels" and key in RESERVED_LABELS:
                 r.lost(("metadata", kind, key), f"the label {key}, a key the operator writes on its own objects")

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mpigen.compile.blueprint import compile_blueprint
+from mpigen.emit.flux_substitution import kept_from_substitution
 from mpigen.emit.yaml import dump_object
-from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.kube.labels import mpigens_own
 from mpigen.load.document import Loc
 from mpigen.load.parser import parse
 from mpigen.importer.manifest import SERVER_METADATA
@@ -25,7 +26,7 @@ IGNORED = {("status",), *(("metadata", key) for key in SERVER_METADATA)}
 
 
 def rendered(target: str, blueprint: dict, r: Reader, options: Options | None = None) -> list[dict] | None:
-    """The blueprint's objects under the target (with the environment's `options` the objects
+    """The blueprint's objects under the target, as mpigen writes them (with the environment's `options` the objects
     given were rendered with, when their importer tells them), or None when mpigen refuses the
     blueprint (each reason an error at the job's metadata.name)."""
     options = replace(options, target=target) if options is not None else Options(target=target)
@@ -41,8 +42,8 @@ def rendered(target: str, blueprint: dict, r: Reader, options: Options | None = 
     if errors or model is None:
         return None
     spec = model.spec
-    return render_job(job, options,
-                      Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished))
+    objects = render_job(job, options, Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished))
+    return [kept_from_substitution(obj) for obj in objects]  # as mpigen writes them
 
 
 def compare(r: Reader, given, made, reported: set, loc: Loc = ()) -> None:
@@ -107,7 +108,7 @@ def _reported(r: Reader, loc: Loc, reported: set) -> bool:
 def _ours(loc: Loc, key) -> bool:
     """mpigen's own labels and annotations, which a render writes from the blueprint's name."""
     return loc[-1:] in (("labels",), ("annotations",)) and isinstance(key, str) and (
-        key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY)
+        mpigens_own(key))
 
 
 def _default(loc: Loc, key, value) -> bool:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 # mpigen's own keys
 MANAGED_BY = "app.kubernetes.io/managed-by"
+# Flux's kustomize-controller skips the post-build substitution of an object that carries it as a
+# label or an annotation, with the value "disabled" (fluxcd/pkg kustomize/kustomize_varsub.go)
+FLUX_SUBSTITUTE = "kustomize.toolkit.fluxcd.io/substitute"
 MPIGEN_PREFIX = "mpigen.dev/"  # label and annotation keys reserved for mpigen
 JOB_LABEL = MPIGEN_PREFIX + "job"  # every object of a job, and its rank pods under onePodPerNode
 RUN_LABEL = MPIGEN_PREFIX + "run"  # the run identity, under a GitOps profile
@@ -50,3 +53,9 @@ def topology_annotation(required: str | None, preferred: str | None) -> tuple[st
         return KUEUE_TOPOLOGY_ANNOTATIONS["required"], required
     return KUEUE_TOPOLOGY_ANNOTATIONS["preferred"], preferred
 ARGOCD_COMPARE_OPTIONS = "argocd.argoproj.io/compare-options"
+
+
+def mpigens_own(key: str) -> bool:
+    """Whether a label or annotation key is one mpigen writes itself (import drops them, a
+    blueprint may not give them)."""
+    return key.startswith(MPIGEN_PREFIX) or key in (MANAGED_BY, FLUX_SUBSTITUTE)

@@ -12,6 +12,7 @@ from mpigen.formats.overlay import OVERLAY_KIND
 from mpigen.load.document import Document
 from mpigen.load.files import MAX_FILE_BYTES, NAMED, SEARCHED, Unreadable, display_path, find_yaml_files, read_text
 from mpigen.load.parser import parse
+from mpigen.load.workloads import workload_problems
 
 # Kinds of mpigen's own that may sit beside blueprints and are not blueprints.
 OTHER_KINDS = (OVERLAY_KIND, CONFIG_KIND)
@@ -52,7 +53,9 @@ def load_files(files: list[tuple[Path, bool]], read: Callable[[Path, str, str], 
                 problems.extend(Diagnostic(d.mark, d.message + "; skipped (not recognisable as a blueprint)",
                                            "warning") for d in exc.diagnostics)
             continue
-        mine = 0
+        workloads = workload_problems(docs)
+        problems += workloads
+        mine = len(workloads)
         for doc in docs:
             data = doc.data
             kind = data.get("kind") if isinstance(data, dict) else None

@@ -14,6 +14,7 @@ from mpigen.load.document import Document
 from mpigen.load.files import YAML_SUFFIXES, Unreadable, display_path, stat_input, unreadable_problem
 from mpigen.load.model import validate_model
 from mpigen.load.parser import load_file
+from mpigen.load.workloads import workload_problems
 
 OVERLAYS_FOLDER = "overlays"
 _FIX = "or stop using this overlay"
@@ -104,6 +105,7 @@ def read_overlay(file: Path, problems: list[Diagnostic]) -> tuple[Document | Non
         problems.extend(exc.diagnostics)
         return None, None
     overlays = [d for d in docs if isinstance(d.data, dict) and d.data.get("kind") == OVERLAY_KIND]
+    problems.extend(workload_problems(docs))
     if len(overlays) != 1:
         where = overlays[1].start if len(overlays) > 1 else Mark(display_path(file))
         problems.append(error(where, f"an overlay file holds exactly one document of kind {OVERLAY_KIND} "

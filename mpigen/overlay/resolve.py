@@ -55,6 +55,11 @@ class Overlay:
         owner = self.versions_owner("trainer")
         return owner.model.versions.trainer if owner else None
 
+    @property
+    def kueue_version(self) -> str | None:
+        owner = self.versions_owner("kueue")
+        return owner.model.versions.kueue if owner else None
+
     def versions_owner(self, key: str) -> "Overlay | None":
         """This overlay, else its nearest base, whose `versions:` sets `key` (each key of
         `versions:` is inherited on its own)."""

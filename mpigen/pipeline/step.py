@@ -15,6 +15,7 @@ from mpigen.cache.memo import Memo, Read
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.compile.mpijob import MPIJob
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
+from mpigen.emit.flux_substitution import kept_from_substitution
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path, step_placement
 from mpigen.emit.rendered import Admitted, RenderedObject, TextStore
@@ -30,12 +31,14 @@ from mpigen.pipeline.results import DocResult, Expected, FileResult, UsedPatch, 
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.admission import ignored_paths
+from mpigen.render.kueue_limits import pod_set_errors
 from mpigen.render.pod_security import pod_security_problems
 from mpigen.render.watched import Watched, with_job
 from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, expected_objects, kind_facts,
-                                   oversized, render_job, target_checks)
+                                   kueue_pod_sets, oversized, render_job, target_checks)
 from mpigen.validate.document import attributed, validate_document, written_problems
 
+SCHEDULING_QUEUE = ("spec", "scheduling", "queue")
 File = tuple[Path, bool]  # a file to read, and whether the user named it (mpigen.load.files.find_yaml_files)
 
 
@@ -50,6 +53,7 @@ class _Pending:
     env: Environment
     size_marks: dict[str, Mark]  # where an object too large for the cluster is reported (mpigen.pipeline.oversize)
     doc: Document | None = None  # kept where the pods are checked against a Pod Security level
+    queue: Mark | None = None  # spec.scheduling.queue's value, where the job is queued (mpigen.render.kueue_limits)
 
 
 class _Validated(NamedTuple):
@@ -141,7 +145,8 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic]) -
     result.name_mark = patched.value_mark(("metadata", "name"))
     result.expects = _expected(patched, blueprint, env)
     checked = env.options is not None and env.options.pod_security not in (None, PRIVILEGED)
-    pending = _Pending(blueprint, job, patched.path, env, size_marks(patched), patched if checked else None)
+    queue = patched.value_mark(SCHEDULING_QUEUE) if blueprint.spec.scheduling.queue is not None else None
+    pending = _Pending(blueprint, job, patched.path, env, size_marks(patched), patched if checked else None, queue)
     return _Validated(result, pending)
 
 
@@ -168,6 +173,8 @@ def _render(pending: _Pending, emit: bool) -> tuple[list[RenderedObject], list[D
     job = pending.job
     objects = render_job(job, options, lifecycle)
     refused = size_errors(oversized(objects), blueprint, pending.size_marks, pending.source)
+    if pending.queue is not None:
+        refused += pod_set_errors(kueue_pod_sets(objects), options.kueue_version, pending.queue)
     if pending.doc is not None:
         refused += pod_security_problems(objects, options, pending.doc, blueprint, job, lifecycle)
     if refused or not emit:
@@ -190,7 +197,7 @@ def _watched(objects: list[dict], pending: _Pending) -> Watched | None:
 def emitted(obj: dict, comment: str, env: str, placement: Placement) -> RenderedObject:
     """An object as the run carries it: its document (opened by `comment`), where it goes, its
     sort key and the sha256 of its bytes."""
-    text = dump_object(obj, comment, GENERATED)
+    text = dump_object(kept_from_substitution(obj), comment, GENERATED)
     facts = kind_facts(obj["apiVersion"], obj["kind"])
     return RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, env, placement.running_workers,
                           placement.root, None, hashlib.sha256(text.encode("utf-8")).digest(), placement.admitted,

@@ -168,6 +168,8 @@ def _overlay_options(options: Options, overlay: Overlay, flags: Flags, config: C
         options = replace(options, monitoring=monitoring_of(overlay.monitoring))
     if overlay.trainer_version is not None:
         options = replace(options, trainer_version=overlay.trainer_version)
+    if overlay.kueue_version is not None:
+        options = replace(options, kueue_version=overlay.kueue_version)
     target = overlay.target
     if target is not None and target not in targets.TARGETS:
         owner = next(o for o in reversed(overlay.chain()) if o.model.target is not None)
@@ -205,7 +207,8 @@ def _options(flags: Flags, config: Config | None) -> Options:
               "kube_version": pick("kube_version", "kubeVersion"),
               "pod_security": config.model.podSecurity if config else None,
               "monitoring": monitoring_of(config.model.monitoring) if config else None,
-              "trainer_version": config.model.versions.trainer if config and config.model.versions else None}
+              "trainer_version": config.model.versions.trainer if config and config.model.versions else None,
+              "kueue_version": config.model.versions.kueue if config and config.model.versions else None}
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
     target = targets.TARGETS[options.target]
     return replace(options, own=target.options.build(_given(target, flags, config)))

@@ -59,15 +59,23 @@ def _template_changes(old: dict, new: dict) -> bool:
     return not equal(get(old, "spec", "template"), get(new, "spec", "template"))
 
 
+def _one_pod_set(obj: dict, find) -> int:
+    """A batch Job's Workload has one pod set (Kueue v0.19.2, pkg/controller/jobs/job/job_controller.go
+    PodSets); a StatefulSet's pods are one pod group of one role, whose Workload has one pod set
+    (pkg/controller/jobs/statefulset marks them a group; pkg/controller/jobs/pod/pod_controller.go
+    PodSets: one per role, the hash of the pod's shape)."""
+    return 1
+
+
 TEMPLATE = (".spec.template",)  # the pod template of a workload
 KUBERNETES = (
     Kind("", "Pod", "pods", pods=_alone(workloads.pod), pod_templates=(".",)),
     Kind("batch", "Job", "jobs", run=True, pods=_alone(workloads.replicated("parallelism")),
          immutable=immutable.job, admission=Admission(TEMPLATE, ("spec", "suspend")),
-         kueue=every_version(BATCH_JOB_RULES), pod_templates=TEMPLATE),
+         kueue=every_version(BATCH_JOB_RULES), pod_templates=TEMPLATE, pod_sets=_one_pod_set),
     Kind("apps", "StatefulSet", "statefulsets", pods=_alone(workloads.replicated("replicas")),
          workers=_stateful_set_workers, immutable=immutable.stateful_set, restarts_pods=_template_changes,
-         kueue=every_version(STATEFULSET_RULES), pod_templates=TEMPLATE),
+         kueue=every_version(STATEFULSET_RULES), pod_templates=TEMPLATE, pod_sets=_one_pod_set),
     Kind("apps", "Deployment", "deployments", pods=_alone(workloads.replicated("replicas")),
          immutable=immutable.selector, pod_templates=TEMPLATE),
     Kind("apps", "ReplicaSet", "replicasets", pods=_alone(workloads.replicated("replicas")),

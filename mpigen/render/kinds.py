@@ -78,6 +78,10 @@ class Kind:
     # apiVersion -> the rules of Kueue's webhook on the object's labels and annotations, when
     # Kueue manages the kind as a job at that version (mpigen.kube.kueue_immutable), else ().
     kueue: Callable[[str], tuple[Rule, ...]] | None = None
+    # The pod sets of the Workload Kueue makes of the object when it is queued, as each of
+    # Kueue's integrations builds them (its PodSets; mpigen.render.kueue_limits): None where
+    # Kueue does not manage the object as a job, or the count depends on what the render lacks.
+    pod_sets: Callable[[dict, Find], int | None] | None = None
     # Whether the change from the old object to the new replaces pods that are running.
     restarts_pods: Callable[[dict, dict], bool] | None = None
     # (apiVersion, Kubernetes version) -> the OpenAPI v3 schema of the object (a CRD's

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
-from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
+from mpigen.formats.versions import DEFAULT_KUEUE_VERSION, DEFAULT_TRAINER_VERSION
 from mpigen.load.document import Document
 from mpigen.render.effective import EffectivePods
 from mpigen.render.importer import Importer
@@ -40,6 +40,7 @@ class Options:
     pod_security: str | None = None  # the Pod Security level the namespaces enforce (None: no check)
     monitoring: Monitoring | None = None  # the environment's alerts (mpigen.render.monitoring; None: none)
     trainer_version: str = DEFAULT_TRAINER_VERSION  # the clusters' Kubeflow Trainer (mpigen.formats.versions)
+    kueue_version: str = DEFAULT_KUEUE_VERSION  # the clusters' Kueue (mpigen.formats.versions)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from mpigen.compile.reserved import RESERVED as COMPILED
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
+from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
 from mpigen.load.document import Document
 from mpigen.render.checks import RESERVED as ADDED, profile_checks
@@ -120,6 +121,21 @@ def finder(objects: list[dict]) -> Find:
              for o in objects}
     return lambda group, kind, namespace, name: index.get((group, kind, namespace, name)) or index.get(
         (group, kind, "", name))
+
+
+def kueue_pod_sets(objects: list[dict]) -> list[tuple[dict, int]]:
+    """Each object of a render that Kueue makes a Workload of (it carries the queue label and
+    its kind's `pod_sets` fact knows), with the pod sets of that Workload."""
+    find = finder(objects)
+    out = []
+    for obj in objects:
+        facts = kind_facts(obj["apiVersion"], obj["kind"])
+        if facts is None or facts.pod_sets is None or KUEUE_QUEUE_LABEL not in obj["metadata"].get("labels", {}):
+            continue
+        count = facts.pod_sets(obj, find)
+        if count is not None:
+            out.append((obj, count))
+    return out
 
 
 def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Options) -> list[Diagnostic]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mpigen.errors import Diagnostic, error
-from mpigen.kube.labels import MANAGED_BY, MPIGEN_PREFIX
+from mpigen.kube.labels import mpigens_own
 from mpigen.load.document import field_path
 
 
@@ -38,7 +38,7 @@ def check_reserved_metadata(f, out: list[Diagnostic]) -> None:
             if not f.ok(loc):
                 continue
             for key in f.get(loc, {}) or {}:
-                if key.startswith(MPIGEN_PREFIX) or key == MANAGED_BY or (where == "labels" and key in f.reserved.labels):
+                if mpigens_own(key) or (where == "labels" and key in f.reserved.labels):
                     out.append(error(f.doc.key_mark(loc + (key,)),
                                      f"{field_path(loc)}: key {key!r} is written by the MPI Operator or mpigen on the "
                                      "rendered objects; choose another key"))

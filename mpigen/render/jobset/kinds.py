@@ -44,6 +44,13 @@ def workers(obj: dict, find: Find) -> int:
     return sum(count for name, count, _ in _replicated_jobs(obj) if name == WORKER_JOB)
 
 
+def pod_sets(obj: dict, find: Find) -> int:
+    """One pod set per replicated job, suspended or not (Kueue v0.19.2,
+    pkg/controller/jobs/jobset/jobset_controller.go JobSet.PodSets)."""
+    jobs = get(obj, "spec", "replicatedJobs")
+    return len(jobs) if isinstance(jobs, list) else 0
+
+
 def model(api: str) -> type | None:
     if api != JOBSET_API:
         return None
@@ -58,5 +65,5 @@ TEMPLATES = (".spec.replicatedJobs[].template.spec.template",)
 ADMISSION = Admission(TEMPLATES, ("spec", "suspend"), merge_patch=True)
 JOBSET = Kind(group_of(JOBSET_API), "JobSet", "jobsets", run=True, pods=pods, workers=workers, holds_job=holds_job,
               immutable=immutable_changes, admission=ADMISSION, kueue=every_version(JOB_RULES), model=model,
-              pod_templates=TEMPLATES)
+              pod_templates=TEMPLATES, pod_sets=pod_sets)
 KINDS = (JOBSET, *podgroup.KINDS)  # and the gang scheduler's PodGroup

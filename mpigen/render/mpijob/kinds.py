@@ -76,9 +76,19 @@ def pod_additions(obj: dict, path: str) -> list[dict]:
     return []
 
 
+def pod_sets(obj: dict, find: Find) -> int | None:
+    """One pod set per replica type, Launcher and Worker, that the v2beta1 MPIJob has (Kueue
+    v0.19.2, pkg/controller/jobs/mpijob/mpijob_controller.go PodSets, orderedReplicaTypes);
+    None for the training-operator's v1, which that integration does not manage."""
+    if obj.get("apiVersion") != V2BETA1:
+        return None
+    replicas = mapping(get(obj, "spec", "mpiReplicaSpecs"))
+    return sum(1 for role in (LAUNCHER, WORKER) if replicas.get(role) is not None)
+
+
 TEMPLATES = (".spec.mpiReplicaSpecs[].template",)
 ADMISSION = Admission(TEMPLATES, ("spec", "runPolicy", "suspend"), merge_patch=True)
 MPIJOB = Kind(GROUP, "MPIJob", "mpijobs", run=True, pods=pods, workers=workers, slots=slots, admission=ADMISSION,
               kueue=kueue, schema=schema, pod_templates=TEMPLATES,
-              pod_additions=pod_additions, creates=operator_config_map)
+              pod_additions=pod_additions, creates=operator_config_map, pod_sets=pod_sets)
 KINDS = (MPIJOB,)

@@ -26,6 +26,18 @@ def runtime_of(trainjob: dict, find: Find) -> dict | None:
     return find(group, kind, namespace if isinstance(namespace, str) else "", ref.get("name"))
 
 
+def pod_sets(trainjob: dict, find: Find) -> int | None:
+    """The pod sets of a queued TrainJob's Workload: those of the JobSet the Trainer makes of
+    it, one per replicated job of its runtime's template (Kueue v0.19.2,
+    pkg/controller/jobs/trainjob/trainjob_controller.go podSets -> JobSet.PodSets); None when
+    the runtime is the cluster's, not the render's."""
+    runtime = runtime_of(trainjob, find)
+    if runtime is None:
+        return None
+    jobs = get(runtime, "spec", "template", "spec", "replicatedJobs")
+    return len(jobs) if isinstance(jobs, list) else 0
+
+
 def suspended(trainjob: dict) -> bool:
     return get(trainjob, "spec", "suspend") is True
 

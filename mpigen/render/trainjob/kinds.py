@@ -34,7 +34,7 @@ def _model(name: str) -> Callable[[str], type | None]:
 TRAINJOB = Kind(TRAINER_GROUP, "TrainJob", "trainjobs", run=True, pods=capacity.pods, workers=capacity.workers,
                 slots=capacity.slots, immutable=immutable_changes, kueue=every_version(JOB_RULES),
                 model=_model("TrainerV1alpha1TrainJob"), creates=trainer_hostfile, versions_key="trainer",
-                upgrade=upgrade)
+                upgrade=upgrade, pod_sets=capacity.pod_sets)
 # A runtime's JobSet template: the Trainer makes each TrainJob's JobSet from it.
 RUNTIME_TEMPLATES = (".spec.template.spec.replicatedJobs[].template.spec.template",)
 TRAINING_RUNTIME = Kind(TRAINER_GROUP, "TrainingRuntime", "trainingruntimes",

@@ -166,3 +166,22 @@ def test_a_trainer_version_mpigen_does_not_know_is_refused_at_its_line():
     (diagnostic,) = raised.value.diagnostics
     assert (diagnostic.mark.path, diagnostic.mark.line) == ("mpigen.yaml", 4)
     assert "'v2.3'" in diagnostic.message and "'v2.4'" in diagnostic.message
+
+
+def test_the_kueue_version_is_v0_19_by_default_and_each_overlay_s_key_wins_inherited_beside_the_trainer_s():
+    assert resolve(Flags(paths=("blueprints",)), print).options.kueue_version == "v0.19"
+    repository("versions: {kueue: v0.20}\n", old="versions: {kueue: v0.17, trainer: v2.4}\n",
+               child="bases: [old]\nversions: {trainer: v2.3}\n", plain="labels: {a: b}\n")
+    setup = resolve(Flags(), print)
+    assert setup.options.kueue_version == "v0.20"
+    assert {o.name: (e.kueue_version, e.trainer_version) for o, e in zip(setup.overlays, setup.env_options)} == {
+        "old": ("v0.17", "v2.4"), "child": ("v0.17", "v2.3"), "plain": ("v0.20", "v2.3")}
+
+
+def test_a_kueue_version_mpigen_does_not_know_is_refused_at_its_line():
+    repository("versions:\n  kueue: v0.16\n")
+    with pytest.raises(InputError) as raised:
+        resolve(Flags(), print)
+    (diagnostic,) = raised.value.diagnostics
+    assert (diagnostic.mark.path, diagnostic.mark.line) == ("mpigen.yaml", 4)
+    assert all(f"'{v}'" in diagnostic.message for v in ("v0.17", "v0.18", "v0.19", "v0.20"))
