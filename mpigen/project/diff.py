@@ -18,6 +18,7 @@ from mpigen.review.diff.compare import compare
 from mpigen.review.diff.located import locate
 from mpigen.review.diff.overridden import overridden
 from mpigen.review.diff.report import Report
+from mpigen.review.diff.restarts import cause_between, restarts
 from mpigen.review.diff.upgrades import upgrades
 from mpigen.review.live import live_texts
 from mpigen.review.revision import (commit_of, default_base, folder_texts, render_texts, require_commits,
@@ -85,6 +86,8 @@ def _revisions(flags: Flags, named: tuple[str, ...], base: str | None, head: str
         report.overridden = overridden(new, old_tree, head_tree or WorkingTree())
         locate(report, old_tree, head_tree or WorkingTree())
         report.upgrades = upgrades(old, new, old_tree, head_tree or WorkingTree())
+        report.restarts = restarts(report.jobs, cause_between(old, new, old_tree, head_tree or WorkingTree(),
+                                                              report.upgrades))
     return report
 
 

@@ -3,8 +3,10 @@ operator on the new side (a key of `versions:`, mpigen.formats.versions: its ove
 nearest base's, else mpigen.yaml's, else the default), and what the move does to each object
 of that environment the clusters already run, as the table of kinds says (a kind's
 `versions_key` and `upgrade` facts). The object diff shows what the new output is; this says
-what becomes of what runs: a warning where the move breaks an object, at the line that sets
-the new version.
+what becomes of what runs and the new render keeps (an object it renames belongs to a new run:
+mpigen.review.diff.restarts names the job and why): a warning where the move breaks an object,
+at the line that sets the new version. Every key of `versions:` (DEFAULT_VERSIONS) is followed,
+so that another operator's version plugs in by its key and a kind's `versions_key` fact.
 
 Between two revisions only: a folder holds no overlays. An environment rendered without an
 overlay takes its versions from mpigen.yaml.
@@ -18,7 +20,7 @@ from mpigen.errors import InputError, Mark
 from mpigen.formats.config import CONFIG_FILE
 from mpigen.formats.versions import DEFAULT_VERSIONS
 from mpigen.load.parser import parse
-from mpigen.render.targets import KINDS, kind_facts
+from mpigen.render.targets import kind_facts
 from mpigen.review.diff.manifests import read_render, rendered_environments
 from mpigen.review.diff.model import ObjectKey
 from mpigen.review.diff.overridden import Tree
@@ -56,9 +58,11 @@ class Upgrade:
 def upgrades(old_files: dict[str, str], new_files: dict[str, str], old: Tree, new: Tree) -> list[Upgrade]:
     """Each environment of the new render, and key of `versions:` some kind follows, whose
     version differs between the sides."""
-    keys = sorted({kind.versions_key for kind in KINDS.values() if kind.versions_key})
+    keys = sorted(DEFAULT_VERSIONS)  # every key of `versions:`, the Trainer's and any other operator's
     overlays = rendered_environments(new_files)
     running = read_render(old_files, "", [])
+    kept = read_render(new_files, "", []).keys()
+    running = {key: manifest for key, manifest in running.items() if key in kept}  # a renamed run is a restart
     found = []
     for environment, path in sorted(overlays.items()):
         for key in keys:
