@@ -99,3 +99,39 @@ def _version(tree: Tree, overlay_path: str, key: str) -> tuple[str, Mark]:
     if docs and docs[0].get(loc) is not None:
         return str(docs[0].get(loc)), tree.shown(docs[0].value_mark(loc))
     return DEFAULT_VERSIONS[key], Mark(overlay_path or CONFIG_FILE)
+
+
+def live_upgrades(live_files: dict[str, str], new_files: dict[str, str], suspended: dict[str, bool],
+                  tree: Tree) -> list[Upgrade]:
+    """Against the cluster (`diff --live`): each environment whose render was written for
+    another version of an operator than the cluster's copies of its objects (a kind's
+    `written_for` fact: the newest either side shows), and what the move does to each object
+    the cluster runs, with the spec.suspend the cluster has (`suspended`, by path): a job Kueue
+    holds suspended is named as such, one it admitted as running."""
+    running, rendered = read_render(live_files, "", []), read_render(new_files, "", [])
+    for key, manifest in running.items():
+        if manifest.path in suspended and isinstance(manifest.data.get("spec"), dict):
+            manifest.data["spec"]["suspend"] = suspended[manifest.path]
+    found = []
+    for environment, path in sorted(rendered_environments(new_files).items()):
+        for key in sorted(DEFAULT_VERSIONS):
+            old, new = _written_for(running, environment, key), _written_for(rendered, environment, key)
+            if old is not None and new is not None and old != new:
+                objects = tuple(_upgraded(running, environment, key, old, new))
+                found.append(Upgrade(environment, key, old, new, _version(tree, path, key)[1], objects))
+    return found
+
+
+def _written_for(objects: dict, environment: str, key: str) -> str | None:
+    """The newest version of `key` the environment's objects were rendered for (None: no kind says)."""
+    versions = set()
+    for object_key, manifest in objects.items():
+        facts = kind_facts(object_key.api_version, object_key.kind)
+        if object_key.environment == environment and facts and facts.versions_key == key and facts.written_for:
+            versions.add(facts.written_for(manifest.data))
+    return max(versions, key=_numbers) if versions else None
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    """`v2.10` -> (2, 10), so that versions sort as numbers."""
+    return tuple(int(part) for part in version.lstrip("v").split(".") if part.isdigit())
