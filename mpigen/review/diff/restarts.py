@@ -14,7 +14,7 @@ environment's clusters move to another version of an operator that one of its ki
 `versions:` alike), its overlay or mpigen.yaml changed other than in `versions:`, and when
 none of these did, mpigen's output changed: the same sources rendered by another mpigen give
 another run. Between two folders or against the cluster, no sources are at hand: the objects
-say it (`cause_unknown`).
+say it (`replaced`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from mpigen.review.diff.upgrades import Upgrade
 
 MPIGEN_OUTPUT = ("mpigen's output changed: its blueprint, overlay and mpigen.yaml are as they were, and the "
                  "mpigen that rendered the base renders them as another run")
-UNKNOWN = "its run's objects are replaced: a run going on starts again from its beginning"
+REPLACED = "a new run replaces its run"  # between folders or against the cluster: the objects say it
+WORKERS = "its running workers are replaced"
 Cause = Callable[[JobDiff], str]
 
 
@@ -57,7 +58,12 @@ def restarting(job: JobDiff) -> bool:
     return (job.new_run and job.ends_run) or job.restarts_workers
 
 
-def restarts(jobs: list[JobDiff], cause: Cause = lambda job: UNKNOWN) -> list[Restart]:
+def replaced(job: JobDiff) -> str:
+    """What the objects alone say of a restart."""
+    return REPLACED if job.new_run and job.ends_run else WORKERS
+
+
+def restarts(jobs: list[JobDiff], cause: Cause = replaced) -> list[Restart]:
     """The jobs that restart, in the report's order, each with its cause."""
     return [Restart(job.environment, job.namespace, job.job, cause(job)) for job in jobs if restarting(job)]
 
