@@ -1,7 +1,7 @@
 """Which jobs a diff restarts, and why: the summary's `restarts N jobs: <job>: <why>`.
 
 A job restarts when a run going on is stopped and started again from its beginning: its run
-objects (a kind's `run` fact: a launcher Job, an MPIJob, a JobSet, a TrainJob) are replaced by
+objects (a kind's `run` fact: the object whose controller makes the launcher) are replaced by
 others (under a GitOps profile, a new run's name: Argo CD's prune and Flux's garbage
 collection delete the old run's objects, their pods with them, and the new ones start), or an
 object is changed so that its running pods are replaced (a kind's `restarts_pods` fact). Git
