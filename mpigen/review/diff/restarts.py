@@ -11,7 +11,8 @@ did.
 Why, between two revisions (`cause_between`): the job's blueprint document changed, its
 environment's clusters move to another version of an operator that one of its kinds follows
 (mpigen.review.diff.upgrades: `versions.trainer v2.3 -> v2.4`, and any other key of
-`versions:` alike), its overlay or mpigen.yaml changed other than in `versions:`, and when
+`versions:` alike; a move no kind of the job follows is named when nothing else of its sources
+changed), its overlay or mpigen.yaml changed other than in `versions:`, and when
 none of these did, mpigen's output changed: the same sources rendered by another mpigen give
 another run. Between two folders or against the cluster, no sources are at hand: the objects
 say it (`replaced`).
@@ -90,13 +91,15 @@ def cause_between(old_files: dict[str, str], new_files: dict[str, str], old: Tre
         if any(_document(old, path, job.job) != _document(new, path, job.job) for path in sorted(paths)):
             reasons.append("its blueprint changed")
         keys = {facts.versions_key for facts in (kind_facts(k.api_version, k.kind) for k in _keys(job)) if facts}
-        reasons += [f"versions.{up.key} {up.old} -> {up.new}" for up in upgrades
-                    if up.environment == job.environment and up.key in keys]
+        moved = [up for up in upgrades if up.environment == job.environment]
+        reasons += [f"versions.{up.key} {up.old} -> {up.new}" for up in moved if up.key in keys]
         overlay = overlays.get(job.environment, "")
         if overlay and _overlay_settings(old, overlay) != _overlay_settings(new, overlay):
             reasons.append(f"its overlay changed ({overlay})")
         if config_changed:
             reasons.append(f"{CONFIG_FILE} changed")
+        if not reasons and moved:  # no kind of the job follows the key, yet nothing else of its sources moved
+            reasons = [f"versions.{up.key} {up.old} -> {up.new}" for up in moved]
         return "; ".join(reasons) if reasons else MPIGEN_OUTPUT
 
     return cause
