@@ -8,8 +8,10 @@ mpigen.review.diff.restarts names the job and why): a warning where the move bre
 at the line that sets the new version. Every key of `versions:` (DEFAULT_VERSIONS) is followed,
 so that another operator's version plugs in by its key and a kind's `versions_key` fact.
 
-Between two revisions only: a folder holds no overlays. An environment rendered without an
-overlay takes its versions from mpigen.yaml.
+Between two revisions (`upgrades`): a folder holds no overlays. An environment rendered
+without an overlay takes its versions from mpigen.yaml. Against the cluster (`live_upgrades`):
+the versions the cluster's objects and the render's were written for, and the cluster's
+spec.suspend of each job.
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ class Upgrade:
 
 
 def upgrades(old_files: dict[str, str], new_files: dict[str, str], old: Tree, new: Tree) -> list[Upgrade]:
-    """Each environment of the new render, and key of `versions:` some kind follows, whose
-    version differs between the sides."""
+    """Each environment of the new render, and key of `versions:`, whose version differs
+    between the sides."""
     keys = sorted(DEFAULT_VERSIONS)  # every key of `versions:`, the Trainer's and any other operator's
     overlays = rendered_environments(new_files)
     running = read_render(old_files, "", [])
@@ -109,7 +111,7 @@ def live_upgrades(live_files: dict[str, str], new_files: dict[str, str], suspend
     the cluster runs, with the spec.suspend the cluster has (`suspended`, by path): a job Kueue
     holds suspended is named as such, one it admitted as running."""
     running, rendered = read_render(live_files, "", []), read_render(new_files, "", [])
-    for key, manifest in running.items():
+    for manifest in running.values():
         if manifest.path in suspended and isinstance(manifest.data.get("spec"), dict):
             manifest.data["spec"]["suspend"] = suspended[manifest.path]
     found = []
