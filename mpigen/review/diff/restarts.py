@@ -83,9 +83,11 @@ def cause_between(old_files: dict[str, str], new_files: dict[str, str], old: Tre
     """Why a job restarts between two revisions, from the sources each side has."""
     overlays = rendered_environments(new_files) | rendered_environments(old_files)
     config_changed = _without_versions(old, CONFIG_FILE) != _without_versions(new, CONFIG_FILE)
-    blueprints = _blueprints(old_files) | _blueprints(new_files)
+    blueprints: dict[ObjectKey, str] = {}  # read once, when a job restarts: most diffs restart none
 
     def cause(job: JobDiff) -> str:
+        if not blueprints:
+            blueprints.update(_blueprints(old_files) | _blueprints(new_files))
         reasons = []
         paths = {blueprints.get(key, "") for key in _keys(job)} - {""}
         if any(_document(old, path, job.job) != _document(new, path, job.job) for path in sorted(paths)):
