@@ -18,7 +18,8 @@ from mpigen.review.diff.compare import compare
 from mpigen.review.diff.located import locate
 from mpigen.review.diff.overridden import overridden
 from mpigen.review.diff.report import Report
-from mpigen.review.diff.upgrades import upgrades
+from mpigen.review.diff.restarts import cause_between, restarts
+from mpigen.review.diff.upgrades import live_upgrades, upgrades
 from mpigen.review.live import live_texts
 from mpigen.review.revision import (commit_of, default_base, folder_texts, render_texts, require_commits,
                                     revision_texts)
@@ -50,7 +51,11 @@ def diff(flags: Flags, sides: Sides, cluster: ClusterFlags, warn: Warn, progress
     if sides.live:
         server = connect(cluster, "--live")
         new = render_texts(rendered(resolve(flags, warn), warn, progress))
-        return compare(live_texts(server, new), new, f"cluster {server.server}", WORKING_TREE)
+        suspended: dict[str, bool] = {}
+        live = live_texts(server, new, suspended)
+        report = compare(live, new, f"cluster {server.server}", WORKING_TREE)
+        report.upgrades = live_upgrades(live, new, suspended, WorkingTree())
+        return report
     if sides.dirs and revisions:
         raise UsageError("give either OLD NEW or --base/--head REV, not both")
     if sides.dirs:
@@ -85,6 +90,8 @@ def _revisions(flags: Flags, named: tuple[str, ...], base: str | None, head: str
         report.overridden = overridden(new, old_tree, head_tree or WorkingTree())
         locate(report, old_tree, head_tree or WorkingTree())
         report.upgrades = upgrades(old, new, old_tree, head_tree or WorkingTree())
+        report.restarts = restarts(report.jobs, cause_between(old, new, old_tree, head_tree or WorkingTree(),
+                                                              report.upgrades))
     return report
 
 

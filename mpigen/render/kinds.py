@@ -108,6 +108,9 @@ class Kind:
     # a warning), or None for nothing to say.
     versions_key: str | None = None
     upgrade: Callable[[dict, str, str], tuple[str, bool] | None] | None = None
+    # object -> the version of `versions_key` mpigen rendered it for, as the object shows it
+    # (what `diff --live` compares the cluster's copy with the render's by).
+    written_for: Callable[[dict], str] | None = None
     # (object, a pod template's path) -> the init containers its controller adds to the pods
     # of that template, which the object does not hold: checked with them.
     pod_additions: Callable[[dict, str], list[dict]] | None = None

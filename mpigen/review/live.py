@@ -134,9 +134,11 @@ def validate_on_server(cluster: Cluster, rendered) -> list:
     return check_rendered(rendered, check)
 
 
-def live_texts(cluster: Cluster, new_texts: dict[str, str]) -> dict[str, str]:
+def live_texts(cluster: Cluster, new_texts: dict[str, str], suspended: dict[str, bool] | None = None) -> dict[str, str]:
     """The cluster's copy of every rendered object that exists there, reduced to the fields
-    the rendered object has, laid out at the same paths (for mpigen.review.diff.compare)."""
+    the rendered object has, laid out at the same paths (for mpigen.review.diff.compare).
+    `suspended` gets, by path, the live spec.suspend of each object that has one: a job Kueue
+    holds suspended (queued, or preempted) shows it there, where Git leaves it to Kueue."""
     out = {}
     for path, text in new_texts.items():
         if path.rsplit("/", 1)[-1] in ("kustomization.yaml", ".mpigen-index"):
@@ -149,6 +151,10 @@ def live_texts(cluster: Cluster, new_texts: dict[str, str]) -> dict[str, str]:
             raise InputError([error(Mark(path), f"cannot read {rendered['kind']} {rendered['metadata']['name']} "
                                                 f"from the cluster: {explain(rendered, answer)}")])
         out[path] = dump_object(project(answer.body, rendered), "")
+        spec = answer.body.get("spec")
+        suspend = spec.get("suspend") if isinstance(spec, dict) else None
+        if suspended is not None and isinstance(suspend, bool):
+            suspended[path] = suspend
     return out
 
 

@@ -265,3 +265,40 @@ def test_diff_live_reports_changed_and_missing_objects(server, tmp_path):
 def test_diff_live_takes_no_folders(tmp_path):
     done = run_mpigen("diff", "--live", "a", "b", cwd=blueprint_folder(tmp_path))
     assert done.returncode == 2 and b"--live compares the render with the cluster" in done.stderr
+
+
+TRAINJOB_CONFIG = "apiVersion: mpigen.dev/v1alpha1\nkind: Config\nblueprints: [blueprints]\ntarget: trainjob\n"
+
+
+def test_diff_live_names_the_trainjobs_kueue_holds_suspended_that_a_trainer_upgrade_cannot_resume(server, tmp_path):
+    """The cluster runs the v2.3 render; Git moves to v2.4. Of two TrainJobs under a queue, the
+    cluster holds `held` suspended (Kueue suspends a queued or preempted one: v0.19.2
+    pkg/controller/jobs/trainjob/trainjob_webhook.go Default, jobframework/reconciler.go stopJob)
+    and runs `admitted`: only the held one cannot resume after the upgrade (Trainer v2.4.0
+    release notes; tests/acceptance/gitops/test_upgrade_path.py follows it on the cluster)."""
+    import yaml
+
+    from mpigen.review.live import resource_path
+
+    (tmp_path / "blueprints").mkdir()
+    for name in ("held", "admitted"):
+        (tmp_path / "blueprints" / f"{name}.yaml").write_text(
+            blueprint_text(name, namespace="team", workers=2, scheduling={"queue": "team-gpus"}))
+    (tmp_path / "mpigen.yaml").write_text(TRAINJOB_CONFIG)
+    done = run_mpigen("render", "--stdout", cwd=tmp_path)
+    for obj in (o for o in yaml.safe_load_all(done.stdout) if o):
+        live = with_server_fields(obj)
+        if obj["kind"] == "TrainJob":
+            live["spec"]["suspend"] = obj["metadata"]["name"] == "held"
+        server.objects[resource_path(obj)] = live
+    (tmp_path / "mpigen.yaml").write_text(TRAINJOB_CONFIG + "versions: {trainer: v2.4}\n")
+    config = kubeconfig(tmp_path / "kubeconfig", server.url)
+    done = run_mpigen("diff", "--live", "--format", "json", "--kubeconfig", config, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    (upgrade,) = json.loads(done.stdout)["upgrades"]
+    assert (upgrade["key"], upgrade["old"], upgrade["new"], upgrade["at"]) == ("trainer", "v2.3", "v2.4", "mpigen.yaml:5:21")
+    said = {o["object"]: (o["warning"], o["said"]) for o in upgrade["objects"]}
+    assert said["TrainJob team/held"][0] and said["TrainJob team/held"][1].startswith(
+        "suspended (held by Kueue in queue team-gpus, or state: completed): Trainer v2.4 cannot resume")
+    assert not said["TrainJob team/admitted"][0] and "keeps its JobSet" in said["TrainJob team/admitted"][1]
+    assert json.loads(done.stdout)["restarts"] == []

@@ -17,7 +17,7 @@ from mpigen.render.trainjob import capacity
 from mpigen.render.trainjob.hostfile import trainer_hostfile
 from mpigen.render.trainjob.immutable import immutable_changes
 from mpigen.render.trainjob.names import TRAINER_API, TRAINER_GROUP
-from mpigen.render.trainjob.versions import upgrade
+from mpigen.render.trainjob.versions import upgrade, written_for
 
 
 def _model(name: str) -> Callable[[str], type | None]:
@@ -37,8 +37,15 @@ TRAINJOB = Kind(TRAINER_GROUP, "TrainJob", "trainjobs", run=True, pods=capacity.
                 upgrade=upgrade, pod_sets=capacity.pod_sets)
 # A runtime's JobSet template: the Trainer makes each TrainJob's JobSet from it.
 RUNTIME_TEMPLATES = (".spec.template.spec.replicatedJobs[].template.spec.template",)
+# The Trainer version a runtime mpigen wrote was rendered for, as its launcher shows it.
+def _written_for(runtime: dict) -> str:
+    return written_for(runtime)[0]
+
+
 TRAINING_RUNTIME = Kind(TRAINER_GROUP, "TrainingRuntime", "trainingruntimes",
-                        model=_model("TrainerV1alpha1TrainingRuntime"), pod_templates=RUNTIME_TEMPLATES)
+                        model=_model("TrainerV1alpha1TrainingRuntime"), pod_templates=RUNTIME_TEMPLATES,
+                        versions_key="trainer", written_for=_written_for)
 CLUSTER_TRAINING_RUNTIME = Kind(TRAINER_GROUP, "ClusterTrainingRuntime", "clustertrainingruntimes", cluster_scoped=True,
-                                model=_model("TrainerV1alpha1ClusterTrainingRuntime"), pod_templates=RUNTIME_TEMPLATES)
+                                model=_model("TrainerV1alpha1ClusterTrainingRuntime"), pod_templates=RUNTIME_TEMPLATES,
+                                versions_key="trainer", written_for=_written_for)
 KINDS = (TRAINJOB, TRAINING_RUNTIME, CLUSTER_TRAINING_RUNTIME)

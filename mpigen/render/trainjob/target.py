@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.formats.trainer import Runtime
+from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.render import gitops
 from mpigen.render.additions import Additions, addition_objects
@@ -58,10 +59,37 @@ def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None, version: str
     return objects + addition_objects(job)
 
 
+def run_version(job: MPIJob, choice: Runtime, ttl: int | None, version: str) -> str:
+    """The Trainer version a run is hashed at (mpigen.render.gitops.run_id): the default one
+    when the version changes only the runtime mpigen writes, not the TrainJob, so that moving
+    the clusters to another Trainer keeps every run's name, and a running TrainJob its objects.
+
+    The runtime is then changed in place, which the Trainer allows and which a TrainJob that
+    has started no longer reads: from v2.3 (KEP-2599) its first reconcile, suspended or not,
+    copies the runtime into the ConfigMap `<trainjob>-runtime-snapshot` and every later one
+    builds from that copy (v2.3.0 pkg/runtime/core/trainingruntime.go NewObjects,
+    snapshot.go; pkg/controller/trainjob_controller.go Reconcile calls reconcileObjects for
+    any TrainJob not finished), the runtime webhook refuses no update
+    (pkg/webhooks/trainingruntime_webhook.go ValidateUpdate), and the JobSet of a TrainJob
+    that runs is never rebuilt (plugins/jobset/jobset.go Build). Where the TrainJob itself
+    changes (a runtime of the cluster's, whose OpenMPI TrainJob carries the PRRTE hostfile
+    below v2.4; a ClusterTrainingRuntime named by its content, which the TrainJob's immutable
+    runtimeRef names), the version is part of the run: a new run, which `mpigen diff` names."""
+    if version == DEFAULT_TRAINER_VERSION:
+        return version
+    at_default, at_version = (next(o for o in trainjob_objects(job, choice, ttl, v) if o["kind"] == "TrainJob")
+                              for v in (DEFAULT_TRAINER_VERSION, version))
+    return DEFAULT_TRAINER_VERSION if at_default == at_version else version
+
+
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
-    choice, ttl = runtime_choice(job, options), lifecycle.ttl_seconds_after_finished
-    objects, run = gitops.run_objects(job, lifecycle, options.gitops, lambda instance, _: trainjob_objects(
-        instance, choice, ttl, options.trainer_version), ADDITIONS)
+    choice, ttl, version = runtime_choice(job, options), lifecycle.ttl_seconds_after_finished, options.trainer_version
+    def build(instance: MPIJob, run: str | None) -> list[dict]:
+        hashing = run is None and options.gitops != "none"  # run_objects hashes the run with run None
+        return trainjob_objects(instance, choice, ttl, run_version(instance, choice, ttl, version) if hashing
+                                else version)
+
+    objects, run = gitops.run_objects(job, lifecycle, options.gitops, build, ADDITIONS)
     for obj in objects:
         if obj["kind"] == "ClusterTrainingRuntime":  # shared by jobs: nothing of any one of them
             obj["metadata"]["labels"][MANAGED_BY] = "mpigen"

@@ -17,6 +17,7 @@ trainer.env carries none.
 from __future__ import annotations
 
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
+from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from mpigen.load.document import value_at
 from mpigen.render.launcher_env import OPENMPI5_AGENT
 
@@ -46,19 +47,39 @@ def plugin_sets_prrte(version: str = DEFAULT_TRAINER_VERSION) -> bool:
 
 
 def upgrade(trainjob: dict, old: str, new: str) -> tuple[str, bool] | None:
-    """What moving the clusters from Trainer `old` to `new` does to a TrainJob they run: a run
-    going on keeps its JobSet, which the Trainer does not rebuild while neither it nor the
-    TrainJob is suspended (v2.3.0 pkg/runtime/framework/plugins/jobset/jobset.go Build,
-    shared/reference/targets.md 2.5); a suspended one (state: completed) cannot be resumed
-    after the move to v2.4, the new variables not entering its immutable JobSet (the v2.4.0
-    release notes, as issue 35 quotes them; not read in source): a warning."""
-    if trainjob.get("spec", {}).get("suspend") is not True:
-        return (f"a run going on keeps its JobSet, which the Trainer rebuilds only while suspended; a new run gets "
-                f"{new}'s launcher", False)
-    if (old, new) == RESUME_BROKEN:
-        return (f"suspended (state: completed): Trainer {new} cannot resume an MPI TrainJob suspended before the "
-                "upgrade (its release notes); start it again as a new run (spec.run) rather than resuming it", True)
-    return None
+    """What moving the clusters from Trainer `old` to `new` does to a TrainJob they run and the
+    new render keeps (one it renames is a new run: mpigen.review.diff.restarts says so), as
+    Git has it, or as the cluster has it under `diff --live` (spec.suspend then the live one):
+
+    - running: it keeps its JobSet, which the Trainer does not rebuild while neither it nor the
+      TrainJob is suspended (v2.3.0 pkg/runtime/framework/plugins/jobset/jobset.go Build), and
+      builds from the runtime snapshot its first reconcile made (KEP-2599: v2.3.0
+      pkg/runtime/core/trainingruntime.go NewObjects, snapshot.go), not from the runtime mpigen
+      now changes in place;
+    - suspended (state: completed; or under a queue, held by Kueue: its webhook suspends a
+      TrainJob with a queue on creation, and a preemption suspends it again, v0.19.2
+      pkg/controller/jobs/trainjob/trainjob_webhook.go Default, pkg/controller/jobframework/
+      reconciler.go stopJob): from v2.3 to v2.4 it cannot resume, the new variables not
+      entering its JobSet, whose templates the JobSet webhook keeps while suspended but for
+      Kueue's fields (jobset v0.12.0 pkg/webhooks/jobset_webhook.go ValidateUpdate; Trainer
+      v2.4.0 release notes, shared/reference/targets.md 6): a warning;
+    - under a queue, as Git has it (spec.suspend left to Kueue): it may be either, a warning
+      that names it; `diff --live` tells which."""
+    spec, labels = trainjob.get("spec", {}), trainjob.get("metadata", {}).get("labels", {})
+    suspend, queue = spec.get("suspend"), labels.get(KUEUE_QUEUE_LABEL)
+    breaks = (old, new) == RESUME_BROKEN
+    kept = (f"a run going on keeps its JobSet (rebuilt only while suspended) and its runtime snapshot; the runtime "
+            f"changes in place, and a new run gets {new}'s launcher")
+    retry = f"start it again as a new run (change spec.run) once the clusters run {new}"
+    if suspend is True and breaks:
+        held = "state: completed" if queue is None else f"held by Kueue in queue {queue}, or state: completed"
+        return (f"suspended ({held}): Trainer {new} cannot resume an MPI TrainJob suspended before the upgrade "
+                f"(its release notes); {retry}, rather than resuming it", True)
+    if suspend is None and queue is not None and breaks:
+        return (f"queued in {queue} (spec.scheduling.queue): Kueue holds it suspended until admitted, and again when "
+                f"preempted; suspended, Trainer {new} cannot resume it (its release notes): {retry}; mpigen diff "
+                "--live names those the cluster holds suspended", True)
+    return None if suspend is True else (kept, False)
 
 
 def written_for(runtime: dict) -> tuple[str, tuple | None]:

@@ -4,7 +4,8 @@
 this shows them Kubernetes objects: which objects are added, removed or changed (matched
 by environment, apiVersion, kind, namespace and name, never by file), the field paths that
 change, the GPUs and MPI slots a job asks for before and after, whether the change starts,
-ends or disturbs a run, and every change the API server refuses to apply in place.
+ends or disturbs a run, which jobs a run going on restarts (mpigen.review.diff.restarts), and
+every change the API server refuses to apply in place.
 
 compare() is pure: it takes both renders as {relative path: text} and returns a Report.
 """
@@ -20,6 +21,7 @@ from mpigen.review.diff.immutable import immutable_changes
 from mpigen.review.diff.manifests import blueprint_of, job_of, read_render
 from mpigen.review.diff.model import JobDiff, Manifest, ObjectChange, ObjectKey
 from mpigen.review.diff.report import Report
+from mpigen.review.diff.restarts import restarts
 
 
 def compare(old_files: dict[str, str], new_files: dict[str, str],
@@ -43,7 +45,8 @@ def compare(old_files: dict[str, str], new_files: dict[str, str],
     for group, job in jobs.items():
         before, after = old_totals.get(group, (0, 0, 0)), new_totals.get(group, (0, 0, 0))
         job.gpus, job.slots, job.workers = zip(before, after)
-    return Report(old_label, new_label, [jobs[group] for group in sorted(jobs)])
+    found = [jobs[group] for group in sorted(jobs)]
+    return Report(old_label, new_label, found, restarts=restarts(found))
 
 
 def _record(job: JobDiff, key: ObjectKey, before: Manifest | None, after: Manifest | None, blueprint: str) -> None:

@@ -1,6 +1,7 @@
 """The JSON report of `mpigen diff`, for programs: every job with its objects and field
 changes (an absent side is null), GPUs, slots, workers, run effects and immutable changes, the
-blueprint edits an overlay makes moot, and a summary of the counts. Keys sorted, two-space indent."""
+blueprint edits an overlay makes moot, the jobs whose run going on restarts (with why), and a
+summary of the counts. Keys sorted, two-space indent."""
 
 from __future__ import annotations
 
@@ -56,7 +57,9 @@ def format_json(report) -> str:
     upgrades = [{"environment": up.environment, "key": up.key, "old": up.old, "new": up.new, "at": str(up.mark),
                  "objects": [{"object": str(o.key), "said": o.said, "warning": o.warning} for o in up.objects]}
                 for up in report.upgrades]
+    restarts = [{"environment": r.environment, "namespace": r.namespace, "job": r.job, "why": r.why}
+                for r in report.restarts]
     data = {"old": report.old_label, "new": report.new_label, "differs": report.differs(),
             "immutable": report.immutable(), "summary": summary, "jobs": jobs, "overridden": overridden,
-            "upgrades": upgrades}
+            "upgrades": upgrades, "restarts": restarts}
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"

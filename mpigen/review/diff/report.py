@@ -10,6 +10,7 @@ from mpigen.review.diff.json_format import format_json
 from mpigen.review.diff.markdown_format import format_markdown
 from mpigen.review.diff.model import JobDiff
 from mpigen.review.diff.overridden import Overridden
+from mpigen.review.diff.restarts import Restart
 from mpigen.review.diff.text_format import PLAIN, Style, format_text
 from mpigen.review.diff.upgrades import Upgrade
 
@@ -19,13 +20,15 @@ class Report:
     """Every job with a difference, sorted by environment, namespace and job, the blueprint
     edits an overlay makes moot (they change no object, so they are no difference), and the
     environments whose clusters move to another version of an operator, with what that does
-    to the objects they run (mpigen.review.diff.upgrades)."""
+    to the objects they run (mpigen.review.diff.upgrades), and the jobs whose run going on the
+change restarts, with why (mpigen.review.diff.restarts)."""
 
     old_label: str
     new_label: str
     jobs: list[JobDiff]
     overridden: list[Overridden] = field(default_factory=list)
     upgrades: list[Upgrade] = field(default_factory=list)  # environments moving to another operator version
+    restarts: list[Restart] = field(default_factory=list)  # jobs whose run going on restarts, and why
 
     def differs(self) -> bool:
         return bool(self.jobs)

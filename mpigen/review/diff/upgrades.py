@@ -3,11 +3,15 @@ operator on the new side (a key of `versions:`, mpigen.formats.versions: its ove
 nearest base's, else mpigen.yaml's, else the default), and what the move does to each object
 of that environment the clusters already run, as the table of kinds says (a kind's
 `versions_key` and `upgrade` facts). The object diff shows what the new output is; this says
-what becomes of what runs: a warning where the move breaks an object, at the line that sets
-the new version.
+what becomes of what runs and the new render keeps (an object it renames belongs to a new run:
+mpigen.review.diff.restarts names the job and why): a warning where the move breaks an object,
+at the line that sets the new version. Every key of `versions:` (DEFAULT_VERSIONS) is followed,
+so that another operator's version plugs in by its key and a kind's `versions_key` fact.
 
-Between two revisions only: a folder holds no overlays. An environment rendered without an
-overlay takes its versions from mpigen.yaml.
+Between two revisions (`upgrades`): a folder holds no overlays. An environment rendered
+without an overlay takes its versions from mpigen.yaml. Against the cluster (`live_upgrades`):
+the versions the cluster's objects and the render's were written for, and the cluster's
+spec.suspend of each job.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from mpigen.errors import InputError, Mark
 from mpigen.formats.config import CONFIG_FILE
 from mpigen.formats.versions import DEFAULT_VERSIONS
 from mpigen.load.parser import parse
-from mpigen.render.targets import KINDS, kind_facts
+from mpigen.render.targets import kind_facts
 from mpigen.review.diff.manifests import read_render, rendered_environments
 from mpigen.review.diff.model import ObjectKey
 from mpigen.review.diff.overridden import Tree
@@ -54,11 +58,13 @@ class Upgrade:
 
 
 def upgrades(old_files: dict[str, str], new_files: dict[str, str], old: Tree, new: Tree) -> list[Upgrade]:
-    """Each environment of the new render, and key of `versions:` some kind follows, whose
-    version differs between the sides."""
-    keys = sorted({kind.versions_key for kind in KINDS.values() if kind.versions_key})
+    """Each environment of the new render, and key of `versions:`, whose version differs
+    between the sides."""
+    keys = sorted(DEFAULT_VERSIONS)  # every key of `versions:`, the Trainer's and any other operator's
     overlays = rendered_environments(new_files)
     running = read_render(old_files, "", [])
+    kept = read_render(new_files, "", []).keys()
+    running = {key: manifest for key, manifest in running.items() if key in kept}  # a renamed run is a restart
     found = []
     for environment, path in sorted(overlays.items()):
         for key in keys:
@@ -95,3 +101,39 @@ def _version(tree: Tree, overlay_path: str, key: str) -> tuple[str, Mark]:
     if docs and docs[0].get(loc) is not None:
         return str(docs[0].get(loc)), tree.shown(docs[0].value_mark(loc))
     return DEFAULT_VERSIONS[key], Mark(overlay_path or CONFIG_FILE)
+
+
+def live_upgrades(live_files: dict[str, str], new_files: dict[str, str], suspended: dict[str, bool],
+                  tree: Tree) -> list[Upgrade]:
+    """Against the cluster (`diff --live`): each environment whose render was written for
+    another version of an operator than the cluster's copies of its objects (a kind's
+    `written_for` fact: the newest either side shows), and what the move does to each object
+    the cluster runs, with the spec.suspend the cluster has (`suspended`, by path): a job Kueue
+    holds suspended is named as such, one it admitted as running."""
+    running, rendered = read_render(live_files, "", []), read_render(new_files, "", [])
+    for manifest in running.values():
+        if manifest.path in suspended and isinstance(manifest.data.get("spec"), dict):
+            manifest.data["spec"]["suspend"] = suspended[manifest.path]
+    found = []
+    for environment, path in sorted(rendered_environments(new_files).items()):
+        for key in sorted(DEFAULT_VERSIONS):
+            old, new = _written_for(running, environment, key), _written_for(rendered, environment, key)
+            if old is not None and new is not None and old != new:
+                objects = tuple(_upgraded(running, environment, key, old, new))
+                found.append(Upgrade(environment, key, old, new, _version(tree, path, key)[1], objects))
+    return found
+
+
+def _written_for(objects: dict, environment: str, key: str) -> str | None:
+    """The newest version of `key` the environment's objects were rendered for (None: no kind says)."""
+    versions = set()
+    for object_key, manifest in objects.items():
+        facts = kind_facts(object_key.api_version, object_key.kind)
+        if object_key.environment == environment and facts and facts.versions_key == key and facts.written_for:
+            versions.add(facts.written_for(manifest.data))
+    return max(versions, key=_numbers) if versions else None
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    """`v2.10` -> (2, 10), so that versions sort as numbers."""
+    return tuple(int(part) for part in version.lstrip("v").split(".") if part.isdigit())

@@ -1,11 +1,14 @@
 """`mpigen diff` between two revisions of an environment whose overlay moves its clusters from
 Kubeflow Trainer v2.3 to v2.4 (versions.trainer): the object diff shows each runtime mpigen
-writes losing the PRRTE variables the v2.4 MPI plugin sets itself, and the Trainer upgrade says
-per TrainJob what the clusters do with it, warning at the overlay's version line for a job kept
-suspended (state: completed), which v2.4 cannot resume (Trainer v2.4.0 release notes).
+writes losing the PRRTE variables the v2.4 MPI plugin sets itself, changed in place; no TrainJob
+is renamed, so the summary says no job restarts; and the Trainer upgrade says per TrainJob what
+the clusters do with it, warning at the overlay's version line for a job kept suspended (state:
+completed) and for one under a Kueue queue (Kueue holds it suspended while queued or
+preempted), which v2.4 cannot resume (Trainer v2.4.0 release notes).
 
 The repository is the examples' (tests/support/ci_repository), prod rendered with the
-trainjob target and mpich-pi completed (suspended) there.
+trainjob target under Argo CD and mpich-pi completed (suspended) there; vit-sweep-7
+(blueprints/kueue-queued.yaml) has a queue.
 """
 
 from __future__ import annotations
@@ -40,19 +43,28 @@ def test_moving_prod_to_trainer_v2_4_says_what_it_does_to_each_trainjob(tmp_path
     assert run.code == 1, run.err
     out = run.out.splitlines()
     assert f"prod: versions.trainer v2.3 -> v2.4 ({at})" in out
-    (warning,) = [line for line in out if line.startswith("warning: ")]
-    assert warning.startswith(f"warning: {at}: TrainJob hpc/mpich-pi: suspended (state: completed): Trainer v2.4 "
-                              "cannot resume an MPI TrainJob suspended before the upgrade")
-    assert ("  TrainJob ml-team/resnet50-imagenet: a run going on keeps its JobSet, which the Trainer rebuilds "
-            "only while suspended; a new run gets v2.4's launcher") in out
+    completed, queued = [line for line in out if line.startswith("warning: ")]
+    assert completed.startswith(f"warning: {at}: TrainJob hpc/mpich-pi: suspended (state: completed): Trainer v2.4 "
+                                "cannot resume an MPI TrainJob suspended before the upgrade")
+    assert queued.startswith(f"warning: {at}: TrainJob team-a/vit-sweep-7: queued in team-a-gpus "
+                             "(spec.scheduling.queue): Kueue holds it suspended until admitted, and again when "
+                             "preempted; suspended, Trainer v2.4 cannot resume it")
+    assert ("  TrainJob ml-team/resnet50-imagenet: a run going on keeps its JobSet (rebuilt only while suspended) "
+            "and its runtime snapshot; the runtime changes in place, and a new run gets v2.4's launcher") in out
     assert "PRTE_MCA_plm_ssh_agent" in run.out and "(env dev)" not in run.out
+    # The runtimes change in place, no TrainJob is added or removed: no run restarts.
+    assert "  ~ changed TrainingRuntime ml-team/resnet50-imagenet" in out
+    assert out[-3:] == ["restarts 0 jobs", "", out[-1]] and " 0 added, 0 removed, " in out[-1]
     data = json.loads(mpigen(root, "diff", "--base", "main", "--format", "json").out)
     (upgrade,) = data["upgrades"]
     assert (upgrade["environment"], upgrade["key"], upgrade["old"], upgrade["new"], upgrade["at"]) == (
         "prod", "trainer", "v2.3", "v2.4", at)
-    assert [o["object"] for o in upgrade["objects"] if o["warning"]] == ["TrainJob hpc/mpich-pi"]
+    assert [o["object"] for o in upgrade["objects"] if o["warning"]] == ["TrainJob hpc/mpich-pi",
+                                                                        "TrainJob team-a/vit-sweep-7"]
+    assert data["restarts"] == []
     markdown = mpigen(root, "diff", "--base", "main", "--format", "markdown").out
     assert "Version upgrades:" in markdown and f"- prod: versions.trainer v2.3 → v2.4 ({at})" in markdown
+    assert "\n\nrestarts 0 jobs\n\n" in markdown
 
 
 CONFIG = """apiVersion: mpigen.dev/v1alpha1
@@ -80,5 +92,6 @@ def test_without_overlays_the_version_of_mpigen_yaml_is_the_environments(tmp_pat
     at = f"mpigen.yaml:{len(CONFIG.splitlines()) + 1}:{len('versions: {trainer: ') + 1}"  # the version's value
     out = run.out.splitlines()
     assert f"versions.trainer v2.3 -> v2.4 ({at})" in out
-    (warning,) = [line for line in out if line.startswith("warning: ")]
-    assert warning.startswith(f"warning: {at}: TrainJob hpc/mpich-pi: suspended (state: completed)")
+    warnings = [line for line in out if line.startswith("warning: ")]
+    assert warnings[0].startswith(f"warning: {at}: TrainJob hpc/mpich-pi: suspended (state: completed)")
+    assert warnings[1].startswith(f"warning: {at}: TrainJob team-a/vit-sweep-7: queued in team-a-gpus")

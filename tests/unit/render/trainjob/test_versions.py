@@ -108,3 +108,31 @@ def test_a_move_to_v2_4_warns_of_each_suspended_trainjob_and_tells_a_running_one
     said, warning = upgrade(running, "v2.3", "v2.4")
     assert not warning and "keeps its JobSet" in said
     assert upgrade(suspended, "v2.4", "v2.3") is None
+
+
+def _names(spec: dict, version: str, gitops: str) -> dict[str, str]:
+    objects = render_text(blueprint_text("train", **spec), target="trainjob", trainer_version=version, gitops=gitops)
+    return {o["kind"]: o["metadata"]["name"] for o in objects if o["kind"] not in ("ConfigMap", "ServiceAccount")}
+
+
+@pytest.mark.parametrize("gitops", ["argocd", "flux"])
+@pytest.mark.parametrize("spec", [{"workers": 2}, {"workers": 2, "launcher": {"runAsWorker": True}}])
+def test_a_move_to_v2_4_keeps_the_run_of_a_trainjob_on_mpigen_s_own_runtime(spec, gitops):
+    """The version changes only the TrainingRuntime (its launcher's env), which the Trainer lets
+    change in place and a started TrainJob no longer reads (its runtime snapshot, KEP-2599,
+    v2.3.0 pkg/runtime/core/trainingruntime.go NewObjects): the run, so the names, stay."""
+    old, new = _names(spec, "v2.3", gitops), _names(spec, "v2.4", gitops)
+    assert old == new and old["TrainJob"].startswith("train-") and old["TrainingRuntime"] == old["TrainJob"]
+    assert launcher_env(rendered(spec, "v2.3")) != launcher_env(rendered(spec, "v2.4"))  # the runtime does change
+
+
+@pytest.mark.parametrize("gitops", ["argocd", "flux"])
+@pytest.mark.parametrize("spec", [pytest.param({"workers": 2, "runtime": {"name": "mpi-openmpi"}}, id="cluster-runtime"),
+                                  pytest.param({"workers": 2, "runtime": {"emit": "ClusterTrainingRuntime"}},
+                                               id="shared-runtime")])
+def test_a_move_to_v2_4_is_a_new_run_where_it_changes_the_trainjob_itself(spec, gitops):
+    """A runtime of the cluster's: below v2.4 mpigen's OpenMPI TrainJob carries the PRRTE hostfile
+    in its immutable spec.trainer; a ClusterTrainingRuntime named by its content: the TrainJob's
+    immutable runtimeRef names another. Either is a TrainJob of its own, which diff names."""
+    old, new = _names(spec, "v2.3", gitops), _names(spec, "v2.4", gitops)
+    assert old["TrainJob"] != new["TrainJob"]
