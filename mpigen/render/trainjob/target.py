@@ -61,7 +61,7 @@ def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None, version: str
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     choice, ttl = runtime_choice(job, options), lifecycle.ttl_seconds_after_finished
     objects, run = gitops.run_objects(job, lifecycle, options.gitops, lambda instance, _: trainjob_objects(
-        instance, choice, ttl, options.trainer_version), ADDITIONS)
+        instance, choice, ttl, options.trainer_version), ADDITIONS, flux_if_absent=False)
     for obj in objects:
         if obj["kind"] == "ClusterTrainingRuntime":  # shared by jobs: nothing of any one of them
             obj["metadata"]["labels"][MANAGED_BY] = "mpigen"
