@@ -39,7 +39,7 @@ def _two_workloads(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
     apis/config/v1beta2/defaults.go: the integrations default to batch/job alone): on such a
     Kueue the GPU workers bypass the queue. `held` cannot hold two workloads as one."""
     spec = blueprint.spec
-    if spec.scheduling.queue is None:
+    if spec.scheduling.queue is None or spec.state in ("completed", "archived"):  # nothing rendered
         return []
     out = [warning(doc.key_mark(("spec", "scheduling", "queue")),
                    "spec.scheduling.queue: with --target static Kueue sees two workloads, the workers' StatefulSet "

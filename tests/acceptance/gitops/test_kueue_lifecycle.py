@@ -267,6 +267,9 @@ def test_static_refuses_held_and_warns_of_two_workloads(cli):
     (warning,) = done.lines("warning")
     assert warning.startswith(f"bp/vit.yaml:{line}:{column}: warning: spec.scheduling.queue: with --target static")
     assert "--target jobset, trainjob or mpijob" in warning
+    write("bp/vit.yaml", in_state("completed"))  # nothing rendered: nothing to warn of but the stop
+    done = cli("render", "bp", "--stdout", "--target", "static", "--gitops", "argocd")
+    assert done.returncode == 0 and done.lines("warning") == [] and done.objects() == []
 
 
 def test_the_gate_mpigen_writes_is_one_kueue_takes_on_create():
