@@ -255,21 +255,13 @@ def test_held_without_a_queue_is_refused_at_the_state_line(cli, target, message)
     assert f"bp/vit.yaml:{line}:{column}: error: {message}" in done.stderr
 
 
-def test_static_refuses_held_and_warns_of_two_workloads(cli):
+def test_static_refuses_held(cli):
     text = write("bp/vit.yaml", in_state("held"))
     done = cli("render", "bp", "--stdout", "--target", "static")
     line, column = pos(text, "held")
     assert done.returncode == 2
     assert f"bp/vit.yaml:{line}:{column}: error: spec.state: held with --target static" in done.stderr
-    text = write("bp/vit.yaml", KUEUE_JOB)
-    done = cli("render", "bp", "--stdout", "--target", "static")
-    line, column = pos(text, "queue")
-    (warning,) = done.lines("warning")
-    assert warning.startswith(f"bp/vit.yaml:{line}:{column}: warning: spec.scheduling.queue: with --target static")
-    assert "--target jobset, trainjob or mpijob" in warning
-    write("bp/vit.yaml", in_state("completed"))  # nothing rendered: nothing to warn of but the stop
-    done = cli("render", "bp", "--stdout", "--target", "static", "--gitops", "argocd")
-    assert done.returncode == 0 and done.lines("warning") == [] and done.objects() == []
+    assert "use --target jobset" in done.stderr
 
 
 def test_the_gate_mpigen_writes_is_one_kueue_takes_on_create():
