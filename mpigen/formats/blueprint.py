@@ -161,10 +161,12 @@ class Spec(Model):
         None, description="Run identity under a GitOps profile: change it (e.g. 1, 2, 3) to run the job again "
                           "with the same spec. Any change to what defines the run (image, command, workers, "
                           "GPUs, ...) starts a new run by itself.", examples=["2"])
-    state: Literal["running", "completed", "archived"] = Field(
-        "running", description="Lifecycle in Git: running; completed (the workers are scaled to 0 and release "
-                               "their GPUs); archived (nothing is rendered, so the GitOps controller prunes the "
-                               "job's objects).")
+    state: Literal["running", "held", "completed", "archived"] = Field(
+        "running", description="Lifecycle in Git: running; held (a queued job created but kept from admission, "
+                               "Kueue's admission-gated-by: needs spec.scheduling.queue; running releases it); "
+                               "completed (the workers are scaled to 0 and release their GPUs; a queued job "
+                               "renders nothing, as archived, since only deleting it stops it under Kueue); "
+                               "archived (nothing is rendered, so the GitOps controller prunes the job's objects).")
     mainContainer: Optional[str] = Field(
         None, pattern=DNS1123_LABEL, max_length=63,
         description="Name of the MPI container in launcher and worker pods; kubexec.sh then runs "

@@ -98,7 +98,7 @@ def worker_set_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[
     if gitops == "none":
         return []
     out = []
-    if blueprint.spec.runPolicy.cleanPodPolicy == "None" and blueprint.spec.state == "running":
+    if blueprint.spec.runPolicy.cleanPodPolicy == "None" and blueprint.spec.state in ("running", "held"):
         policy = ("spec", "runPolicy", "cleanPodPolicy")
         out.append(warning(doc.value_mark(policy),
                            "spec.runPolicy.cleanPodPolicy is None: the workers keep running, and holding their "

@@ -73,11 +73,26 @@ def run_content(obj: dict) -> dict:
     return content
 
 
-def run_id(objects: list[dict], run: str | None) -> str:
-    """A short hash of what defines the run in each object (run_content), and of spec.run."""
+def run_id(objects: list[dict], run: str | None, held: bool = False) -> str:
+    """A short hash of what defines the run in each object (run_content), and of spec.run;
+    `held` counts only where it is true (a run that is not held hashes as before it counted)."""
     content = [run_content(obj) for obj in objects]
-    canonical = json.dumps({"objects": content, "run": run}, sort_keys=True, separators=(",", ":"))
+    named = {"objects": content, "run": run, **({"held": True} if held else {})}
+    canonical = json.dumps(named, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:RUN_HASH_LENGTH]
+
+
+def held_is_a_run(lifecycle: Lifecycle, gitops: str, if_absent: bool) -> bool:
+    """Whether `held` is a run of its own: under Flux, for a job Flux applies only if absent
+    (`if_absent`: the kinds Kueue admits into, mpigen.render.admission). Argo CD applies the released job
+    (its admission gate gone) to the held object, the same run. Flux applies a running queued
+    job only if absent (kustomize.toolkit.fluxcd.io/ssa: IfNotPresent, mpigen.render.admission),
+    and it skips an object that exists by the annotation of the object in Git (fluxcd/pkg
+    ssa/v0.76.1, the version kustomize-controller v1.9.4 uses: ssa/manager_apply.go
+    shouldSkipApply): it would never remove the gate from the held object. So under Flux the
+    release is a new run: the held object, never admitted, is pruned, and the new one queued.
+    A TrainJob, which Flux applies whole every time, is released in place."""
+    return gitops == "flux" and lifecycle.state == "held" and if_absent
 
 
 def instance(job: MPIJob, run: str) -> MPIJob:
@@ -85,10 +100,11 @@ def instance(job: MPIJob, run: str) -> MPIJob:
 
 
 def run_objects(job: MPIJob, lifecycle: Lifecycle, gitops: str, build: Callable[[MPIJob, str | None], list[dict]],
-                additions: Additions = Additions()) -> tuple[list[dict], str | None]:
+                additions: Additions = Additions(), flux_if_absent: bool = True) -> tuple[list[dict], str | None]:
     """A target's objects of the job, and its run (None without a GitOps profile). `build`
     gets the job with mpigen's additions (`additions`: how the target's pods take them) and
-    the operator's defaults, and the run it renders (None while the run is being hashed).
+    the operator's defaults, and the run it renders (None while the run is being hashed);
+    `flux_if_absent`: whether Flux applies the job's object only if absent (held_is_a_run).
 
     Under a profile the objects are built twice: the run is the hash of the objects of the
     job as named in Git, and its objects are then those of the job renamed <name>-<run>,
@@ -99,5 +115,5 @@ def run_objects(job: MPIJob, lifecycle: Lifecycle, gitops: str, build: Callable[
     if gitops == "none":
         return built(job, None), None
     base = without_template_metadata(job)
-    run = run_id(built(base, None), lifecycle.run)
+    run = run_id(built(base, None), lifecycle.run, held_is_a_run(lifecycle, gitops, flux_if_absent))
     return built(instance(base, run), run), run

@@ -24,6 +24,7 @@ from mpigen.render.jobset.target import JOBSET
 from mpigen.render.kinds import Find, Kind, group_of
 from mpigen.render.mpijob.target import MPIJOB
 from mpigen.render.pod_checks import pod_checks
+from mpigen.render.queued import hold, lifecycle_checks, renders_nothing
 from mpigen.render.static.target import STATIC
 from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.render.target import Lifecycle, Options
@@ -49,9 +50,11 @@ def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()
     safe to re-apply under the GitOps profile (mpigen.render.admission)."""
     if options.target not in TARGETS:
         raise ValueError(f"unknown target {options.target!r}")
-    if lifecycle.state == "archived":
-        return []  # nothing in Git: the controller prunes the job's objects
+    if renders_nothing(job, lifecycle):
+        return []  # nothing in Git: the controller prunes the job's objects (mpigen.render.queued)
     objects = TARGETS[options.target].render(job, with_own_defaults(options), lifecycle)
+    if lifecycle.state == "held":
+        hold(objects)
     if options.gitops != "none":
         for obj in objects:
             facts = kind_facts(obj["apiVersion"], obj["kind"])
@@ -142,7 +145,8 @@ def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Opt
     """What the environment's GitOps profile and target cannot render, and what no target's
     pods can run; the pods judged as they will run: the compiled job's (after podTemplatePatch)."""
     target, pods = TARGETS[options.target], effective_pods(doc, job)
-    return (profile_checks(doc, blueprint, options.gitops) + pod_checks(doc, pods)
+    return (profile_checks(doc, blueprint, options.gitops) + lifecycle_checks(doc, blueprint, options.gitops)
+            + pod_checks(doc, pods)
             + target.checks(doc, blueprint, with_own_defaults(options), pods))
 
 

@@ -25,12 +25,13 @@ IMPORTER = Importer(kind="MPIJob", group="kubeflow.org", article="an", module="m
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
     def mpijob_objects(instance: MPIJob, run: str | None) -> list[dict]:
-        obj = new_mpijob(instance, options.own.api, lifecycle.ttl_seconds_after_finished)
-        if lifecycle.state == "completed":
-            obj["spec"]["runPolicy"]["suspend"] = True
-        return [obj, *addition_objects(instance)]
+        return [new_mpijob(instance, options.own.api, lifecycle.ttl_seconds_after_finished),
+                *addition_objects(instance)]
 
     objects, run = gitops.run_objects(job, lifecycle, options.gitops, mpijob_objects, OWN_ACCOUNTS)
+    for obj in objects:
+        if obj["kind"] == "MPIJob" and lifecycle.state == "completed":  # not part of the run: the same MPIJob
+            obj["spec"]["runPolicy"]["suspend"] = True
     return [stamp(obj, job, job.metadata.name, run, templates=options.gitops == "none") for obj in objects]
 
 

@@ -89,7 +89,8 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
         return trainjob_objects(instance, choice, ttl, run_version(instance, choice, ttl, version) if hashing
                                 else version)
 
-    objects, run = gitops.run_objects(job, lifecycle, options.gitops, build, ADDITIONS)
+    objects, run = gitops.run_objects(job, lifecycle, options.gitops, build, ADDITIONS,
+                                       flux_if_absent=False)
     for obj in objects:
         if obj["kind"] == "ClusterTrainingRuntime":  # shared by jobs: nothing of any one of them
             obj["metadata"]["labels"][MANAGED_BY] = "mpigen"

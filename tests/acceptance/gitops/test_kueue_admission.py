@@ -116,19 +116,15 @@ def test_flux_creates_a_running_jobset_and_leaves_it(jobset):
     assert jobset["metadata"]["annotations"][FLUX_SSA] == "IfNotPresent"
 
 
-def test_flux_applies_the_suspend_of_a_completed_run_and_the_jobset_accepts_it():
-    """`completed` suspends the JobSet in Git: the annotation goes, so Flux applies it, and the
-    JobSet webhook lets a JobSet being suspended change its pod templates (Kueue then restores
-    its own fields as it stops the job)."""
-    running, = [o for o in render_text(BLUEPRINT, target="jobset", gitops="flux") if o["kind"] == "JobSet"]
-    live = admitted(running, ".spec.replicatedJobs[].template.spec.template", ("spec", "suspend"))
+def test_a_completed_queued_run_leaves_git_so_flux_prunes_it_rather_than_suspends_it():
+    """Flux could apply the suspend of a `completed` JobSet (the JobSet webhook lets a JobSet
+    being suspended change its templates), but Kueue resumes a suspended job whose Workload is
+    admitted (reconciler.go step 7): a queued `completed` run is not in Git at all, and the
+    pruning deletes it and its Workload (tests/acceptance/gitops/test_kueue_lifecycle.py)."""
+    running = render_text(BLUEPRINT, target="jobset", gitops="flux")
+    assert [o for o in running if o["kind"] == "JobSet"]
     completed_text = BLUEPRINT.replace("spec:\n  image", "spec:\n  state: completed\n  image")
-    completed, = [o for o in render_text(completed_text, target="jobset", gitops="flux") if o["kind"] == "JobSet"]
-    assert FLUX_SSA not in completed["metadata"].get("annotations", {})
-    assert completed["metadata"]["name"] == running["metadata"]["name"]  # the same run
-    result = server_side_applied(live, completed)
-    assert result["spec"]["suspend"] is True
-    assert jobset_update_errors(live, result) == []
+    assert render_text(completed_text, target="jobset", gitops="flux") == []
 
 
 @pytest.mark.parametrize("target", sorted(ADMITTED))

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from tests.support.gitops import FLUX_SSA, JOB_LABEL, PROFILES, TTL_BLUEPRINT, blueprint
-from tests.support.rendering import by_kind
+from tests.support.rendering import by_kind, render_text
 from tests.support.text import pos, write
 
 
@@ -141,3 +141,16 @@ def test_ttl_error_leaves_an_existing_output_folder_as_it_was(cli):
     write("bp/train.yaml", TTL_BLUEPRINT)
     assert cli("render", "bp", "-o", "out", "--gitops", "argocd").returncode == 2
     assert {p: p.read_bytes() for p in Path("out").rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("target", ("mpijob", "jobset", "trainjob"))
+def test_completed_suspends_the_same_job_of_a_job_without_a_queue(target, profile):
+    """The suspend is not part of the run: the running job is updated in place, never replaced
+    by a new suspended one (which the controller would create while pruning the running one)."""
+    running = render_text(blueprint("train"), target=target, gitops=profile)
+    completed = render_text(blueprint("train", state="completed"), target=target, gitops=profile)
+    assert sorted(o["metadata"]["name"] for o in completed) == sorted(o["metadata"]["name"] for o in running)
+    (job,) = [o for o in completed if o["kind"] in ("MPIJob", "JobSet", "TrainJob")]
+    spec = job["spec"]["runPolicy"] if job["kind"] == "MPIJob" else job["spec"]
+    assert spec["suspend"] is True
