@@ -77,6 +77,19 @@ def _past(run, t):
     return s.failed(run) if t >= 60 else s.restarted(run, 30, last, t)
 
 
+def _early(run, t):
+    """The workers run, the launcher not yet (a JobSet has not created it: dependsOn worker Ready
+    is not met for long; an operator's launcher pod waits on its workers), and at minute 30 the
+    workers fail: JobSet recreates its child Jobs, a worker's container restarts in place."""
+    workers = _step(run, "worker|node")
+    if run.jobset is not None:
+        return World(inadmissible=0) if t == 30 else s.admitted(run, workers, created=30 if t > 30 else 0)
+    world = s.admitted(run, workers)
+    if t >= 30:
+        world.pods = [replace(p, restarts={"worker": 1}) if p.name in run.steps[workers].pods else p for p in world.pods]
+    return world
+
+
 def _kept(run, t):
     """Completed at 60 with its workers running on; they go at 120."""
     return s.running(run) if t < 60 else s.completed_workers_kept(run) if t < 120 else s.completed(run)
@@ -108,6 +121,8 @@ CASES = {
                                           (85, {"MpigenJobRestarting": None}), (95, {})], "running", None),
     "restarting, not counted": (_restart(0, worker=True), [(29, {}), (36, {"MpigenJobRestarting": None}), (95, {})],
                                 "running", None),
+    "restarting before the launcher runs": (_early, [(29, {}), (36, {"MpigenJobRestarting": None}),
+                                                     (85, {"MpigenJobRestarting": None}), (95, {})], "running", None),
     "near the budget": (_restart(0, near=True), [(29, {}), (36, {"MpigenJobRestarting": None,
                                                                  "MpigenJobNearRestartBudget": _near}),
                                                  (95, {"MpigenJobNearRestartBudget": _near})], "running", None),
