@@ -19,7 +19,8 @@ labels and when it exists):
 - the kubelet's resource metrics (kubernetes/kubernetes pkg/kubelet/metrics/collectors/resource_metrics.go,
   STABLE): pod_cpu_usage_seconds_total{namespace, pod};
 - kube-state-metrics' custom resource state, configured by docs/monitoring/kube-state-metrics.yaml:
-  kube_customresource_jobset_restarts_count_towards_max{namespace, name}.
+  kube_customresource_jobset_restarts and kube_customresource_jobset_restarts_count_towards_max
+  {namespace, name}.
 
 The JobSet controller's, Kueue's and DCGM's series come through those projects' own
 ServiceMonitors, which leave `honorLabels` off: Prometheus then gives the series the scraped
@@ -42,6 +43,7 @@ CPU_IDLE_CORES = 0.1  # below this, a worker runs no rank (a rank busy-waits on 
 HELD_FOR = "15m"  # how long a finished job's workers may keep their GPUs (the scale-down takes seconds)
 # kube-state-metrics' custom resource state series of a JobSet's status.restartsCountTowardsMax (docs/monitoring/).
 SET_RESTARTS = "kube_customresource_jobset_restarts_count_towards_max"
+SET_ALL_RESTARTS = "kube_customresource_jobset_restarts"  # status.restarts: every restart, counted or not
 NOT_RUNNING = "pending"  # the reason of a job not running that no series says more of
 
 
@@ -109,10 +111,12 @@ def not_started(watched: Watched) -> str | None:
     running and it has not finished. None: a job not meant to run (spec.state other than running)."""
     if not running(watched):
         return None
-    present = [_select("kube_pod_created", watched, pod="~" + every_pod(watched))]
+    pods = "~" + every_pod(watched)
+    present = [_select(metric, watched, pod=pods) for metric in ("kube_pod_created", "kube_pod_status_phase")]
     jobs = every_job(watched)
-    if jobs is not None:
-        present.insert(0, _select("kube_job_created", watched, job_name="~" + jobs))
+    if jobs is not None:  # kube_job_created exists with the Job, kube_job_status_suspended with its condition
+        present[:0] = [_select(metric, watched, job_name="~" + jobs)
+                       for metric in ("kube_job_created", "kube_job_status_suspended")]
     exists = f"group by (namespace) ({' or '.join(present)})"
     return (f"(\n  ({exists})\n  unless on (namespace)\n  ({_phase(watched, watched.launcher_pods, 'Running')})\n)"
             f"\nunless on (namespace)\n({_ended(watched)})")
@@ -170,6 +174,8 @@ def restarting(watched: Watched) -> str | None:
     if watched.replicated_set is not None:
         created = _select("kube_job_created", watched, job_name="~" + every_job(watched))
         recent.append(f"max by (namespace) (changes({created}[{RESTART_WINDOW}])) > 0")
+        restarts = _select(SET_ALL_RESTARTS, watched, name=watched.replicated_set)  # where the custom resource state is
+        recent.append(f"max by (namespace) (changes({restarts}[{RESTART_WINDOW}])) > 0")
     elif watched.launcher_jobs is not None:
         counted = _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
         recent.append(f"max by (namespace) (changes({counted}[{RESTART_WINDOW}])) > 0")

@@ -75,6 +75,7 @@ class World:
     jobset_completed: int = 0
     inadmissible: int | None = None   # Kueue's pending workloads of the job's LocalQueue, status inadmissible
     set_restarts: int | None = None   # the JobSet's status.restartsCountTowardsMax (custom resource state)
+    set_all_restarts: int | None = None  # its status.restarts: every restart, counted or not
 
 
 def _labels(**labels: str) -> Labels:
@@ -147,11 +148,14 @@ def kubelet(world: World, namespace: str) -> dict[Key, float]:
 
 def crs(world: World, namespace: str, jobset: str | None) -> dict[Key, float]:
     """The custom resource state of docs/monitoring/kube-state-metrics.yaml for the JobSet."""
-    if jobset is None or world.set_restarts is None:
-        return {}
-    return {("kube_customresource_jobset_restarts_count_towards_max", _labels(
-        customresource_group="jobset.x-k8s.io", customresource_kind="JobSet", customresource_version="v1alpha2",
-        name=jobset, namespace=namespace)): world.set_restarts}
+    labels = _labels(customresource_group="jobset.x-k8s.io", customresource_kind="JobSet",
+                     customresource_version="v1alpha2", name=jobset or "", namespace=namespace)
+    out = {}
+    if jobset is not None and world.set_restarts is not None:
+        out[("kube_customresource_jobset_restarts_count_towards_max", labels)] = world.set_restarts
+    if jobset is not None and world.set_all_restarts is not None:
+        out[("kube_customresource_jobset_restarts", labels)] = world.set_all_restarts
+    return out
 
 
 def scraped(series: dict[Key, float], honor_labels: bool, target: dict[str, str]) -> dict[Key, float]:

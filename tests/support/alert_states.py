@@ -134,11 +134,13 @@ def restarted(run: Run, at: int, counted: int, now: int, worker_restart: bool = 
     """Running after a restart at minute `at`: a JobSet recreated its child Jobs then (absent
     the minute of the deletion), `counted` of its restarts counting towards maxRestarts; a
     launcher restarting in place (`counted` restarts); or a worker container restarting once."""
-    if run.jobset is not None:
+    if run.jobset is not None:  # status.restarts counts every restart, restartsCountTowardsMax the counted ones
+        before, after = max(counted - 1, 0), counted
         if now == at:
-            return World(inadmissible=0, set_restarts=max(counted - 1, 0))
+            return World(inadmissible=0, set_restarts=before, set_all_restarts=before)
         world = running(run, created=at if now > at else 0)
-        world.set_restarts = counted if now > at else max(counted - 1, 0)
+        world.set_restarts = after if now > at else before
+        world.set_all_restarts = max(after, 1) if now > at else before
         return world
     world = running(run, restarts=counted if now >= at and not worker_restart else 0)
     if worker_restart and now >= at:
@@ -160,7 +162,8 @@ def completed(run: Run) -> World:
 def failed(run: Run) -> World:
     """The job failed: a JobSet counted failed by its controller; a launcher Job failed with
     BackoffLimitExceeded (its pod Failed)."""
-    world = World(inadmissible=0, jobset_failed=int(run.jobset is not None), set_restarts=run.budget)
+    world = World(inadmissible=0, jobset_failed=int(run.jobset is not None), set_restarts=run.budget,
+                  set_all_restarts=run.budget)
     launcher = run.steps[-1]
     if launcher.job is not None:
         world.jobs.append(Job(launcher.job, 0, suspended=False, failed=run.budget + 1,
