@@ -29,7 +29,8 @@ CACHED_CLASSES = frozenset({("mpigen.pipeline.results", "FileResult"), ("mpigen.
                             ("mpigen.emit.rendered", "RenderedObject"),
                             ("mpigen.emit.rendered", "Admitted"), ("mpigen.cache.store", "CachedText"),
                             ("mpigen.errors", "Diagnostic"), ("mpigen.errors", "Mark"),
-                            ("mpigen.render.watched", "Watched")})
+                            ("mpigen.render.watched", "Watched"),
+                            ("mpigen.render.watched", "Step")})
 
 
 class Memo:

@@ -7,19 +7,41 @@ Prometheus Operator PrometheusRule with alerts written for each job by its exact
         labels: {release: kube-prometheus-stack}   # what the Prometheus resource's ruleSelector matches
       notStartedFor: 1h                            # a job not running after this long is alerted
       idleFor: 15m                                 # workers idle this long while the launcher runs
-      runbookURL: https://git.example.com/ml/training/-/blob/main/docs/monitoring.md
+      runbookURL: https://git.example.com/ml/training/-/blob/main/docs/monitoring.md   # required
+
+The durations are checked as Prometheus reads a rule's `for` (mpigen.kube.prometheus_duration,
+prometheus/common v0.70.1 model/time.go ParseDuration): a rule group Prometheus refuses is
+refused whole, and the environment would have no alerts. `runbookURL` is required, an absolute
+http(s) URL: Alertmanager shows the link where the alert is read, where a relative path leads
+nowhere; it also names the repository in the PrometheusRule's name (mpigen.render.monitoring).
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Annotated, Optional
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from mpigen.formats.base import Model
-from mpigen.formats.patterns import DURATION
+from mpigen.formats.patterns import ABSOLUTE_URL, DURATION
 from mpigen.formats.types import LabelKey, LabelValue
 from mpigen.kube.names import DNS1123_LABEL
+from mpigen.kube.prometheus_duration import duration_problem
+
+
+def _prometheus_duration(value: str) -> str:
+    problem = duration_problem(value)
+    if problem:
+        says = (f"{value!r} is not a duration Prometheus takes ({problem}): write one such as 30m, 2h or 1h30m, "
+                "units y, w, d, h, m, s, ms from the largest down, each at most once")
+        raise PydanticCustomError("prometheus_duration", "{says}", {"says": says})
+    return value
+
+
+# A rule's `for`: the CRD's pattern, and what Prometheus' own parser takes.
+PrometheusDuration = Annotated[str, Field(pattern=DURATION, min_length=1, max_length=32),
+                               AfterValidator(_prometheus_duration)]
 
 
 class PrometheusRuleSettings(Model):
@@ -40,13 +62,23 @@ class MonitoringSettings(Model):
     enabled: bool = Field(True, description="false: no PrometheusRule (an overlay turning mpigen.yaml's off).")
     prometheusRule: PrometheusRuleSettings = Field(default_factory=PrometheusRuleSettings,
                                                    description="The PrometheusRule the alerts are written into.")
-    notStartedFor: str = Field("1h", pattern=DURATION, max_length=32,
-                               description="How long a job may be queued or pending before MpigenJobNotStarted fires.",
-                               examples=["30m"])
-    idleFor: str = Field("15m", pattern=DURATION, max_length=32,
-                         description="How long the workers' GPUs may idle while the launcher runs before "
-                                     "MpigenWorkersIdle fires.")
+    notStartedFor: PrometheusDuration = Field(
+        "1h", description="How long a job may be queued or pending before MpigenJobNotStarted fires.",
+        examples=["30m"])
+    idleFor: PrometheusDuration = Field(
+        "15m", description="How long the workers' GPUs may idle while the launcher runs before MpigenWorkersIdle fires.")
     runbookURL: Optional[str] = Field(
-        None, min_length=1, max_length=2048, pattern=r"^\S+$",
-        description="Where your copy of mpigen's docs/monitoring.md is served: every alert's runbook_url is it, "
-                    "#<alert> appended (default: docs/monitoring.md).")
+        None, min_length=1, max_length=2048, pattern=ABSOLUTE_URL,
+        description="Required (an absolute http(s) URL): where this repository's copy of mpigen's "
+                    "docs/monitoring.md is served; every alert's runbook_url is it, #<alert> appended, and the "
+                    "PrometheusRule's name carries a digest of it.",
+        examples=["https://git.example.com/ml/training/-/blob/main/docs/monitoring.md"])
+
+    @model_validator(mode="after")
+    def _runbook_given(self) -> "MonitoringSettings":
+        if self.enabled and self.runbookURL is None:
+            raise ValueError("runbookURL is required: the absolute URL where this repository's copy of mpigen's "
+                             "docs/monitoring.md is served (Alertmanager shows each alert's runbook link, which a "
+                             "relative path leaves dead), e.g. runbookURL: "
+                             "https://git.example.com/ml/training/-/blob/main/docs/monitoring.md")
+        return self

@@ -15,6 +15,8 @@ ABSOLUTE_PATH = r"^/[^\x00]*$"
 # A duration as a PrometheusRule's `for` takes it: the Prometheus Operator's Duration pattern (its
 # CRD, prometheus-operator v0.93.0 example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml).
 DURATION = r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
+# An absolute http(s) URL, as a link in Alertmanager must be to lead anywhere.
+ABSOLUTE_URL = r"^https?://[^\s/]+\S*$"
 
 # What a pattern means, in words a user can act on (used in error messages).
 PATTERN_HELP = {
@@ -30,6 +32,7 @@ PATTERN_HELP = {
     ENV_NAME: "an environment variable name: letters, digits and '_', not starting with a digit",
     QUANTITY: "a Kubernetes quantity such as 16, 500m, 64Gi or 1.5",
     ABSOLUTE_PATH: "an absolute path starting with '/'",
+    ABSOLUTE_URL: "an absolute URL starting with https:// or http://",
     DURATION: "a Prometheus duration such as 30m, 2h or 1h30m: units y, w, d, h, m, s, ms from the largest "
               "down, each at most once",
     IMAGE: IMAGE_HELP,

@@ -1,29 +1,50 @@
 """The alerts of one job: Prometheus alerting rules written for its exact object and pod names,
-from series that exist without mpigen (docs/monitoring.md cites each metric and its labels):
+from series that exist without mpigen (docs/monitoring.md section 3 cites each metric, its
+labels and when it exists):
 
-- kube-state-metrics v2.20.0 (docs/metrics/workload/job-metrics.md, pod-metrics.md): kube_job_failed,
-  kube_job_complete, kube_job_status_failed, kube_job_status_suspended, kube_job_created
-  {namespace, job_name}; kube_pod_status_phase, kube_pod_status_unschedulable,
-  kube_pod_container_status_waiting_reason, kube_pod_container_status_restarts_total {namespace, pod};
-- the JobSet controller v0.12.0 (pkg/metrics/metrics.go): jobset_failed_total{jobset_name, namespace};
+- kube-state-metrics v2.20.0 internal/store/job.go: kube_job_created, kube_job_complete and
+  kube_job_failed {condition} (only once the Job has that condition), kube_job_status_suspended
+  (only once the Job has a Suspended condition: 1 while suspended, 0 once resumed),
+  kube_job_status_failed (no reason label while no pod failed; reason="" with the count of failed
+  pods until the Job gets its Failed condition, then one 0/1 series per known reason), all
+  {namespace, job_name}; internal/store/pod.go: kube_pod_created, kube_pod_status_phase {phase}
+  (one series per phase, 1 for the pod's), kube_pod_status_unschedulable (only while PodScheduled
+  is False), kube_pod_container_status_waiting_reason and kube_pod_init_container_status_waiting_reason
+  {container, reason} (only while the container waits), kube_pod_container_status_restarts_total
+  and kube_pod_init_container_status_restarts_total {container}, all {namespace, pod, uid};
+- the JobSet controller v0.12.0 (pkg/metrics/metrics.go): jobset_failed_total and
+  jobset_completed_total {jobset_name, namespace}, from the first count on;
 - Kueue v0.19.2 (pkg/metrics/metrics.go): kueue_local_queue_pending_workloads{name, namespace, status};
-- NVIDIA's dcgm-exporter (etc/default-counters.csv): DCGM_FI_DEV_GPU_UTIL{namespace, pod};
+- NVIDIA's dcgm-exporter 4.5.3-4.8.2 (etc/default-counters.csv): DCGM_FI_DEV_GPU_UTIL{namespace, pod};
 - the kubelet's resource metrics (kubernetes/kubernetes pkg/kubelet/metrics/collectors/resource_metrics.go,
   STABLE): pod_cpu_usage_seconds_total{namespace, pod};
-- kube-state-metrics' custom resource state, configured by docs/monitoring/kube-state-metrics-crs.yaml:
-  kube_customresource_jobset_restarts{namespace, name}.
-"""
+- kube-state-metrics' custom resource state, configured by docs/monitoring/kube-state-metrics.yaml:
+  kube_customresource_jobset_restarts and kube_customresource_jobset_restarts_count_towards_max
+  {namespace, name}.
+
+The JobSet controller's, Kueue's and DCGM's series come through those projects' own
+ServiceMonitors, which leave `honorLabels` off: Prometheus then gives the series the scraped
+target's `namespace` (and `pod`, `container`) and keeps the exporter's as `exported_namespace`
+(`exported_pod`); each selector of theirs reads both shapes (`_scraped`), so that the alerts work
+with honorLabels on or off. kube-state-metrics and the kubelet are scraped with honorLabels on
+(kube-prometheus-stack's ServiceMonitors of them), their labels as they export them.
+
+Every expression is one series per job, labelled only by its namespace, so that an alert's `for`
+runs from the moment its condition begins to when it ends, whatever changes meanwhile; what
+changes (why a job does not run) is an annotation, computed when the alert is sent (`reason_query`)."""
 
 from __future__ import annotations
 
-from mpigen.render.watched import Watched
+from mpigen.render.watched import Watched, every_job, every_pod, running
 
 RESTART_WINDOW = "1h"  # how far back a restart counts as recent
 GPU_IDLE_PERCENT = 5  # below this average utilisation, a worker's GPUs are idle
 CPU_IDLE_CORES = 0.1  # below this, a worker runs no rank (a rank busy-waits on a core; sshd alone sleeps)
 HELD_FOR = "15m"  # how long a finished job's workers may keep their GPUs (the scale-down takes seconds)
-# kube-state-metrics' custom resource state series of a JobSet's status.restarts (docs/monitoring/).
-SET_RESTARTS = "kube_customresource_jobset_restarts"
+# kube-state-metrics' custom resource state series of a JobSet's status.restartsCountTowardsMax (docs/monitoring/).
+SET_RESTARTS = "kube_customresource_jobset_restarts_count_towards_max"
+SET_ALL_RESTARTS = "kube_customresource_jobset_restarts"  # status.restarts: every restart, counted or not
+NOT_RUNNING = "pending"  # the reason of a job not running that no series says more of
 
 
 def quoted(text: str) -> str:
@@ -31,110 +52,187 @@ def quoted(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _select(metric: str, watched: Watched, **matchers: str) -> str:
-    """`metric{namespace="<ns>", ...}`: a matcher value starting with `~` is a regular expression."""
-    parts = [f"namespace={quoted(watched.namespace)}"]
+def _matchers(namespace_label: str, namespace: str, matchers: dict[str, str]) -> str:
+    parts = [f"{namespace_label}={quoted(namespace)}"]
     for label, value in matchers.items():
         parts.append(f"{label}=~{quoted(value[1:])}" if value.startswith("~") else f"{label}={quoted(value)}")
-    return f"{metric}{{{', '.join(parts)}}}"
+    return ", ".join(parts)
 
 
-def _pods(watched: Watched) -> str:
-    return f"~{watched.launcher_pods}|{watched.worker_pods}" if watched.workers else f"~{watched.launcher_pods}"
+def _select(metric: str, watched: Watched, **matchers: str) -> str:
+    """`metric{namespace="<ns>", ...}`: a matcher value starting with `~` is a regular expression."""
+    return f"{metric}{{{_matchers('namespace', watched.namespace, matchers)}}}"
 
 
-def _because(expr: str, reason: str) -> str:
-    return f'label_replace({expr}, "reason", {quoted(reason)}, "", "")'
+def _scraped(metric: str, watched: Watched, **matchers: str) -> str:
+    """A series scraped through a ServiceMonitor that may leave honorLabels off: with it off,
+    Prometheus moved the exporter's namespace and pod to exported_namespace and exported_pod
+    (the series is given its namespace back); with it on, they are the exporter's."""
+    moved = {("exported_pod" if label == "pod" else label): value for label, value in matchers.items()}
+    exported = f"{metric}{{{_matchers('exported_namespace', watched.namespace, moved)}}}"
+    return (f"(label_replace({exported}, \"namespace\", {quoted(watched.namespace)}, \"\", \"\")"
+            f" or {_select(metric, watched, **matchers)})")
+
+
+def _phase(watched: Watched, pods: str, phase: str) -> str:
+    return f"max by (namespace) ({_select('kube_pod_status_phase', watched, pod='~' + pods, phase=phase)}) == 1"
+
+
+def _ended(watched: Watched) -> str:
+    """The job finished: its JobSet was counted complete or failed by the JobSet controller, or
+    its launcher Job has the condition Complete (a jobset's failed launcher Job is restarted, not
+    the end) or Failed, or its bare launcher pod succeeded or failed."""
+    if watched.launcher_jobs is None:
+        return _phase(watched, watched.launcher_pods, "~Succeeded|Failed")
+    jobs = "~" + watched.launcher_jobs
+    ends = [f"max by (namespace) ({_select('kube_job_complete', watched, job_name=jobs, condition='true')}) == 1"]
+    if watched.replicated_set is not None:
+        for counter in ("jobset_completed_total", "jobset_failed_total"):
+            ends.append(f"max by (namespace) ({_scraped(counter, watched, jobset_name=watched.replicated_set)}) > 0")
+    else:
+        ends.append(f"max by (namespace) ({_select('kube_job_failed', watched, job_name=jobs, condition='true')}) == 1")
+    return " or ".join(f"({end})" for end in ends)
 
 
 def failed(watched: Watched) -> str:
     """The job failed: its JobSet (the JobSet controller's counter), else its launcher Job
     (condition Failed), else its launcher pod (phase Failed)."""
     if watched.replicated_set is not None:
-        return f"max by (namespace) ({_select('jobset_failed_total', watched, **{'jobset_name': watched.replicated_set})}) > 0"
+        counted = _scraped("jobset_failed_total", watched, jobset_name=watched.replicated_set)
+        return f"max by (namespace) ({counted}) > 0"
     if watched.launcher_jobs is not None:
         jobs = _select("kube_job_failed", watched, job_name="~" + watched.launcher_jobs, condition="true")
         return f"max by (namespace) ({jobs}) == 1"
-    pods = _select("kube_pod_status_phase", watched, pod="~" + watched.launcher_pods, phase="Failed")
-    return f"max by (namespace) ({pods}) == 1"
+    return _phase(watched, watched.launcher_pods, "Failed")
 
 
-def not_started(watched: Watched) -> str:
-    """The job is not running, with the first reason the series give: Kueue found its queue
-    inadmissible, it is suspended (queued), a pod is unschedulable, a container waits (its
-    own reason), or a pod is pending."""
-    pods = _pods(watched)
-    reasons: list[tuple[str, str | None]] = []  # (condition, its reason; None: the series' own)
-    if watched.launcher_jobs is not None:
-        jobs = _select("kube_job_status_suspended", watched, job_name="~" + watched.launcher_jobs)
-        suspended = f"max by (namespace) ({jobs}) == 1"
+def not_started(watched: Watched) -> str | None:
+    """The job is meant to run, some object of its run is in the cluster, its launcher is not
+    running and it has not finished. None: a job not meant to run (spec.state other than running)."""
+    if not running(watched):
+        return None
+    pods = "~" + every_pod(watched)
+    present = [_select(metric, watched, pod=pods) for metric in ("kube_pod_created", "kube_pod_status_phase")]
+    jobs = every_job(watched)
+    if jobs is not None:  # kube_job_created exists with the Job, kube_job_status_suspended with its condition
+        present[:0] = [_select(metric, watched, job_name="~" + jobs)
+                       for metric in ("kube_job_created", "kube_job_status_suspended")]
+    exists = f"group by (namespace) ({' or '.join(present)})"
+    return (f"(\n  ({exists})\n  unless on (namespace)\n  ({_phase(watched, watched.launcher_pods, 'Running')})\n)"
+            f"\nunless on (namespace)\n({_ended(watched)})")
+
+
+def reason_query(watched: Watched) -> str:
+    """Why a job does not run, the first of: Kueue's LocalQueue of the job reports inadmissible
+    workloads while a Job of the job is suspended (`inadmissible`), a Job of it is suspended
+    (`queued`), then step by step in the controller's order: a container of the step waits
+    (`<step>: <its reason>`, ImagePullBackOff...), a pod of the step is unschedulable
+    (`<step>: unschedulable`). One series with the label `reason`, or none."""
+    reasons: list[str] = []
+    jobs = every_job(watched)
+    if jobs is not None:
+        suspended = f"max by (namespace) ({_select('kube_job_status_suspended', watched, job_name='~' + jobs)}) == 1"
         if watched.queue is not None:
-            queue = _select("kueue_local_queue_pending_workloads", watched, name=watched.queue, status="inadmissible")
-            reasons.append((f"({suspended}) and on (namespace) (sum by (namespace) ({queue}) > 0)", "inadmissible"))
-        reasons.append((suspended, "queued"))
-    unschedulable = _select("kube_pod_status_unschedulable", watched, pod=pods)
-    reasons.append((f"max by (namespace) ({unschedulable}) == 1", "unschedulable"))
-    waiting = _select("kube_pod_container_status_waiting_reason", watched, pod=pods)
-    reasons.append((f"max by (namespace, reason) ({waiting}) == 1", None))
-    pending = _select("kube_pod_status_phase", watched, pod=pods, phase="Pending")
-    reasons.append((f"max by (namespace) ({pending}) == 1", "pending"))
-    alternatives = []
-    for i, (condition, reason) in enumerate(reasons):
-        shown = _because(condition, reason) if reason is not None else condition
-        earlier = " or ".join(f"({c})" for c, _ in reasons[:i])
-        alternatives.append(f"(({shown}) unless on (namespace) ({earlier}))" if earlier else f"({shown})")
-    return "\nor\n".join(alternatives)
+            queue = _scraped("kueue_local_queue_pending_workloads", watched, name=watched.queue, status="inadmissible")
+            reasons.append(_because(f"({suspended}) and on (namespace) (sum by (namespace) ({queue}) > 0)",
+                                    "inadmissible"))
+        reasons.append(_because(suspended, "queued"))
+    for step in watched.steps:
+        pods = "~" + step.pods
+        waiting = " or ".join(_select(metric, watched, pod=pods) for metric in (
+            "kube_pod_init_container_status_waiting_reason", "kube_pod_container_status_waiting_reason"))
+        reasons.append(f'label_replace(max by (namespace, reason) ({waiting}), "reason", '
+                       f'{quoted(step.name + ": $1")}, "reason", "(.*)")')
+        unschedulable = _select("kube_pod_status_unschedulable", watched, pod=pods)
+        reasons.append(_because(f"max by (namespace) ({unschedulable}) == 1", f"{step.name}: unschedulable"))
+    first = [reasons[0]]
+    for reason in reasons[1:]:
+        first.append(f"({reason} unless on (namespace) ({' or '.join(first)}))")
+    return "topk(1, " + " or ".join(first) + ")"
 
 
-def restarting(watched: Watched) -> str:
-    """The job restarted within RESTART_WINDOW: its JobSet recreated its launcher's child Job
-    (a new creation time under the same name), or its launcher Job has failed pods and goes
-    on, or a container of its pods restarted."""
-    restarts = _select("kube_pod_container_status_restarts_total", watched, pod=_pods(watched))
-    containers = f"sum by (namespace) (increase({restarts}[{RESTART_WINDOW}])) > 0"
-    if watched.replicated_set is not None and watched.launcher_jobs is not None:
-        created = _select("kube_job_created", watched, job_name="~" + watched.launcher_jobs)
-        return f"(max by (namespace) (changes({created}[{RESTART_WINDOW}])) > 0)\nor\n({containers})"
-    if watched.launcher_jobs is not None:
-        retried = _launcher_retries(watched)
-        return f"(max by (namespace) ({retried}) > 0)\nor\n({containers})"
-    return containers
+def _because(expr: str, reason: str) -> str:
+    return f'label_replace({expr}, "reason", {quoted(reason)}, "", "")'
 
 
-def _launcher_retries(watched: Watched) -> str:
-    """The failed pods of the job's launcher Jobs, as the restart alerts count them:
-    kube_job_status_failed of those Jobs, its series with an empty reason."""
-    return _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
+def reason_template(watched: Watched) -> str:
+    """The `reason` annotation of MpigenJobNotStarted: Prometheus' template language running
+    reason_query when the alert is sent (NOT_RUNNING when no series says more)."""
+    return (f"{{{{ with query `{reason_query(watched)}` }}}}{{{{ (index . 0).Labels.reason }}}}"
+            f"{{{{ else }}}}{NOT_RUNNING}{{{{ end }}}}")
+
+
+def restarting(watched: Watched) -> str | None:
+    """The job restarted within RESTART_WINDOW and goes on: its JobSet recreated its child Jobs
+    (a new creation time under a name: every restart recreates the first step's Job), its
+    launcher Job counted a failed pod, or a container of its pods restarted in place. None: a job
+    not meant to run."""
+    if not running(watched):
+        return None
+    pods = "~" + every_pod(watched)
+    recent = []
+    if watched.replicated_set is not None:
+        created = _select("kube_job_created", watched, job_name="~" + every_job(watched))
+        recent.append(f"max by (namespace) (changes({created}[{RESTART_WINDOW}])) > 0")
+        restarts = _select(SET_ALL_RESTARTS, watched, name=watched.replicated_set)  # where the custom resource state is
+        recent.append(f"max by (namespace) (changes({restarts}[{RESTART_WINDOW}])) > 0")
+    elif watched.launcher_jobs is not None:
+        counted = _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
+        recent.append(f"max by (namespace) (changes({counted}[{RESTART_WINDOW}])) > 0")
+    for metric in ("kube_pod_container_status_restarts_total", "kube_pod_init_container_status_restarts_total"):
+        restarts = _select(metric, watched, pod=pods)
+        recent.append(f"sum by (namespace) (increase({restarts}[{RESTART_WINDOW}])) > 0")
+    return f"(\n  {' or '.join(f'({r})' for r in recent)}\n)\nunless on (namespace)\n({_ended(watched)})"
 
 
 def near_restart_budget(watched: Watched) -> str | None:
-    """The job runs its last attempt: its JobSet restarted maxRestarts times (kube-state-metrics'
-    custom resource state), or its launcher Job has backoffLimit failed pods. None: no budget known."""
-    if watched.restart_budget is None or watched.restart_budget == 0:
+    """The job runs its last attempt: its JobSet's restarts that count reached maxRestarts
+    (JobSet fails it at the next counted failure), or its launcher Job counted backoffLimit
+    failed pods, or, where its containers restart in place (restartPolicy OnFailure), the
+    restarts of its active launcher pods reached backoffLimit - 1 (the Job controller fails the
+    Job when they reach backoffLimit: kubernetes pkg/controller/job/job_controller.go
+    pastBackoffLimitOnFailure, which sums the restart counts of the Running and Pending pods'
+    containers and init containers). None: no budget known, or a job not meant to run."""
+    budget = watched.restart_budget
+    if not budget or not running(watched):
         return None
     if watched.replicated_set is not None:
         restarts = _select(SET_RESTARTS, watched, name=watched.replicated_set)
-        return f"max by (namespace) ({restarts}) >= {watched.restart_budget}"
-    if watched.launcher_jobs is not None:
-        retried = _launcher_retries(watched)
-        return f"max by (namespace) ({retried}) >= {watched.restart_budget}"
-    return None
+        near = [f"max by (namespace) ({restarts}) >= {budget}"]
+    elif watched.launcher_jobs is not None:
+        counted = _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
+        near = [f"max by (namespace) ({counted}) >= {budget}"]
+        if watched.restarts_counted and budget > 1:
+            near.append(f"{_active_restarts(watched)} >= {budget - 1}")
+    else:
+        return None
+    return f"(\n  {' or '.join(f'({n})' for n in near)}\n)\nunless on (namespace)\n({_ended(watched)})"
+
+
+def _active_restarts(watched: Watched) -> str:
+    """The restarts of the launcher's Running and Pending pods' containers, as the Job
+    controller sums them."""
+    pods = "~" + watched.launcher_pods
+    restarts = " or ".join(_select(metric, watched, pod=pods) for metric in (
+        "kube_pod_container_status_restarts_total", "kube_pod_init_container_status_restarts_total"))
+    active = f"sum by (namespace, pod, uid) ({_select('kube_pod_status_phase', watched, pod=pods, phase='~Running|Pending')})"
+    return f"sum by (namespace) (({restarts}) * on (namespace, pod, uid) group_left () ({active}))"
 
 
 def workers_idle(watched: Watched) -> str | None:
     """The launcher runs while the workers idle (every rank on the launcher: Open MPI 5 with
     only the ORTE-era variables): their GPUs, where DCGM reports them, else their CPU (the
-    kubelet's pod_cpu_usage_seconds_total: the busiest worker under CPU_IDLE_CORES). None: no workers."""
-    if not watched.workers:
+    kubelet's pod_cpu_usage_seconds_total: the busiest worker under CPU_IDLE_CORES). None: no
+    workers, or a job not meant to run."""
+    if not watched.workers or not running(watched):
         return None
     if watched.gpus and watched.dcgm:
-        utilisation = _select("DCGM_FI_DEV_GPU_UTIL", watched, pod="~" + watched.worker_pods)
+        utilisation = _scraped("DCGM_FI_DEV_GPU_UTIL", watched, pod="~" + watched.worker_pods)
         idle = f"avg by (namespace) ({utilisation}) < {GPU_IDLE_PERCENT}"
     else:
         cpu = _select("pod_cpu_usage_seconds_total", watched, pod="~" + watched.worker_pods)
         idle = f"max by (namespace) (rate({cpu}[5m])) < {CPU_IDLE_CORES}"
-    launcher = _select("kube_pod_status_phase", watched, pod="~" + watched.launcher_pods, phase="Running")
-    return f"({idle})\nand on (namespace)\n(max by (namespace) ({launcher}) == 1)"
+    return f"({idle})\nand on (namespace)\n({_phase(watched, watched.launcher_pods, 'Running')})"
 
 
 def finished_holding_gpus(watched: Watched) -> str | None:
@@ -142,12 +240,11 @@ def finished_holding_gpus(watched: Watched) -> str | None:
     None: no workers, or none with accelerators."""
     if not watched.workers or not watched.gpus:
         return None
-    running = _select("kube_pod_status_phase", watched, pod="~" + watched.worker_pods, phase="Running")
+    running_pods = _select("kube_pod_status_phase", watched, pod="~" + watched.worker_pods, phase="Running")
     if watched.launcher_jobs is not None:
         jobs = "~" + watched.launcher_jobs
         ended = (f"max by (namespace) ({_select('kube_job_complete', watched, job_name=jobs, condition='true')}"
                  f" or {_select('kube_job_failed', watched, job_name=jobs, condition='true')}) == 1")
     else:
-        pods = _select("kube_pod_status_phase", watched, pod="~" + watched.launcher_pods, phase="~Succeeded|Failed")
-        ended = f"max by (namespace) ({pods}) == 1"
-    return f"(count by (namespace) ({running} == 1))\nand on (namespace)\n({ended})"
+        ended = _phase(watched, watched.launcher_pods, "~Succeeded|Failed")
+    return f"(count by (namespace) ({running_pods} == 1))\nand on (namespace)\n({ended})"

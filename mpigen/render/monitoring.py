@@ -2,12 +2,17 @@
 holding a group of alerts per job (mpigen.render.alert_rules), each alert labelled with the job,
 its namespace and environment, and annotated with its blueprint and its runbook (docs/monitoring.md).
 
+The rule is named after its environment and the repository (a digest of the repository's
+runbookURL, which is required): two repositories with an environment of one name, writing their
+rules into one namespace, write two rules.
+
 The rule is the environment's, not a job's: it changes with the jobs it watches (a new run's
 names replace the old run's), so that no job's run identity depends on it, and under Argo CD it
 syncs with the configuration, in wave -1."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -18,7 +23,6 @@ from mpigen.render.watched import Watched
 
 API_VERSION = "monitoring.coreos.com/v1"
 KIND = "PrometheusRule"
-RUNBOOK = "docs/monitoring.md"
 # Under flux, where a target applies its objects in steps: the folder of the environment's
 # PrometheusRule, applied by a Kustomization of its own (mpigen.emit.companions).
 ALERTS_STEP = "alerts"
@@ -34,7 +38,7 @@ class Monitoring:
     labels: tuple[tuple[str, str], ...] = ()
     not_started_for: str = "1h"
     idle_for: str = "15m"
-    runbook: str = RUNBOOK
+    runbook: str = ""  # the repository's copy of docs/monitoring.md (required by the settings)
 
 
 def monitoring_of(settings: MonitoringSettings | None) -> Monitoring | None:
@@ -43,7 +47,7 @@ def monitoring_of(settings: MonitoringSettings | None) -> Monitoring | None:
         return None
     rule = settings.prometheusRule
     return Monitoring(rule.namespace, tuple(sorted(rule.labels.items())), settings.notStartedFor, settings.idleFor,
-                      settings.runbookURL or RUNBOOK)
+                      settings.runbookURL or "")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class Alert:
     hold: Callable[[Monitoring], str | None]
     summary: str
     description: str
+    computed: Callable[[Watched], dict[str, str]] = lambda watched: {}  # annotations computed when sent
 
 
 def _now(monitoring: Monitoring) -> None:
@@ -67,11 +72,13 @@ ALERTS = (
     Alert("MpigenJobFailed", "critical", alert_rules.failed, _now,
           "{job} failed", "{kind} {namespace}/{name} failed; its pods' logs say why."),
     Alert("MpigenJobNotStarted", "warning", alert_rules.not_started, lambda m: m.not_started_for,
-          "{job} has not started", "{kind} {namespace}/{name} is not running: {{{{ $labels.reason }}}}."),
+          "{job} has not started", "{kind} {namespace}/{name} is not running; the annotation reason says why.",
+          lambda watched: {"reason": alert_rules.reason_template(watched)}),
     Alert("MpigenJobRestarting", "warning", alert_rules.restarting, _now,
           "{job} restarted", "{kind} {namespace}/{name} restarted within the last " + alert_rules.RESTART_WINDOW + "."),
     Alert("MpigenJobNearRestartBudget", "warning", alert_rules.near_restart_budget, _now,
-          "{job} runs its last attempt", "{kind} {namespace}/{name} used {{{{ $value }}}} of its {budget} restarts."),
+          "{job} runs its last attempt", "{kind} {namespace}/{name} counted {{{{ $value }}}} failures against its "
+          "limit of {budget}: the next one fails it."),
     Alert("MpigenWorkersIdle", "warning", alert_rules.workers_idle, lambda m: m.idle_for,
           "{job}'s workers idle while its launcher runs",
           "The workers of {namespace}/{name} idle ({{{{ $value }}}} {idle}) while the launcher runs: the ranks may "
@@ -87,13 +94,21 @@ def prometheus_rule(env: str, watched: list[Watched], monitoring: Monitoring, gi
     """The environment's PrometheusRule, with a group per job (by namespace and name), and its
     `# Source:` comment."""
     labels = {MANAGED_BY: "mpigen", **dict(monitoring.labels)}
-    meta = {"name": f"mpigen-{env}" if env else "mpigen", "namespace": monitoring.namespace, "labels": labels}
+    meta = {"name": rule_name(env, monitoring), "namespace": monitoring.namespace, "labels": labels}
     if gitops == "argocd":
         meta["annotations"] = {ARGOCD_SYNC_WAVE: "-1"}
     groups = [_group(one, env, monitoring) for one in sorted(watched, key=lambda w: (w.namespace, w.job))]
     rule = {"apiVersion": API_VERSION, "kind": KIND, "metadata": meta, "spec": {"groups": groups}}
     where = f"environment {env}" if env else "the blueprints"
     return rule, f"Source: mpigen monitoring, the alerts of {where} (docs/monitoring.md)"
+
+
+def rule_name(env: str, monitoring: Monitoring) -> str:
+    """`mpigen-<environment>-<6 hex digits of the runbookURL>` (without overlays, no environment):
+    the repository's, so that another repository's environment of the same name does not
+    replace it."""
+    digest = hashlib.sha256(monitoring.runbook.encode()).hexdigest()[:6]
+    return f"mpigen-{env}-{digest}" if env else f"mpigen-{digest}"
 
 
 def _group(watched: Watched, env: str, monitoring: Monitoring) -> dict:
@@ -116,6 +131,7 @@ def _group(watched: Watched, env: str, monitoring: Monitoring) -> dict:
         rule["annotations"] = {"summary": alert.summary.format(**facts),
                                "description": alert.description.format(**facts),
                                "blueprint": watched.blueprint,
-                               "runbook_url": f"{monitoring.runbook}#{alert.name.lower()}"}
+                               "runbook_url": f"{monitoring.runbook}#{alert.name.lower()}",
+                               **alert.computed(watched)}
         rules.append(rule)
     return {"name": f"mpigen/{watched.namespace}/{watched.job}", "rules": rules}

@@ -6,7 +6,14 @@ in by the pipeline, where it comes from and the GPUs and queue its pods take.
 A target says it from the objects it rendered for the job (`Target.watched`): the pods' names
 are the controllers' (a Job's pod is `<job>-<5 characters>`, an Indexed Job's
 `<job>-<index>-<5 characters>`, a StatefulSet's `<set>-<ordinal>`), which mpigen knows before
-anything runs. Prometheus anchors every regular expression of a label matcher at both ends."""
+anything runs. Prometheus anchors every regular expression of a label matcher at both ends.
+
+A job runs in steps, in the order its controller creates them (`steps`): a JobSet creates a
+replicated job only once the one it `dependsOn` reached its status (JobSet v0.12.0
+pkg/controllers/jobset_controller.go `reconcileReplicatedJobs`, `dependencyReachedStatus`), so
+that a queued jobset job has only its first step's Job and an image that cannot be pulled stops
+the job at the step that needs it; the alerts watch every step. The blueprint's `state` says
+whether the job is meant to run: a job stopped (`completed`) or held on purpose is quiet."""
 
 from __future__ import annotations
 
@@ -23,6 +30,16 @@ POD_SUFFIX = "[a-z0-9]{5}"
 DCGM_RESOURCE = "nvidia.com/gpu"
 
 
+class Step(NamedTuple):
+    """One step of a job: the role its controller runs (a JobSet's replicated job, the static
+    workers' StatefulSet, a launcher Job), its pods and its batch Jobs (kube_job_* job_name; None:
+    none, a StatefulSet's or a bare pod)."""
+
+    name: str
+    pods: str
+    jobs: str | None = None
+
+
 class Watched(NamedTuple):
     """One job as its alerts see it. The target's part first, then the pipeline's."""
 
@@ -33,6 +50,9 @@ class Watched(NamedTuple):
     launcher_jobs: str | None = None  # the batch Jobs (kube_job_* job_name, regex) that run the launcher
     restart_budget: int | None = None  # the launcher Job's backoffLimit, or the JobSet's maxRestarts
     replicated_set: str | None = None  # the JobSet its controller counts (jobset_*_total{jobset_name}), if one runs it
+    steps: tuple[Step, ...] = ()  # every step, in the order the controller creates them
+    restarts_counted: bool = False  # the launcher's containers restart in place (restartPolicy OnFailure) and
+    #                                 the Job controller counts those restarts against backoffLimit
     namespace: str = ""
     job: str = ""             # the blueprint's metadata.name
     blueprint: str = ""       # the blueprint's file
@@ -40,6 +60,24 @@ class Watched(NamedTuple):
     gpus: int = 0             # accelerators per worker pod
     dcgm: bool = False        # they are NVIDIA GPUs, which DCGM's exporter reports
     queue: str | None = None  # the Kueue LocalQueue the job waits in
+    state: str = "running"    # the blueprint's spec.state: any other is a job not meant to run now
+
+
+def running(watched: Watched) -> bool:
+    """The blueprint means the job to run (spec.state running): the alerts of a job that should
+    be running apply to it."""
+    return watched.state == "running"
+
+
+def every_pod(watched: Watched) -> str:
+    """The pods of every step."""
+    return "|".join(step.pods for step in watched.steps)
+
+
+def every_job(watched: Watched) -> str | None:
+    """The batch Jobs of every step (None: the job has none)."""
+    jobs = [step.jobs for step in watched.steps if step.jobs is not None]
+    return "|".join(jobs) if jobs else None
 
 
 def literal(name: str) -> str:
@@ -71,12 +109,12 @@ def replicated_pods(set_name: str, replicated_job: str) -> str:
 
 def with_job(watched: Watched, job: MPIJob, objects: list[dict], blueprint: str) -> Watched:
     """The target's part with the job's: its names, file, the accelerators of a worker pod,
-    and its Kueue queue (the label on any of its objects)."""
+    its Kueue queue (the label on any of its objects) and the blueprint's state."""
     gpus, dcgm = _accelerators(job.spec.mpiReplicaSpecs.get(WORKER))
     queue = next((obj["metadata"]["labels"][KUEUE_QUEUE_LABEL] for obj in objects
                   if KUEUE_QUEUE_LABEL in obj["metadata"].get("labels", {})), None)
     return watched._replace(namespace=job.metadata.namespace, job=job.metadata.name, blueprint=blueprint,
-                            workers=job.workers, gpus=gpus, dcgm=dcgm, queue=queue)
+                            workers=job.workers, gpus=gpus, dcgm=dcgm, queue=queue, state=job.source.state)
 
 
 def _accelerators(replica) -> tuple[int, bool]:

@@ -59,12 +59,12 @@ def test_flux_applies_the_rule_with_its_environment(tmp_path, target, alerts_fol
     kustomizations = [d for d in yaml.safe_load_all((repo / "flux" / "kustomizations-monitored.yaml").read_text()) if d]
     by_path = {k["spec"]["path"]: k for k in kustomizations}
     if alerts_folder:
-        assert (repo / "rendered/monitored/alerts/monitoring/prometheusrule-mpigen-monitored.yaml").is_file()
+        assert (repo / "rendered/monitored/alerts/monitoring/prometheusrule-mpigen-monitored-bae1f5.yaml").is_file()
         alerts = by_path["./rendered/monitored/alerts"]
         assert alerts["metadata"]["name"] == "mpigen-monitored-alerts"
         assert alerts["spec"]["prune"] is True and alerts["spec"]["wait"] is False
     else:
-        assert (repo / "rendered/monitored/monitoring/prometheusrule-mpigen-monitored.yaml").is_file()
+        assert (repo / "rendered/monitored/monitoring/prometheusrule-mpigen-monitored-bae1f5.yaml").is_file()
         assert list(by_path) == ["./rendered/monitored"]
 
 

@@ -1,6 +1,6 @@
 """The rendered alerts, under the Prometheus project's own checks: `promtool check rules` on every
-rule file mpigen renders, and `promtool test rules` with input series shaped as their exporters
-export them, one firing and one quiet case per alert, for one job under every target.
+rule file mpigen renders, and `promtool test rules` on a job of CPUs only (its workers' CPU, from
+the kubelet). Every alert through every state of a job: test_alert_states.py.
 
 promtool is Debian's `prometheus` package's (`make install-test` installs it). The series'
 names and labels come from their exporters' sources, not from mpigen:
@@ -92,85 +92,6 @@ def phases(pod: str, phase: str, steps: int = 180, namespace: str = JOB[0]) -> l
             for p in ("Pending", "Running", "Succeeded", "Failed", "Unknown")]
 
 
-def conditions(metric: str, job: str, true: bool, steps: int = 180) -> list[dict]:
-    """A Job condition series of kube-state-metrics: condition true, false and unknown."""
-    return [series(metric, f"{int(value == ('true' if true else 'false'))}x{steps}", job_name=job, condition=value)
-            for value in ("true", "false", "unknown")]
-
-
-def gpu_util(pod: str, percent: int, gpu: int = 0) -> dict:
-    return series("DCGM_FI_DEV_GPU_UTIL", f"{percent}x60", gpu=str(gpu), UUID=f"GPU-{pod}-{gpu}", pod=pod,
-                  container="node" if "node" in pod else "worker")
-
-
-def failed(n: Names, firing: bool) -> list[dict]:
-    if n.counted_set is not None:
-        return [series("jobset_failed_total", "1x10", jobset_name=n.counted_set if firing else "another-jobset")]
-    return conditions("kube_job_failed", n.launcher_job, firing)
-
-
-def not_started(n: Names, firing: bool) -> list[dict]:
-    """Firing: the launcher's Job suspended by Kueue and its LocalQueue's workloads inadmissible."""
-    queue = series("kueue_local_queue_pending_workloads", "1x180", name="team-a-gpus", status="inadmissible",
-                   replica_role="standalone")
-    if firing:
-        return [series("kube_job_status_suspended", "1x180", job_name=n.launcher_job), queue]
-    return [series("kube_job_status_suspended", "0x180", job_name=n.launcher_job), queue,
-            *phases(n.launcher_pod, "Running"), *[s for pod in n.worker_pods for s in phases(pod, "Running")]]
-
-
-def image_pull(n: Names) -> list[dict]:
-    """Admitted (not suspended), the launcher's pod pending on an image it cannot pull."""
-    return [series("kube_job_status_suspended", "0x180", job_name=n.launcher_job),
-            *phases(n.launcher_pod, "Pending"),
-            series("kube_pod_container_status_waiting_reason", "1x180", pod=n.launcher_pod, uid=f"uid-{n.launcher_pod}",
-                   container="launcher", reason="ImagePullBackOff")]
-
-
-def unschedulable(n: Names) -> list[dict]:
-    """Admitted, a worker pod that no node fits."""
-    return [series("kube_job_status_suspended", "0x180", job_name=n.launcher_job),
-            *phases(n.worker_pods[0], "Pending"),
-            series("kube_pod_status_unschedulable", "1x180", pod=n.worker_pods[0], uid=f"uid-{n.worker_pods[0]}")]
-
-
-def restarting(n: Names, firing: bool) -> list[dict]:
-    if n.counted_set is not None:  # a JobSet restart recreates its child Jobs under their names
-        values = "1700000000x20 1700001300x20" if firing else "1700000000x40"
-        return [series("kube_job_created", values, job_name=n.launcher_job)]
-    return [series("kube_job_status_failed", f"{int(firing)}x40", job_name=n.launcher_job, reason="")]
-
-
-def near_budget(n: Names, firing: bool) -> list[dict]:
-    used = n.budget if firing else n.budget - 1
-    if n.counted_set is not None:
-        return [series("kube_customresource_jobset_restarts", f"{used}x10", customresource_group="jobset.x-k8s.io",
-                       customresource_kind="JobSet", customresource_version="v1alpha2", name=n.counted_set)]
-    return [series("kube_job_status_failed", f"{used}x10", job_name=n.launcher_job, reason="")]
-
-
-def idle(n: Names, firing: bool) -> list[dict]:
-    percent = 0 if firing else 93
-    return [*phases(n.launcher_pod, "Running", 60), *[gpu_util(pod, percent) for pod in n.worker_pods]]
-
-
-def holding(n: Names, firing: bool) -> list[dict]:
-    workers = "Running" if firing else "Succeeded"
-    return [*conditions("kube_job_complete", n.launcher_job, True, 60),
-            *[s for pod in n.worker_pods for s in phases(pod, workers, 60)]]
-
-
-# alert -> the series of a case, when to evaluate it, and what its firing case fills in its annotations
-CASES = {
-    "MpigenJobFailed": (failed, "5m", {}),
-    "MpigenJobNotStarted": (not_started, "150m", {"reason": "inadmissible"}),
-    "MpigenJobRestarting": (restarting, "30m", {}),
-    "MpigenJobNearRestartBudget": (near_budget, "5m", {}),
-    "MpigenWorkersIdle": (idle, "40m", {"value": "0"}),
-    "MpigenFinishedJobHoldsGPUs": (holding, "40m", {"value": "2"}),
-}
-
-
 def expected(rule: dict, filled: dict[str, str], value: str | None) -> dict:
     """The alert a firing case gives: the rule's labels, the series' own, its annotations expanded."""
     labels = {**rule["labels"]}
@@ -205,34 +126,6 @@ def test_every_rendered_rule_file_passes_promtool_check(target_render, tmp_path)
     done = promtool("check", "rules", "rules.yaml", cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"SUCCESS: {sum(len(g['rules']) for g in rule['spec']['groups'])} rules found" in done.stdout
-
-
-def test_each_alert_fires_on_its_series_and_stays_quiet_otherwise(target_render, tmp_path):
-    """And a job not started says why: inadmissible in its queue, a container's waiting reason, unschedulable."""
-    target, objects = target_render
-    group = next(g for g in rule_of(objects)["spec"]["groups"] if g["name"] == f"mpigen/{JOB[0]}/{JOB[1]}")
-    rules = {r["alert"]: r for r in group["rules"]}
-    assert set(rules) == set(CASES), f"{target}: {sorted(rules)}"
-    n = names(target, objects)
-    tests = []
-    for alert, (make, at, filled) in CASES.items():
-        value = str(n.budget) if alert == "MpigenJobNearRestartBudget" else "1"
-        for firing in (True, False):
-            tests.append({"interval": "1m", "input_series": make(n, firing),
-                          "alert_rule_test": [{"eval_time": at, "alertname": alert,
-                                               "exp_alerts": [expected(rules[alert], filled, value)] if firing
-                                               else []}]})
-    for make, reason in ((image_pull, "ImagePullBackOff"), (unschedulable, "unschedulable")):
-        rule = rules["MpigenJobNotStarted"]
-        tests.append({"interval": "1m", "input_series": make(n), "alert_rule_test": [
-            {"eval_time": "150m", "alertname": "MpigenJobNotStarted",
-             "exp_alerts": [expected(rule, {"reason": reason}, None)]}]})
-    (tmp_path / "rules.yaml").write_text(yaml.safe_dump({"groups": [group]}))
-    (tmp_path / "test.yaml").write_text(yaml.safe_dump({"rule_files": ["rules.yaml"], "evaluation_interval": "1m",
-                                                        "tests": tests}))
-    done = promtool("test", "rules", "test.yaml", cwd=tmp_path)
-    assert done.returncode == 0, f"{target}:\n{done.stdout}{done.stderr}"
-
 
 
 def test_idle_cpu_workers_fire_and_busy_ones_do_not(target_render, tmp_path):

@@ -8,13 +8,16 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.support.command_line import run_mpigen
 
 ROOT = Path(__file__).resolve().parents[3]
 CONFIG = ("apiVersion: mpigen.dev/v1alpha1\nkind: Config\noverlays: [dev, prod]\noutput: rendered\n"
-          "monitoring:\n  prometheusRule: {labels: {release: prometheus}}\n")
+          "monitoring:\n  prometheusRule: {labels: {release: prometheus}}\n"
+          "  runbookURL: https://git.example.com/ml/training/-/blob/main/docs/monitoring.md\n")
+DIGEST = "bae1f5"  # the first 6 hex digits of the sha256 of that runbookURL
 
 
 def repository(tmp_path: Path, config: str = CONFIG) -> Path:
@@ -31,22 +34,41 @@ def rule_files(repo: Path) -> list[str]:
 def test_mpigen_yaml_monitors_every_environment_and_an_overlay_turns_it_off(tmp_path):
     repo = repository(tmp_path)
     assert run_mpigen("render", cwd=repo, timeout=120).returncode == 0
-    assert rule_files(repo) == ["rendered/dev/monitoring/prometheusrule-mpigen-dev.yaml",
-                                "rendered/prod/monitoring/prometheusrule-mpigen-prod.yaml"]
+    assert rule_files(repo) == [f"rendered/dev/monitoring/prometheusrule-mpigen-dev-{DIGEST}.yaml",
+                                f"rendered/prod/monitoring/prometheusrule-mpigen-prod-{DIGEST}.yaml"]
     dev = repo / "overlays" / "dev" / "overlay.yaml"
     dev.write_text(dev.read_text() + "monitoring: {enabled: false}\n")
     assert run_mpigen("render", cwd=repo, timeout=120).returncode == 0
-    assert rule_files(repo) == ["rendered/prod/monitoring/prometheusrule-mpigen-prod.yaml"]
+    assert rule_files(repo) == [f"rendered/prod/monitoring/prometheusrule-mpigen-prod-{DIGEST}.yaml"]
 
 
-def test_a_wrong_duration_is_refused_at_its_line(tmp_path):
-    repo = repository(tmp_path, CONFIG + "  notStartedFor: 30m1h\n")
+@pytest.mark.parametrize("value, says", [
+    ("30m1h", "string '30m1h' is not a Prometheus duration such as 30m, 2h or 1h30m"),
+    ('""', "must not be empty"),
+    ("300y", "'300y' is not a duration Prometheus takes (duration out of range)"),
+])
+def test_a_duration_prometheus_refuses_is_refused_at_its_line(tmp_path, value, says):
+    """prometheus/common v0.70.1 model/time.go ParseDuration: units from the largest down, not
+    empty, within an int64 of nanoseconds (the CRD's pattern takes all three)."""
+    repo = repository(tmp_path, CONFIG + f"  notStartedFor: {value}\n")
     done = run_mpigen("render", cwd=repo, timeout=120)
     assert done.returncode == 2
-    assert done.stderr.decode().startswith("mpigen.yaml:7:18: error: monitoring.notStartedFor: string '30m1h' is not "
-                                           "a Prometheus duration such as 30m, 2h or 1h30m")
+    assert done.stderr.decode().startswith(f"mpigen.yaml:8:18: error: monitoring.notStartedFor: {says}"), done.stderr
     assert "Traceback" not in done.stderr.decode()
     assert not (repo / "rendered").exists()
+
+
+@pytest.mark.parametrize("runbook, says", [
+    (None, "mpigen.yaml:5:1: error: monitoring: runbookURL is required"),
+    ("docs/monitoring.md", "mpigen.yaml:7:15: error: monitoring.runbookURL: string 'docs/monitoring.md' is not an absolute "
+                             "URL starting with https:// or http://"),
+])
+def test_the_runbook_is_an_absolute_url_and_required(tmp_path, runbook, says):
+    config = CONFIG.replace("  runbookURL: https://git.example.com/ml/training/-/blob/main/docs/monitoring.md\n",
+                            f"  runbookURL: {runbook}\n" if runbook else "")
+    done = run_mpigen("render", cwd=repository(tmp_path, config), timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith(says), done.stderr
 
 
 def test_an_edit_of_what_a_job_watches_rewrites_the_rule(tmp_path):
@@ -55,7 +77,7 @@ def test_an_edit_of_what_a_job_watches_rewrites_the_rule(tmp_path):
     blueprint = repo / "blueprints" / "kueue-queued.yaml"
     blueprint.write_text(blueprint.read_text().replace("gpusPerWorker: 8", "gpusPerWorker: 4"))
     assert run_mpigen("render", cwd=repo, timeout=120).returncode == 0
-    rule = yaml.safe_load((repo / "rendered/dev/monitoring/prometheusrule-mpigen-dev.yaml").read_text())
+    rule = yaml.safe_load((repo / f"rendered/dev/monitoring/prometheusrule-mpigen-dev-{DIGEST}.yaml").read_text())
     (group,) = [g for g in rule["spec"]["groups"] if g["name"] == "mpigen/ml-dev/vit-sweep-7"]
     (held,) = [r for r in group["rules"] if r["alert"] == "MpigenFinishedJobHoldsGPUs"]
     assert held["annotations"]["description"].endswith("with 4 GPUs each.")
