@@ -145,10 +145,10 @@ def reason_query(watched: Watched) -> str:
                        f'{quoted(step.name + ": $1")}, "reason", "(.*)")')
         unschedulable = _select("kube_pod_status_unschedulable", watched, pod=pods)
         reasons.append(_because(f"max by (namespace) ({unschedulable}) == 1", f"{step.name}: unschedulable"))
-    first = [reasons[0]]
-    for reason in reasons[1:]:
-        first.append(f"({reason} unless on (namespace) ({' or '.join(first)}))")
-    return "topk(1, " + " or ".join(first) + ")"
+    # Each reason's series takes its rank as its value (their `reason` labels differ, so `or`
+    # keeps them all), and bottomk keeps the first: linear in the reasons, where excluding the
+    # earlier ones with `unless` repeats them.
+    return "bottomk(1, " + " or ".join(f"({reason}) * 0 + {rank}" for rank, reason in enumerate(reasons)) + ")"
 
 
 def _because(expr: str, reason: str) -> str:
