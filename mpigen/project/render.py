@@ -73,7 +73,9 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
         result = rendered(setup, warn, progress, spill)
         return Rendered(result.jobs, len(result.objects), result.envs, None, result, spill)
     refuse_overlap(setup.output, setup.inputs)
-    patched = incremental.render(setup, warn)
+    # --strict: a full run, whose warnings are known before anything is written (a patch in
+    # place writes first and learns the warnings of the files it renders as it goes).
+    patched = None if setup.strict else incremental.render(setup, warn)
     if patched is not None:
         warn(patched.warnings)
         return Rendered(patched.jobs, patched.objects, patched.envs, setup.output,

@@ -75,8 +75,10 @@ def test_diff_of_a_launcher_image_change_is_immutable(tmp_path):
     assert markdown.code == 1
     lines = markdown.out.splitlines()
     assert lines[0].startswith("### mpigen diff:")
-    assert lines[2] == "> [!WARNING]"
-    assert "**2 change(s) Kubernetes refuses to apply in place.**" in lines[3]
+    assert lines[2] == "- **Jobs changed**: 2 (dev: 1, prod: 1)"  # the overview, then the warning
+    warning = lines.index("> [!WARNING]")
+    assert "- **Immutable changes**: 2 in 2 jobs: Argo CD and Flux fail to sync them" in lines[2:warning]
+    assert "**2 change(s) Kubernetes refuses to apply in place.**" in lines[warning + 1]
 
 
 def test_diff_json(tmp_path):

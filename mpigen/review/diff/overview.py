@@ -1,0 +1,51 @@
+"""The overview a diff report opens with (markdown) or closes with (text), which no cut
+leaves out: how many jobs change and in which environments, their GPUs before and after,
+the changes Kubernetes refuses to apply in place, the restarts (jobs whose run name
+changes: the run is deleted and started again), and every changed job by name.
+
+Each line is a (label, text) pair, so that a form prints it its own way and another line
+(a count of its own) slots in beside these.
+"""
+
+from __future__ import annotations
+
+from mpigen.review.diff.model import JobDiff
+from mpigen.review.diff.renames import Renames
+
+
+def restarted(index: int, job: JobDiff, found: Renames) -> bool:
+    """Whether the change restarts the job's run: its run is renamed (deleted and created
+    again under the new name), or a run ends and another starts, or the workers restart."""
+    return index in found.runs or (job.new_run and job.ends_run) or job.restarts_workers
+
+
+def overview(jobs: list[JobDiff], found: Renames, arrow: str = "->") -> list[tuple[str, str]]:
+    """[(label, text)]: jobs (per environment), their GPUs (when they have any), immutable
+    changes, restarts, and the changed jobs by name."""
+    named = [job for job in jobs if job.job]
+    environments: dict[str, int] = {}
+    for job in named:
+        environments[job.environment] = environments.get(job.environment, 0) + 1
+    where = ", ".join(f"{env}: {n}" for env, n in environments.items() if env)
+    lines = [("Jobs changed", f"{len(named)}" + (f" ({where})" if where else ""))]
+    old_gpus, new_gpus = sum(job.gpus[0] for job in named), sum(job.gpus[1] for job in named)
+    delta = new_gpus - old_gpus
+    if old_gpus or new_gpus:  # jobs without GPUs before and after: nothing to say
+        lines.append(("GPUs of these jobs", f"{old_gpus} {arrow} {new_gpus} ({delta:+d})" if delta else
+                      f"{new_gpus}, unchanged"))
+    findings = [job for job in jobs if job.immutable]
+    count = sum(len(job.immutable) for job in findings)
+    lines.append(("Immutable changes", f"{count} in {_jobs(len(findings))}: Argo CD and Flux fail to sync them"
+                  if count else "none"))
+    restarts = [job for index, job in enumerate(jobs) if job.job and restarted(index, job, found)]
+    lines.append(("Restarts", f"{_jobs(len(restarts))} (the run is deleted and started again)" if restarts
+                  else "none"))
+    lines.append(("Changed jobs", "; ".join(
+        (f"{env}: " if env else "") + ", ".join("/".join(p for p in (j.namespace, j.job) if p)
+                                                 for j in named if j.environment == env)
+        for env in environments) or "none (other objects only)"))
+    return lines
+
+
+def _jobs(n: int) -> str:
+    return f"{n} job{'' if n == 1 else 's'}"
