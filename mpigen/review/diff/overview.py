@@ -38,7 +38,7 @@ def overview(jobs: list[JobDiff], found: Renames, arrow: str = "->") -> list[tup
     lines.append(("Immutable changes", f"{count} in {_jobs(len(findings))}: Argo CD and Flux fail to sync them"
                   if count else "none"))
     restarts = [job for index, job in enumerate(jobs) if job.job and restarted(index, job, found)]
-    lines.append(("Restarts", f"{_jobs(len(restarts))} (the run is deleted and started again)" if restarts
+    lines.append(("Restarts", f"{_jobs(len(restarts))} (their pods start again)" if restarts
                   else "none"))
     lines.append(("Changed jobs", "; ".join(
         (f"{env}: " if env else "") + ", ".join("/".join(p for p in (j.namespace, j.job) if p)

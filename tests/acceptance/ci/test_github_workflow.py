@@ -222,7 +222,7 @@ def test_workflow_on_a_one_line_change_to_200_jobs(tmp_path):
     assert len(comment) < 65536
     overview = comment.split("\n\n")[1].splitlines()
     assert overview[:2] == ["- **Jobs changed**: 200 (prod: 200)", overview[1]]
-    assert overview[3] == "- **Restarts**: 200 jobs (the run is deleted and started again)"
+    assert overview[3] == "- **Restarts**: 200 jobs (their pods start again)"
     changed = overview[4].removeprefix("- **Changed jobs**: prod: ").split(", ")
     assert sorted(changed) == sorted(jobs) and len(jobs) == 200
     more = ("left out to fit: see [the job summary](https://github.example.com/ml/training/actions/runs/42), "
