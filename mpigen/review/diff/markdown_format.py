@@ -96,7 +96,8 @@ def format_markdown(report, budget: Budget = Budget(COMMENT_LIMIT)) -> str:
     if not report.differs():
         return "\n".join(head + ["No changes.", ""] + notes).rstrip("\n") + "\n"
     found = renames(report.jobs)
-    head += [f"- **{label}**: {_md(text)}" for label, text in overview(report.jobs, found, "→")] + [""]
+    head += [f"- **{label}**: {_md(text)}"
+             for label, text in overview(report.jobs, found, "→", budget.chars // 2)] + [""]
     findings = [finding for job in report.jobs for finding in job.immutable]
     if findings:
         head += ["> [!WARNING]", f"> ⚠️ **{len(findings)} change(s) Kubernetes refuses to apply in place.** "

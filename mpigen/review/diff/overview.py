@@ -19,9 +19,10 @@ def restarted(index: int, job: JobDiff, found: Renames) -> bool:
     return index in found.runs or (job.new_run and job.ends_run) or job.restarts_workers
 
 
-def overview(jobs: list[JobDiff], found: Renames, arrow: str = "->") -> list[tuple[str, str]]:
+def overview(jobs: list[JobDiff], found: Renames, arrow: str = "->", limit: int = 0) -> list[tuple[str, str]]:
     """[(label, text)]: jobs (per environment), their GPUs (when they have any), immutable
-    changes, restarts, and the changed jobs by name."""
+    changes, restarts, and the changed jobs by name, in at most `limit` characters (0: all;
+    past it, `and N more`)."""
     named = [job for job in jobs if job.job]
     environments: dict[str, int] = {}
     for job in named:
@@ -40,11 +41,25 @@ def overview(jobs: list[JobDiff], found: Renames, arrow: str = "->") -> list[tup
     restarts = [job for index, job in enumerate(jobs) if job.job and restarted(index, job, found)]
     lines.append(("Restarts", f"{_jobs(len(restarts))} (their pods start again)" if restarts
                   else "none"))
-    lines.append(("Changed jobs", "; ".join(
-        (f"{env}: " if env else "") + ", ".join("/".join(p for p in (j.namespace, j.job) if p)
-                                                 for j in named if j.environment == env)
-        for env in environments) or "none (other objects only)"))
+    lines.append(("Changed jobs", _names(named, list(environments), limit) or "none (other objects only)"))
     return lines
+
+
+def _names(named: list[JobDiff], environments: list[str], limit: int) -> str:
+    """`prod: ns/a, ns/b; dev: ns/a`, cut to `limit` characters with `and N more`."""
+    parts = [(f"{env}: " if env else "", ["/".join(p for p in (j.namespace, j.job) if p)
+                                          for j in named if j.environment == env]) for env in environments]
+    text = "; ".join(head + ", ".join(jobs) for head, jobs in parts)
+    if not limit or len(text) <= limit:
+        return text
+    out, shown = "", 0
+    for head, jobs in parts:
+        for i, name in enumerate(jobs):
+            piece = ("; " if out and i == 0 else ", " if out else "") + (head if i == 0 else "") + name
+            if len(out) + len(piece) + 20 > limit:
+                return f"{out} and {len(named) - shown} more"
+            out, shown = out + piece, shown + 1
+    return out
 
 
 def _jobs(n: int) -> str:

@@ -76,5 +76,5 @@ def format_text(report, style: Style = PLAIN, budget: Budget = Budget()) -> str:
     found = renames(report.jobs)
     jobs = [Piece(tuple(_text_job(job, index, found, style)), "job" if job.job else "other")
             for index, job in enumerate(report.jobs)]
-    tail = notes + ([""] if notes else []) + [f"{label}: {text}" for label, text in overview(report.jobs, found)]
+    tail = notes + ([""] if notes else []) + [f"{label}: {text}" for label, text in overview(report.jobs, found, limit=budget.chars // 2)]
     return "\n".join(fitted([], jobs, tail + [summary(report)], budget, lambda said: said)) + "\n"

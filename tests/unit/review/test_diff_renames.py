@@ -97,3 +97,23 @@ def test_a_report_over_its_budget_keeps_the_overview_and_says_what_it_left_out()
     assert left and int(left[1]) == left_out > 0
     text = report.format("text", budget=Budget(3000))
     assert len(text) <= 3000 and text.rstrip("\n").endswith("immutable changes")
+
+
+def test_the_changed_jobs_line_is_cut_to_half_the_budget():
+    old = golden()
+    new = old
+    for i, run in enumerate(sorted({m[0] for text in old.values()
+                                    for m in re.findall(r"name: (([a-z0-9-]+)-[0-9a-f]{6})-launcher\n", text)})):
+        new = renamed(new, run, f"{run.rsplit('-', 1)[0]}-{i:06x}")
+    report = compare(old, new)
+
+    def changed_jobs(text: str) -> str:
+        return next(line for line in text.splitlines() if line.startswith("Changed jobs: ")).removeprefix(
+            "Changed jobs: ")
+
+    whole = changed_jobs(report.format("text"))
+    cut = changed_jobs(report.format("text", budget=Budget(300)))
+    assert len(whole) > 150 >= len(cut)
+    shown, more = cut.rsplit(" and ", 1)
+    assert more.endswith(" more") and whole.startswith(shown)
+    assert int(more.split()[0]) + shown.count("/") == whole.count("/")
