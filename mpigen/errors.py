@@ -39,10 +39,15 @@ class Mark:
 NOWHERE = Mark("")  # a problem in no file: an option, an environment variable, the cluster, git
 
 
+def meant(what: str) -> str:
+    """`; did you mean WHAT?`: the one wording of a suggestion (WHAT as the caller quotes it)."""
+    return f"; did you mean {what}?"
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`; did you mean 'NEAREST'?` for the choice nearest to a mistyped word (difflib), or ''."""
     nearest = difflib.get_close_matches(word, list(choices), n=1)
-    return f"; did you mean {nearest[0]!r}?" if nearest else ""
+    return meant(repr(nearest[0])) if nearest else ""
 
 
 def not_one_of(named: str, value: str, choices: Iterable[str]) -> str:

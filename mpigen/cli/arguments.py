@@ -47,6 +47,13 @@ def inputs(command: argparse.ArgumentParser, paths: bool = True, verbose_also: s
                               "($MPIGEN_CACHE_DIR, else ~/.cache/mpigen); the output is the same either way")
 
 
+def strict_option(command: argparse.ArgumentParser) -> None:
+    """--strict, of the commands that render or validate (validate, render, check)."""
+    command.add_argument("--strict", action="store_true",
+                         help="make every warning about the blueprints, the overlays or mpigen.yaml an error "
+                              "(exit 2, nothing written): for CI and pre-commit")
+
+
 def target_help() -> str:
     """--target's help: each target's line, the default (the table's first) first, then by name."""
     default, *others = targets.TARGETS.values()
@@ -85,7 +92,7 @@ def flags(args: argparse.Namespace, output: Path | None, discard_edits: bool = F
     return Flags(paths=tuple(args.paths), overlays=None if args.overlay is None else tuple(args.overlay),
                  output=output, target=args.target, gitops=args.gitops, kube_version=args.kube_version,
                  target_flags={flag.name: getattr(args, flag.dest) for flag in target_flags()},
-                 cache=not args.no_cache, discard_edits=discard_edits)
+                 cache=not args.no_cache, discard_edits=discard_edits, strict=getattr(args, "strict", False))
 
 
 def cluster(args: argparse.Namespace) -> ClusterFlags:

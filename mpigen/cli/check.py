@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mpigen.cli.arguments import announce, flags, inputs
+from mpigen.cli.arguments import announce, strict_option, flags, inputs
 from mpigen.cli.colour import unified_diff
 from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
 from mpigen.cli.progress import progress_bar
@@ -18,6 +18,7 @@ DESCRIPTION = ("Render in memory and compare with the output folder: exit 0 when
 
 def arguments(command: argparse.ArgumentParser) -> None:
     inputs(command)
+    strict_option(command)
     command.add_argument("-o", "--output", metavar="DIR", type=Path,
                          help="the output folder to check (default: mpigen.yaml's output)")
 

@@ -11,6 +11,7 @@ from mpigen.cli.exit_codes import DIFFERENCES_FOUND, SUCCESS
 from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import colour_on_stdout, print_diagnostics, write_stdout
 from mpigen.project.diff import Sides, diff
+from mpigen.review.diff.budget import COMMENT_LIMIT, DEFAULT_MORE, Budget
 from mpigen.review.diff.text_format import PLAIN, Style
 
 DESCRIPTION = ("Compare two renders object by object: the output committed at a git revision (--base) against "
@@ -34,6 +35,13 @@ def arguments(command: argparse.ArgumentParser) -> None:
                          help="git revision of the new render (default: a fresh render of the working tree)")
     command.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                          help="text (default), markdown for a pull-request comment, or json")
+    command.add_argument("--max-chars", metavar="N", type=_chars, default=None,
+                         help=f"cut the text or markdown report to N characters, the overview kept and the "
+                              f"details in order of importance (0: no limit; default: {COMMENT_LIMIT:,} for "
+                              "markdown, what a GitHub comment takes, and no limit for text); json is never cut")
+    command.add_argument("--more", metavar="WHERE", default=DEFAULT_MORE,
+                         help="where a cut report's reader finds the rest, in its last line `N more changes "
+                              f"... left out to fit: see WHERE` (default: {DEFAULT_MORE})")
     command.add_argument("--fail-on", choices=("any", "immutable"), default="any",
                          help="exit 1 on any difference (default), or only on changes Kubernetes refuses to apply")
     # The new side of --base is the repository's render (mpigen.yaml, or blueprints/ with -o):
@@ -51,6 +59,23 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar("rendering") as progress:
         sides = Sides(tuple(args.dirs), args.base, args.head, args.live)
         report = diff(flags(args, args.output), sides, cluster(args), print_diagnostics, progress)
-    write_stdout(report.format(args.format, COLOURS if colour_on_stdout() else PLAIN))
+    budget = None if args.max_chars is None else Budget(args.max_chars, args.more)
+    if budget is None and args.more != DEFAULT_MORE:
+        budget = Budget(COMMENT_LIMIT if args.format == "markdown" else 0, args.more)
+    write_stdout(report.format(args.format, COLOURS if colour_on_stdout() else PLAIN, budget))
     differs = report.immutable() if args.fail_on == "immutable" else report.differs()
     return DIFFERENCES_FOUND if differs else SUCCESS
+
+
+def _chars(value: str) -> int:
+    """--max-chars: a whole number of characters, 0 for no limit; a budget too small for the
+    overview itself is refused by argparse's usage error."""
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number of characters")
+    chars = int(value)
+    if 0 < chars < MIN_CHARS:
+        raise argparse.ArgumentTypeError(f"{chars} is too few to say anything: give at least {MIN_CHARS} (or 0)")
+    return chars
+
+
+MIN_CHARS = 2000  # the overview and the closing lines of a report of a few jobs

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from mpigen.cli.arguments import announce, flags, inputs
+from mpigen.cli.arguments import announce, strict_option, flags, inputs
 from mpigen.cli.exit_codes import SUCCESS
 from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import plural, print_diagnostics, say, stream_stdout
@@ -18,6 +18,7 @@ DESCRIPTION = ("Render every blueprint found in PATH (files, or folders searched
 
 def arguments(command: argparse.ArgumentParser) -> None:
     inputs(command)
+    strict_option(command)
     where = command.add_mutually_exclusive_group()
     where.add_argument("--stdout", action="store_true", help="write one YAML stream to standard output")
     where.add_argument("-o", "--output", metavar="DIR", type=Path,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from mpigen.cli.arguments import announce, cluster, cluster_options, flags, inputs
+from mpigen.cli.arguments import announce, strict_option, cluster, cluster_options, flags, inputs
 from mpigen.cli.exit_codes import INPUT_ERROR, SUCCESS
 from mpigen.cli.progress import progress_bar
 from mpigen.cli.streams import plural, print_diagnostics, say, write_stdout
@@ -20,6 +20,7 @@ DESCRIPTION = ("Check blueprints (and overlays) without writing anything. With -
 def arguments(command: argparse.ArgumentParser) -> None:
     inputs(command, verbose_also="; with --output or --server --format text, every object's verdict, not "
                                  "only the problems")
+    strict_option(command)
     command.add_argument("--output", action="store_true",
                          help="validate the rendered objects too (needs the kubernetes-validate package)")
     command.add_argument("--server", action="store_true",

@@ -102,6 +102,29 @@ def spelled(text: str) -> str | None:
     return spelling if spelling != text else None
 
 
+# What a decimal unit with bytes (GB, mb, ...) may mean: 2^(10n) bytes, as nearly everyone who
+# writes 64GB of memory means, or 10^(3n), as the letters say in SI.
+_POWERS = {"K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
+
+
+def readings(text: str) -> list[tuple[str, str]]:
+    """The Kubernetes spellings a size written as people write it may mean, each with what it
+    is: `64GB` -> [("64Gi", "64 x 2^30 bytes"), ("64G", "64 x 10^9 bytes")], the binary
+    reading first (nearly everyone who writes GB means it); one reading where the unit says
+    which (`512MiB` -> 512Mi, `1gi` -> 1Gi); [] for what spelled() does not correct."""
+    spelling = spelled(text)
+    if spelling is None:
+        return []
+    match = _UNIT_MISTAKE.fullmatch(text)
+    unit = match["unit"]
+    power = _POWERS.get(spelling[-1].upper())
+    if power is None or not unit.lower().endswith("b") or unit.lower().endswith("ib"):
+        return [(spelling, "")]
+    number = match["number"]
+    binary = f"{number}{spelling[-1].upper()}i"
+    return [(binary, f"{number} x 2^{10 * power} bytes"), (spelling, f"{number} x 10^{3 * power} bytes")]
+
+
 def is_binary(text: str) -> bool:
     return text[-2:] in _BINARY
 

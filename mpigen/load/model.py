@@ -10,11 +10,12 @@ from typing import get_args
 
 from pydantic import BaseModel, ValidationError
 
-from mpigen.errors import Diagnostic, did_you_mean, error
+from mpigen.errors import Diagnostic, did_you_mean, error, meant
 from mpigen.formats.blueprint import Blueprint
 from mpigen.formats.patterns import PATTERN_HELP, QUANTITY
 from mpigen.kube import quantity
 from mpigen.load.document import Document, Loc, field_path
+from mpigen.load.kubernetes_spellings import spelled_field, unknown_key_hint, wrong_type_hint
 
 
 def validate_model(doc: Document, model, report=None):
@@ -26,12 +27,28 @@ def validate_model(doc: Document, model, report=None):
         return model.model_validate(doc.data), [], set()
     except ValidationError as exc:
         diagnostics, bad = [], set()
-        for err in exc.errors(include_url=False):
+        errors = exc.errors(include_url=False)
+        spelled = _spelled_fields(errors) if model is Blueprint else set()
+        for err in errors:
             loc = tuple(p for p in err["loc"] if p != "[key]")
             bad.add(loc)
+            if err["type"] == "missing" and _where(loc) in spelled:
+                continue  # `replicas` written for `workers`: its error says so
             if not doc.covered(loc) and (report is None or report(err)):
                 diagnostics.append(field_diagnostic(doc, err, model))
         return None, diagnostics, bad
+
+
+def _spelled_fields(errors: list[dict]) -> set[str]:
+    """The blueprint fields the unknown keys written in Kubernetes' spelling stand for."""
+    fields = set()
+    for err in errors:
+        loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden" and loc:
+            field = spelled_field(_where(loc[:-1]), str(loc[-1]))
+            if field is not None:
+                fields.add(field)
+    return fields
 
 
 def _field(loc: Loc) -> str:
@@ -92,7 +109,9 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
         parent_loc = loc[:-1]
         allowed = _allowed_keys(parent_loc, model or Blueprint)
         hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-        also = f"; did you mean {hint[0]!r}?" if hint else (f"; allowed keys: {', '.join(allowed)}" if allowed else "")
+        also = meant(repr(hint[0])) if hint else (f"; allowed keys: {', '.join(allowed)}" if allowed else "")
+        if model in (None, Blueprint):  # a Kubernetes habit: the blueprint field that says it
+            also = unknown_key_hint(_where(parent_loc), str(loc[-1])) or also
         return error(doc.key_mark(loc), f"{_field(parent_loc)}: unknown key {loc[-1]!r}{also}")
     mark = doc.value_mark(loc)
     if kind in _EXPECTED:
@@ -103,6 +122,8 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
             hint = "; remove the quotes"
         elif kind == "list_type" and isinstance(value, str):
             hint = "; write it as a YAML list, e.g. [python, train.py]"
+        elif model in (None, Blueprint):
+            hint = wrong_type_hint(_where(loc), value) or ""
         return error(mark, f"{field}: expected {_EXPECTED[kind]}, got {_describe(value)}{hint}")
     if kind == "literal_error":
         expected = str(ctx.get("expected", ""))
@@ -127,10 +148,19 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
 
 def _pattern_help(pattern: str | None, value) -> str:
     """What a value of the pattern is, and for a quantity written as people write sizes
-    (1GB, 1gi), its Kubernetes spelling."""
+    (1GB, 1gi), its Kubernetes spellings: both readings of a decimal unit with bytes (64GB:
+    64Gi or 64G), binary first."""
     what = PATTERN_HELP.get(pattern, f"matching {pattern}")
-    spelling = quantity.spelled(value) if pattern == QUANTITY and isinstance(value, str) else None
-    return f"{what}; did you mean {spelling!r}?" if spelling else what
+    found = quantity.readings(value) if pattern == QUANTITY and isinstance(value, str) else []
+    if not found:
+        return what
+    said = " or ".join(f"{spelling!r} ({meaning})" if meaning else repr(spelling) for spelling, meaning in found)
+    return what + meant(said)
+
+
+def _where(loc: Loc) -> str:
+    """The loc as the table of Kubernetes spellings names a place: `spec.datasets[].download`."""
+    return "".join("[]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
 
 
 def _allowed_keys(loc: Loc, model) -> list[str]:

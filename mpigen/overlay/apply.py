@@ -10,9 +10,11 @@ makes a blueprint invalid is reported at the overlay line, naming the blueprint.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import functools
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from mpigen.errors import Diagnostic, warning
 from mpigen.formats.overlay import ImageRewrite, Target
@@ -29,19 +31,48 @@ class Usage:
 
     used: set[tuple[str, str, int]] = field(default_factory=set)
 
-    def unused(self, overlays: list[Overlay]) -> list[Diagnostic]:
+    def unused(self, overlays: list[Overlay], jobs: dict[str, str] | None = None) -> list[Diagnostic]:
+        """A warning for each patch and image rewrite that selected no blueprint; a patch's
+        names the jobs nearest to its target.name (`jobs`: each job's name -> the file it is in)."""
         out = []
         for overlay in overlays:
             for item in overlay.chain():
-                for index in range(len(item.model.patches)):
+                for index, patch in enumerate(item.model.patches):
                     if (item.doc.path, "patches", index) not in self.used:
                         out.append(warning(item.doc.key_mark(("patches", index)),
-                                           f"patches[{index}] selects no blueprint; check its target"))
+                                           f"patches[{index}] selects no blueprint; "
+                                           f"{_nearest_jobs(patch.target, jobs or {})}"))
                 for index, rewrite in enumerate(item.model.images):
                     if (item.doc.path, "images", index) not in self.used:
                         out.append(warning(item.doc.key_mark(("images", index)),
                                            f"images[{index}]: no blueprint uses the image {rewrite.name}"))
         return out
+
+
+def _nearest_jobs(target: Target, jobs: dict[str, str]) -> str:
+    """What to check of a target that selects nothing: a target.name that is a blueprint's file
+    name rather than its job's, else the job names nearest to it; else the target."""
+    name = target.name
+    if not jobs:
+        return "check its target"
+    if name is None:
+        return f"no blueprint's labels match labelSelector {target.labelSelector!r}; check its target"
+    named = [job for job in sorted(jobs) if fnmatch.fnmatchcase(job, name)]
+    if named:
+        return (f"target.name {name!r} matches {', '.join(named[:3])}{', ...' if len(named) > 3 else ''}, whose "
+                f"labels do not match labelSelector {target.labelSelector!r}; check its target")
+    by_file = {PurePosixPath(path).stem: job for job, path in jobs.items()}
+    if name in by_file and by_file[name] != name:
+        job = by_file[name]
+        return (f"target.name {name!r} is the file name of {jobs[job]}, whose job is named {job!r}: target.name "
+                f"matches metadata.name; write name: {job}")
+    nearest = difflib.get_close_matches(name, sorted(jobs), n=3, cutoff=0.5)
+    if nearest:
+        return (f"no job is named {name!r}; did you mean {' or '.join(repr(n) for n in nearest)}? (target.name "
+                "matches metadata.name, a shell-style glob)")
+    shown = sorted(jobs)[:5]
+    more = f", ... ({len(jobs)} in all)" if len(jobs) > len(shown) else ""
+    return f"no job is named like {name!r} (target.name matches metadata.name); the jobs: {', '.join(shown)}{more}"
 
 
 def with_namespace(doc: Document, namespace: str) -> Document:

@@ -87,9 +87,13 @@ def overlay_problems(overlays: list[Overlay], diagnostics: list[Diagnostic]) -> 
     return [d for d in written_patch_problems(overlays, RESERVED) if (d.mark, d.message) not in shown]
 
 
-def unused_patches(overlays: list[Overlay], used: set[UsedPatch]) -> list[Diagnostic]:
-    """A warning for each patch and image rewrite of the overlays that selected no blueprint."""
-    return Usage(used).unused(overlays) if overlays else []
+def unused_patches(overlays: list[Overlay], used: set[UsedPatch], gathered: list[Gathered]) -> list[Diagnostic]:
+    """A warning for each patch and image rewrite of the overlays that selected no blueprint,
+    naming the jobs nearest to what a patch's target names."""
+    if not overlays:
+        return []
+    jobs = {job[1]: mark.path for here in gathered for job, mark in here.seen.items() if mark is not None}
+    return Usage(used).unused(overlays, jobs)
 
 
 def _duplicate(mark: Mark | None, first: Mark | None, job: Job) -> Diagnostic:

@@ -17,6 +17,7 @@ from mpigen.project.options import Flags, resolve
 from mpigen.project.render import companion_files, output_files
 from mpigen.project.rendered import Warn, rendered
 from mpigen.project.repository import NO_CONFIG
+from mpigen.project.strict import input_warnings
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,7 @@ def check(flags: Flags, warn: Warn, progress: Progress | None = None) -> Checked
     patched = incremental.check(setup)
     if patched is not None:
         run, reports = patched
-        warn(run.warnings)
+        input_warnings(setup, run.warnings, warn)
         return Checked(reports, run.jobs)
     spill = Spill()
     try:

@@ -59,6 +59,7 @@ class Flags:
     target_flags: Mapping[str, Any] = field(default_factory=dict)  # the targets' flags given, by name
     cache: bool = True  # --no-cache: False
     discard_edits: bool = False  # render --discard-edits: files edited by hand may be replaced
+    strict: bool = False  # --strict: a warning of the blueprints or overlays is an error (mpigen.project.strict)
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,7 @@ class Setup:
     whole_repo: bool = False  # no PATH and no overlay asked for: the repository as mpigen.yaml describes it
     cache: Path | None = None  # the cache folder of incremental renders, judged (mpigen.cache.folder); None: no cache
     discard_edits: bool = False  # a render may replace the files of its folders edited by hand
+    strict: bool = False  # a warning of the blueprints or overlays is an error (mpigen.project.strict)
 
     @property
     def inputs(self) -> list[Path]:
@@ -128,7 +130,7 @@ def resolve(flags: Flags, warn: Warn) -> Setup:
     if cache.warning is not None:
         warn([cache.warning])
     return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
-                 whole_repo and not flags.overlays, cache.folder, flags.discard_edits)
+                 whole_repo and not flags.overlays, cache.folder, flags.discard_edits, flags.strict)
 
 
 def _rebased(flags: Flags, moved: Moved | None) -> Flags:

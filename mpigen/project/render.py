@@ -28,6 +28,7 @@ from mpigen.pipeline.run import Progress
 from mpigen.project import incremental
 from mpigen.project.options import Flags, Setup, resolve
 from mpigen.project.rendered import Warn, rendered, settings_of
+from mpigen.overlay.resolve import bare_name
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG
 from mpigen.render.target import FluxSteps
 from mpigen.render.targets import TARGETS
@@ -73,7 +74,10 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
         result = rendered(setup, warn, progress, spill)
         return Rendered(result.jobs, len(result.objects), result.envs, None, result, spill)
     refuse_overlap(setup.output, setup.inputs)
-    patched = incremental.render(setup, warn)
+    _refuse_part_of_the_repository(flags, setup)
+    # --strict: a full run, whose warnings are known before anything is written (a patch in
+    # place writes first and learns the warnings of the files it renders as it goes).
+    patched = None if setup.strict else incremental.render(setup, warn)
     if patched is not None:
         warn(patched.warnings)
         return Rendered(patched.jobs, patched.objects, patched.envs, setup.output,
@@ -89,6 +93,35 @@ def render(flags: Flags, stdout: bool, warn: Warn, progress: Progress | None = N
             store.close()
     return Rendered(result.jobs, len(result.objects), result.folders, setup.output,
                     companions=companion_folders(setup))
+
+
+def _refuse_part_of_the_repository(flags: Flags, setup: Setup) -> None:
+    """A render with PATH into the output folder mpigen.yaml owns, or a folder in it or around
+    it: that folder holds the render of every blueprint under every overlay of mpigen.yaml.
+    Without --overlay the run owns the whole folder, and would replace every environment's
+    folder with these blueprints un-overlaid; with --overlay, blueprints other than
+    mpigen.yaml's would replace that environment's jobs with these alone. Refused (UsageError,
+    nothing written), with the commands that do what was meant. `render BLUEPRINTS --overlay
+    dev -o OUT`, mpigen.yaml's own blueprints for one of its environments, writes that
+    environment's folder only, and is what `mpigen render --overlay dev` does."""
+    config = setup.config
+    if config is None or not flags.paths or setup.output is None:
+        return
+    owned = Path(os.path.realpath(config.model.output))
+    target = Path(os.path.realpath(setup.output))
+    if target != owned and owned not in target.parents and target not in owned.parents:
+        return
+    partial = sorted(map(os.path.realpath, setup.paths)) != sorted(map(os.path.realpath, config.model.blueprints))
+    if setup.scope != ("",) and not partial:
+        return
+    paths = " ".join(p.as_posix() for p in setup.paths)
+    environments = ", ".join(bare_name(spec) or Path(spec).name for spec in config.model.overlays)
+    holds = f"every blueprint under each of its overlays ({environments})" if environments else "every blueprint"
+    raise UsageError(f"{setup.output.as_posix()} is {'' if target == owned else 'in '}the output folder of "
+                     f"{config.path}, {config.model.output}, which holds the render of {holds}: a render of "
+                     f"{paths} alone would replace it. Render the repository into it with `mpigen render` (no "
+                     f"PATH; `mpigen render --overlay NAME` for one environment), or these blueprints elsewhere: "
+                     f"`mpigen render {paths} -o OTHER_DIR` or `mpigen render {paths} --stdout`")
 
 
 def _store(out: Path) -> StagedFolder | Spill:

@@ -17,6 +17,7 @@ from mpigen.pipeline.assembly import Result
 from mpigen.pipeline.run import Progress, render_paths
 from mpigen.pipeline.settings import RunSettings, run_settings
 from mpigen.project.options import Setup, Warn
+from mpigen.project.strict import input_warnings
 
 
 def rendered(setup: Setup, warn: Warn, progress: Progress | None = None, store: TextStore | None = None) -> Result:
@@ -26,7 +27,7 @@ def rendered(setup: Setup, warn: Warn, progress: Progress | None = None, store: 
     settings = settings_of(setup)
     result = render_paths(setup.paths, settings, memo_of(setup, settings), progress, store)
     require_jobs(result.jobs, setup.paths)
-    warn(result.warnings)
+    input_warnings(setup, result.warnings, warn)
     return result
 
 

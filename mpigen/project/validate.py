@@ -9,6 +9,7 @@ from mpigen.pipeline.run import Progress, validate_paths
 from mpigen.project.cluster import connect
 from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
 from mpigen.project.rendered import Warn, memo_of, rendered, require_jobs, settings_of
+from mpigen.project.strict import input_warnings
 from mpigen.render.kube_version import require_kube_version
 from mpigen.review.live import validate_on_server
 from mpigen.review.object_reports import ObjectReport
@@ -46,7 +47,7 @@ def validate(flags: Flags, output: bool, server: bool, cluster: ClusterFlags,
     settings = settings_of(setup, render=False)
     result = validate_paths(setup.paths, settings, memo_of(setup, settings), progress)
     require_jobs(result.jobs, setup.paths)
-    warn(result.warnings)
+    input_warnings(setup, result.warnings, warn)
     return Validated(result.jobs, len(setup.overlays))
 
 

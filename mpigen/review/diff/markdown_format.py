@@ -1,7 +1,11 @@
-"""The markdown report of `mpigen diff`, for a pull request comment: a warning block of
-the immutable changes, a table of the jobs, and per job a folded section with a diff fence
-(removed values red, added values green), then the blueprint edits an overlay makes moot.
-Text from the manifests is escaped."""
+"""The markdown report of `mpigen diff`, for a pull request comment: the overview (jobs,
+GPUs, immutable changes, restarts, every changed job by name: mpigen.review.diff.overview), a
+warning block of the immutable changes, the blueprint edits an overlay makes moot and the
+version upgrades, a table of the jobs, and per job a folded section with a diff fence (removed
+values red, added values green), the sections in order of importance; the whole cut to a
+budget of characters (mpigen.review.diff.budget: by default what a GitHub comment takes), with
+what follows a run rename collapsed to one line per job (mpigen.review.diff.renames). Text
+from the manifests is escaped."""
 
 from __future__ import annotations
 
@@ -9,7 +13,10 @@ import html
 import re
 
 from mpigen.kube.values import ABSENT
+from mpigen.review.diff.budget import COMMENT_LIMIT, Budget, Piece, fitted
 from mpigen.review.diff.model import FieldChange, JobDiff
+from mpigen.review.diff.overview import overview, restarted
+from mpigen.review.diff.renames import Renames, renames
 from mpigen.review.diff.wording import facts, line_diff, moot, multiline, show, summary
 
 
@@ -50,14 +57,19 @@ def _markdown_row(job: JobDiff) -> str:
            f"{slots} | {', '.join(notes)} |"
 
 
-def _markdown_details(job: JobDiff) -> list[str]:
+def _markdown_details(job: JobDiff, index: int, found: Renames) -> list[str]:
+    """A job's folded section: its immutable changes, facts, run rename, the objects added and
+    removed that no rename pairs, and the fields that change beyond what follows a rename."""
     lines = [f"<details><summary>{html.escape(job.title())}</summary>", ""]
     lines += [f"- ⚠️ **immutable**: `{finding.path}` of `{finding.key}`" for finding in job.immutable]
     lines += [f"- {_md(fact)}" for fact in facts(job, "→")]
-    lines += [f"- added `{m.key}`" for m in job.added]
-    lines += [f"- removed `{m.key}`" for m in job.removed]
+    if index in found.runs:
+        lines.append(f"- {_md(found.runs[index].said('→'))}")
+    added, removed = found.unpaired(index, job)
+    lines += [f"- added `{m.key}`" for m in added]
+    lines += [f"- removed `{m.key}`" for m in removed]
     diff = []
-    for change in job.changed:
+    for change in found.changes(index, job):
         diff.append(f"@@ changed {change.key} @@")
         diff += [line for field_change in change.fields for line in _markdown_change(field_change)]
     if diff:
@@ -65,21 +77,37 @@ def _markdown_details(job: JobDiff) -> list[str]:
     return lines + ["", "</details>", ""]
 
 
-def format_markdown(report) -> str:
-    lines = [f"### mpigen diff: `{report.old_label}` → `{report.new_label}`", ""]
+def _importance(item: tuple[int, JobDiff], found: Renames) -> tuple:
+    """Immutable changes first, then GPU and worker changes, then restarts, then the rest;
+    in report order within each."""
+    index, job = item
+    return (not job.immutable, job.gpus[0] == job.gpus[1] and job.workers[0] == job.workers[1],
+            not restarted(index, job, found), index)
+
+
+def format_markdown(report, budget: Budget = Budget(COMMENT_LIMIT)) -> str:
+    """The report, cut to `budget`: the overview, the immutable changes and the notes always;
+    then the table of jobs and each job's section in order of importance, while they fit."""
+    head = [f"### mpigen diff: `{report.old_label}` → `{report.new_label}`", ""]
     notes = [f"- {_md(moot(note, '→'))}" for note in report.overridden]
     notes = ["Blueprint edits an overlay overrides:", ""] + notes + [""] if notes else []
     upgrades = [f"- {_md(line.strip())}" for up in report.upgrades for line in up.lines("→")]
     notes += ["Version upgrades:", ""] + upgrades + [""] if upgrades else []
     if not report.differs():
-        return "\n".join(lines + ["No changes.", ""] + notes).rstrip("\n") + "\n"
+        return "\n".join(head + ["No changes.", ""] + notes).rstrip("\n") + "\n"
+    found = renames(report.jobs)
+    head += [f"- **{label}**: {_md(text)}"
+             for label, text in overview(report.jobs, found, report.restarts, "→", budget.chars // 2)] + [""]
     findings = [finding for job in report.jobs for finding in job.immutable]
     if findings:
-        lines += ["> [!WARNING]", f"> ⚠️ **{len(findings)} change(s) Kubernetes refuses to apply in place.** "
-                                  "Argo CD and Flux will fail to sync them.", ">"]
-        lines += [f"> - ⚠️ {_md(finding.said())}" for finding in findings] + [""]
-    lines += ["| Job | Environment | Objects | Workers | GPUs | Slots | Notes |", "|---|---|---|---|---|---|---|"]
-    lines += [_markdown_row(job) for job in report.jobs] + [""]
-    for job in report.jobs:
-        lines += _markdown_details(job)
-    return "\n".join(lines + notes + [summary(report)]) + "\n"
+        head += ["> [!WARNING]", f"> ⚠️ **{len(findings)} change(s) Kubernetes refuses to apply in place.** "
+                                 "Argo CD and Flux will fail to sync them.", ">"]
+        head += [f"> - ⚠️ {_md(finding.said())}" for finding in findings] + [""]
+    head += notes + ["| Job | Environment | Objects | Workers | GPUs | Slots | Notes |",
+                     "|---|---|---|---|---|---|---|"]
+    rows = [Piece((_markdown_row(job),), "row") for job in report.jobs]
+    ordered = sorted(enumerate(report.jobs), key=lambda item: _importance(item, found))
+    details = [Piece(("",) + tuple(_markdown_details(job, index, found)), "job" if job.job else "other")
+               for index, job in ordered]
+    lines = fitted(head, rows + details, ["", summary(report)], budget, lambda said: f"**{said}**")
+    return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mpigen.review.diff.budget import COMMENT_LIMIT, Budget
 from mpigen.review.diff.json_format import format_json
 from mpigen.review.diff.markdown_format import format_markdown
 from mpigen.review.diff.model import JobDiff
@@ -36,9 +37,12 @@ change restarts, with why (mpigen.review.diff.restarts)."""
     def immutable(self) -> bool:
         return any(job.immutable for job in self.jobs)
 
-    def format(self, fmt: str, style: Style = PLAIN) -> str:
-        """The report as text (its lines marked by `style`), markdown or json."""
-        formats = {"text": lambda report: format_text(report, style), "markdown": format_markdown,
+    def format(self, fmt: str, style: Style = PLAIN, budget: Budget | None = None) -> str:
+        """The report as text (its lines marked by `style`), markdown or json; text and markdown
+        cut to `budget` (None: text whole, markdown to what a GitHub comment takes); json is
+        always whole."""
+        formats = {"text": lambda report: format_text(report, style, budget or Budget()),
+                   "markdown": lambda report: format_markdown(report, budget or Budget(COMMENT_LIMIT)),
                    "json": format_json}
         if fmt not in formats:
             raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(formats)}")

@@ -1,4 +1,4 @@
-"""Which jobs a diff restarts, and why: the summary's `restarts N jobs: <job>: <why>`.
+"""Which jobs a diff restarts, and why: the overview's `Restarts: N jobs (...): <job>: <why>; ...`.
 
 A job restarts when a run going on is stopped and started again from its beginning: its run
 objects (a kind's `run` fact: the object whose controller makes the launcher) are replaced by
@@ -67,15 +67,6 @@ def replaced(job: JobDiff) -> str:
 def restarts(jobs: list[JobDiff], cause: Cause = replaced) -> list[Restart]:
     """The jobs that restart, in the report's order, each with its cause."""
     return [Restart(job.environment, job.namespace, job.job, cause(job)) for job in jobs if restarting(job)]
-
-
-def summary_line(found: list[Restart], upgrades: list[Upgrade]) -> str | None:
-    """`restarts 2 jobs: a (env prod): why; b: why`; `restarts 0 jobs` when operators move
-    and no job restarts; None otherwise."""
-    if not found and not upgrades:
-        return None
-    count = f"restarts {len(found)} job{'' if len(found) == 1 else 's'}"
-    return count + (": " + "; ".join(restart.said() for restart in found) if found else "")
 
 
 def cause_between(old_files: dict[str, str], new_files: dict[str, str], old: Tree, new: Tree,

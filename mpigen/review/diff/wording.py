@@ -1,7 +1,6 @@
 """The words the text and markdown reports share: a value on one line, a multi-line value
 as a small line diff, what a change does to a job's run, a blueprint edit an overlay makes
-moot, and the closing summary: the jobs a run going on restarts (when any does, or an
-operator's version moves), then the counts, the report's last line."""
+moot, and the closing summary: the counts, the report's last line."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ from typing import Any
 
 from mpigen.kube.values import ABSENT
 from mpigen.review.diff.model import FieldChange, JobDiff
-from mpigen.review.diff.restarts import summary_line
 
 MAX_VALUE = 80  # characters of a one-line value shown in text and markdown
 
@@ -72,5 +70,4 @@ def summary(report) -> str:
     immutable = sum(len(job.immutable) for job in report.jobs)
     line = (f"{report.old_label} -> {report.new_label}: {count(len(report.jobs), 'job')} changed; "
             f"objects: {added} added, {removed} removed, {changed} changed; {count(immutable, 'immutable change')}")
-    restarts = summary_line(report.restarts, report.upgrades)
-    return line if restarts is None else f"{restarts}\n\n{line}"  # a paragraph of its own in markdown
+    return line

@@ -75,8 +75,10 @@ def test_diff_of_a_launcher_image_change_is_immutable(tmp_path):
     assert markdown.code == 1
     lines = markdown.out.splitlines()
     assert lines[0].startswith("### mpigen diff:")
-    assert lines[2] == "> [!WARNING]"
-    assert "**2 change(s) Kubernetes refuses to apply in place.**" in lines[3]
+    assert lines[2] == "- **Jobs changed**: 2 (dev: 1, prod: 1)"  # the overview, then the warning
+    warning = lines.index("> [!WARNING]")
+    assert "- **Immutable changes**: 2 in 2 jobs: Argo CD and Flux fail to sync them" in lines[2:warning]
+    assert "**2 change(s) Kubernetes refuses to apply in place.**" in lines[warning + 1]
 
 
 def test_diff_json(tmp_path):
@@ -118,3 +120,16 @@ def test_diff_ignores_binary_files_that_are_no_manifests(tmp_path):
     (where / "new" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff")
     run = mpigen(where, "diff", "old", "new")
     assert (run.code, run.out) == (0, "no changes\n"), run.err
+
+
+def test_diff_max_chars_cuts_the_report_and_refuses_a_budget_too_small(tmp_path):
+    where = two_renders(tmp_path, IMAGE)
+    whole = mpigen(where, "diff", "old", "new", "--format", "markdown", "--max-chars", "0")
+    cut = mpigen(where, "diff", "old", "new", "--format", "markdown", "--max-chars", "2000", "--more", "the artifact")
+    assert whole.code == cut.code == 1
+    assert len(cut.out) <= 2000 < len(whole.out)
+    assert "left out to fit: see the artifact**" in cut.out and "> [!WARNING]" in cut.out
+    for bad, said in (("10", "10 is too few to say anything: give at least 2000 (or 0)"),
+                      ("x", "'x' is not a whole number of characters")):
+        run = mpigen(where, "diff", "old", "new", "--max-chars", bad)
+        assert run.code == 2 and said in run.err, run.err

@@ -51,8 +51,10 @@ def test_the_environment_the_edit_reaches_shows_it_and_the_other_says_why_not(ci
     lines = run.out.splitlines()
     assert lines[0] == "job hpc/intel-pi (env prod)" and "  workers 2 -> 3" in lines
     assert "(env dev)" not in run.out
-    assert lines[-3:] == [f"dev: workers 2 -> 3 in blueprints/intel-pi.yaml is overridden by {dev} (1): no change",
-                          "", lines[-1]]
+    notes = lines.index("") + 1  # after the job's block, the notes, then the overview
+    assert lines[notes:notes + 2] == [
+        f"dev: workers 2 -> 3 in blueprints/intel-pi.yaml is overridden by {dev} (1): no change", ""]
+    assert lines[notes + 2] == "Jobs changed: 1 (prod: 1)"
     # Committed on a branch and compared as two commits, from main's checkout: the same
     # report, the overlays read from the head commit.
     git(ci_repository, "checkout", "-q", "-b", "feature")

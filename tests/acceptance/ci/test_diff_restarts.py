@@ -52,12 +52,12 @@ def test_a_run_an_older_mpigen_named_otherwise_restarts_because_mpigen_s_output_
     assert run.code == 1, run.err
     out = run.out.splitlines()
     assert "  starts a new run: a launcher Job is created" in out and "  ends the run: a launcher Job is deleted" in out
-    assert out[-3:-1] == ["restarts 1 job: team/a: mpigen's output changed: its blueprint, overlay and mpigen.yaml "
-                          "are as they were, and the mpigen that rendered the base renders them as another run", ""]
+    assert ("Restarts: 1 job (their pods start again): team/a: mpigen's output changed: its blueprint, overlay "
+            "and mpigen.yaml are as they were, and the mpigen that rendered the base renders them as another run") in out
     data = json.loads(mpigen(root, "diff", "--base", "main", "--format", "json").out)
     assert [(r["job"], r["why"].split(":")[0]) for r in data["restarts"]] == [("a", "mpigen's output changed")]
     markdown = mpigen(root, "diff", "--base", "main", "--format", "markdown").out
-    assert "\n\nrestarts 1 job: team/a: mpigen's output changed" in markdown
+    assert "- **Restarts**: 1 job (their pods start again): team/a: mpigen's output changed" in markdown
 
 
 def test_a_blueprint_edit_that_starts_a_new_run_is_named_with_its_cause(tmp_path):
@@ -67,8 +67,8 @@ def test_a_blueprint_edit_that_starts_a_new_run_is_named_with_its_cause(tmp_path
     (root / "mpigen.yaml").write_text(CONFIG + "versions: {trainer: v2.4}\n", encoding="utf-8")  # no trainjob here
     run = mpigen(root, "diff", "--base", "main")
     assert run.code == 1, run.err
-    assert [line for line in run.out.splitlines() if line.startswith("restarts")] == [
-        "restarts 1 job: team/b: its blueprint changed"]
+    assert [line for line in run.out.splitlines() if line.startswith("Restarts")] == [
+        "Restarts: 1 job (their pods start again): team/b: its blueprint changed"]
 
 
 def test_a_label_edit_restarts_nothing_and_says_nothing(tmp_path):

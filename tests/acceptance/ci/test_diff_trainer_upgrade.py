@@ -54,7 +54,7 @@ def test_moving_prod_to_trainer_v2_4_says_what_it_does_to_each_trainjob(tmp_path
     assert "PRTE_MCA_plm_ssh_agent" in run.out and "(env dev)" not in run.out
     # The runtimes change in place, no TrainJob is added or removed: no run restarts.
     assert "  ~ changed TrainingRuntime ml-team/resnet50-imagenet" in out
-    assert out[-3:] == ["restarts 0 jobs", "", out[-1]] and " 0 added, 0 removed, " in out[-1]
+    assert "Restarts: none" in out and " 0 added, 0 removed, " in out[-1]
     data = json.loads(mpigen(root, "diff", "--base", "main", "--format", "json").out)
     (upgrade,) = data["upgrades"]
     assert (upgrade["environment"], upgrade["key"], upgrade["old"], upgrade["new"], upgrade["at"]) == (
@@ -64,7 +64,7 @@ def test_moving_prod_to_trainer_v2_4_says_what_it_does_to_each_trainjob(tmp_path
     assert data["restarts"] == []
     markdown = mpigen(root, "diff", "--base", "main", "--format", "markdown").out
     assert "Version upgrades:" in markdown and f"- prod: versions.trainer v2.3 → v2.4 ({at})" in markdown
-    assert "\n\nrestarts 0 jobs\n\n" in markdown
+    assert "- **Restarts**: none\n" in markdown
 
 
 CONFIG = """apiVersion: mpigen.dev/v1alpha1

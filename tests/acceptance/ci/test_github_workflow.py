@@ -69,7 +69,9 @@ class Actions:
         fake.mkdir()
         (fake / "gh").write_text(FAKE_GH.format(python=sys.executable))
         (fake / "gh").chmod(0o755)
-        values = {"github.base_ref": "main", "github.event.pull_request.number": "7", "github.token": "fake-token"}
+        values = {"github.base_ref": "main", "github.event.pull_request.number": "7", "github.token": "fake-token",
+                  "github.server_url": "https://github.example.com", "github.repository": "ml/training",
+                  "github.run_id": "42"}
         job = workflow_job()
         self.env = {**ENV, "PATH": os.pathsep.join([str(fake), str(BIN), ENV.get("PATH", "")]),
                     "GITHUB_STEP_SUMMARY": str(self.summary), "FAKE_GH_LOG": str(self.log), "CI": "true"}
@@ -120,7 +122,8 @@ def test_workflow_on_a_change_applied_in_place(tmp_path):
     assert report.startswith("### mpigen diff: `origin/main (")
     assert "| ml-dev/intel-pi | dev |" in report and "| hpc/intel-pi | prod |" in report
     assert "[!WARNING]" not in report
-    assert actions.summary.read_text(encoding="utf-8") == report
+    assert actions.summary.read_text(encoding="utf-8") == report  # nothing left out of either
+    assert json.loads((actions.work / "mpigen-diff.json").read_text(encoding="utf-8"))["differs"]
     calls = actions.gh_calls()
     assert calls == [{"args": ["pr", "comment", "7", "--body-file", "mpigen-diff.md", "--edit-last"],
                       "body": report}]
@@ -135,6 +138,7 @@ def test_workflow_on_an_immutable_change_fails_after_posting(tmp_path):
     report = (actions.work / "mpigen-diff.md").read_text(encoding="utf-8")
     assert "> [!WARNING]" in report and "spec.template" in report
     assert actions.summary.read_text(encoding="utf-8") == report
+    assert json.loads((actions.work / "mpigen-diff.json").read_text(encoding="utf-8"))["immutable"]
     calls = actions.gh_calls()
     assert [c["args"] for c in calls] == [["pr", "comment", "7", "--body-file", "mpigen-diff.md", "--edit-last"],
                                           ["pr", "comment", "7", "--body-file", "mpigen-diff.md"]]
@@ -158,3 +162,83 @@ def test_workflow_diff_step_stops_on_invalid_input_without_posting(tmp_path):
     assert POSITIONED.match(diff.stderr)
     assert actions.gh_calls() == []
     assert actions.summary.read_text(encoding="utf-8") == ""
+
+
+# --- 6. the workflow on a change to 200 jobs -----------------------------------------------------
+
+def bench_repository(root: Path, jobs: int) -> Path:
+    """The benchmark's generated repository (bench/bench.py) of `jobs` blueprints, as a team
+    keeps one under Argo CD with alerts: rendered for prod only, committed on main."""
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(ROOT / "bench"))
+    from bench import generate  # bench/bench.py, as test_safety imports it
+
+    root.mkdir(parents=True)
+    generate(root, jobs, seed=7)
+    config = yaml.safe_load((root / "mpigen.yaml").read_text(encoding="utf-8"))
+    config.update(overlays=["prod"], output=OUT, gitops="argocd",
+                  monitoring={"prometheusRule": {"labels": {"release": "prometheus"}}},
+                  argocd={"repoURL": "https://git.example.com/ml/training.git"})
+    (root / "mpigen.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Test User")
+    git(root, "config", "user.email", "test@example.com")
+    assert mpigen(root, "render").code == 0
+    commit_all(root, "200 jobs and their render")
+    return root
+
+
+def nccl_debug(work: Path) -> list[str]:
+    """The one-line change of the issue: NCCL_DEBUG=INFO in every job's env. The jobs, as
+    namespace/name."""
+    jobs = []
+    for path in sorted((work / "blueprints").glob("*.yaml")):
+        text = path.read_text(encoding="utf-8")
+        text = (text.replace("  env: {}\n", "  env: {NCCL_DEBUG: INFO}\n") if "  env: {}\n" in text
+                else text.replace("  env:\n", "  env:\n    NCCL_DEBUG: INFO\n", 1))
+        path.write_text(text, encoding="utf-8")
+        metadata = yaml.safe_load(text)["metadata"]
+        jobs.append(f"{metadata['namespace']}/{metadata['name']}")
+    return jobs
+
+
+def test_workflow_on_a_one_line_change_to_200_jobs(tmp_path):
+    """Every job's run is renamed, and the PrometheusRule's expressions with it (1.7 MB of
+    markdown before budgets): the comment stays under GitHub's 65,536 characters, its overview
+    names every changed job and the restarts, and says where the rest is; the job summary
+    keeps to its 1 MiB; the JSON has every job."""
+    origin = bench_repository(tmp_path / "origin", 200)
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    git(work, "config", "user.name", "Test User")
+    git(work, "config", "user.email", "test@example.com")
+    jobs = nccl_debug(work)
+    assert mpigen(work, "render").code == 0
+    commit_all(work, "NCCL_DEBUG=INFO everywhere")
+    actions = Actions(tmp_path, work)
+    diff = actions.run("What changes on the clusters")
+    assert diff.returncode == 0, diff.stderr
+    comment = (work / "mpigen-diff.md").read_text(encoding="utf-8")
+    assert len(comment) < 65536
+    overview = comment.split("\n\n")[1].splitlines()
+    assert overview[:2] == ["- **Jobs changed**: 200 (prod: 200)", overview[1]]
+    assert overview[3] == "- **Restarts**: 200 jobs (their pods start again)"
+    changed = overview[4].removeprefix("- **Changed jobs**: prod: ").split(", ")
+    assert sorted(changed) == sorted(jobs) and len(jobs) == 200
+    more = ("left out to fit: see [the job summary](https://github.example.com/ml/training/actions/runs/42), "
+            "and its mpigen-diff artifact (JSON)**")
+    assert more in comment
+    # What a run rename drags along is one line per job; what the change does is shown.
+    assert "run job-00000-" in comment and "env[NCCL_DEBUG]" in comment
+    assert "kube_job_failed" not in comment
+    summary = actions.summary.read_text(encoding="utf-8")
+    assert len(summary.encode("utf-8")) <= 1024 * 1024 and summary.startswith(comment.split("\n\n")[0])
+    # Each job's details are there, or counted in the line that says where the rest is.
+    shown = [job for job in jobs if f"<details><summary>job {job} (env prod)</summary>" in summary]
+    left = re.search(r"\*\*(\d+) more changes? \((\d+) jobs?'s? details[^)]*\) left out to fit: see the mpigen-diff "
+                     r"artifact of https://github.example.com/ml/training/actions/runs/42 \(--format json\)\*\*",
+                     summary)
+    assert len(shown) + (int(left.group(2)) if left else 0) == 200 and len(shown) > 150
+    report = json.loads((work / "mpigen-diff.json").read_text(encoding="utf-8"))
+    assert {f"{j['namespace']}/{j['job']}" for j in report["jobs"] if j["job"]} == set(jobs)
+    assert actions.gh_calls()[0]["body"] == comment

@@ -83,8 +83,8 @@ def test_a_trainer_upgrade_restarts_only_the_jobs_diff_names_and_holds_those_it_
     warned = {o["object"] for up in report["upgrades"] for o in up["objects"] if o["warning"]}
     assert warned == {f"TrainJob team/{queued['metadata']['name']}"}
     text = mpigen(root, "diff", "--base", "main").out.splitlines()
-    assert [line for line in text if line.startswith("restarts ")] == [
-        f"restarts 1 job: team/shared{' (env trainjobs)' if profile == 'flux' else ''}: versions.trainer v2.3 -> v2.4"]
+    assert [line for line in text if line.startswith("Restarts: ")] == [
+        f"Restarts: 1 job (their pods start again): team/shared{' (env trainjobs)' if profile == 'flux' else ''}: versions.trainer v2.3 -> v2.4"]
 
     # Step 3: the Trainer is v2.4 and the GitOps controller syncs the new render.
     created, changed, pruned = cluster.synced(new)

@@ -125,7 +125,8 @@ def test_target_matching_nothing_is_a_warning_at_the_patch(cli):
     done = cli("render", "blueprints", "--overlay", "x", "--stdout")
     assert done.returncode == 0, done.stderr
     where = at("overlays/x/overlay.yaml", text, "- target: {name: bert", "target")
-    assert done.lines("warning") == [f"{where}: warning: patches[1] selects no blueprint; check its target"]
+    assert done.lines("warning") == [f"{where}: warning: patches[1] selects no blueprint; target.name 'bert' matches "
+                                     "bert, whose labels do not match labelSelector 'team=vision'; check its target"]
     assert done.lines("error") == []
     assert {o["spec"]["replicas"] for o in done.objects() if o["kind"] == "StatefulSet"} == {3}
 

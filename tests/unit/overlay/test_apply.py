@@ -94,3 +94,22 @@ def test_an_image_rewrite_no_blueprint_uses_is_reported(tmp_path):
     (overlay,) = resolve(["prod"], tmp_path)
     (unused,) = usage.unused([overlay])
     assert unused.severity == "warning" and unused.message == "images[0]: no blueprint uses the image example.com/other"
+
+
+@pytest.mark.parametrize("name, said", [
+    ("train-llama", "patches[0] selects no blueprint; target.name 'train-llama' is the file name of "
+                    "blueprints/train-llama.yaml, whose job is named 'llama-pretrain': target.name matches "
+                    "metadata.name; write name: llama-pretrain"),
+    ("llama-pretrian", "patches[0] selects no blueprint; no job is named 'llama-pretrian'; did you mean "
+                       "'llama-pretrain'? (target.name matches metadata.name, a shell-style glob)"),
+    ("zzz", "patches[0] selects no blueprint; no job is named like 'zzz' (target.name matches metadata.name); "
+            "the jobs: bert, llama-pretrain"),
+])
+def test_a_patch_that_selects_nothing_names_the_nearest_jobs(tmp_path, name, said):
+    """The issue's case: a prod patch whose target.name is the file's name, not the job's."""
+    overlays(tmp_path, prod=f"patches:\n  - target: {{name: {name}}}\n    patch: {{spec: {{workers: 9}}}}\n")
+    usage = Usage()
+    applied(tmp_path, "prod", blueprint_text("llama-pretrain"), usage)
+    (overlay,) = resolve(["prod"], tmp_path)
+    jobs = {"llama-pretrain": "blueprints/train-llama.yaml", "bert": "blueprints/bert.yaml"}
+    assert [d.message for d in usage.unused([overlay], jobs)] == [said]

@@ -84,9 +84,12 @@ def test_launcher_image_change_is_immutable():
             "instead\n") in text
     assert '      spec.template.spec.containers[mpi-launcher].image: "horovod/horovod:0.28.1" -> ' \
            '"horovod/horovod:0.29.0"\n' in text
-    # Totals that did not change are left out of the text and markdown (`GPUs 32 -> 32` says
-    # nothing); the JSON keeps them, for programs.
-    assert "GPUs" not in text and "slots" not in text
+    # Totals that did not change are left out of the job's lines in text and markdown (`GPUs 32
+    # -> 32` says nothing; the overview at the end says the GPUs are unchanged); the JSON keeps
+    # them, for programs.
+    job_lines = text.split("\n\n")[0]
+    assert "GPUs" not in job_lines and "slots" not in job_lines
+    assert "GPUs of these jobs: 32, unchanged\n" in text
     assert "| ml-team/resnet50-imagenet |  | +0 −0 ~1 |  |  |  | ⚠️ immutable |" in report.format("markdown")
     assert json.loads(report.format("json"))["jobs"][0]["gpus"] == {"old": 32, "new": 32}
     assert "main -> pr: 1 job changed" in text

@@ -35,14 +35,18 @@ def test_json_structure():
     assert job["immutable"][0]["message"].startswith("Kubernetes refuses to change spec.template of Job")
 
 
-def test_markdown_puts_the_immutable_warning_first():
+def test_markdown_puts_the_immutable_warning_right_after_the_overview():
     old = golden()
     new = edit(old, JOB, "image: horovod/horovod:0.28.1", "image: horovod/horovod:0.29.0")
     new = edit(new, STS, "replicas: 4", "replicas: 8")
     text = compare(old, new).format("markdown")
     lines = text.splitlines()
     assert lines[0] == "### mpigen diff: `old` → `new`"
-    assert lines[2] == "> [!WARNING]" and "⚠️" in lines[3]
+    warning = lines.index("> [!WARNING]")
+    assert lines[2:warning] == ["- **Jobs changed**: 1", "- **GPUs of these jobs**: 32 → 64 (+32)",
+                                "- **Immutable changes**: 1 in 1 job: Argo CD and Flux fail to sync them",
+                                "- **Restarts**: none", "- **Changed jobs**: ml-team/resnet50-imagenet", ""]
+    assert "⚠️" in lines[warning + 1]
     assert text.index("[!WARNING]") < text.index("| Job |") < text.index("<details>")
     assert "| ml-team/resnet50-imagenet |  | +0 −0 ~2 | **4 → 8** | **32 → 64** |  | ⚠️ immutable |" in lines
     assert "- spec.replicas: 4\n+ spec.replicas: 8\n" in text and "```diff\n" in text

@@ -1,11 +1,11 @@
 """Which jobs a diff restarts (mpigen.review.diff.restarts): a run whose run objects are replaced
 (a kind's `run` fact on both sides of one job) or whose running workers are (`restarts_pods`);
-a run that only starts or only ends is no restart; and the summary line."""
+a run that only starts or only ends is no restart; and the overview's line of them."""
 
 from __future__ import annotations
 
 from mpigen.review.diff.model import JobDiff
-from mpigen.review.diff.restarts import REPLACED, WORKERS, Restart, restarts, summary_line
+from mpigen.review.diff.restarts import REPLACED, WORKERS, Restart, restarts
 
 
 def job(name: str, **effects) -> JobDiff:
@@ -18,10 +18,18 @@ def test_a_replaced_run_and_replaced_workers_restart_and_a_run_that_only_starts_
     assert [(r.job, r.why) for r in restarts(jobs)] == [("a", REPLACED), ("d", WORKERS)]
 
 
-def test_the_summary_line_names_each_job_with_its_cause_and_says_none_only_when_an_operator_moves():
+
+
+def test_the_overview_names_each_restarting_job_with_its_cause_and_cuts_a_long_list():
+    from mpigen.review.diff.overview import overview
+    from mpigen.review.diff.renames import renames
+    jobs = [job("a", new_run=True, ends_run=True), job("b", restarts_workers=True)]
     found = [Restart("prod", "ml", "a", "its blueprint changed"), Restart("", "hpc", "b", "mpigen's output changed")]
-    assert summary_line(found, []) == ("restarts 2 jobs: ml/a (env prod): its blueprint changed; "
-                                       "hpc/b: mpigen's output changed")
-    assert summary_line([], []) is None
-    assert summary_line([], ["an upgrade"]) == "restarts 0 jobs"
-    assert summary_line(found[:1], []) == "restarts 1 job: ml/a (env prod): its blueprint changed"
+    lines = dict(overview(jobs, renames(jobs), found))
+    assert lines["Restarts"] == ("2 jobs (their pods start again): ml/a (env prod): its blueprint changed; "
+                                 "hpc/b: mpigen's output changed")
+    assert dict(overview(jobs, renames(jobs), []))["Restarts"] == "none"
+    many = [Restart("prod", "ml", f"job-{i}", "versions.trainer v2.3 -> v2.4") for i in range(200)]
+    cut = dict(overview(jobs, renames(jobs), many, limit=1000))["Restarts"]
+    assert cut.startswith("200 jobs (their pods start again): ml/job-0 (env prod): versions.trainer")
+    assert cut.endswith(" more") and len(cut) < 1100
