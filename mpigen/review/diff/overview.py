@@ -24,8 +24,8 @@ def restarted(index: int, job: JobDiff, found: Renames) -> bool:
 def overview(jobs: list[JobDiff], found: Renames, restarts: list[Restart], arrow: str = "->",
              limit: int = 0) -> list[tuple[str, str]]:
     """[(label, text)]: jobs (per environment), their GPUs (when they have any), immutable
-    changes, the restarts with why, and the changed jobs by name, each list in at most
-    `limit` characters (0: all; past it, `and N more`)."""
+    changes, the restarts with why, and the changed jobs by name, the two lists in at most
+    `limit` characters together, half each (0: all; past it, `and N more`)."""
     named = [job for job in jobs if job.job]
     environments: dict[str, int] = {}
     for job in named:
@@ -41,9 +41,10 @@ def overview(jobs: list[JobDiff], found: Renames, restarts: list[Restart], arrow
     count = sum(len(job.immutable) for job in findings)
     lines.append(("Immutable changes", f"{count} in {_jobs(len(findings))}: Argo CD and Flux fail to sync them"
                   if count else "none"))
-    said = _cut([restart.said() for restart in restarts], "; ", limit)
+    half = (limit + 1) // 2  # each list its half of the limit (0 stays 0: no limit)
+    said = _cut([restart.said() for restart in restarts], "; ", half)
     lines.append(("Restarts", f"{_jobs(len(restarts))} (their pods start again): {said}" if restarts else "none"))
-    lines.append(("Changed jobs", _names(named, list(environments), limit) or "none (other objects only)"))
+    lines.append(("Changed jobs", _names(named, list(environments), half) or "none (other objects only)"))
     return lines
 
 

@@ -177,7 +177,8 @@ def bench_repository(root: Path, jobs: int) -> Path:
     generate(root, jobs, seed=7)
     config = yaml.safe_load((root / "mpigen.yaml").read_text(encoding="utf-8"))
     config.update(overlays=["prod"], output=OUT, gitops="argocd",
-                  monitoring={"prometheusRule": {"labels": {"release": "prometheus"}}},
+                  monitoring={"prometheusRule": {"labels": {"release": "prometheus"}},
+                              "runbookURL": "https://git.example.com/ml/training/-/blob/main/docs/monitoring.md"},
                   argocd={"repoURL": "https://git.example.com/ml/training.git"})
     (root / "mpigen.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     git(root, "init", "-q", "-b", "main")
@@ -222,7 +223,9 @@ def test_workflow_on_a_one_line_change_to_200_jobs(tmp_path):
     assert len(comment) < 65536
     overview = comment.split("\n\n")[1].splitlines()
     assert overview[:2] == ["- **Jobs changed**: 200 (prod: 200)", overview[1]]
-    assert overview[3] == "- **Restarts**: 200 jobs (their pods start again)"
+    assert overview[3].startswith("- **Restarts**: 200 jobs (their pods start again): team-0/job-00000 (env prod): "
+                                  "its blueprint changed; ")
+    assert overview[3].count(": its blueprint changed") == 200  # each job with its cause
     changed = overview[4].removeprefix("- **Changed jobs**: prod: ").split(", ")
     assert sorted(changed) == sorted(jobs) and len(jobs) == 200
     more = ("left out to fit: see [the job summary](https://github.example.com/ml/training/actions/runs/42), "
