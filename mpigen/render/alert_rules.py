@@ -42,6 +42,7 @@ GPU_IDLE_PERCENT = 5  # below this average utilisation, a worker's GPUs are idle
 CPU_IDLE_CORES = 0.1  # below this, a worker runs no rank (a rank busy-waits on a core; sshd alone sleeps)
 HELD_FOR = "15m"  # how long a finished job's workers may keep their GPUs (the scale-down takes seconds)
 # kube-state-metrics' custom resource state series of a JobSet's status.restartsCountTowardsMax (docs/monitoring/).
+SET_LABEL = "jobset_name"  # the label naming the JobSet on its controller's counters (pkg/metrics/metrics.go)
 SET_RESTARTS = "kube_customresource_jobset_restarts_count_towards_max"
 SET_ALL_RESTARTS = "kube_customresource_jobset_restarts"  # status.restarts: every restart, counted or not
 NOT_RUNNING = "pending"  # the reason of a job not running that no series says more of
@@ -88,7 +89,7 @@ def _ended(watched: Watched) -> str:
     ends = [f"max by (namespace) ({_select('kube_job_complete', watched, job_name=jobs, condition='true')}) == 1"]
     if watched.replicated_set is not None:
         for counter in ("jobset_completed_total", "jobset_failed_total"):
-            ends.append(f"max by (namespace) ({_scraped(counter, watched, jobset_name=watched.replicated_set)}) > 0")
+            ends.append(f"max by (namespace) ({_scraped(counter, watched, **{SET_LABEL: watched.replicated_set})}) > 0")
     else:
         ends.append(f"max by (namespace) ({_select('kube_job_failed', watched, job_name=jobs, condition='true')}) == 1")
     return " or ".join(f"({end})" for end in ends)
@@ -98,7 +99,7 @@ def failed(watched: Watched) -> str:
     """The job failed: its JobSet (the JobSet controller's counter), else its launcher Job
     (condition Failed), else its launcher pod (phase Failed)."""
     if watched.replicated_set is not None:
-        counted = _scraped("jobset_failed_total", watched, jobset_name=watched.replicated_set)
+        counted = _scraped("jobset_failed_total", watched, **{SET_LABEL: watched.replicated_set})
         return f"max by (namespace) ({counted}) > 0"
     if watched.launcher_jobs is not None:
         jobs = _select("kube_job_failed", watched, job_name="~" + watched.launcher_jobs, condition="true")
