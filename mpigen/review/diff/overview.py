@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from mpigen.review.diff.model import JobDiff
 from mpigen.review.diff.renames import Renames
-from mpigen.review.diff.restarts import Restart
+from mpigen.review.diff.restarts import Restart, restarting
 
 
 def restarted(index: int, job: JobDiff, found: Renames) -> bool:
     """Whether the change restarts the job's run: its run is renamed (deleted and created
-    again under the new name), or a run ends and another starts, or the workers restart."""
-    return index in found.runs or (job.new_run and job.ends_run) or job.restarts_workers
+    again under the new name), or what mpigen.review.diff.restarts counts as a restart."""
+    return index in found.runs or restarting(job)
 
 
 def overview(jobs: list[JobDiff], found: Renames, restarts: list[Restart], arrow: str = "->",
