@@ -1,7 +1,8 @@
 # The two commands of the README Quick start: `make render` and `make test`.
 # Both create .venv when it is missing. `make render` installs mpigen with its runtime
-# dependencies only; `make test` adds the test extras and MPICH. A stamp file per level
-# records what is installed, so each level is installed once (again when pyproject.toml changes).
+# dependencies and the dashboard extra (overlays/monitored asks for a Grafana dashboard);
+# `make test` adds the test extras and MPICH. A stamp file per level records what is
+# installed, so each level is installed once (again when pyproject.toml changes).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -47,7 +48,7 @@ system-packages:
 $(RENDER_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "mpigen needs Python 3.11 or newer; run: make PYTHON=python3.11 ...")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[dashboard]'
 	touch $(RENDER_STAMP)
 
 $(TEST_STAMP): $(RENDER_STAMP)

@@ -8,6 +8,10 @@ Prometheus Operator PrometheusRule with alerts written for each job by its exact
       notStartedFor: 1h                            # a job not running after this long is alerted
       idleFor: 15m                                 # workers idle this long while the launcher runs
       runbookURL: https://git.example.com/ml/training/-/blob/main/docs/monitoring.md   # required
+      dashboard:                                   # opt-in: a Grafana dashboard of every job
+        enabled: true
+        namespace: monitoring                      # default: the PrometheusRule's
+        labels: {team: ml}                         # besides grafana_dashboard: "1"
 
 The durations are checked as Prometheus reads a rule's `for` (mpigen.kube.prometheus_duration,
 prometheus/common v0.70.1 model/time.go ParseDuration): a rule group Prometheus refuses is
@@ -56,6 +60,20 @@ class PrometheusRuleSettings(Model):
         examples=[{"release": "kube-prometheus-stack"}])
 
 
+class DashboardSettings(Model):
+    """The environment's Grafana dashboard: a ConfigMap the Grafana sidecar loads
+    (mpigen.render.dashboard)."""
+
+    enabled: bool = Field(False, description="true: write the environment's Grafana dashboard, a ConfigMap labelled "
+                                             "grafana_dashboard: \"1\" that Grafana's dashboard sidecar loads.")
+    namespace: Optional[str] = Field(None, pattern=DNS1123_LABEL, max_length=63,
+                                     description="Namespace of the ConfigMap (default: the PrometheusRule's); one "
+                                                 "the sidecar searches (kube-prometheus-stack: every namespace).")
+    labels: dict[LabelKey, LabelValue] = Field(
+        default_factory=dict, description="More labels of the ConfigMap, besides grafana_dashboard: \"1\".",
+        examples=[{"team": "ml"}])
+
+
 class MonitoringSettings(Model):
     """Alerts for every job of the environment (docs/monitoring.md)."""
 
@@ -67,6 +85,8 @@ class MonitoringSettings(Model):
         examples=["30m"])
     idleFor: PrometheusDuration = Field(
         "15m", description="How long the workers' GPUs may idle while the launcher runs before MpigenWorkersIdle fires.")
+    dashboard: DashboardSettings = Field(default_factory=DashboardSettings,
+                                         description="A Grafana dashboard of every job of the environment (opt-in).")
     runbookURL: Optional[str] = Field(
         None, min_length=1, max_length=2048, pattern=ABSOLUTE_URL,
         description="Required (an absolute http(s) URL): where this repository's copy of mpigen's "

@@ -35,6 +35,8 @@ changes (why a job does not run) is an annotation, computed when the alert is se
 
 from __future__ import annotations
 
+import re
+
 from mpigen.render.watched import Watched, every_job, every_pod, running
 
 RESTART_WINDOW = "1h"  # how far back a restart counts as recent
@@ -45,12 +47,20 @@ HELD_FOR = "15m"  # how long a finished job's workers may keep their GPUs (the s
 SET_LABEL = "jobset_name"  # the label naming the JobSet on its controller's counters (pkg/metrics/metrics.go)
 SET_RESTARTS = "kube_customresource_jobset_restarts_count_towards_max"
 SET_ALL_RESTARTS = "kube_customresource_jobset_restarts"  # status.restarts: every restart, counted or not
-NOT_RUNNING = "pending"  # the reason of a job not running that no series says more of
+NOT_RUNNING = "pending"
+# kube-state-metrics' restart counts of a pod's containers and init containers (internal/store/pod.go).
+RESTART_COUNTERS = ("kube_pod_container_status_restarts_total", "kube_pod_init_container_status_restarts_total")  # the reason of a job not running that no series says more of
 
 
 def quoted(text: str) -> str:
     """A PromQL string literal."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def sanitized(resource: str) -> str:
+    """A resource name as kube-state-metrics labels it (v2.20.0 internal/store/utils.go
+    SanitizeLabelName: each character but [a-zA-Z0-9_] becomes _; nvidia.com/gpu is nvidia_com_gpu)."""
+    return re.sub(r"[^a-zA-Z0-9_]", "_", resource)
 
 
 def _matchers(namespace_label: str, namespace: str, matchers: dict[str, str]) -> str:
@@ -60,7 +70,7 @@ def _matchers(namespace_label: str, namespace: str, matchers: dict[str, str]) ->
     return ", ".join(parts)
 
 
-def _select(metric: str, watched: Watched, **matchers: str) -> str:
+def select(metric: str, watched: Watched, **matchers: str) -> str:
     """`metric{namespace="<ns>", ...}`: a matcher value starting with `~` is a regular expression."""
     return f"{metric}{{{_matchers('namespace', watched.namespace, matchers)}}}"
 
@@ -72,26 +82,26 @@ def _scraped(metric: str, watched: Watched, **matchers: str) -> str:
     moved = {("exported_pod" if label == "pod" else label): value for label, value in matchers.items()}
     exported = f"{metric}{{{_matchers('exported_namespace', watched.namespace, moved)}}}"
     return (f"(label_replace({exported}, \"namespace\", {quoted(watched.namespace)}, \"\", \"\")"
-            f" or {_select(metric, watched, **matchers)})")
+            f" or {select(metric, watched, **matchers)})")
 
 
 def _phase(watched: Watched, pods: str, phase: str) -> str:
-    return f"max by (namespace) ({_select('kube_pod_status_phase', watched, pod='~' + pods, phase=phase)}) == 1"
+    return f"max by (namespace) ({select('kube_pod_status_phase', watched, pod='~' + pods, phase=phase)}) == 1"
 
 
-def _ended(watched: Watched) -> str:
+def ended(watched: Watched) -> str:
     """The job finished: its JobSet was counted complete or failed by the JobSet controller, or
     its launcher Job has the condition Complete (a jobset's failed launcher Job is restarted, not
     the end) or Failed, or its bare launcher pod succeeded or failed."""
     if watched.launcher_jobs is None:
         return _phase(watched, watched.launcher_pods, "~Succeeded|Failed")
     jobs = "~" + watched.launcher_jobs
-    ends = [f"max by (namespace) ({_select('kube_job_complete', watched, job_name=jobs, condition='true')}) == 1"]
+    ends = [f"max by (namespace) ({select('kube_job_complete', watched, job_name=jobs, condition='true')}) == 1"]
     if watched.replicated_set is not None:
         for counter in ("jobset_completed_total", "jobset_failed_total"):
             ends.append(f"max by (namespace) ({_scraped(counter, watched, **{SET_LABEL: watched.replicated_set})}) > 0")
     else:
-        ends.append(f"max by (namespace) ({_select('kube_job_failed', watched, job_name=jobs, condition='true')}) == 1")
+        ends.append(f"max by (namespace) ({select('kube_job_failed', watched, job_name=jobs, condition='true')}) == 1")
     return " or ".join(f"({end})" for end in ends)
 
 
@@ -102,7 +112,7 @@ def failed(watched: Watched) -> str:
         counted = _scraped("jobset_failed_total", watched, **{SET_LABEL: watched.replicated_set})
         return f"max by (namespace) ({counted}) > 0"
     if watched.launcher_jobs is not None:
-        jobs = _select("kube_job_failed", watched, job_name="~" + watched.launcher_jobs, condition="true")
+        jobs = select("kube_job_failed", watched, job_name="~" + watched.launcher_jobs, condition="true")
         return f"max by (namespace) ({jobs}) == 1"
     return _phase(watched, watched.launcher_pods, "Failed")
 
@@ -112,15 +122,33 @@ def not_started(watched: Watched) -> str | None:
     running and it has not finished. None: a job not meant to run (spec.state other than running)."""
     if not running(watched):
         return None
+    return (f"(\n  ({present(watched)})\n  unless on (namespace)\n  ({launcher_running(watched)})\n)"
+            f"\nunless on (namespace)\n({ended(watched)})")
+
+
+def present(watched: Watched) -> str:
+    """Some object of the job's run is in the cluster: a batch Job of a step (kube_job_created
+    exists with the Job, kube_job_status_suspended with its condition) or a pod of a step."""
     pods = "~" + every_pod(watched)
-    present = [_select(metric, watched, pod=pods) for metric in ("kube_pod_created", "kube_pod_status_phase")]
+    objects = [select(metric, watched, pod=pods) for metric in ("kube_pod_created", "kube_pod_status_phase")]
     jobs = every_job(watched)
-    if jobs is not None:  # kube_job_created exists with the Job, kube_job_status_suspended with its condition
-        present[:0] = [_select(metric, watched, job_name="~" + jobs)
+    if jobs is not None:
+        objects[:0] = [select(metric, watched, job_name="~" + jobs)
                        for metric in ("kube_job_created", "kube_job_status_suspended")]
-    exists = f"group by (namespace) ({' or '.join(present)})"
-    return (f"(\n  ({exists})\n  unless on (namespace)\n  ({_phase(watched, watched.launcher_pods, 'Running')})\n)"
-            f"\nunless on (namespace)\n({_ended(watched)})")
+    return f"group by (namespace) ({' or '.join(objects)})"
+
+
+def launcher_running(watched: Watched) -> str:
+    """The launcher's pod is Running."""
+    return _phase(watched, watched.launcher_pods, "Running")
+
+
+def suspended(watched: Watched) -> str | None:
+    """A batch Job of the job is suspended (Kueue holds it queued). None: the job has no batch Job."""
+    jobs = every_job(watched)
+    if jobs is None:
+        return None
+    return f"max by (namespace) ({select('kube_job_status_suspended', watched, job_name='~' + jobs)}) == 1"
 
 
 def reason_query(watched: Watched) -> str:
@@ -130,21 +158,20 @@ def reason_query(watched: Watched) -> str:
     (`<step>: <its reason>`, ImagePullBackOff...), a pod of the step is unschedulable
     (`<step>: unschedulable`). One series with the label `reason`, or none."""
     reasons: list[str] = []
-    jobs = every_job(watched)
-    if jobs is not None:
-        suspended = f"max by (namespace) ({_select('kube_job_status_suspended', watched, job_name='~' + jobs)}) == 1"
+    held = suspended(watched)
+    if held is not None:
         if watched.queue is not None:
             queue = _scraped("kueue_local_queue_pending_workloads", watched, name=watched.queue, status="inadmissible")
-            reasons.append(_because(f"({suspended}) and on (namespace) (sum by (namespace) ({queue}) > 0)",
+            reasons.append(_because(f"({held}) and on (namespace) (sum by (namespace) ({queue}) > 0)",
                                     "inadmissible"))
-        reasons.append(_because(suspended, "queued"))
+        reasons.append(_because(held, "queued"))
     for step in watched.steps:
         pods = "~" + step.pods
-        waiting = " or ".join(_select(metric, watched, pod=pods) for metric in (
+        waiting = " or ".join(select(metric, watched, pod=pods) for metric in (
             "kube_pod_init_container_status_waiting_reason", "kube_pod_container_status_waiting_reason"))
         reasons.append(f'label_replace(max by (namespace, reason) ({waiting}), "reason", '
                        f'{quoted(step.name + ": $1")}, "reason", "(.*)")')
-        unschedulable = _select("kube_pod_status_unschedulable", watched, pod=pods)
+        unschedulable = select("kube_pod_status_unschedulable", watched, pod=pods)
         reasons.append(_because(f"max by (namespace) ({unschedulable}) == 1", f"{step.name}: unschedulable"))
     # Each reason's series takes its rank as its value (their `reason` labels differ, so `or`
     # keeps them all), and bottomk keeps the first: linear in the reasons, where excluding the
@@ -173,17 +200,17 @@ def restarting(watched: Watched) -> str | None:
     pods = "~" + every_pod(watched)
     recent = []
     if watched.replicated_set is not None:
-        created = _select("kube_job_created", watched, job_name="~" + every_job(watched))
+        created = select("kube_job_created", watched, job_name="~" + every_job(watched))
         recent.append(f"max by (namespace) (changes({created}[{RESTART_WINDOW}])) > 0")
-        restarts = _select(SET_ALL_RESTARTS, watched, name=watched.replicated_set)  # where the custom resource state is
+        restarts = select(SET_ALL_RESTARTS, watched, name=watched.replicated_set)  # where the custom resource state is
         recent.append(f"max by (namespace) (changes({restarts}[{RESTART_WINDOW}])) > 0")
     elif watched.launcher_jobs is not None:
-        counted = _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
+        counted = select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
         recent.append(f"max by (namespace) (changes({counted}[{RESTART_WINDOW}])) > 0")
-    for metric in ("kube_pod_container_status_restarts_total", "kube_pod_init_container_status_restarts_total"):
-        restarts = _select(metric, watched, pod=pods)
+    for metric in RESTART_COUNTERS:
+        restarts = select(metric, watched, pod=pods)
         recent.append(f"sum by (namespace) (increase({restarts}[{RESTART_WINDOW}])) > 0")
-    return f"(\n  {' or '.join(f'({r})' for r in recent)}\n)\nunless on (namespace)\n({_ended(watched)})"
+    return f"(\n  {' or '.join(f'({r})' for r in recent)}\n)\nunless on (namespace)\n({ended(watched)})"
 
 
 def near_restart_budget(watched: Watched) -> str | None:
@@ -197,27 +224,44 @@ def near_restart_budget(watched: Watched) -> str | None:
     budget = watched.restart_budget
     if not budget or not running(watched):
         return None
-    if watched.replicated_set is not None:
-        restarts = _select(SET_RESTARTS, watched, name=watched.replicated_set)
-        near = [f"max by (namespace) ({restarts}) >= {budget}"]
-    elif watched.launcher_jobs is not None:
-        counted = _select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
-        near = [f"max by (namespace) ({counted}) >= {budget}"]
-        if watched.restarts_counted and budget > 1:
-            near.append(f"{_active_restarts(watched)} >= {budget - 1}")
-    else:
+    counted = counted_restarts(watched)
+    if counted is None:
         return None
-    return f"(\n  {' or '.join(f'({n})' for n in near)}\n)\nunless on (namespace)\n({_ended(watched)})"
+    near = [f"{counted} >= {budget}"]
+    if watched.replicated_set is None and watched.restarts_counted and budget > 1:
+        near.append(f"{active_restarts(watched)} >= {budget - 1}")
+    return f"(\n  {' or '.join(f'({n})' for n in near)}\n)\nunless on (namespace)\n({ended(watched)})"
 
 
-def _active_restarts(watched: Watched) -> str:
+def counted_restarts(watched: Watched) -> str | None:
+    """The failures its budget counts: its JobSet's restartsCountTowardsMax (the custom resource
+    state), else its launcher Job's failed pods (kube_job_status_failed without a reason, until
+    the Job fails). None: neither (a bare launcher pod)."""
+    if watched.replicated_set is not None:
+        return f"max by (namespace) ({select(SET_RESTARTS, watched, name=watched.replicated_set)})"
+    if watched.launcher_jobs is not None:
+        counted = select("kube_job_status_failed", watched, job_name="~" + watched.launcher_jobs, reason="")
+        return f"max by (namespace) ({counted})"
+    return None
+
+
+def active_restarts(watched: Watched) -> str:
     """The restarts of the launcher's Running and Pending pods' containers, as the Job
     controller sums them."""
     pods = "~" + watched.launcher_pods
-    restarts = " or ".join(_select(metric, watched, pod=pods) for metric in (
-        "kube_pod_container_status_restarts_total", "kube_pod_init_container_status_restarts_total"))
-    active = f"sum by (namespace, pod, uid) ({_select('kube_pod_status_phase', watched, pod=pods, phase='~Running|Pending')})"
-    return f"sum by (namespace) (({restarts}) * on (namespace, pod, uid) group_left () ({active}))"
+    restarts = " or ".join(select(metric, watched, pod=pods) for metric in RESTART_COUNTERS)
+    return f"sum by (namespace) (({restarts}) * on (namespace, pod, uid) group_left () ({active(watched, pods)}))"
+
+
+def active(watched: Watched, pods: str) -> str:
+    """1 per Running or Pending pod of these (`~regex`), by namespace, pod and uid: what a pod's
+    series are multiplied by to count only the pods that hold their node's resources."""
+    return f"sum by (namespace, pod, uid) ({select('kube_pod_status_phase', watched, pod=pods, phase='~Running|Pending')})"
+
+
+def gpu_utilisation(watched: Watched, pods: str) -> str:
+    """DCGM's utilisation (%) of the GPUs of these pods (a regex), read through its ServiceMonitor."""
+    return _scraped("DCGM_FI_DEV_GPU_UTIL", watched, pod="~" + pods)
 
 
 def workers_idle(watched: Watched) -> str | None:
@@ -228,12 +272,11 @@ def workers_idle(watched: Watched) -> str | None:
     if not watched.workers or not running(watched):
         return None
     if watched.gpus and watched.dcgm:
-        utilisation = _scraped("DCGM_FI_DEV_GPU_UTIL", watched, pod="~" + watched.worker_pods)
-        idle = f"avg by (namespace) ({utilisation}) < {GPU_IDLE_PERCENT}"
+        idle = f"avg by (namespace) ({gpu_utilisation(watched, watched.worker_pods)}) < {GPU_IDLE_PERCENT}"
     else:
-        cpu = _select("pod_cpu_usage_seconds_total", watched, pod="~" + watched.worker_pods)
+        cpu = select("pod_cpu_usage_seconds_total", watched, pod="~" + watched.worker_pods)
         idle = f"max by (namespace) (rate({cpu}[5m])) < {CPU_IDLE_CORES}"
-    return f"({idle})\nand on (namespace)\n({_phase(watched, watched.launcher_pods, 'Running')})"
+    return f"({idle})\nand on (namespace)\n({launcher_running(watched)})"
 
 
 def finished_holding_gpus(watched: Watched) -> str | None:
@@ -241,11 +284,11 @@ def finished_holding_gpus(watched: Watched) -> str | None:
     None: no workers, or none with accelerators."""
     if not watched.workers or not watched.gpus:
         return None
-    running_pods = _select("kube_pod_status_phase", watched, pod="~" + watched.worker_pods, phase="Running")
+    running_pods = select("kube_pod_status_phase", watched, pod="~" + watched.worker_pods, phase="Running")
     if watched.launcher_jobs is not None:
         jobs = "~" + watched.launcher_jobs
-        ended = (f"max by (namespace) ({_select('kube_job_complete', watched, job_name=jobs, condition='true')}"
-                 f" or {_select('kube_job_failed', watched, job_name=jobs, condition='true')}) == 1")
+        ended = (f"max by (namespace) ({select('kube_job_complete', watched, job_name=jobs, condition='true')}"
+                 f" or {select('kube_job_failed', watched, job_name=jobs, condition='true')}) == 1")
     else:
         ended = _phase(watched, watched.launcher_pods, "~Succeeded|Failed")
     return f"(count by (namespace) ({running_pods} == 1))\nand on (namespace)\n({ended})"

@@ -31,6 +31,15 @@ JOB_LABEL, ENVIRONMENT_LABEL = "mpigen_job", "mpigen_environment"
 
 
 @dataclass(frozen=True)
+class DashboardPlace:
+    """Where the environment's Grafana dashboard goes (mpigen.render.dashboard): its ConfigMap's
+    namespace and its labels besides the sidecar's."""
+
+    namespace: str
+    labels: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class Monitoring:
     """An environment's monitoring, as mpigen.yaml or its overlay asks (mpigen.formats.monitoring)."""
 
@@ -39,15 +48,18 @@ class Monitoring:
     not_started_for: str = "1h"
     idle_for: str = "15m"
     runbook: str = ""  # the repository's copy of docs/monitoring.md (required by the settings)
+    dashboard: DashboardPlace | None = None  # the Grafana dashboard (None: none)
 
 
 def monitoring_of(settings: MonitoringSettings | None) -> Monitoring | None:
     """The options of these settings (None: no monitoring)."""
     if settings is None or not settings.enabled:
         return None
-    rule = settings.prometheusRule
+    rule, board = settings.prometheusRule, settings.dashboard
+    dashboard = DashboardPlace(board.namespace or rule.namespace, tuple(sorted(board.labels.items()))) \
+        if board.enabled else None
     return Monitoring(rule.namespace, tuple(sorted(rule.labels.items())), settings.notStartedFor, settings.idleFor,
-                      settings.runbookURL or "")
+                      settings.runbookURL or "", dashboard)
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ class Watched(NamedTuple):
     workers: int = 0          # worker pods
     gpus: int = 0             # accelerators per worker pod
     dcgm: bool = False        # they are NVIDIA GPUs, which DCGM's exporter reports
+    accelerator: str = ""     # the accelerators' resource name (nvidia.com/gpu), "" without any
     queue: str | None = None  # the Kueue LocalQueue the job waits in
     state: str = "running"    # the blueprint's spec.state: any other is a job not meant to run now
 
@@ -110,21 +111,23 @@ def replicated_pods(set_name: str, replicated_job: str) -> str:
 def with_job(watched: Watched, job: MPIJob, objects: list[dict], blueprint: str) -> Watched:
     """The target's part with the job's: its names, file, the accelerators of a worker pod,
     its Kueue queue (the label on any of its objects) and the blueprint's state."""
-    gpus, dcgm = _accelerators(job.spec.mpiReplicaSpecs.get(WORKER))
+    gpus, accelerator = _accelerators(job.spec.mpiReplicaSpecs.get(WORKER))
     queue = next((obj["metadata"]["labels"][KUEUE_QUEUE_LABEL] for obj in objects
                   if KUEUE_QUEUE_LABEL in obj["metadata"].get("labels", {})), None)
     return watched._replace(namespace=job.metadata.namespace, job=job.metadata.name, blueprint=blueprint,
-                            workers=job.workers, gpus=gpus, dcgm=dcgm, queue=queue, state=job.source.state)
+                            workers=job.workers, gpus=gpus, dcgm=accelerator == DCGM_RESOURCE,
+                            accelerator=accelerator, queue=queue, state=job.source.state)
 
 
-def _accelerators(replica) -> tuple[int, bool]:
-    """The accelerators a worker pod's containers are limited to, and whether they are DCGM's."""
+def _accelerators(replica) -> tuple[int, str]:
+    """The accelerators a worker pod's containers are limited to, and their resource name
+    (DCGM's, where any is)."""
     if replica is None:
-        return 0, False
-    count, dcgm = 0, False
+        return 0, ""
+    count, name = 0, ""
     for container in replica.template.get("spec", {}).get("containers", []):
         for resource, value in container.get("resources", {}).get("limits", {}).items():
             if is_accelerator(resource):
                 count += int(parse(str(value)))
-                dcgm = dcgm or resource == DCGM_RESOURCE
-    return count, dcgm
+                name = resource if not name or resource == DCGM_RESOURCE else name
+    return count, name

@@ -1,5 +1,5 @@
-"""The PrometheusRule under Argo CD and Flux: the environment's object, never part of a job's run
-(turning monitoring on renames and changes no job's object), synced with the configuration
+"""The PrometheusRule (and the Grafana dashboard) under Argo CD and Flux: the environment's objects,
+never part of a job's run (turning monitoring on renames and changes no job's object), synced with the configuration
 under Argo CD (wave -1), applied by a Kustomization of the environment under Flux (its own
 folder beside a target's steps, never waited on), and shown by `mpigen diff` like any object."""
 
@@ -15,6 +15,11 @@ from tests.support.command_line import run_mpigen
 
 ROOT = Path(__file__).resolve().parents[3]
 RULE = "PrometheusRule"
+
+
+def environments(obj: dict) -> bool:
+    """The environment's monitoring objects: its PrometheusRule and its dashboard's ConfigMap."""
+    return obj["kind"] == RULE or "grafana_dashboard" in obj["metadata"].get("labels", {})
 
 
 def objects(*args: str, cwd: Path = ROOT) -> list[dict]:
@@ -33,14 +38,17 @@ def repository(tmp_path: Path, config: str) -> Path:
 @pytest.mark.parametrize("target", ["static", "jobset", "trainjob", "mpijob"])
 @pytest.mark.parametrize("gitops", ["none", "argocd", "flux"])
 def test_monitoring_changes_no_job_object(target, gitops):
-    """overlays/monitored is prod with monitoring: the same objects, and the rule."""
+    """overlays/monitored is prod with monitoring: the same objects, the rule and the dashboard."""
     plain = objects("--overlay", "prod", "--target", target, "--gitops", gitops)
     watched = objects("--overlay", "monitored", "--target", target, "--gitops", gitops)
-    assert [o for o in watched if o["kind"] != RULE] == plain
+    assert [o for o in watched if not environments(o)] == plain
     (rule,) = [o for o in watched if o["kind"] == RULE]
+    (board,) = [o for o in watched if environments(o) and o["kind"] != RULE]
     assert rule["metadata"]["labels"]["release"] == "prometheus"
-    annotations = rule["metadata"].get("annotations", {})
-    assert annotations == ({"argocd.argoproj.io/sync-wave": "-1"} if gitops == "argocd" else {})
+    wave = {"argocd.argoproj.io/sync-wave": "-1"} if gitops == "argocd" else {}
+    assert rule["metadata"].get("annotations", {}) == wave
+    # ${datasource} is Grafana's variable, which Flux's substitution must leave alone
+    assert board["metadata"]["annotations"] == {**wave, "kustomize.toolkit.fluxcd.io/substitute": "disabled"}
 
 
 def test_without_monitoring_there_is_no_rule():
@@ -60,11 +68,13 @@ def test_flux_applies_the_rule_with_its_environment(tmp_path, target, alerts_fol
     by_path = {k["spec"]["path"]: k for k in kustomizations}
     if alerts_folder:
         assert (repo / "rendered/monitored/alerts/monitoring/prometheusrule-mpigen-monitored-bae1f5.yaml").is_file()
+        assert (repo / "rendered/monitored/alerts/monitoring/configmap-mpigen-monitored-bae1f5-dashboard.yaml").is_file()
         alerts = by_path["./rendered/monitored/alerts"]
         assert alerts["metadata"]["name"] == "mpigen-monitored-alerts"
         assert alerts["spec"]["prune"] is True and alerts["spec"]["wait"] is False
     else:
         assert (repo / "rendered/monitored/monitoring/prometheusrule-mpigen-monitored-bae1f5.yaml").is_file()
+        assert (repo / "rendered/monitored/monitoring/configmap-mpigen-monitored-bae1f5-dashboard.yaml").is_file()
         assert list(by_path) == ["./rendered/monitored"]
 
 

@@ -1,0 +1,92 @@
+"""An environment's Grafana dashboard: a row per job (its panels: mpigen.render.dashboard_queries),
+built with Grafana's typed builders (grafana-foundation-sdk, imported only here and only when an
+environment asks for a dashboard: `pip install 'mpigen[dashboard]'`), and written as the
+ConfigMap Grafana's dashboard sidecar loads: labelled `grafana_dashboard: "1"`, the label and
+value kube-prometheus-stack's values give its Grafana's sidecar (charts/kube-prometheus-stack
+values.yaml, `grafana.sidecar.dashboards.label` / `labelValue`, chart 88.5.3, which also searches
+every namespace: `searchNamespace: ALL`).
+
+The dashboard is the environment's, like its PrometheusRule (mpigen.render.monitoring): named
+after the rule, its uid a digest of that name (at most 40 characters, as Grafana takes), its
+JSON written with sorted keys so that the bytes depend on the jobs alone. Its panels read a
+Prometheus data source chosen by the variable `datasource`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from mpigen.kube.labels import ARGOCD_SYNC_WAVE, MANAGED_BY
+from mpigen.render.dashboard_queries import STATES, Panel, panels
+from mpigen.render.monitoring import Monitoring, rule_name
+from mpigen.render.watched import Watched
+
+# The Grafana sidecar's label of dashboard ConfigMaps, as kube-prometheus-stack sets it.
+SIDECAR_LABEL, SIDECAR_VALUE = "grafana_dashboard", "1"
+DATASOURCE = "${datasource}"  # the dashboard's variable of its Prometheus data source
+ROW_HEIGHT, SPAN = 7, 6  # a panel's height and width (of Grafana's 24 columns)
+
+
+class MissingBuilders(Exception):
+    """grafana-foundation-sdk is not installed."""
+
+
+def dashboard_config_map(env: str, watched: list[Watched], monitoring: Monitoring, gitops: str) -> tuple[dict, str]:
+    """The environment's dashboard ConfigMap and its `# Source:` comment (monitoring.dashboard set)."""
+    place = monitoring.dashboard
+    name = f"{rule_name(env, monitoring)}-dashboard"
+    labels = {MANAGED_BY: "mpigen", **dict(place.labels), SIDECAR_LABEL: SIDECAR_VALUE}
+    meta = {"name": name, "namespace": place.namespace, "labels": labels}
+    if gitops == "argocd":
+        meta["annotations"] = {ARGOCD_SYNC_WAVE: "-1"}
+    text = json.dumps(dashboard_json(env, watched, monitoring), sort_keys=True, indent=2) + "\n"
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {f"{name}.json": text}}
+    where = f"environment {env}" if env else "the blueprints"
+    return config_map, f"Source: mpigen monitoring, the Grafana dashboard of {where} (docs/monitoring.md)"
+
+
+def dashboard_json(env: str, watched: list[Watched], monitoring: Monitoring) -> dict:
+    """The dashboard as Grafana's JSON model, a collapsed row per job (by namespace and name)."""
+    try:
+        from grafana_foundation_sdk.builders import dashboard as boards
+        from grafana_foundation_sdk.cog.encoder import JSONEncoder
+    except ImportError as missing:
+        raise MissingBuilders(str(missing)) from None
+    name = rule_name(env, monitoring)
+    board = (boards.Dashboard(f"mpigen: {env}" if env else "mpigen")
+             .uid("mpigen-" + hashlib.sha256(name.encode()).hexdigest()[:20])
+             .tags(["mpigen"]).time("now-24h", "now").refresh("1m").readonly()
+             .description(f"The jobs of {'environment ' + env if env else 'the blueprints'}, one row each "
+                          "(docs/monitoring.md, Dashboard)")
+             .with_variable(boards.DatasourceVariable("datasource").label("Prometheus").type("prometheus")))
+    ids = iter(range(1, 10_000))
+    for one in sorted(watched, key=lambda w: (w.namespace, w.job)):
+        row = boards.Row(f"{one.namespace}/{one.job}").id(next(ids))
+        for panel in panels(one):
+            row = row.with_panel(_panel(panel, next(ids)))
+        board = board.with_row(row)
+    return json.loads(json.dumps(board.build(), cls=JSONEncoder))
+
+
+def _panel(panel: Panel, panel_id: int):
+    from grafana_foundation_sdk.builders import common as options, dashboard as boards, prometheus, statetimeline, \
+        timeseries
+    from grafana_foundation_sdk.models import common, dashboard as model
+
+    if panel.kind == "state":
+        mapped = {str(value): model.ValueMappingResult(text=text, color=colour, index=i)
+                  for i, (value, text, colour) in enumerate(STATES)}
+        built = statetimeline.Panel().mappings([model.ValueMap(options=mapped)]).show_value(common.VisibilityMode.AUTO)
+    else:
+        built = timeseries.Panel().min(0)
+        if panel.line is not None:
+            steps = [model.Threshold(value=None, color="green"), model.Threshold(value=panel.line, color="red")]
+            built = (built.thresholds(boards.ThresholdsConfig().mode(model.ThresholdsMode.ABSOLUTE).steps(steps))
+                     .thresholds_style(options.GraphThresholdsStyleConfig()
+                                       .mode(common.GraphThresholdsStyleMode.DASHED)))
+    built = (built.id(panel_id).title(panel.title).description(panel.description).unit(panel.unit)
+             .height(ROW_HEIGHT).span(SPAN).datasource(model.DataSourceRef(type_val="prometheus", uid=DATASOURCE)))
+    for ref, query in zip("ABCDEFGH", panel.queries):
+        built = built.with_target(prometheus.Dataquery().expr(query.expr).legend_format(query.legend).ref_id(ref)
+                                  .range())
+    return built
