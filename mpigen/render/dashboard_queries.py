@@ -52,12 +52,12 @@ class Panel(NamedTuple):
 
 def panels(watched: Watched) -> list[Panel]:
     """The job's panels: its state, its GPUs (a job with accelerators), its restarts and how long
-    it waits queued (a job with batch Jobs)."""
+    it waits queued (a job with batch Jobs and a Kueue queue, which suspends them)."""
     out = [state_panel(watched)]
     if watched.gpus:
         out.append(gpu_panel(watched))
     out.append(restart_panel(watched))
-    if every_job(watched) is not None:
+    if every_job(watched) is not None and watched.queue is not None:
         out.append(queued_panel(watched))
     return out
 

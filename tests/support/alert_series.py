@@ -22,7 +22,8 @@ them, and the controllers' own counters. What the controllers make, by their cod
   counts in status.failed and the Job fails past backoffLimit;
 - Kueue v0.19.2 pkg/metrics/metrics.go: kueue_local_queue_pending_workloads{name, namespace, status}.
 
-`ksm` turns a World into kube-state-metrics v2.20.0's series (internal/store/job.go, pod.go),
+`ksm` turns a World into kube-state-metrics v2.20.0's series (internal/store/job.go, pod.go;
+a pod's GPU requests are its limits, to which the API server defaults them),
 each family emitted exactly when its generator emits it; `scraped` puts on the labels
 Prometheus attaches through a ServiceMonitor (honorLabels off: a conflicting label of the
 exporter's is kept as exported_<label>)."""
@@ -62,6 +63,7 @@ class Pod:
     init_restarts: dict[str, int] = field(default_factory=dict)
     created: int = 0
     gpu_util: float | None = None     # DCGM_FI_DEV_GPU_UTIL of its GPU
+    gpus: dict[str, int] = field(default_factory=dict)          # container -> nvidia.com/gpu it requests
     cpu_seconds: float | None = None  # the kubelet's pod_cpu_usage_seconds_total
 
 
@@ -113,6 +115,11 @@ def ksm(world: World, namespace: str) -> dict[Key, float]:
                                 ("kube_pod_init_container_status_waiting_reason", pod.init_waiting)):
             for container, reason in waiting.items():
                 out[(metric, _labels(**base, container=container, reason=reason))] = 1
+        for container, count in pod.gpus.items():  # createPodContainerResourceRequestsFamilyGenerator
+            # an extended resource: its name sanitized, unit integer, node the pod's (none unscheduled)
+            node = {"node": f"node-{pod.name[-1]}"} if pod.scheduled else {}
+            out[("kube_pod_container_resource_requests", _labels(**base, container=container, **node,
+                                                                 resource="nvidia_com_gpu", unit="integer"))] = count
         for metric, restarts in (("kube_pod_container_status_restarts_total", pod.restarts),
                                  ("kube_pod_init_container_status_restarts_total", pod.init_restarts)):
             for container, count in restarts.items():
@@ -134,11 +141,12 @@ def controllers(world: World, namespace: str, jobset: str | None, queue: str | N
 
 
 def dcgm(world: World, namespace: str) -> dict[Key, float]:
-    """dcgm-exporter's GPU utilisation of each pod's GPU, with its pod mapping on
-    (internal/pkg/transformation/const.go: pod, namespace, container)."""
-    return {("DCGM_FI_DEV_GPU_UTIL", _labels(gpu="0", UUID=f"GPU-{pod.name}", pod=pod.name, namespace=namespace,
-                                             container="worker")): pod.gpu_util
-            for pod in world.pods if pod.gpu_util is not None}
+    """dcgm-exporter's GPU utilisation of each GPU of each pod (one series per GPU: a pod that
+    requests none is given one), with its pod mapping on (internal/pkg/transformation/const.go:
+    pod, namespace, container)."""
+    return {("DCGM_FI_DEV_GPU_UTIL", _labels(gpu=str(gpu), UUID=f"GPU-{pod.name}-{gpu}", pod=pod.name,
+                                             namespace=namespace, container="worker")): pod.gpu_util
+            for pod in world.pods if pod.gpu_util is not None for gpu in range(max(1, sum(pod.gpus.values())))}
 
 
 def kubelet(world: World, namespace: str) -> dict[Key, float]:

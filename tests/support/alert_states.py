@@ -41,10 +41,11 @@ class Run:
     namespace: str
     jobset: str | None
     steps: tuple[Step, ...]
-    queue: str
+    queue: str | None
     budget: int
     in_place: bool            # the launcher's pods restart in place (OnFailure)
     gated_workers: bool       # static: the workers' pods exist, gated, while queued
+    gpus: int = 0             # nvidia.com/gpu of a worker pod
 
 
 def run_of(target: str, objects: list[dict], namespace: str, job: str) -> Run:
@@ -52,7 +53,19 @@ def run_of(target: str, objects: list[dict], namespace: str, job: str) -> Run:
             and o["metadata"].get("labels", {}).get("mpigen.dev/job") == job]
     top = next(o for o in mine if o["kind"] == {"static": "Job", "jobset": "JobSet", "trainjob": "TrainJob",
                                                  "mpijob": "MPIJob"}[target])
-    name, queue = top["metadata"]["name"], top["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
+    name, queue = top["metadata"]["name"], top["metadata"]["labels"].get("kueue.x-k8s.io/queue-name")
+    return replace(_run_of(target, mine, top, name, queue, namespace), gpus=_gpus(mine))
+
+
+def _gpus(objects) -> int:
+    """The nvidia.com/gpu limit of a container of the objects (the workers')."""
+    if isinstance(objects, dict):
+        found = [int(objects.get("limits", {}).get("nvidia.com/gpu", 0))] if "limits" in objects else []
+        return max([*found, 0, *(_gpus(value) for value in objects.values())])
+    return max([_gpus(item) for item in objects] + [0]) if isinstance(objects, list) else 0
+
+
+def _run_of(target: str, mine: list[dict], top: dict, name: str, queue: str | None, namespace: str) -> Run:
     if target == "static":
         workers = next(o["metadata"]["name"] for o in mine if o["kind"] == "StatefulSet")
         steps = (Step("worker", None, (f"{workers}-0", f"{workers}-1"), "worker"),
@@ -90,7 +103,8 @@ def queued(run: Run, inadmissible: bool = False) -> World:
     launcher = run.steps[-1]
     world.jobs.append(Job(launcher.job, 0, suspended=True))
     if run.gated_workers:
-        world.pods += [Pod(pod, "Pending", scheduled=False) for pod in run.steps[0].pods]
+        world.pods += [Pod(pod, "Pending", scheduled=False, gpus=_requests(run, run.steps[0]))
+                       for pod in run.steps[0].pods]
     return world
 
 
@@ -116,14 +130,21 @@ def _pod(run: Run, step: Step, pod: str, i: int, upto: int, blocked: str | None,
         phase = "Succeeded" if step.finishes else "Running"
         counted = {step.container: restarts} if step is run.steps[-1] and run.in_place else {}
         util = gpu if step.name in ("worker", "node") else None
-        return Pod(pod, phase, created=created, restarts=counted or {step.container: 0}, gpu_util=util)
+        return Pod(pod, phase, created=created, restarts=counted or {step.container: 0}, gpu_util=util,
+                   gpus=_requests(run, step))
     if i == upto and blocked == "unschedulable":
-        return Pod(pod, "Pending", scheduled=False, created=created)
+        return Pod(pod, "Pending", scheduled=False, created=created, gpus=_requests(run, step))
     if i == upto:
         waiting = {step.container: blocked}
-        return Pod(pod, "Pending", created=created, waiting={} if step.init else waiting,
+        return Pod(pod, "Pending", created=created, waiting={} if step.init else waiting, gpus=_requests(run, step),
                    init_waiting=waiting if step.init else {})
-    return Pod(pod, "Pending", created=created)  # a later step's pod an operator made: waits on its workers
+    # a later step's pod an operator made: waits on its workers
+    return Pod(pod, "Pending", created=created, gpus=_requests(run, step))
+
+
+def _requests(run: Run, step: Step) -> dict[str, int]:
+    """The GPUs a pod of the step requests: the workers' (a pod's requests are its limits)."""
+    return {step.container: run.gpus} if run.gpus and step.name in ("worker", "node") else {}
 
 
 def running(run: Run, **kw) -> World:
@@ -177,5 +198,5 @@ def completed_workers_kept(run: Run) -> World:
     operator's workers under cleanPodPolicy None): completed, with the workers' pods Running."""
     world = completed(run)
     workers = next(step for step in run.steps if step.name in ("worker", "node"))
-    world.pods += [Pod(pod, "Running", gpu_util=0) for pod in workers.pods]
+    world.pods += [Pod(pod, "Running", gpu_util=0, gpus=_requests(run, workers)) for pod in workers.pods]
     return world
