@@ -16,7 +16,7 @@ from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted
-from mpigen.render.dashboard import MissingBuilders, dashboard_config_map
+from mpigen.render.dashboard import dashboard_config_map
 from mpigen.render.monitoring import ALERTS_STEP, prometheus_rule
 from mpigen.render.target import Options
 from mpigen.render.targets import TARGETS
@@ -58,7 +58,7 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
             here.objects.extend(emitted(obj, comment, env.name, Placement(object_path(obj), "", False))
                                 for obj, comment in once)
             if env.options.monitoring is not None:
-                here.objects.extend(_monitoring(env, here.watched, diagnostics))
+                here.objects.extend(_monitoring(env, here.watched))
         if env.cluster_folder is not None:
             here.objects = _moved(env, here.objects, shared.setdefault(env.cluster_folder, {}), result, diagnostics)
         here.objects.sort(key=lambda o: o.sort_key)
@@ -70,19 +70,12 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
     return result
 
 
-def _monitoring(env: Environment, watched: list, diagnostics: list[Diagnostic]) -> list[RenderedObject]:
-    """The environment's PrometheusRule, and its Grafana dashboard where it asks for one (the
-    dashboard's builders, an optional dependency, missing: an error at the environment's file)."""
+def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:
+    """The environment's PrometheusRule, and its Grafana dashboard where it asks for one."""
     options = env.options
     made = [prometheus_rule(env.name, watched, options.monitoring, options.gitops)]
     if options.monitoring.dashboard is not None:
-        try:
-            made.append(dashboard_config_map(env.name, watched, options.monitoring, options.gitops))
-        except MissingBuilders as missing:
-            where = env.overlay.doc.path if env.overlay is not None else "mpigen.yaml"
-            diagnostics.append(error(Mark(where), f"monitoring.dashboard needs Grafana's dashboard builders, "
-                                                  f"which are not installed ({missing}): pip install "
-                                                  "'mpigen[dashboard]', or set dashboard.enabled: false"))
+        made.append(dashboard_config_map(env.name, watched, options.monitoring, options.gitops))
     return [emitted(obj, comment, env.name, _monitoring_placement(obj, options)) for obj, comment in made]
 
 

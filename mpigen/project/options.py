@@ -25,6 +25,7 @@ ARGOCD_APP_NAMESPACE, when set, is the namespace of every blueprint that names n
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -33,7 +34,9 @@ from typing import Any
 
 from mpigen.cache.folder import cache_folder, judged
 from mpigen.errors import NOWHERE, InputError, Warn, error, not_one_of
+from mpigen.formats.monitoring import MonitoringSettings
 from mpigen.formats.types import GITOPS_PROFILES
+from mpigen.load.document import Document
 from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
 from mpigen.project.config import Config, load_config
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG, Moved, enter_repository
@@ -167,6 +170,8 @@ def _overlay_options(options: Options, overlay: Overlay, flags: Flags, config: C
     if overlay.pod_security:
         options = replace(options, pod_security=overlay.pod_security)
     if overlay.monitoring is not None:
+        owner = next(o for o in reversed(overlay.chain()) if o.model.monitoring is not None)
+        _check_dashboard_builders(overlay.monitoring, owner.doc)
         options = replace(options, monitoring=monitoring_of(overlay.monitoring))
     if overlay.trainer_version is not None:
         options = replace(options, trainer_version=overlay.trainer_version)
@@ -181,6 +186,23 @@ def _overlay_options(options: Options, overlay: Overlay, flags: Flags, config: C
         options = replace(options, target=target)
     target_here = targets.TARGETS[options.target]
     return replace(options, own=target_here.options.build(_given(target_here, flags, config, overlay)))
+
+
+def _check_dashboard_builders(settings: MonitoringSettings | None, doc: Document) -> None:
+    """A dashboard asked for needs Grafana's builders, the optional dependency of the dashboard
+    extra (mpigen.render.dashboard imports them when it builds one): missing, an error at the
+    `dashboard` key of the file that asks (raises InputError)."""
+    if settings is None or not settings.enabled or not settings.dashboard.enabled:
+        return
+    try:
+        installed = importlib.util.find_spec("grafana_foundation_sdk") is not None
+    except (ImportError, ValueError):  # ValueError: a module set to None (no spec)
+        installed = False
+    if not installed:
+        raise InputError([error(doc.key_mark(("monitoring", "dashboard")),
+                                "monitoring.dashboard needs Grafana's dashboard builders (grafana-foundation-sdk), "
+                                "which are not installed: pip install 'mpigen[dashboard]', or set "
+                                "dashboard.enabled: false")])
 
 
 def _with_argocd_env(flags: Flags) -> Flags:
@@ -205,6 +227,8 @@ def _options(flags: Flags, config: Config | None) -> Options:
         value = getattr(flags, flag)
         return value if value is not None else getattr(config.model, key) if config else None
 
+    if config is not None:
+        _check_dashboard_builders(config.model.monitoring, config.doc)
     chosen = {"target": pick("target", "target") or next(iter(targets.TARGETS)), "gitops": pick("gitops", "gitops"),
               "kube_version": pick("kube_version", "kubeVersion"),
               "pod_security": config.model.podSecurity if config else None,

@@ -1,6 +1,7 @@
 """Start-up loads only what a command uses (docs/architecture.md, the command table): `mpigen
 --help` and `--version` load neither pydantic nor jinja2 nor any stage of the compiler, and one
-blueprint rendered to standard output loads none of the optional libraries, the review
+blueprint rendered to standard output loads none of the optional libraries (nor Grafana's
+dashboard builders, which only an environment with a dashboard loads), the review
 commands, the process pool or the progress bar. Checked on the modules a fresh interpreter
 holds when the command has run (`python -X importtime` in bench/ shows the times)."""
 
@@ -47,5 +48,5 @@ def test_one_blueprint_to_stdout_loads_only_the_render_path():
     modules = loaded("render", "blueprints/mpich-pi.yaml", "--stdout")
     assert {"mpigen.pipeline", "pydantic", "jinja2"} <= modules  # it did render
     assert not tops(modules) & {"kubernetes", "kubernetes_validate", "jsonschema", "urllib3", "tqdm", "ruamel",
-                                "concurrent", "multiprocessing", "shtab"}
+                                "concurrent", "multiprocessing", "shtab", "grafana_foundation_sdk"}
     assert not {name for name in modules if name.startswith("mpigen.review")}

@@ -48,7 +48,8 @@ def test_monitoring_changes_no_job_object(target, gitops):
     wave = {"argocd.argoproj.io/sync-wave": "-1"} if gitops == "argocd" else {}
     assert rule["metadata"].get("annotations", {}) == wave
     # ${datasource} is Grafana's variable, which Flux's substitution must leave alone
-    assert board["metadata"]["annotations"] == {**wave, "kustomize.toolkit.fluxcd.io/substitute": "disabled"}
+    applied = {"argocd.argoproj.io/sync-options": "ServerSideApply=true"} if gitops == "argocd" else {}
+    assert board["metadata"]["annotations"] == {**wave, **applied, "kustomize.toolkit.fluxcd.io/substitute": "disabled"}
 
 
 def test_without_monitoring_there_is_no_rule():
