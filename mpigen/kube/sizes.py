@@ -20,11 +20,28 @@ request is 1.5 MiB"); the API server then answers the create with an error, "etc
 request is too large" (kubernetes/kubernetes issues #74600, #112152). A custom resource is
 stored as JSON; Kubernetes' own kinds as protobuf, in which every string is written whole.
 What mpigen counts is a lower bound of the request: the object as it sends it, without the
-metadata the API server adds (uid, managedFields, ...)."""
+metadata the API server adds (uid, managedFields, ...).
+
+A client-side apply (`kubectl apply`, and Argo CD's sync without `ServerSideApply=true`:
+argoproj/gitops-engine 5baed56 pkg/sync/sync_context.go shouldUseServerSideApply) records the
+object it applies in the annotation kubectl.kubernetes.io/last-applied-configuration, as JSON
+(k8s.io/kubectl pkg/util/apply.go GetModifiedConfiguration: the object, its annotations but
+that one, json.Marshal'ed), which counts against the annotations' limit above.
+
+A PrometheusRule: prometheus-operator v0.93.0 (f8fafd4) pkg/operator/rules.go ValidateRule
+marshals the rule's spec to YAML and refuses it above MaxConfigMapDataSize,
+`int(float64(corev1.MaxSecretSize) * 0.5)` ("the length of rendered Prometheus Rule is %d bytes
+which is above the maximum limit of %d bytes"): the operator skips the rule (Select, with an
+InvalidConfiguration event), and its admission webhook, which calls ValidateRule too, refuses
+it. mpigen counts the spec's compact JSON; the operator's YAML (go-yaml v2, width 80) of mpigen's
+rules is a few per cent more (tests/acceptance/monitoring/test_shards.py measures it with
+libyaml's emitter, which go-yaml ports), which is why no caller fills the limit."""
 
 from __future__ import annotations
 
 import json
+
+from mpigen.kube.labels import LAST_APPLIED
 
 # k8s.io/kubernetes pkg/apis/core/types.go: MaxSecretSize, which ValidateConfigMap also applies.
 MAX_CONFIG_MAP_DATA = 1024 * 1024
@@ -32,6 +49,8 @@ MAX_CONFIG_MAP_DATA = 1024 * 1024
 MAX_ANNOTATIONS = 256 * 1024
 # etcd server/embed/config.go (v3.5.11): DefaultMaxRequestBytes, etcd's --max-request-bytes default.
 MAX_ETCD_REQUEST = 1536 * 1024
+# prometheus-operator v0.93.0 pkg/operator/rules.go: MaxConfigMapDataSize, ValidateRule's limit.
+MAX_PROMETHEUS_RULE_SPEC = MAX_CONFIG_MAP_DATA // 2
 
 
 def base64_decoded_length(text: str) -> int:
@@ -56,6 +75,20 @@ def stored_size(obj: dict, as_json: bool) -> int:
     if as_json:
         return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
     return _string_bytes(obj)
+
+
+def client_side_applied_annotations(obj: dict) -> int:
+    """The bytes ValidateAnnotationsSize counts of the object's annotations once a client-side
+    apply has added its last-applied-configuration (the object's JSON: at least stored_size's)."""
+    own = obj.get("metadata", {}).get("annotations") or {}
+    return (sum(len(str(k).encode("utf-8")) + len(str(v).encode("utf-8")) for k, v in own.items())
+            + len(LAST_APPLIED) + stored_size(obj, as_json=True))
+
+
+def prometheus_rule_spec_size(obj: dict) -> int:
+    """At least the bytes prometheus-operator's ValidateRule counts of a PrometheusRule: its
+    spec's compact JSON (the operator counts its YAML; see above)."""
+    return stored_size(obj.get("spec") or {}, as_json=True)
 
 
 def _string_bytes(value: object) -> int:

@@ -16,8 +16,8 @@ from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted
-from mpigen.render.dashboard import dashboard_config_map
-from mpigen.render.monitoring import ALERTS_STEP, prometheus_rule
+from mpigen.render.dashboard import dashboard_config_maps
+from mpigen.render.monitoring import ALERTS_STEP, prometheus_rules
 from mpigen.render.target import Options
 from mpigen.render.targets import TARGETS
 
@@ -71,11 +71,12 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
 
 
 def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:
-    """The environment's PrometheusRule, and its Grafana dashboard where it asks for one."""
+    """The environment's PrometheusRule, and its Grafana dashboard where it asks for one (each
+    in shards where one object would not fit: mpigen.render.shards)."""
     options = env.options
-    made = [prometheus_rule(env.name, watched, options.monitoring, options.gitops)]
+    made = prometheus_rules(env.name, watched, options.monitoring, options.gitops)
     if options.monitoring.dashboard is not None:
-        made.append(dashboard_config_map(env.name, watched, options.monitoring, options.gitops))
+        made += dashboard_config_maps(env.name, watched, options.monitoring, options.gitops)
     return [emitted(obj, comment, env.name, _monitoring_placement(obj, options)) for obj, comment in made]
 
 

@@ -8,7 +8,16 @@ rules into one namespace, write two rules.
 
 The rule is the environment's, not a job's: it changes with the jobs it watches (a new run's
 names replace the old run's), so that no job's run identity depends on it, and under Argo CD it
-syncs with the configuration, in wave -1."""
+syncs with the configuration, in wave -1.
+
+Past what one PrometheusRule may hold (prometheus-operator's limit of its spec, etcd's, and a
+client-side apply's of annotations: rule_limits), the rule is split into shards of the jobs,
+`<name>-<i>-of-<K>` (mpigen.render.shards), each with the same labels, which the Prometheus'
+ruleSelector selects alike; a group is a job's, named after its namespace and job, so that its
+name is unique in any shard (Prometheus refuses a rule file with two groups of one name:
+prometheus/prometheus model/rulefmt/rulefmt.go Validate, "groupname: ... is repeated in the same
+file"), and the operator writes each PrometheusRule to a rule file of its own (v0.93.0
+pkg/operator/rules.go Select: `<namespace>-<name>-<uid>.yaml`)."""
 
 from __future__ import annotations
 
@@ -18,7 +27,10 @@ from typing import Callable
 
 from mpigen.formats.monitoring import MonitoringSettings
 from mpigen.kube.labels import ARGOCD_SYNC_WAVE, MANAGED_BY
+from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_ETCD_REQUEST, MAX_PROMETHEUS_RULE_SPEC,
+                               client_side_applied_annotations, prometheus_rule_spec_size, stored_size)
 from mpigen.render import alert_rules
+from mpigen.render.shards import Limit, shard_name, sharded
 from mpigen.render.watched import Watched
 
 API_VERSION = "monitoring.coreos.com/v1"
@@ -102,17 +114,46 @@ ALERTS = (
 )
 
 
-def prometheus_rule(env: str, watched: list[Watched], monitoring: Monitoring, gitops: str) -> tuple[dict, str]:
-    """The environment's PrometheusRule, with a group per job (by namespace and name), and its
-    `# Source:` comment."""
+def prometheus_rules(env: str, watched: list[Watched], monitoring: Monitoring, gitops: str) -> list[tuple[dict, str]]:
+    """The environment's PrometheusRule, or its shards where one would not fit (mpigen.render.shards:
+    RULE_LIMITS), each with its `# Source:` comment."""
+    def build(jobs: list[Watched], i: int, k: int) -> dict:
+        return prometheus_rule(env, jobs, monitoring, gitops, (i, k))[0]
+
+    rules = sharded(watched, build, rule_limits(gitops))
+    return [(rule, _source(env, i + 1, len(rules))) for i, rule in enumerate(rules)]
+
+
+def rule_limits(gitops: str) -> tuple[Limit, ...]:
+    """What a PrometheusRule must stay under (mpigen.kube.sizes): prometheus-operator's limit of
+    its spec, etcd's of a request, and, where it is applied client-side (kubectl apply, Argo CD
+    without ServerSideApply; Flux applies server-side), the annotations' limit that the
+    last-applied configuration counts against."""
+    limits = (Limit("prometheus-operator's ValidateRule", prometheus_rule_spec_size, MAX_PROMETHEUS_RULE_SPEC),
+              Limit("etcd's request limit", lambda obj: stored_size(obj, as_json=True), MAX_ETCD_REQUEST))
+    if gitops == "flux":
+        return limits
+    return *limits, Limit("a client-side apply's annotations", client_side_applied_annotations, MAX_ANNOTATIONS)
+
+
+def prometheus_rule(env: str, watched: list[Watched], monitoring: Monitoring, gitops: str,
+                    shard: tuple[int, int] = (1, 1)) -> tuple[dict, str]:
+    """The environment's PrometheusRule (or its shard i of k), with a group per job (by namespace
+    and name), and its `# Source:` comment."""
     labels = {MANAGED_BY: "mpigen", **dict(monitoring.labels)}
-    meta = {"name": rule_name(env, monitoring), "namespace": monitoring.namespace, "labels": labels}
+    meta = {"name": shard_name(rule_name(env, monitoring), *shard), "namespace": monitoring.namespace,
+            "labels": labels}
     if gitops == "argocd":
         meta["annotations"] = {ARGOCD_SYNC_WAVE: "-1"}
     groups = [_group(one, env, monitoring) for one in sorted(watched, key=lambda w: (w.namespace, w.job))]
     rule = {"apiVersion": API_VERSION, "kind": KIND, "metadata": meta, "spec": {"groups": groups}}
+    return rule, _source(env, *shard)
+
+
+def _source(env: str, i: int, k: int) -> str:
     where = f"environment {env}" if env else "the blueprints"
-    return rule, f"Source: mpigen monitoring, the alerts of {where} (docs/monitoring.md)"
+    part = f", shard {i} of {k}" if k > 1 else ""
+    return f"Source: mpigen monitoring, the alerts of {where}{part} (docs/monitoring.md)"
 
 
 def rule_name(env: str, monitoring: Monitoring) -> str:
