@@ -5,8 +5,9 @@ Grafana dashboard, mpigen.render.dashboard).
 While the whole object fits, it is the one object, as before sharding existed. Otherwise the jobs
 go to K shards, K the smallest power of two for which every shard fits: a job's shard is the
 sha256 of `<namespace>/<job>` (the blueprint's name, never its run's) modulo K, so that adding or
-removing a job changes one shard while K holds, and doubling K splits each shard i into i and
-i + K/2 alone. A shard is named `<name>-<i>-of-<K>` (i from 1, as many digits as K). Every shard is written, an empty one too, so that the names stay as K holds.
+removing a job changes one shard while K holds, and doubling K splits shard i of K into shards i
+and i + K of 2K alone. A shard is named `<name>-<i>-of-<K>` (i from 1, as many digits as K).
+Every shard is written, an empty one too, so that the names stay as K holds.
 
 "Fits" is every limit of the kind at SAFE_FRACTION of its value: the sizes counted are lower
 bounds of what the API server and the operator count (mpigen.kube.sizes), and a shard keeps room
@@ -73,7 +74,8 @@ def sharded(watched: list[Watched], build: Build, limits: tuple[Limit, ...]) -> 
         for one in jobs:
             parts[shard_of(one, k)].append(one)
         shards = [build(part, i + 1, k) for i, part in enumerate(parts)]
-        over = [(part, limit, obj) for part, obj in zip(parts, shards) for limit in limits if not limit.fits(obj)]
+        over = [(part, next(limit for limit in limits if not limit.fits(obj)), obj)
+                for part, obj in zip(parts, shards) if not all(limit.fits(obj) for limit in limits)]
         if not over:
             return shards
         alone = [_too_large(part[0], limit, obj) for part, limit, obj in over if len(part) == 1]
@@ -84,6 +86,6 @@ def sharded(watched: list[Watched], build: Build, limits: tuple[Limit, ...]) -> 
 
 def _too_large(watched: Watched, limit: Limit, obj: dict) -> Diagnostic:
     return error(Mark(watched.blueprint) if watched.blueprint else NOWHERE,
-                 f"{watched.namespace}/{watched.job}: its part of the {obj['kind']} {obj['metadata']['name']} takes "
-                 f"{limit.size(obj):,} bytes, over {SAFE_FRACTION:.0%} of the {limit.limit:,} bytes {limit.what} "
-                 f"takes: no shard holds it (docs/monitoring.md, Sharding); make the job's names shorter")
+                 f"{watched.namespace}/{watched.job}: a {obj['kind']} of this job alone takes {limit.size(obj):,} "
+                 f"bytes, over {SAFE_FRACTION:.0%} of the {limit.limit:,} bytes {limit.what} takes, so that no "
+                 "shard of the environment's can hold it (docs/monitoring.md, Sharding); shorten the job's names")

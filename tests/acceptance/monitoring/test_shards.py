@@ -7,7 +7,8 @@ go-yaml v2's width); each dashboard shard is Grafana's model to the SDK. A job a
 rule shard and one dashboard shard, removed it restores their bytes, and two renders are
 byte-identical. Under Flux the shards are in the environment's alerts/ folder, which its
 Kustomization applies; under Argo CD each keeps its annotations, and without a GitOps profile a
-client-side apply's annotations are counted too."""
+client-side apply's annotations are counted too. A job too large for any shard stops the
+render at its blueprint."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from grafana_foundation_sdk.models.dashboard import Dashboard
 from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST, MAX_PROMETHEUS_RULE_SPEC,
                                client_side_applied_annotations, config_map_data_size, prometheus_rule_spec_size,
                                stored_size)
+from mpigen.render import shards as sharding
 from tests.acceptance.monitoring.test_promtool import PROMTOOL
 
 JOBS = 400
@@ -42,12 +44,12 @@ def blueprint(i: int) -> str:
             "  resources:\n    launcher: {cpu: 1, memory: 1Gi}\n    worker: {cpu: 1, memory: 1Gi}\n")
 
 
-def repository(root: Path, gitops: str) -> Path:
+def repository(root: Path, gitops: str, jobs: int = JOBS) -> Path:
     (root / "blueprints").mkdir(parents=True)
     (root / "overlays" / "big").mkdir(parents=True)
     (root / "mpigen.yaml").write_text(CONFIG, encoding="utf-8")
     (root / "overlays" / "big" / "overlay.yaml").write_text(OVERLAY.format(gitops=gitops), encoding="utf-8")
-    for i in range(JOBS):
+    for i in range(jobs):
         (root / "blueprints" / f"train-{i:03d}.yaml").write_text(blueprint(i), encoding="utf-8")
     return root
 
@@ -176,3 +178,16 @@ def test_applied_client_side_the_rule_shards_count_the_last_applied_annotation(c
     uids = [json.loads(next(iter(o["data"].values())))["uid"] for o in shards(objects, "ConfigMap")
             if o["metadata"]["name"].startswith(BOARD)]
     assert len(set(uids)) == len(uids)
+
+
+def test_a_render_whose_job_fits_no_shard_stops_at_its_blueprint(cli, tmp_path, monkeypatch):
+    """Every job too large for a shard (a limit made a thousandth of itself): exit 2, each job's
+    blueprint named, nothing written."""
+    monkeypatch.setattr(sharding, "SAFE_FRACTION", 0.001)
+    repository(tmp_path, "flux", jobs=2)
+    done = cli("render")
+    assert done.returncode == 2
+    assert sorted(line.split(": ")[1] for line in done.lines("error")) == [
+        "blueprints/train-000.yaml", "blueprints/train-001.yaml"]
+    assert "no shard of the environment's can hold it" in done.stderr
+    assert not (tmp_path / "rendered").exists()

@@ -10,8 +10,9 @@ import json
 
 import pytest
 
-from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST, base64_decoded_length,
-                               config_map_data_size, largest_annotations, stored_size)
+from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST, MAX_PROMETHEUS_RULE_SPEC,
+                               base64_decoded_length, client_side_applied_annotations, config_map_data_size,
+                               largest_annotations, prometheus_rule_spec_size, stored_size)
 
 
 def test_the_limit_is_one_mebibyte():
@@ -55,3 +56,26 @@ def test_annotations_count_their_keys_and_values_on_the_object_and_its_pod_templ
         "template": template}}}]}}
     assert largest_annotations(obj) == 2 + 20
     assert largest_annotations({"metadata": {"name": "x"}}) == 0
+
+
+def test_a_client_side_apply_adds_the_objects_json_to_its_annotations():
+    """kubectl pkg/util/apply.go GetModifiedConfiguration: the object, its other annotations kept,
+    json.Marshal'ed into kubectl.kubernetes.io/last-applied-configuration, which
+    ValidateAnnotationsSize then counts with the others."""
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "annotations": {"k": "vé"}},
+           "data": {"x": "é" * 5}}
+    compact = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+    assert client_side_applied_annotations(obj) == len("k") + len("vé".encode()) + len(
+        "kubectl.kubernetes.io/last-applied-configuration") + len(compact)
+    applied = {**obj, "metadata": {**obj["metadata"], "annotations": {
+        **obj["metadata"]["annotations"], "kubectl.kubernetes.io/last-applied-configuration": compact.decode()}}}
+    assert client_side_applied_annotations(obj) == largest_annotations(applied)
+
+
+def test_prometheus_operator_takes_half_a_config_map_of_rule_spec():
+    """prometheus-operator v0.93.0 pkg/operator/rules.go: MaxConfigMapDataSize =
+    int(float64(corev1.MaxSecretSize) * 0.5), ValidateRule's limit of the spec it marshals."""
+    assert MAX_PROMETHEUS_RULE_SPEC == 524_288
+    rule = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule", "metadata": {"name": "x" * 300},
+            "spec": {"groups": [{"name": "g", "rules": [{"alert": "A", "expr": "up > 0"}]}]}}
+    assert prometheus_rule_spec_size(rule) == len(b'{"groups":[{"name":"g","rules":[{"alert":"A","expr":"up > 0"}]}]}')
