@@ -65,9 +65,9 @@ def sharded(watched: list[Watched], build: Build, limits: tuple[Limit, ...]) -> 
     whole = build(jobs, 1, 1)
     if all(limit.fits(whole) for limit in limits):
         return [whole]
-    # K shards hold at least the whole's bytes between them: start where that can fit.
+    # K shards hold at least the whole's bytes of each count between them: no fewer can fit.
     k = 2
-    while k * min(limit.limit * SAFE_FRACTION for limit in limits) < max(limit.size(whole) for limit in limits):
+    while any(k * limit.limit * SAFE_FRACTION < limit.size(whole) for limit in limits):
         k *= 2
     while True:
         parts = [[] for _ in range(k)]
@@ -88,4 +88,4 @@ def _too_large(watched: Watched, limit: Limit, obj: dict) -> Diagnostic:
     return error(Mark(watched.blueprint) if watched.blueprint else NOWHERE,
                  f"{watched.namespace}/{watched.job}: a {obj['kind']} of this job alone takes {limit.size(obj):,} "
                  f"bytes, over {SAFE_FRACTION:.0%} of the {limit.limit:,} bytes {limit.what} takes, so that no "
-                 "shard of the environment's can hold it (docs/monitoring.md, Sharding); shorten the job's names")
+                 "shard of the environment's can hold it (docs/monitoring.md section 8); shorten the job's names")

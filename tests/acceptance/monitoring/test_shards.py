@@ -28,7 +28,7 @@ from mpigen.render import shards as sharding
 from tests.acceptance.monitoring.test_promtool import PROMTOOL
 
 JOBS = 400
-SAFE = 3 / 4  # of each limit: docs/monitoring.md, Sharding
+SAFE = 3 / 4  # of each limit: docs/monitoring.md section 8
 RULE, BOARD = "mpigen-big-bae1f5", "mpigen-big-bae1f5-dashboard"
 CONFIG = "apiVersion: mpigen.dev/v1alpha1\nkind: Config\nblueprints: [blueprints]\noverlays: [big]\noutput: rendered\n"
 OVERLAY = ("apiVersion: mpigen.dev/v1alpha1\nkind: Overlay\ngitops: {gitops}\nmonitoring:\n"
