@@ -1,0 +1,133 @@
+"""`mpigen status`'s answer for one job (mpigen.status.judge), for every target and every
+state, against the objects its controllers write at each moment of its life: the job is
+rendered from a blueprint through the real stages (tests.support.status_wanted), and the
+cluster's objects are built by the ports of the controllers' code in tests/support
+(status_jobset_world: JobSet v0.12.0 pkg/controllers/jobset_controller.go and
+failure_policy.go, Kubeflow Trainer v2.3.0 plugins/jobset/jobset.go `Status`;
+status_operator_world: kubeflow/mpi-operator caa3c47 pkg/controller/mpi_job_controller.go
+`updateMPIJobStatus`; status_objects: Kubernetes' Job and StatefulSet controllers, the
+kubelet's pod status, Kueue v0.19.2's Workload conditions and names). The objects are then
+assigned to the job as the command assigns the listed ones (mpigen.status.grouping.group).
+
+Each row: target, moment (tests.support.status_moments), whether the job has a Kueue queue,
+and the answer: its state and the fields that say it. FAILED_POD: the one pod in phase
+Failed among the cluster's objects (None when the Job controller deleted its pods: a launcher
+with restartPolicy OnFailure past backoffLimit, job_controller.go `deleteActivePods`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mpigen.status.grouping import group
+from mpigen.status.judge import judge
+from mpigen.status.model import STATES
+from tests.support.status_wanted import NAMESPACE, QUEUE
+from tests.support.status_world import POSITION, world
+
+FAILED_POD = "the failed pod"
+TARGETS = ("static", "mpijob", "jobset", "trainjob")
+WAITING = {"queue": QUEUE}
+QUEUED = {"queue": QUEUE, "position": POSITION, "reason": "Pending: couldn't assign flavors to pod set worker: "
+          "insufficient unused quota for nvidia.com/gpu in flavor a100, 8 more needed"}
+INADMISSIBLE = {"queue": QUEUE, "position": None,
+                "reason": f"Inadmissible: LocalQueue {QUEUE} is terminating or missing"}
+RUNNING = {"ready": 2, "expected": 2, "restarts": 0, "restart_budget": 6, "gpus": 8}
+RESTARTED = {**RUNNING, "restarts": 1}
+WORKERS = {"step": "workers", "ready": 1, "expected": 2, "gpus": 8}
+BACKOFF = {"reason": "BackoffLimitExceeded: Job has reached the specified backoff limit", "failing_pod": None,
+           "restarts": 6}
+MAX_RESTARTS = {"reason": "ReachedMaxRestarts: jobset failed due to reaching max number of restarts "
+                          "(first failed job: train-launcher-0)", "failing_pod": FAILED_POD, "restarts": 6}
+EVICTED = {"reason": "MPIJobEvicted: 1/2 workers are evicted", "failing_pod": FAILED_POD}
+FAILED = {"static": BACKOFF, "mpijob": BACKOFF, "jobset": MAX_RESTARTS, "trainjob": MAX_RESTARTS}
+
+# (moment, queued, state, fields) for every target; then the rows of one target alone.
+EVERY_TARGET = [
+    ("absent", False, "missing", {"run": None}),
+    ("absent", True, "missing", {"run": None}),
+    ("created", False, "pending", {"run": "train"}),
+    ("created", True, "pending", {}),
+    ("queued", True, "queued", QUEUED),
+    ("inadmissible", True, "queued", INADMISSIBLE),
+    ("held", True, "held", WAITING),
+    ("workers", False, "starting", WORKERS),
+    ("workers", True, "starting", WORKERS),
+    ("launcher", False, "starting", {"step": "launcher", "gpus": 8}),
+    ("launcher", True, "starting", {"step": "launcher"}),
+    ("running", False, "running", RUNNING),
+    ("running", True, "running", RUNNING),
+    ("restarted", False, "running", RESTARTED),
+    ("restarted", True, "running", RESTARTED),
+    ("succeeded", False, "succeeded", {}),
+    ("succeeded", True, "succeeded", {}),
+    ("stopped", False, "stopped", {}),
+    ("stopped", True, "stopped", {"run": None}),  # a queued job's objects are deleted to stop it
+]
+ONE_TARGET = [
+    ("jobset", "keygen", False, "starting", {"step": "keygen", "ready": None}),
+    ("jobset", "keygen", True, "starting", {"step": "keygen"}),
+    ("mpijob", "evicted", False, "failed", EVICTED),
+    ("static", "evicted", False, "running", RUNNING),  # a worker the StatefulSet replaces: no failure
+]
+CASES = ([(target, *row) for target in TARGETS for row in EVERY_TARGET]
+         + [(target, "failed", queued, "failed", FAILED[target]) for target in TARGETS for queued in (False, True)]
+         + ONE_TARGET)
+
+
+def verdict_at(target: str, moment: str, queued: bool, stale: bool = False):
+    here = world(target, moment, queued, stale)
+    wanted = here.rendered.wanted
+    seen = group([wanted], here.objects)[(NAMESPACE, wanted.job)]
+    seen.positions = here.positions
+    return judge(wanted, seen), here
+
+
+@pytest.mark.parametrize("target, moment, queued, state, fields", CASES,
+                         ids=[f"{c[0]}-{c[1]}{'-queued' if c[2] else ''}" for c in CASES])
+def test_the_answer_at_each_moment(target, moment, queued, state, fields):
+    verdict, here = verdict_at(target, moment, queued)
+    assert verdict.state == state, verdict
+    failed = [o["metadata"]["name"] for o in here.objects if o["kind"] == "Pod" and o["status"]["phase"] == "Failed"]
+    for name, value in fields.items():
+        if value == FAILED_POD:
+            assert len(failed) == 1 and verdict.failing_pod == failed[0], (failed, verdict)
+        elif name == "run" and value is not None:
+            assert verdict.run == here.rendered.wanted.watched.name
+        else:
+            assert getattr(verdict, name) == value, (name, verdict)
+    assert verdict.stale_runs == ()
+
+
+def test_every_state_is_reached_on_every_target():
+    reached = {(target, state) for target, _, _, state, _ in CASES}
+    assert reached >= {(target, state) for target in TARGETS for state in STATES}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("moment, state", [("running", "running"), ("queued", "queued"), ("stopped", "stopped")])
+def test_an_older_run_still_present_is_named(target, moment, state):
+    """Under a GitOps profile a new spec.run renames every object (`<job>-<run>`); the older
+    run's objects, still present, carry the same job label."""
+    verdict, here = verdict_at(target, moment, True, stale=True)
+    older = world(target, "running", True).rendered  # named as the render of run "1" names it
+    assert verdict.state == state
+    assert len(verdict.stale_runs) == 1 and verdict.stale_runs[0] != here.rendered.wanted.watched.name
+    assert verdict.stale_runs[0].startswith(older.wanted.job + "-")
+
+
+def test_the_details_say_the_fields_in_words():
+    verdict, _ = verdict_at("jobset", "workers", False)
+    assert verdict.detail == "starting: workers 1/2 Ready"
+    verdict, _ = verdict_at("static", "running", False)
+    assert verdict.detail == "running: ranks 2/2 Ready, restarts 0/6, 8 GPUs"
+    verdict, here = verdict_at("jobset", "failed", False)
+    assert verdict.detail.startswith(MAX_RESTARTS["reason"] + "; pod train-launcher-0-0-")
+    assert verdict.detail.endswith(": container mpi-launcher exited 1 (Error)")
+    verdict, _ = verdict_at("trainjob", "held", True)
+    assert verdict.detail == f"held in {QUEUE} by mpigen.dev/held"
+
+
+def test_only_the_states_git_asked_for_pass():
+    assert not verdict_at("static", "failed", False)[0].as_git_says
+    assert not verdict_at("jobset", "absent", False)[0].as_git_says
+    assert verdict_at("trainjob", "queued", True)[0].as_git_says
