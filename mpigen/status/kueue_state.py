@@ -54,9 +54,9 @@ def queue_of(run: Run) -> str | None:
 
 
 def gate_of(run: Run) -> str | None:
-    """The admission gate on a managed object (None: none, or empty)."""
+    """The admission gate on a managed object or its Workload (None: none, or empty)."""
     for obj in run.objects:
-        if KUEUE_QUEUE_LABEL in (obj["metadata"].get("labels") or {}):
+        if KUEUE_QUEUE_LABEL in (obj["metadata"].get("labels") or {}) or obj["kind"] == "Workload":
             gate = (obj["metadata"].get("annotations") or {}).get(KUEUE_ADMISSION_GATED_BY_ANNOTATION)
             if gate:
                 return gate
@@ -81,12 +81,16 @@ def waiting(run: Run, positions: dict[str, int], queue: str | None) -> Waiting |
 
 
 def _why(workload: dict) -> str | None:
-    """QuotaReserved False's reason and message, after an eviction's."""
+    """QuotaReserved False's reason and message; after an eviction, the Evicted condition's
+    reason first (the job reconciler clears the reservation with the eviction's message,
+    reconciler.go step 6 "handle eviction", until the scheduler writes its own)."""
     reserved = condition(workload, QUOTA_RESERVED)
     if reserved is None or reserved.get("status") != "False":
         return None
     why = f"{reserved.get('reason', '')}: {reserved.get('message', '')}".strip(": ")
     evicted = condition(workload, EVICTED)
     if evicted is not None and evicted.get("status") == "True":
-        why = f"evicted ({evicted.get('reason', '')}: {evicted.get('message', '')}); {why}"
+        if evicted.get("message") == reserved.get("message"):
+            return f"evicted ({evicted.get('reason', '')}): {evicted.get('message', '')}"
+        return f"evicted ({evicted.get('reason', '')}); {why}"
     return why

@@ -164,5 +164,6 @@ def trainjob_world(rendered: list[dict], moment: str, queued: bool) -> list[dict
             status["conditions"].append({**found, "type": "Complete" if found["type"] == "Completed" else "Failed"})
     status["jobsStatus"] = copy.deepcopy(js["status"]["replicatedJobsStatus"])
     trainjob["status"] = status
-    others = [live(o) for o in made if o["kind"] != "JobSet" and o["kind"] in ("Secret", "ConfigMap")]
+    others = [live(copy.deepcopy(o)) for o in rendered if o["kind"] != "TrainJob"]  # applied beside it
+    others += [live(o) for o in made if o["kind"] in ("Secret", "ConfigMap")]
     return [trainjob, *others, *world]

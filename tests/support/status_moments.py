@@ -5,7 +5,8 @@ pods are at each (the controllers' order of creation decides which exist):
   node has the GPUs: the scheduler's PodScheduled False, Unschedulable);
 - queued, inadmissible, held: suspended by Kueue's webhook on creation, its Workload pending
   (QuotaReserved False: Pending, Inadmissible, AdmissionGated): no pods, but the static
-  target's workers, which Kueue's StatefulSet integration lets exist, gated;
+  target's workers, which Kueue's StatefulSet integration lets exist, gated; preempted: the
+  same after Kueue evicted the running job for another (its Workload Evicted, requeued);
 - keygen, workers, launcher: admitted, the steps before it done (the keygen's pod
   Succeeded, the workers' Ready), this step's pods starting (the keygen's running, one worker
   Ready and the others being created, the launcher's being created); a JobSet creates a
@@ -20,9 +21,9 @@ pods are at each (the controllers' order of creation decides which exist):
 
 from __future__ import annotations
 
-MOMENTS = ("absent", "created", "queued", "inadmissible", "held", "keygen", "workers", "launcher", "running",
+MOMENTS = ("absent", "created", "queued", "inadmissible", "held", "preempted", "keygen", "workers", "launcher", "running",
            "restarted", "succeeded", "failed", "evicted", "stopped")
-BY_KUEUE = {"queued": "pending", "inadmissible": "inadmissible", "held": "held"}  # the Workload's state
+BY_KUEUE = {"queued": "pending", "inadmissible": "inadmissible", "held": "held", "preempted": "preempted"}  # the Workload's state
 SUSPENDED = {*BY_KUEUE, "stopped"}
 STARTING = {"created": "unschedulable", "keygen": "running", "workers": "partial", "launcher": "creating"}
 WORKER_ROLES = ("worker", "node")

@@ -28,7 +28,11 @@ their code for the tests of `mpigen status` (tests/unit/status):
   workload_controller.go "LocalQueue %s is terminating or missing"), "AdmissionGated"
   ("Admission is gated by: %s", `mayUpdateConditionForAdmissionGatedBy`); QuotaReserved True
   "QuotaReserved" "Quota reserved in ClusterQueue %s" (pkg/workload/workload.go
-  `SetQuotaReservation`) and Admitted True "Admitted" "The workload is admitted"
+  `SetQuotaReservation`); after a preemption Evicted True "Preempted" (pkg/workload/evict
+  `SetEvictedCondition`, the preemptor's message, pkg/scheduler/preemption/preemption.go
+  `preemptionMessage`), then QuotaReserved False "Pending" with the same message, Requeued
+  True and Admitted False "NoReservation" (pkg/controller/jobframework/reconciler.go step 6,
+  `UnsetQuotaReservationWithCondition`, `SyncAdmittedCondition`); Admitted True "Admitted" "The workload is admitted"
   (admissionchecks.go `SyncAdmittedCondition`).
 """
 
@@ -42,6 +46,10 @@ SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # k8s.io/apimachinery/pkg/util/
 GATED = ("SchedulingGated", "Scheduling is blocked due to non-empty scheduling gates")
 UNSCHEDULABLE = ("Unschedulable", "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. "
                  "preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.")
+# KQ pkg/scheduler/preemption/preemption.go preemptionMessage, InClusterQueueReason
+PREEMPTED = ("Preempted to accommodate a workload (UID: 5c1e4b9a-0d1f-4c86-9a51-2f7e3b8d6a10, JobUID: "
+             "0b9d7f3e-6a2c-4e1b-8f45-9c3d2a7e1b64) due to prioritization in the ClusterQueue; preemptor path: "
+             "/gpus; preemptee path: /gpus")
 KUEUE_GATE = "kueue.x-k8s.io/admission"  # the scheduling gate Kueue's pod integrations add (KQ pkg/controller/jobs/pod)
 
 
@@ -171,8 +179,8 @@ def workload_name(owner: dict) -> str:
 
 
 def workload(owner: dict, queue: str, state: str, cluster_queue: str = "gpus") -> dict:
-    """The Workload of a job Kueue manages, `state` one of pending, inadmissible, held, admitted,
-    finished."""
+    """The Workload of a job Kueue manages, `state` one of pending, inadmissible, held,
+    preempted, admitted."""
     meta = owner["metadata"]
     gate = (meta.get("annotations") or {}).get("kueue.x-k8s.io/admission-gated-by")
     wl = live({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
@@ -186,6 +194,10 @@ def workload(owner: dict, queue: str, state: str, cluster_queue: str = "gpus") -
         "inadmissible": [condition("QuotaReserved", "False", "Inadmissible",
                                    f"LocalQueue {queue} is terminating or missing")],
         "held": [condition("QuotaReserved", "False", "AdmissionGated", f"Admission is gated by: {gate}")],
+        "preempted": [condition("Evicted", "True", "Preempted", PREEMPTED),
+                      condition("QuotaReserved", "False", "Pending", PREEMPTED),
+                      condition("Admitted", "False", "NoReservation", "The workload has no reservation"),
+                      condition("Requeued", "True", "Preempted", PREEMPTED)],
         "admitted": [condition("QuotaReserved", "True", "QuotaReserved", f"Quota reserved in ClusterQueue {cluster_queue}"),
                      condition("Admitted", "True", "Admitted", "The workload is admitted")],
     }[state]

@@ -9,12 +9,13 @@ adds an older run's objects, running (a GitOps profile's run names differ by spe
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from tests.support.status_jobset_world import jobset_world, trainjob_world
 from tests.support.status_moments import BY_KUEUE, git_state
-from tests.support.status_objects import workload
+from tests.support.status_objects import live, workload
 from tests.support.status_operator_world import mpijob_world, static_world
 from tests.support.status_wanted import QUEUE, Rendered, render
 
@@ -38,7 +39,7 @@ def objects_at(target: str, objects: list[dict], moment: str, queued: bool) -> l
         world = mpijob_world(objects, moment, queued)
     elif target == "jobset":
         js = next(o for o in objects if o["kind"] == "JobSet")
-        world = [o for o in objects if o is not js] + jobset_world(js, moment, queued)
+        world = [live(copy.deepcopy(o)) for o in objects if o is not js] + jobset_world(js, moment, queued)
     else:
         world = trainjob_world(objects, moment, queued)
     if queued:

@@ -21,6 +21,7 @@ import pytest
 from mpigen.status.grouping import group
 from mpigen.status.judge import judge
 from mpigen.status.model import STATES
+from tests.support.status_objects import PREEMPTED
 from tests.support.status_wanted import NAMESPACE, QUEUE
 from tests.support.status_world import POSITION, world
 
@@ -50,6 +51,7 @@ EVERY_TARGET = [
     ("queued", True, "queued", QUEUED),
     ("inadmissible", True, "queued", INADMISSIBLE),
     ("held", True, "held", WAITING),
+    ("preempted", True, "queued", {"queue": QUEUE, "reason": f"evicted (Preempted): {PREEMPTED}"}),
     ("workers", False, "starting", WORKERS),
     ("workers", True, "starting", WORKERS),
     ("launcher", False, "starting", {"step": "launcher", "gpus": 8}),
