@@ -5,7 +5,8 @@
   `<jobset>-<replicated job>-<index>` (pkg/util/placement/placement.go GenJobName), labelled
   by `labelAndAnnotateObject` (jobset-name, replicatedjob-name, job-index, restart-attempt)
   with the template's labels, owned by the JobSet (`constructJob`), created suspended while
-  the JobSet is; a replicated job only once its dependsOn reached its status
+  the JobSet is (`suspendJobs` suspends the active ones of a JobSet suspended after it ran,
+  the keygen's Complete Job stays); a replicated job only once its dependsOn reached its status
   (`reconcileReplicatedJobs`); `calculateReplicatedJobStatuses` (ready: succeeded + ready >=
   min(parallelism, completions); active; suspended; succeeded and failed Jobs); conditions
   from pkg/constants/constants.go: Suspended True SuspendedJobs "jobset is suspended",
@@ -48,13 +49,14 @@ def jobset_world(js: dict, moment: str, queued: bool, restarts: int = 0) -> list
     max_restarts = js["spec"].get("failurePolicy", {}).get("maxRestarts", 0)
     attempt = max_restarts if moment == "failed" else (1 if moment == "restarted" else restarts)
     roles = [rj["name"] for rj in js["spec"]["replicatedJobs"]]
-    steps = lives(moment, roles, FINISHING, all_at_once=False)
+    ran = moment in ("stopped", "preempted")  # suspended after running: suspendJobs suspends the active Jobs
+    steps = lives("running" if ran else moment, roles, FINISHING, all_at_once=False)
     jobs, pods = [], []
     for rj, life in zip(js["spec"]["replicatedJobs"], steps):
         if life is None and not (suspended and rj is js["spec"]["replicatedJobs"][0]):
             continue  # dependsOn: not created yet (a suspended JobSet's first Job is, suspended)
         for index in range(rj.get("replicas", 1)):
-            job, job_pods = _child_job(js, rj, index, life, attempt, suspended)
+            job, job_pods = _child_job(js, rj, index, life, attempt, suspended and life != "succeeded")
             jobs.append(job)
             pods += job_pods
     js["status"] = _jobset_status(js, jobs, moment, queued, attempt)

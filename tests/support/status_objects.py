@@ -1,7 +1,8 @@
 """The objects Kubernetes' own controllers, the kubelet and Kueue write for a job, ported from
 their code for the tests of `mpigen status` (tests/unit/status):
 
-- K8S = kubernetes/kubernetes v1.33 (the search index's copy):
+- K8S = kubernetes/kubernetes (read through the search index, as tests.support.failure_policies;
+  the Job conditions as since 1.31, where Complete follows SuccessCriteriaMet):
   a pod's status: pkg/registry/core/pod/storage/storage.go `assignPod` (PodScheduled True on
   binding), pkg/scheduler/schedule_one.go `handleSchedulingFailure` (PodScheduled False,
   Unschedulable, "0/N nodes are available: ..."), pkg/registry/core/pod/strategy.go

@@ -16,12 +16,14 @@ with restartPolicy OnFailure past backoffLimit, job_controller.go `deleteActiveP
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from mpigen.status.grouping import group
 from mpigen.status.judge import judge
 from mpigen.status.model import STATES
-from tests.support.status_objects import PREEMPTED
+from tests.support.status_objects import PREEMPTED, workload
 from tests.support.status_wanted import NAMESPACE, QUEUE
 from tests.support.status_world import POSITION, world
 
@@ -133,3 +135,41 @@ def test_only_the_states_git_asked_for_pass():
     assert not verdict_at("static", "failed", False)[0].as_git_says
     assert not verdict_at("jobset", "absent", False)[0].as_git_says
     assert verdict_at("trainjob", "queued", True)[0].as_git_says
+
+
+def judged(wanted, objects: list[dict]):
+    return judge(wanted, group([wanted], objects)[(NAMESPACE, wanted.job)])
+
+
+@pytest.mark.parametrize("git, state", [("running", "missing"), ("completed", "stopped")])
+def test_workers_left_without_their_launcher(git, state):
+    """The static workers' StatefulSet still there, its launcher Job deleted (kubectl delete,
+    or its ttlSecondsAfterFinished): not the job's run, whatever its workers do."""
+    here = world("static", "running")
+    launcher = next(o for o in here.objects if o["kind"] == "Job")
+    left = [o for o in here.objects if o is not launcher and launcher["metadata"]["uid"] not in
+            [ref["uid"] for ref in o["metadata"].get("ownerReferences", [])]]
+    wanted = here.rendered.wanted
+    verdict = judged(replace(wanted, watched=wanted.watched._replace(state=git)), left)
+    assert verdict.state == state and verdict.run == wanted.watched.name
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_queued_before_kueue_made_its_workload(target):
+    """Kueue's webhook suspended the job; its reconciler has not created the Workload yet
+    (reconciler.go step 3, handleJobWithNoWorkload): queued, no position, no reason."""
+    here = world(target, "queued", True)
+    verdict = judged(here.rendered.wanted, [o for o in here.objects if o["kind"] != "Workload"])
+    assert (verdict.state, verdict.queue, verdict.position, verdict.reason) == ("queued", QUEUE, None, None)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_admitted_and_not_yet_resumed_is_pending(target):
+    """Kueue admitted the Workload; the job reconciler has not unsuspended the job yet
+    (reconciler.go step 7, "Job admitted, unsuspending")."""
+    here = world(target, "queued", True)
+    objects = [o for o in here.objects if o["kind"] != "Workload"]
+    owners = {ref["uid"] for o in here.objects if o["kind"] == "Workload" for ref in o["metadata"]["ownerReferences"]}
+    objects += [workload(o, QUEUE, "admitted") for o in objects if o["metadata"]["uid"] in owners]
+    verdict = judged(here.rendered.wanted, objects)
+    assert verdict.state == "pending" and verdict.detail == "suspended: its controller has not resumed it"
