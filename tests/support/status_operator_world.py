@@ -8,9 +8,10 @@ their life (tests.support.status_moments), with the statuses their controllers w
   pkg/controller/jobs/statefulset: the pod-group Workload; pkg/controller/jobs/pod gates
   kueue.x-k8s.io/admission); `completed` scales the workers to 0 (mpigen.render.static);
 - MO = kubeflow/mpi-operator caa3c47 (v0.8.2) pkg/controller/mpi_job_controller.go: the
-  worker pods `<job>-worker-<i>` owned by the MPIJob (`newWorker`), none while suspended
+  worker pods `<job>-worker-<i>` owned by the MPIJob (`newWorker`: the template's labels with
+  `defaultLabels` and the replica index; `newLauncherPodTemplate` likewise), none while suspended
   (`syncHandler`: workers are created only when not suspended); the launcher Job
-  `<job>-launcher` owned by it (`newLauncherJob`: backoffLimit runPolicy.backoffLimit,
+  `<job>-launcher` owned by it (`newLauncherJob`: labelled app=<job>, backoffLimit runPolicy.backoffLimit,
   suspended with the MPIJob); `updateMPIJobStatus` and `updateMPIJobFailedStatus`: Created
   True MPIJobCreated "MPIJob NS/NAME is created."; Suspended True MPIJobSuspended "MPIJob
   suspended" and Running False "MPIJob NS/NAME is suspended."; Suspended False
@@ -67,6 +68,12 @@ def static_world(rendered: list[dict], moment: str) -> list[dict]:
     return [*rest, *pods, *launcher_world(launcher, launcher_life, moment)]
 
 
+def operator_labels(job: str, role: str) -> dict:
+    """MO `defaultLabels` (pkg/apis/kubeflow/v2beta1/constants.go keys), on the pod templates."""
+    return {"training.kubeflow.org/operator-name": "mpi-operator", "training.kubeflow.org/job-name": job,
+            "training.kubeflow.org/job-role": role}
+
+
 def mpijob_world(rendered: list[dict], moment: str, queued: bool) -> list[dict]:
     mpijob = live(copy.deepcopy(next(o for o in rendered if o["kind"] == "MPIJob")))
     spec, meta = mpijob["spec"], mpijob["metadata"]
@@ -75,15 +82,20 @@ def mpijob_world(rendered: list[dict], moment: str, queued: bool) -> list[dict]:
     worker_life, launcher_life = lives(moment, ["worker", "launcher"], set(), all_at_once=True)
     replicas = spec["mpiReplicaSpecs"]
     workers = [pod(f"{meta['name']}-worker-{i}", meta["namespace"], replicas["Worker"]["template"], mpijob,
-                   pod_life(worker_life, i)) for i in range(replicas["Worker"]["replicas"])] if worker_life else []
+                   pod_life(worker_life, i), labels={**operator_labels(meta["name"], "worker"),
+                                                     "training.kubeflow.org/replica-index": str(i)})
+               for i in range(replicas["Worker"]["replicas"])] if worker_life else []
     if moment == "evicted":
         workers[-1] = _evicted(workers[-1])
     launcher_spec = {"backoffLimit": spec["runPolicy"].get("backoffLimit", 6), "suspend": suspended,
                      "template": copy.deepcopy(replicas["Launcher"]["template"])}
+    template_meta = launcher_spec["template"].setdefault("metadata", {})
+    template_meta["labels"] = {**template_meta.get("labels", {}), **operator_labels(meta["name"], "launcher")}
     launcher_spec["template"].setdefault("spec", {})["restartPolicy"] = replicas["Launcher"].get("restartPolicy",
                                                                                                   "OnFailure")
     launcher = live({"apiVersion": "batch/v1", "kind": "Job",
-                     "metadata": {"name": f"{meta['name']}-launcher", "namespace": meta["namespace"]},
+                     "metadata": {"name": f"{meta['name']}-launcher", "namespace": meta["namespace"],
+                                  "labels": {"app": meta["name"]}},
                      "spec": launcher_spec}, mpijob)
     launcher_objects = launcher_world(launcher, launcher_life, moment)
     mpijob["status"] = _mpijob_status(mpijob, launcher, launcher_objects[1:], workers, queued)
