@@ -36,7 +36,7 @@ def judge(wanted: Wanted, seen: Seen) -> Verdict:
     common = dict(stale_runs=stale_runs, restart_budget=watched.restart_budget)
     if run.top is None and not run.objects:
         if watched.state == "completed":
-            return Verdict("stopped", "none of its objects: stopped in Git", **common)
+            return Verdict("stopped", "stopped in Git: none of its objects left", **common)
         return Verdict("missing", "none of its objects in the cluster", **common)
     common["run"] = run.name
     if run.top is None:
@@ -50,7 +50,8 @@ def judge(wanted: Wanted, seen: Seen) -> Verdict:
         return Verdict("failed", f"{reading.reason or 'failed'}{pod}", reason=reading.reason,
                        failing_pod=reading.failing_pod, **common)
     if watched.state == "completed" and (reading.suspended or reading.scaled_down):
-        return Verdict("stopped", "suspended: stopped in Git", **common)
+        how = "its workers scaled to 0" if reading.scaled_down else "suspended"
+        return Verdict("stopped", f"stopped in Git: {how}", **common)
     return _resumed(wanted, seen, run, reading.suspended, common)
 
 
@@ -58,7 +59,7 @@ def _without_top(wanted: Wanted, run: Run, common: dict) -> Verdict:
     """Objects of the run without the one it is of: what is left of it once deleted (static:
     the workers beside a deleted launcher Job)."""
     if wanted.watched.state == "completed":
-        return Verdict("stopped", f"its {wanted.watched.kind} is gone", **common)
+        return Verdict("stopped", f"stopped in Git: its {wanted.watched.kind} is gone", **common)
     return Verdict("missing", f"its {wanted.watched.kind} {run.name} is not in the cluster", **common)
 
 

@@ -127,6 +127,8 @@ def test_the_details_say_the_fields_in_words():
     verdict, here = verdict_at("jobset", "failed", False)
     assert verdict.detail.startswith(MAX_RESTARTS["reason"] + "; pod train-launcher-0-0-")
     assert verdict.detail.endswith(": container mpi-launcher exited 1 (Error)")
+    assert verdict_at("static", "stopped", False)[0].detail == "stopped in Git: its workers scaled to 0"
+    assert verdict_at("mpijob", "stopped", False)[0].detail == "stopped in Git: suspended"
     verdict, _ = verdict_at("trainjob", "held", True)
     assert verdict.detail == f"held in {QUEUE} by mpigen.dev/held"
 
