@@ -113,17 +113,24 @@ def mpijob(run: Run, watched: Watched) -> Reading:
     return Reading(suspended=suspended, restarts=used)
 
 
-def jobset(run: Run, watched: Watched, top: dict | None = None) -> Reading:
-    """A JobSet's reading; `top` the object whose conditions say it (the TrainJob's)."""
-    js = run.top if top is None else next((o for o in run.of_kind("JobSet")), None)
-    top = run.top if top is None else top
+def jobset(run: Run, watched: Watched) -> Reading:
+    return _jobset_reading(run, run.top, run.top, "Completed")
+
+
+def trainjob(run: Run, watched: Watched) -> Reading:
+    """The TrainJob's conditions, the restarts of the JobSet the Trainer made of it."""
+    return _jobset_reading(run, run.top, next(iter(run.of_kind("JobSet")), None), "Complete")
+
+
+def _jobset_reading(run: Run, top: dict, js: dict | None, complete: str) -> Reading:
+    """`top`'s conditions (`complete`, Failed, Suspended), `js`'s restartsCountTowardsMax
+    (omitempty: absent is 0)."""
     used = ((js.get("status") or {}).get("restartsCountTowardsMax", 0)) if js is not None else None
-    complete, failed = ("Completed", "Failed") if top["kind"] == "JobSet" else ("Complete", "Failed")
     suspended = top["spec"].get("suspend") is True or is_true(top, "Suspended")
     if is_true(top, complete):
         return Reading("succeeded", restarts=used)
-    if is_true(top, failed):
-        found = condition(top, failed)
+    if is_true(top, "Failed"):
+        found = condition(top, "Failed")
         return _failed(_why(found), _jobset_failed_pods(run, found.get("message", "")), used)
     return Reading(suspended=suspended, restarts=used)
 
@@ -133,10 +140,6 @@ def _jobset_failed_pods(run: Run, message: str) -> list[dict]:
     first = FIRST_FAILED_JOB.search(message)
     job = next((j for j in run.jobs if first and j["metadata"]["name"] == first.group(1)), None)
     return _uid_owned(run.pods, job) if job is not None else run.pods
-
-
-def trainjob(run: Run, watched: Watched) -> Reading:
-    return jobset(run, watched, top=run.top)
 
 
 READERS = {"static": static, "mpijob": mpijob, "jobset": jobset, "trainjob": trainjob}
