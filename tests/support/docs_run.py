@@ -133,19 +133,22 @@ def expected_exit(command: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def run_block(block: Block, cwd: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
+def run_block(block: Block, cwd: Path, env: dict[str, str] | None = None,
+              run_also: tuple[str, ...] = ()) -> tuple[Path, str]:
     """Write the block's files, run its commands in order from cwd as bash would, each
     expected to exit as its comment says; return the folder the last `cd` chose and the
     output (standard output, then standard error, of each command in turn).
 
     Given env, the reader's own shell: the block's `export` lines change it, and the commands
-    that install mpigen run; without it, the suite's shell (ENV), where they do not."""
+    that install mpigen run; without it, the suite's shell (ENV), where they do not. The
+    commands starting with one of `run_also` run though NOT_RUN names them (docs/operating.md's
+    kubectl, run against a fake API server that env's KUBECONFIG names)."""
     for name, text in block.files.items():
         (cwd / name).parent.mkdir(parents=True, exist_ok=True)
         (cwd / name).write_text(text, encoding="utf-8")
     output = []
     for command in commands(block.text):
-        if not_run(command, installs=env is not None):
+        if not_run(command, installs=env is not None) and not command.startswith(run_also):
             continue
         words = shlex.split(command, comments=True)
         if words[0] == "cd" and len(words) == 2:
