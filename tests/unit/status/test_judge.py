@@ -175,3 +175,17 @@ def test_admitted_and_not_yet_resumed_is_pending(target):
     objects += [workload(o, QUEUE, "admitted") for o in objects if o["metadata"]["uid"] in owners]
     verdict = judged(here.rendered.wanted, objects)
     assert verdict.state == "pending" and verdict.detail == "suspended: its controller has not resumed it"
+
+
+@pytest.mark.parametrize("target", ["static", "mpijob"])
+def test_a_worker_restarting_in_place_uses_no_budget(target):
+    """The launcher's Job counts its own pods' failures (job_controller.go
+    `pastBackoffLimitOnFailure`); a worker container the kubelet restarts counts against no
+    budget (a StatefulSet's or the MPI Operator's pod)."""
+    here = world(target, "running")
+    for obj in here.objects:
+        if obj["kind"] == "Pod" and "-worker-" in obj["metadata"]["name"]:
+            for status in obj["status"]["containerStatuses"]:
+                status["restartCount"] = 2
+    verdict = judged(here.rendered.wanted, here.objects)
+    assert (verdict.state, verdict.restarts, verdict.restart_budget) == ("running", 0, 6)
