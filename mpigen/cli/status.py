@@ -4,7 +4,6 @@ it, one line each (or JSON); with --watch, read again and printed again until Ct
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 from mpigen.cli import colour
@@ -61,12 +60,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(rows: list[Row], output: str) -> str:
+    """The report on standard output: JSON never in colour, the table's states on a terminal."""
     if output == "json":
         return json_report(rows)
-    if not colour.wanted(sys.stdout):
-        return text_report(rows)
-    return text_report(rows, lambda text, state: colour.paint(text, STATE_COLOURS.get(state, "")) if state
-                       in STATE_COLOURS else text)
+    return text_report(rows, _painted) if colour_on_stdout() else text_report(rows)
+
+
+def _painted(text: str, state: str) -> str:
+    return colour.paint(text, STATE_COLOURS[state]) if state in STATE_COLOURS else text
 
 
 def _seconds(value: str) -> float:

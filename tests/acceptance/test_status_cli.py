@@ -2,7 +2,8 @@
 holding jobs as their controllers and Kueue write them (tests/support/status_world.py), read
 with one list call per kind and namespace and one visibility call per LocalQueue; a kind whose
 CRD is absent (404) is none of it; a list the account may not make (403) and an unreachable
-server are one line each, exit 2; -o json; the exit codes; --watch until Ctrl-C."""
+server are one line each, exit 2; -o json; the exit codes; --watch until Ctrl-C; the state in
+colour on a terminal."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from tests.support.operating_cluster import KINDS, pending_items
 from tests.support.rendering import render_text
 from tests.support.status_wanted import QUEUE
 from tests.support.status_world import objects_at
+from tests.support.terminal import on_terminal, plain
 
 pytest.importorskip("kubernetes")
 
@@ -163,3 +165,17 @@ def test_watch_reads_again_until_ctrl_c(repository):
     # the third reading had begun: the first two were printed
     assert out.count("JOB ") >= 2 and "Traceback" not in err
     assert err.count("mpigen: 3 jobs: 2 queued, 1 running; 3 as Git says\n") >= 2
+
+
+def test_the_state_is_in_colour_when_standard_output_is_a_terminal(repository):
+    with cluster() as server:
+        config = str(kubeconfig(repository / "kubeconfig", server.url))
+        args = ("status", "--target", "jobset", "--kubeconfig", config)
+        piped = subprocess.run([sys.executable, "-m", "mpigen", *args], cwd=repository, capture_output=True,
+                               env={k: v for k, v in os.environ.items() if k != "NO_COLOR"})
+        shown = on_terminal(*args, cwd=repository, stdout_terminal=True)
+        as_json = on_terminal(*args, "-o", "json", cwd=repository, stdout_terminal=True)
+    assert shown.returncode == piped.returncode == 0
+    assert b"\x1b" not in piped.stdout and plain(shown.stdout) == piped.stdout
+    assert b"  \x1b[33mqueued\x1b[0m   " in shown.stdout and b"  \x1b[32mrunning\x1b[0m  " in shown.stdout
+    assert b"\x1b" not in as_json.stdout  # JSON is for programs
