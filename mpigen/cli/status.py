@@ -38,14 +38,14 @@ def arguments(command: argparse.ArgumentParser) -> None:
                               "until Ctrl-C (exit 130)")
     command.add_argument("--interval", metavar="SECONDS", type=_seconds, default=DEFAULT_INTERVAL,
                          help=f"with --watch: the seconds between two readings (default {DEFAULT_INTERVAL:g})")
-    cluster_options(command, "status")
+    cluster_options(command, None)
 
 
 def run(args: argparse.Namespace) -> int:
     announce(args)
+    reading = cluster_of(cluster(args))  # the client and the kubeconfig before the render
     with progress_bar("rendering") as progress:
         wanted = wanted_jobs(flags(args, None), print_diagnostics, progress)
-    reading = cluster_of(cluster(args))
     while True:
         rows = observe(reading, wanted)
         if args.watch and colour_on_stdout():

@@ -56,7 +56,7 @@ def observe(cluster, wanted: list[Wanted]) -> list[Row]:
 
 def cluster_of(flags: ClusterFlags):
     """The cluster `status` reads (mpigen.review.live.Cluster)."""
-    return connect(flags, "status")
+    return connect(flags, "mpigen status")
 
 
 def _targets(setup: Setup) -> list[str]:
