@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mpigen.emit.spill import Spill
-from mpigen.errors import InputError, Mark, error
+from mpigen.errors import InputError, Mark, UsageError, error
 from mpigen.kube.labels import JOB_LABEL
 from mpigen.load.parser import parse
 from mpigen.pipeline.assembly import Result
@@ -28,6 +28,7 @@ def wanted_jobs(flags: Flags, warn: Warn, progress: Progress | None = None) -> l
     have otherwise), in environment order, then by namespace and name. An archived job is not
     there (Git has no job); a queued job that is `completed` is, without objects."""
     setup = resolve(flags, warn)
+    _one_cluster(flags, setup)
     settings = replace(settings_of(setup), watched=True)
     spill = Spill()
     try:
@@ -46,6 +47,17 @@ def wanted_jobs(flags: Flags, warn: Warn, progress: Progress | None = None) -> l
         raise InputError([error(Mark(setup.paths[0].as_posix()), "every job here is archived: Git runs none, "
                                                                    "and there is nothing to ask the cluster")])
     return out
+
+
+def _one_cluster(flags: Flags, setup: Setup) -> None:
+    """A run reads one cluster: the environments of mpigen.yaml are each for its own, so with
+    more than one the command names those to read (UsageError); --overlay given may name
+    several (environments that share a cluster)."""
+    if flags.overlays is None and len(setup.overlays) > 1:
+        names = ", ".join(overlay.name for overlay in setup.overlays)
+        raise UsageError(f"{setup.config.path if setup.config else 'the run'} has {len(setup.overlays)} environments "
+                         f"({names}), each for its cluster: say which this cluster runs with --overlay NAME (repeat "
+                         "it for environments that share a cluster)")
 
 
 def observe(cluster, wanted: list[Wanted]) -> list[Row]:

@@ -22,6 +22,7 @@ import pytest
 from tests.support.blueprints import blueprint_yaml
 from tests.support.fake_api_server import FakeAPIServer, kubeconfig
 from tests.support.operating_cluster import KINDS, pending_items
+from tests.support.paths import ROOT
 from tests.support.rendering import render_text
 from tests.support.status_wanted import QUEUE
 from tests.support.status_world import objects_at
@@ -179,3 +180,13 @@ def test_the_state_is_in_colour_when_standard_output_is_a_terminal(repository):
     assert b"\x1b" not in piped.stdout and plain(shown.stdout) == piped.stdout
     assert b"  \x1b[33mqueued\x1b[0m   " in shown.stdout and b"  \x1b[32mrunning\x1b[0m  " in shown.stdout
     assert b"\x1b" not in as_json.stdout  # JSON is for programs
+
+
+def test_a_repository_of_several_environments_is_read_one_cluster_at_a_time(tmp_path):
+    """mpigen.yaml's environments are each for its cluster: status names those to read."""
+    config = kubeconfig(tmp_path / "kubeconfig", "http://127.0.0.1:9")
+    done = subprocess.run([sys.executable, "-m", "mpigen", "status", "--kubeconfig", str(config)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("error: mpigen.yaml has 2 environments (dev, prod), each for its cluster: say which this "
+                           "cluster runs with --overlay NAME (repeat it for environments that share a cluster)\n")
