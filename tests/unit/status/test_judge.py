@@ -16,6 +16,7 @@ with restartPolicy OnFailure past backoffLimit, job_controller.go `deleteActiveP
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
@@ -189,3 +190,20 @@ def test_a_worker_restarting_in_place_uses_no_budget(target):
                 status["restartCount"] = 2
     verdict = judged(here.rendered.wanted, here.objects)
     assert (verdict.state, verdict.restarts, verdict.restart_budget) == ("running", 0, 6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("moment", ["queued", "workers", "running", "failed"])
+def test_the_answer_does_not_depend_on_the_order_listed(target, moment):
+    """The API server lists each kind in its own order and the command lists kinds in turn."""
+    here = world(target, moment, True, stale=True)
+    wanted = here.rendered.wanted
+    answers = []
+    for seed in range(4):
+        shuffled = list(here.objects)
+        random.Random(seed).shuffle(shuffled)
+        seen = group([wanted], shuffled)[(NAMESPACE, wanted.job)]
+        seen.positions = here.positions
+        answers.append(judge(wanted, seen))
+    assert answers[0].state == moment.replace("workers", "starting") and len(answers[0].stale_runs) == 1
+    assert all(answer == answers[0] for answer in answers)
