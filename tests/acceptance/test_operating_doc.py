@@ -24,9 +24,12 @@ pytest.importorskip("kubernetes")
 KUBECTL = shutil.which("kubectl")
 OPERATING = ROOT / "docs" / "operating.md"
 RUN_ALSO = ("kubectl ", "mpigen status")
-# The prod environment's jobs the cluster has in a state other than running; cfd-motorbike has
-# none of its objects (not synced yet).
-LIVES = {"tensorflow-mnist": "succeeded", "intel-pi": "failed", "vit-sweep-7": "queued", "cfd-motorbike": None}
+# The prod environment's jobs the cluster has at a moment other than running
+# (tests.support.status_moments); cfd-motorbike has none of its objects (not synced yet);
+# mpich-pi was just run again (a new spec.run): its new run starts, its older run still runs.
+LIVES = {"tensorflow-mnist": "succeeded", "intel-pi": "failed", "vit-sweep-7": "queued", "cfd-motorbike": None,
+         "mpich-pi": "workers"}
+RUN_AGAIN = "mpich-pi"
 RESEARCH = {"pretrain": "jobset", "finetune": "trainjob", "evaluate": "mpijob"}
 
 
@@ -51,12 +54,20 @@ def research_objects() -> list[dict]:
     return out
 
 
+def older_run(blueprint: Path) -> list[dict]:
+    """The objects of the job's run before the last one: its blueprint as it was, another
+    spec.run (its names another run's, under the prod environment's argocd profile)."""
+    text = blueprint.read_text(encoding="utf-8").replace("\nspec:\n", "\nspec:\n  run: before\n", 1)
+    return render_text(text, blueprint.as_posix(), target="static", gitops="argocd")
+
+
 def cluster(repo: Path) -> FakeAPIServer:
     objects = []
     for job, rendered in prod_jobs(repo).items():
         life = LIVES.get(job, "running")
         if life is not None:
             objects += static_job(rendered, life)
+    objects += static_job(older_run(repo / "blueprints" / f"{RUN_AGAIN}.yaml"), "running")
     queued = [o for o in objects if o["kind"] == "Workload" and o["metadata"]["namespace"] == "team-a"]
     server = serve(objects + research_objects(), {("team-a", "team-a-gpus"): pending_items(queued)})
     for obj in server.objects:
