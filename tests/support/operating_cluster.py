@@ -3,15 +3,10 @@ objects a render applied, as the controllers then write them, served by
 tests.support.fake_api_server. The controllers' ports are those of the tests of the judging
 (tests.support.status_operator_world, status_jobset_world, status_world, status_objects:
 the Job, StatefulSet, JobSet, Trainer and MPI Operator controllers, Kueue's Workloads, each
-with its files); this module adds:
-
-- the Workload of each object Kueue manages, in the LocalQueue its label names (Kueue v0.19.2
-  pkg/controller/jobframework/reconciler.go `constructWorkload`: spec.queueName from the
-  kueue.x-k8s.io/queue-name label), and the visibility API's items for the pending ones;
-- the MPI Operator's labels on the pods of an MPIJob (kubeflow/mpi-operator v0.8.0
-  pkg/controller/mpi_job_controller.go `defaultLabels`, which `newLauncherPodTemplate` and
-  `newWorker` put on the templates' labels: training.kubeflow.org/operator-name, job-name
-  and job-role), by which docs/operating.md selects them.
+with its files); this module adds the Workload of each object Kueue manages, in the
+LocalQueue its label names (Kueue v0.19.2 pkg/controller/jobframework/reconciler.go
+`constructWorkload`: spec.queueName from the kueue.x-k8s.io/queue-name label), and the
+visibility API's items for the pending ones.
 """
 
 from __future__ import annotations
@@ -27,7 +22,6 @@ KINDS = [Kind("v1", "Pod", "pods"), Kind("batch/v1", "Job", "jobs"), Kind("apps/
          Kind("kueue.x-k8s.io/v1beta2", "Workload", "workloads"), Kind("jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets"),
          Kind("trainer.kubeflow.org/v1alpha1", "TrainJob", "trainjobs"), Kind("kubeflow.org/v2beta1", "MPIJob", "mpijobs")]
 MANAGED = ("Job", "StatefulSet", "JobSet", "TrainJob", "MPIJob")
-MPI_OPERATOR = "training.kubeflow.org/"
 
 
 def static_job(rendered: list[dict], moment: str) -> list[dict]:
@@ -40,18 +34,9 @@ def static_job(rendered: list[dict], moment: str) -> list[dict]:
 
 
 def other_target_job(target: str, rendered: list[dict], moment: str = "running") -> list[dict]:
-    """A jobset, trainjob or mpijob job's objects at `moment` (not queued); an MPIJob's pods
-    with the MPI Operator's labels."""
-    objects = objects_at(target, rendered, moment, False)
-    if target == "mpijob":
-        mpijob = next(o for o in objects if o["kind"] == "MPIJob")["metadata"]["name"]
-        for obj in objects:
-            name = obj["metadata"]["name"]
-            if obj["kind"] == "Pod" and name.startswith(f"{mpijob}-"):
-                role = "launcher" if name.startswith(f"{mpijob}-launcher-") else "worker"
-                obj["metadata"]["labels"].update({MPI_OPERATOR + "operator-name": "mpi-operator",
-                                                  MPI_OPERATOR + "job-name": mpijob, MPI_OPERATOR + "job-role": role})
-    return objects
+    """A jobset, trainjob or mpijob job's objects at `moment`, not queued (the MPI Operator's
+    pods with its defaultLabels, as tests.support.status_operator_world makes them)."""
+    return objects_at(target, rendered, moment, False)
 
 
 def pending_items(workloads: list[dict]) -> list[dict]:
