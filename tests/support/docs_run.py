@@ -51,6 +51,7 @@ NOT_RUN = {
     "sops ": "docs/ssh.md's encryption of a Secret: not mpigen's",
     "mpigen validate --server": "needs a cluster: tests/acceptance/test_live.py runs it against a fake API server",
     "mpigen diff --live": "needs a cluster: tests/acceptance/test_live.py runs it against a fake API server",
+    "mpigen status": "needs a cluster: test_status_cli.py and test_operating_doc.py run it against a fake API server",
     # docs/cli.md's completion set-up, a line per shell, into the user's shell start-up files
     # (bash runs them all here): tests/acceptance/test_completion.py runs each shell's script.
     "source <(mpigen completion": "a shell's start-up: test_completion.py loads the script in bash",
