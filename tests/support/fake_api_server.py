@@ -133,7 +133,9 @@ class FakeAPIServer:
         for kind in self.kinds:
             if "/" in kind.api_version:
                 group, version = kind.api_version.split("/")
-                groups.setdefault(group, []).append(version) if version not in groups.get(group, []) else None
+                versions = groups.setdefault(group, [])
+                if version not in versions:
+                    versions.append(version)
         return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
             {"name": group, "versions": [{"groupVersion": f"{group}/{v}", "version": v} for v in versions],
              "preferredVersion": {"groupVersion": f"{group}/{versions[0]}", "version": versions[0]}}
