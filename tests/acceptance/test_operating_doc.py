@@ -21,7 +21,7 @@ from tests.support.paths import ROOT
 from tests.support.rendering import render_text
 
 pytest.importorskip("kubernetes")
-KUBECTL = shutil.which("kubectl")
+KUBECTL, JQ = shutil.which("kubectl"), shutil.which("jq")
 OPERATING = ROOT / "docs" / "operating.md"
 RUN_ALSO = ("kubectl ", "mpigen status")
 # The prod environment's jobs the cluster has at a moment other than running
@@ -82,7 +82,7 @@ def _is_launcher(pod: dict) -> bool:
                           labels.get("training.kubeflow.org/job-role"))
 
 
-@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+@pytest.mark.skipif(KUBECTL is None or JQ is None, reason="kubectl or jq is not installed")
 def test_every_command_of_operating_md_runs_as_shown(tmp_path):
     blocks = shell_blocks(OPERATING)
     every = [command for block in blocks for command in commands(block.text)]
