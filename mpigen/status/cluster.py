@@ -17,8 +17,9 @@ not import the live-cluster layer of the review commands.
   a PendingWorkloadsSummary whose items are the LocalQueue's pending Workloads, each with
   metadata.name and positionInLocalQueue (starting from 0) (Kueue v0.19.2
   apis/visibility/v1beta1/types.go LocalQueue, PendingWorkload; served with v1beta2 by
-  pkg/visibility/server.go, v1beta1 also by the releases before). A cluster without it (404)
-  or whose Kueue does not serve it now (503) gives no positions.
+  pkg/visibility/server.go, v1beta1 also by the releases before); the first 1000 of the queue
+  (PendingWorkloadOptions' default limit, defaults.go): a Workload further back has no position. A cluster
+  without it (404) or whose Kueue does not serve it now (503) gives no positions.
 """
 
 from __future__ import annotations
