@@ -190,3 +190,17 @@ def test_a_repository_of_several_environments_is_read_one_cluster_at_a_time(tmp_
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr == ("error: mpigen.yaml has 2 environments (dev, prod), each for its cluster: say which this "
                            "cluster runs with --overlay NAME (repeat it for environments that share a cluster)\n")
+
+
+def test_a_queued_job_stopped_in_git_is_listed_though_it_renders_nothing(tmp_path):
+    """`completed` on a queued job renders none of its objects (mpigen.render.queued): status
+    still lists it, under its run's name, stopped once the GitOps controller pruned them."""
+    (tmp_path / "blueprints").mkdir()
+    stopped = blueprint_yaml("sweep", metadata="namespace: ml\n", spec=SPEC + QUEUED + "state: completed\n")
+    (tmp_path / "blueprints" / "sweep.yaml").write_text(stopped, encoding="utf-8")
+    with FakeAPIServer(kinds=list(KINDS)) as server:
+        done = status(tmp_path, server, "--gitops", "argocd")
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.splitlines()[1].split()
+    assert line[:3] == ["ml/sweep", "jobset", "completed"] and line[3].startswith("sweep-") and line[4] == "stopped"
+    assert done.stderr == "mpigen: 1 job: 1 stopped; 1 as Git says\n"
