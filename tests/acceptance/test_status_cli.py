@@ -204,3 +204,11 @@ def test_a_queued_job_stopped_in_git_is_listed_though_it_renders_nothing(tmp_pat
     line = done.stdout.splitlines()[1].split()
     assert line[:3] == ["ml/sweep", "jobset", "completed"] and line[3].startswith("sweep-") and line[4] == "stopped"
     assert done.stderr == "mpigen: 1 job: 1 stopped; 1 as Git says\n"
+
+
+@pytest.mark.parametrize("interval", ["0", "-1", "nan", "soon"])
+def test_an_interval_that_is_no_number_of_seconds_above_0_is_a_usage_error(repository, interval):
+    done = subprocess.run([sys.executable, "-m", "mpigen", "status", "--watch", "--interval", interval],
+                          cwd=repository, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1].startswith("error: argument --interval: ")
