@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 
-from mpigen.status.model import STATES, Verdict, Wanted
+from mpigen.status.model import STATES, Verdict, Wanted, as_git_says as state_as_git_says
 
-Paint = Callable[[str, str], str]  # (text, state) -> the text as the terminal shows that state
+Paint = Callable[[str, bool], str]  # (state, as Git says) -> the state as the terminal shows it
 # A job's own fields, then the verdict's: the JSON's fields, in order (docs/cli.md).
 JOB_FIELDS = ("environment", "namespace", "job", "target", "git_state", "git_run")
 VERDICT_FIELDS = tuple(f.name for f in fields(Verdict))
@@ -32,13 +32,19 @@ class Row:
     wanted: Wanted
     verdict: Verdict
 
+    @property
+    def as_git_says(self) -> bool:
+        """The cluster's answer is what Git's spec.state asks (mpigen.status.model.as_git_says)."""
+        return state_as_git_says(self.wanted.watched.state, self.verdict.state)
 
-def plain(text: str, state: str) -> str:
-    return text
+
+def plain(state: str, as_git_says: bool) -> str:
+    return state
 
 
 def text_report(rows: list[Row], paint: Paint = plain) -> str:
-    """The table, its STATE column painted by `paint` (the command line's colours on a terminal)."""
+    """The table, its STATE column painted by `paint` (the command line's colours on a terminal:
+    a state not as Git says is painted as such, a running job that Git stops too)."""
     environments = len({row.wanted.environment for row in rows}) > 1
     table = [HEADER if environments else HEADER[1:]]
     for row in rows:
@@ -51,7 +57,8 @@ def text_report(rows: list[Row], paint: Paint = plain) -> str:
         cells = [cell.ljust(width) for cell, width in zip(line, widths)] + [line[-1]]
         if number:
             state = line[state_column]
-            cells[state_column] = paint(state, state) + " " * (widths[state_column] - len(state))
+            painted = paint(state, rows[number - 1].as_git_says)
+            cells[state_column] = painted + " " * (widths[state_column] - len(state))
         out.append("  ".join(cells).rstrip() + "\n")
     return "".join(out)
 
@@ -80,7 +87,7 @@ def _job_fields(row: Row) -> dict:
     for name in VERDICT_FIELDS:
         value = getattr(verdict, name)
         out[name] = list(value) if isinstance(value, tuple) else value
-    out["as_git_says"] = verdict.as_git_says
+    out["as_git_says"] = row.as_git_says
     return out
 
 
@@ -88,7 +95,7 @@ def counts(rows: list[Row]) -> dict[str, int]:
     """Jobs per state, in the order of STATES, every state present (0 for none), and in all."""
     by_state = Counter(row.verdict.state for row in rows)
     return {"jobs": len(rows), **{state: by_state[state] for state in STATES},
-            "as_git_says": sum(row.verdict.as_git_says for row in rows)}
+            "as_git_says": sum(row.as_git_says for row in rows)}
 
 
 def summary(rows: list[Row]) -> str:
@@ -104,4 +111,4 @@ def summary(rows: list[Row]) -> str:
 
 def as_git_says(rows: list[Row]) -> bool:
     """Every job as Git says (the exit code's 0)."""
-    return all(row.verdict.as_git_says for row in rows)
+    return all(row.as_git_says for row in rows)

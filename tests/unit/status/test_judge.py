@@ -23,9 +23,10 @@ import pytest
 
 from mpigen.status.grouping import group
 from mpigen.status.judge import judge
-from mpigen.status.model import STATES
+from mpigen.status.model import STATES, as_git_says
 from tests.support.status_objects import PREEMPTED, workload
 from tests.support.status_wanted import NAMESPACE, QUEUE
+from tests.support.status_moments import MOMENTS
 from tests.support.status_world import POSITION, world
 
 FAILED_POD = "the failed pod"
@@ -122,22 +123,39 @@ def test_an_older_run_still_present_is_named(target, moment, state):
 
 def test_the_details_say_the_fields_in_words():
     verdict, _ = verdict_at("jobset", "workers", False)
-    assert verdict.detail == "starting: workers 1/2 Ready"
+    assert verdict.detail == "workers 1/2 Ready"
     verdict, _ = verdict_at("static", "running", False)
-    assert verdict.detail == "running: ranks 2/2 Ready, restarts 0/6, 8 GPUs"
+    assert verdict.detail == "ranks 2/2 Ready, restarts 0/6, 8 GPUs"
+    assert verdict_at("jobset", "keygen", False)[0].detail == "keygen: the SSH keys not made yet"
+    assert verdict_at("mpijob", "launcher", False)[0].detail == "launcher: its pod not Ready yet"
+    verdict, _ = verdict_at("jobset", "queued", True)
+    assert verdict.detail == f"in {QUEUE}, position {POSITION}: {QUEUED['reason']}"
     verdict, here = verdict_at("jobset", "failed", False)
     assert verdict.detail.startswith(MAX_RESTARTS["reason"] + "; pod train-launcher-0-0-")
     assert verdict.detail.endswith(": container mpi-launcher exited 1 (Error)")
-    assert verdict_at("static", "stopped", False)[0].detail == "stopped in Git: its workers scaled to 0"
-    assert verdict_at("mpijob", "stopped", False)[0].detail == "stopped in Git: suspended"
+    assert verdict_at("static", "stopped", False)[0].detail == "its workers scaled to 0"
+    assert verdict_at("mpijob", "stopped", False)[0].detail == "suspended"
+    assert verdict_at("jobset", "stopped", True)[0].detail == "none of its objects left"
     verdict, _ = verdict_at("trainjob", "held", True)
-    assert verdict.detail == f"held in {QUEUE} by mpigen.dev/held"
+    assert verdict.detail == f"in {QUEUE} by mpigen.dev/held"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_the_detail_never_restates_the_state(target, moment):
+    for queued in (False, True):
+        verdict, _ = verdict_at(target, moment, queued)
+        assert not verdict.detail.startswith(verdict.state) and f"{verdict.state}:" not in verdict.detail
 
 
 def test_only_the_states_git_asked_for_pass():
-    assert not verdict_at("static", "failed", False)[0].as_git_says
-    assert not verdict_at("jobset", "absent", False)[0].as_git_says
-    assert verdict_at("trainjob", "queued", True)[0].as_git_says
+    def passes(target, moment, queued):
+        verdict, here = verdict_at(target, moment, queued)
+        return as_git_says(here.rendered.wanted.watched.state, verdict.state)
+    assert not passes("static", "failed", False)
+    assert not passes("jobset", "absent", False)
+    assert passes("trainjob", "queued", True)
+    assert passes("mpijob", "stopped", False) and passes("jobset", "held", True)
 
 
 def judged(wanted, objects: list[dict]):
@@ -175,7 +193,7 @@ def test_admitted_and_not_yet_resumed_is_pending(target):
     owners = {ref["uid"] for o in here.objects if o["kind"] == "Workload" for ref in o["metadata"]["ownerReferences"]}
     objects += [workload(o, QUEUE, "admitted") for o in objects if o["metadata"]["uid"] in owners]
     verdict = judged(here.rendered.wanted, objects)
-    assert verdict.state == "pending" and verdict.detail == "suspended: its controller has not resumed it"
+    assert verdict.state == "pending" and verdict.detail == "suspended: admitted, Kueue has not resumed it yet"
 
 
 @pytest.mark.parametrize("target", ["static", "mpijob"])

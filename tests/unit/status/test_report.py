@@ -9,7 +9,7 @@ import json
 import pytest
 
 from mpigen.render.watched import Watched
-from mpigen.status.model import AS_GIT_SAYS, STATES, Verdict, Wanted
+from mpigen.status.model import STATES, Verdict, Wanted
 from mpigen.status.report import JSON_FIELDS, Row, as_git_says, counts, json_report, summary, text_report
 from tests.support.paths import ROOT
 
@@ -54,11 +54,12 @@ def test_the_environment_column_only_when_the_run_has_more_than_one():
 
 
 def test_only_the_state_is_painted_and_the_columns_stay_aligned():
-    painted = text_report(ROWS, lambda text, state: f"<{text}>")
+    painted = text_report(ROWS, lambda state, as_git: f"<{state}>" if as_git else f"[{state}]")
     plain = text_report(ROWS)
     for painted_line, plain_line in zip(painted.splitlines()[1:], plain.splitlines()[1:]):
-        assert painted_line.replace("<", "").replace(">", "") == plain_line
+        assert painted_line.translate({ord(c): None for c in "<>[]"}) == plain_line
     assert "<queued>" in painted and "<team-a/bert-large>" not in painted
+    assert "[failed]" in painted and "<running>" in painted  # painted by whether it is as Git says
 
 
 def test_json_has_every_field_of_every_job_in_one_order():
@@ -80,13 +81,21 @@ def test_docs_cli_documents_every_json_field():
 
 def test_the_summary_line_counts_the_states_in_their_order():
     assert summary(ROWS) == "3 jobs: 1 queued, 1 running, 1 failed; 2 as Git says"
-    two_envs = [row("a", Verdict("missing"), "dev"), row("a", Verdict("stopped"), "prod")]
+    two_envs = [row("a", Verdict("missing"), "dev"), row("a", Verdict("stopped"), "prod", state="completed")]
     assert summary(two_envs) == "2 jobs in 2 environments: 1 missing, 1 stopped; 1 as Git says"
     assert counts([])["jobs"] == 0
 
 
+# What is not as Git says, for each of Git's states: a job that failed or is missing whatever
+# Git says; a job stopped that Git runs; one that runs, or waits to, that Git stops or holds.
+NOT_AS_GIT_SAYS = {"running": {"missing", "failed", "stopped"},
+                   "completed": {"missing", "failed", "pending", "queued", "starting", "running"},
+                   "held": {"missing", "failed", "pending", "queued", "starting", "running"}}
+
+
+@pytest.mark.parametrize("git", sorted(NOT_AS_GIT_SAYS))
 @pytest.mark.parametrize("state", STATES)
-def test_exit_0_only_when_every_job_is_as_git_says(state):
-    rows = [ROWS[0], row("x", Verdict(state))]
-    assert as_git_says(rows) is (state in AS_GIT_SAYS)
-    assert as_git_says(rows) is (state not in ("missing", "failed"))
+def test_exit_0_only_when_every_job_is_as_git_says(git, state):
+    rows = [ROWS[0], row("x", Verdict(state), state=git)]
+    assert as_git_says(rows) is (state not in NOT_AS_GIT_SAYS[git])
+    assert json.loads(json_report(rows))["jobs"][1]["as_git_says"] is (state not in NOT_AS_GIT_SAYS[git])
