@@ -18,14 +18,15 @@ DESCRIPTION = ("Show what the cluster has of every job of the environment, besid
                "and its run's name): missing, pending, queued, held, starting, running, succeeded, failed or "
                "stopped, with the detail, and an older run still present. The jobs are read as `render` reads "
                "the repository; the cluster with one list call per kind and namespace (needs mpigen[cluster]). "
-               "Exit 0 when every job is as Git says, 1 when one failed or is missing, 2 on errors.")
+               "Exit 0 when every job is as Git says, 1 when one failed, is missing, or runs when Git stops or "
+               "holds it (or is stopped when Git runs it), 2 on errors.")
 
 DEFAULT_INTERVAL = 5.0  # seconds between two readings under --watch
-# The STATE column on a terminal: what goes as Git says green, what waits yellow, what needs
-# someone red, what Git stopped on purpose plain.
+# The STATE column on a terminal: what goes as Git says green, what waits yellow, what Git
+# stopped on purpose plain; what is not as Git says red, whatever its state (failed, missing, a
+# job that runs when Git stops or holds it, one stopped when Git runs it).
 STATE_COLOURS = {"running": colour.GREEN, "succeeded": colour.GREEN, "pending": colour.YELLOW,
-                 "queued": colour.YELLOW, "held": colour.CYAN, "starting": colour.YELLOW,
-                 "failed": colour.BOLD_RED, "missing": colour.BOLD_RED}
+                 "queued": colour.YELLOW, "held": colour.CYAN, "starting": colour.YELLOW}
 CLEAR_SCREEN = "\x1b[H\x1b[2J"
 
 
@@ -66,8 +67,10 @@ def _report(rows: list[Row], output: str) -> str:
     return text_report(rows, _painted) if colour_on_stdout() else text_report(rows)
 
 
-def _painted(text: str, state: str) -> str:
-    return colour.paint(text, STATE_COLOURS[state]) if state in STATE_COLOURS else text
+def _painted(state: str, as_git_says: bool) -> str:
+    if not as_git_says:
+        return colour.paint(state, colour.BOLD_RED)
+    return colour.paint(state, STATE_COLOURS[state]) if state in STATE_COLOURS else state
 
 
 def _seconds(value: str) -> float:

@@ -76,7 +76,7 @@ def test_one_list_call_per_kind_and_namespace_and_one_visibility_call_per_queue(
     assert lines[0].split() == ["JOB", "TARGET", "GIT", "STATE", "DETAIL"]
     states = {line.split()[0]: line.split()[4] for line in lines[1:]}
     assert states == {"ml/train-a": "queued", "ml/train-b": "queued", "research/train-c": "running"}
-    assert f"queued in {QUEUE}, position 0" in lines[1] and f"queued in {QUEUE}, position 1" in lines[2]
+    assert f"queued   in {QUEUE}, position 0: " in lines[1] and f"queued   in {QUEUE}, position 1: " in lines[2]
     assert done.stderr == "mpigen: 3 jobs: 2 queued, 1 running; 3 as Git says\n"
     made = Counter(path for _, path, _ in server.requests)
     assert set(server.lists()) == LISTS and all(made[path] == 1 for path in LISTS)
@@ -107,6 +107,25 @@ def test_a_job_missing_from_the_cluster_exits_1(repository):
     assert done.returncode == 1, done.stderr
     assert [line.split()[3:5] for line in done.stdout.splitlines() if "train-d" in line] == [["train-d", "missing"]]
     assert done.stderr.endswith("1 missing, 2 queued, 1 running; 3 as Git says\n")
+
+
+def test_a_job_git_stops_that_still_runs_exits_1_in_red(repository):
+    """Git says `completed` (the JobSet suspended, not synced yet): the cluster still has it
+    running, which is not as Git says: the line says so, and its state is red on a terminal."""
+    stopped = text("train-c", "research", False) + "  state: completed\n"
+    (repository / "blueprints" / "train-c.yaml").write_text(stopped, encoding="utf-8")
+    with cluster() as server:
+        done = status(repository, server)
+        config = str(kubeconfig(repository / "kubeconfig", server.url))
+        shown = on_terminal("status", "--target", "jobset", "--kubeconfig", config, cwd=repository,
+                            stdout_terminal=True)
+    assert done.returncode == shown.returncode == 1, done.stderr
+    line, = [line for line in done.stdout.splitlines() if "train-c" in line]
+    assert line.split()[2:5] == ["completed", "train-c", "running"]
+    assert line.endswith("running  Git says completed: still running; not synced yet, or the stop was undone; "
+                         "ranks 2/2 Ready, restarts 0/6")
+    assert done.stderr == "mpigen: 3 jobs: 2 queued, 1 running; 2 as Git says\n"
+    assert b"  \x1b[1;31mrunning\x1b[0m  Git says completed" in shown.stdout
 
 
 def test_a_kind_whose_crd_is_absent_is_none_of_it(repository):
