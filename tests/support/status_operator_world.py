@@ -86,7 +86,7 @@ def mpijob_world(rendered: list[dict], moment: str, queued: bool) -> list[dict]:
                                                      "training.kubeflow.org/replica-index": str(i)})
                for i in range(replicas["Worker"]["replicas"])] if worker_life else []
     if moment == "evicted":
-        workers[-1] = _evicted(workers[-1])
+        workers[-1] = evicted_pod(workers[-1])
     launcher_spec = {"backoffLimit": spec["runPolicy"].get("backoffLimit", 6), "suspend": suspended,
                      "template": copy.deepcopy(replicas["Launcher"]["template"])}
     template_meta = launcher_spec["template"].setdefault("metadata", {})
@@ -102,7 +102,7 @@ def mpijob_world(rendered: list[dict], moment: str, queued: bool) -> list[dict]:
     return [mpijob, *launcher_objects, *workers]
 
 
-def _evicted(worker: dict) -> dict:
+def evicted_pod(worker: dict) -> dict:
     """The kubelet's eviction: the pod Failed, reason Evicted."""
     worker["status"] = {**worker["status"], "phase": "Failed", "reason": "Evicted",
                         "message": "The node was low on resource: memory. "}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.load.parser import parse
+from mpigen.render.mpijob.options import MpiJobOptions
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import RESERVED, TARGETS, render_job
 from mpigen.render.watched import with_job
@@ -35,20 +36,22 @@ def blueprint(state: str, queue: bool, run: str | None) -> str:
 
 
 def render(target: str, state: str = "running", queue: bool = False, gitops: str = "none",
-           run: str | None = None) -> Rendered:
-    """The job rendered under `target`, and its Wanted."""
-    objects, job = _render(blueprint(state, queue, run), target, gitops, state, run)
-    watched_from = objects or _render(blueprint("running", queue, run), target, gitops, "running", run)[0]
+           run: str | None = None, mpijob_api: str | None = None) -> Rendered:
+    """The job rendered under `target` (the mpijob target's MPIJob under `mpijob_api`, default
+    kubeflow.org/v2beta1), and its Wanted."""
+    own = MpiJobOptions(api=mpijob_api) if mpijob_api else None
+    objects, job = _render(blueprint(state, queue, run), target, gitops, state, run, own)
+    watched_from = objects or _render(blueprint("running", queue, run), target, gitops, "running", run, own)[0]
     watched = TARGETS[target].watched(watched_from)
     watched = with_job(watched, job, watched_from, "blueprints/train.yaml")._replace(state=state)
     refs = tuple(ObjectRef(o["apiVersion"], o["kind"], o["metadata"]["name"]) for o in objects)
     return Rendered(Wanted("prod", target, watched, refs), objects)
 
 
-def _render(text: str, target: str, gitops: str, state: str, run: str | None):
+def _render(text: str, target: str, gitops: str, state: str, run: str | None, own=None):
     doc, = parse(text, "blueprints/train.yaml")
     validated, diagnostics = validate_document(doc, RESERVED)
     assert validated is not None, [d.message for d in diagnostics]
     job = compile_blueprint(validated)
     lifecycle = Lifecycle(state, validated.spec.run, validated.spec.runPolicy.ttlSecondsAfterFinished)
-    return render_job(job, Options(target=target, gitops=gitops), lifecycle), job
+    return render_job(job, Options(target=target, gitops=gitops, own=own), lifecycle), job

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from mpigen.compile.mpijob import V1
 from mpigen.status.grouping import group
 from mpigen.status.judge import judge
 from mpigen.status.model import as_git_says
@@ -24,11 +25,11 @@ TARGETS = ("static", "mpijob", "jobset", "trainjob")
 STOP_UNDONE = "not synced yet, or the stop was undone"
 
 
-def answer(target: str, git: str, queued: bool, before: str, moment: str):
+def answer(target: str, git: str, queued: bool, before: str, moment: str, mpijob_api: str | None = None):
     """The verdict, and whether it is as Git says, when Git says `git` and the cluster has the
     run of Git's `before` at `moment`."""
-    wanted = render(target, git, queued).wanted
-    objects = objects_at(target, render(target, before, queued).objects, moment, queued)
+    wanted = render(target, git, queued, mpijob_api=mpijob_api).wanted
+    objects = objects_at(target, render(target, before, queued, mpijob_api=mpijob_api).objects, moment, queued)
     verdict = judge(wanted, group([wanted], objects)[(NAMESPACE, wanted.job)])
     return verdict, as_git_says(git, verdict.state)
 
@@ -80,6 +81,25 @@ def test_git_runs_it_and_the_cluster_has_it_stopped(target, how):
     verdict, passes = answer(target, "running", False, "completed", "stopped")
     assert (verdict.state, passes) == ("stopped", False)
     assert verdict.detail == f"Git says running: {how}; not synced yet, or stopped by hand"
+
+
+def test_the_training_operators_v1_mpijob_git_stops_that_still_runs_and_the_reverse():
+    """kubeflow.org/v1 (the training-operator's, tests.support.status_training_operator_world):
+    runPolicy.suspend stops it (common/job.go deletes its pods), as v2beta1's does."""
+    verdict, passes = answer("mpijob", "completed", False, "running", "running", V1)
+    assert (verdict.state, passes) == ("running", False)
+    assert verdict.detail == f"Git says completed: still running; {STOP_UNDONE}; ranks 2/2 Ready, 8 GPUs"
+    verdict, passes = answer("mpijob", "running", False, "completed", "stopped", V1)
+    assert (verdict.state, verdict.detail, passes) == (
+        "stopped", "Git says running: suspended; not synced yet, or stopped by hand", False)
+
+
+@pytest.mark.parametrize("git, passes", [("running", True), ("held", False)])
+def test_a_queue_on_the_v1_mpijob_holds_nothing(git, passes):
+    """Kueue manages no kubeflow.org/v1 MPIJob: the training-operator runs it, queue label,
+    admission gate and all; a hold Git writes on it is not honoured."""
+    verdict, as_git = answer("mpijob", git, True, git, "running", V1)
+    assert (verdict.state, verdict.queue, as_git) == ("running", None, passes)
 
 
 @pytest.mark.parametrize("target", TARGETS)

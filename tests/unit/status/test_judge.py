@@ -21,6 +21,7 @@ from dataclasses import replace
 
 import pytest
 
+from mpigen.compile.mpijob import V1
 from mpigen.status.grouping import group
 from mpigen.status.judge import judge
 from mpigen.status.model import STATES, as_git_says
@@ -80,8 +81,8 @@ CASES = ([(target, *row) for target in TARGETS for row in EVERY_TARGET]
          + ONE_TARGET)
 
 
-def verdict_at(target: str, moment: str, queued: bool, stale: bool = False):
-    here = world(target, moment, queued, stale)
+def verdict_at(target: str, moment: str, queued: bool, stale: bool = False, mpijob_api: str | None = None):
+    here = world(target, moment, queued, stale, mpijob_api)
     wanted = here.rendered.wanted
     seen = group([wanted], here.objects)[(NAMESPACE, wanted.job)]
     seen.positions = here.positions
@@ -102,6 +103,37 @@ def test_the_answer_at_each_moment(target, moment, queued, state, fields):
         else:
             assert getattr(verdict, name) == value, (name, verdict)
     assert verdict.stale_runs == ()
+
+
+# The training-operator's kubeflow.org/v1 MPIJob (tests.support.status_training_operator_world,
+# kubeflow/trainer v1.9.0): a bare launcher pod, no batch Job, so no restart budget (watched:
+# restart_budget None); not queued (Kueue v0.19.2 manages the v2beta1 MPIJob only,
+# pkg/controller/jobs/mpijob imports mpi-operator's v2beta1).
+V1_CASES = [
+    ("absent", "missing", {"run": None}),
+    ("created", "pending", {"detail": "created, no pod scheduled"}),
+    ("workers", "starting", {"step": "workers", "ready": 1, "expected": 2}),
+    ("launcher", "starting", {"step": "launcher"}),
+    ("running", "running", {"ready": 2, "expected": 2, "restarts": None, "restart_budget": None, "gpus": 8,
+                            "detail": "ranks 2/2 Ready, 8 GPUs"}),
+    ("succeeded", "succeeded", {}),
+    ("failed", "failed", {"reason": "MPIJobFailed: MPIJob ml/train has failed", "failing_pod": FAILED_POD}),
+    ("evicted", "failed", {"reason": "MPIJobEvicted: 1/2 workers are evicted", "failing_pod": FAILED_POD}),
+    ("stopped", "stopped", {"detail": "suspended"}),
+]
+
+
+@pytest.mark.parametrize("moment, state, fields", V1_CASES, ids=[c[0] for c in V1_CASES])
+def test_the_training_operators_v1_mpijob_at_each_moment(moment, state, fields):
+    verdict, here = verdict_at("mpijob", moment, False, mpijob_api=V1)
+    assert [o.api_version for o in here.rendered.wanted.objects if o.kind == "MPIJob"] == [V1]
+    assert verdict.state == state, verdict
+    failed = [o["metadata"]["name"] for o in here.objects if o["kind"] == "Pod" and o["status"]["phase"] == "Failed"]
+    for name, value in fields.items():
+        if value == FAILED_POD:
+            assert len(failed) == 1 and verdict.failing_pod == failed[0], (failed, verdict)
+        else:
+            assert getattr(verdict, name) == value, (name, verdict)
 
 
 def test_every_state_is_reached_on_every_target():
