@@ -29,7 +29,7 @@ def test_every_command_of_operating_md_runs_as_shown(tmp_path):
     blocks = shell_blocks(OPERATING)
     every = [command for block in blocks for command in commands(block.text)]
     assert [c for c in every if not_run(c) and not c.startswith(RUN_ALSO)] == []
-    assert sum(c.startswith("kubectl logs") for c in every) == 4
+    assert sum(c.startswith("kubectl logs") for c in every) == 5
     repo = repository(tmp_path / "repository")
     with cluster(repo) as server:
         env = reader_env(tmp_path, server)
@@ -41,5 +41,5 @@ def test_every_command_of_operating_md_runs_as_shown(tmp_path):
         launchers = sorted(f"/api/v1/namespaces/{pod['metadata']['namespace']}/pods/{pod['metadata']['name']}/log"
                            for pod in server.objects if pod["kind"] == "Pod" and is_launcher(pod)
                            and job_of(pod) in ("tensorflow-mnist", *RESEARCH))
-    assert len(launchers) == 4 and logs == launchers
+    assert len(launchers) == 5 and logs == launchers
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import yaml
 
+from mpigen.compile.mpijob import V1
+from mpigen.render.mpijob.options import MpiJobOptions
 from tests.support.blueprints import blueprint_yaml
 from tests.support.docs_run import ENV, repository, run_block, shell_blocks
 from tests.support.fake_api_server import FakeAPIServer, kubeconfig
@@ -30,7 +32,10 @@ RUN_ALSO = ("kubectl ", "mpigen status")
 LIVES = {"tensorflow-mnist": "succeeded", "intel-pi": "failed", "vit-sweep-7": "queued", "cfd-motorbike": None,
          "mpich-pi": "workers"}
 RUN_AGAIN = "mpich-pi"
-RESEARCH = {"pretrain": "jobset", "finetune": "trainjob", "evaluate": "mpijob"}
+RESEARCH = {"pretrain": "jobset", "finetune": "trainjob", "evaluate": "mpijob", "benchmark": "mpijob"}
+# The research jobs rendered with other options than their target's defaults: benchmark's MPIJob
+# is the training-operator's (--mpijob-api kubeflow.org/v1).
+RESEARCH_OPTIONS = {"benchmark": {"own": MpiJobOptions(api=V1)}}
 
 
 def prod_jobs(repo: Path) -> dict[str, list[dict]]:
@@ -49,7 +54,7 @@ def research_objects() -> list[dict]:
     out = []
     for name, target in RESEARCH.items():
         rendered = render_text(blueprint_yaml(name, metadata="namespace: research\n"), f"blueprints/{name}.yaml",
-                               target=target)
+                               target=target, **RESEARCH_OPTIONS.get(name, {}))
         out += other_target_job(target, rendered)
     return out
 
@@ -82,7 +87,7 @@ def is_launcher(pod: dict) -> bool:
     """A launcher's pod, by the label its target's controller puts there (docs/operating.md's table)."""
     labels = pod["metadata"]["labels"]
     return "launcher" in (labels.get("mpi_role_type"), labels.get("jobset.sigs.k8s.io/replicatedjob-name"),
-                          labels.get("training.kubeflow.org/job-role"))
+                          labels.get("training.kubeflow.org/job-role"), labels.get("training.kubeflow.org/replica-type"))
 
 
 def job_of(pod: dict) -> str | None:
