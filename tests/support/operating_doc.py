@@ -28,9 +28,10 @@ OPERATING = ROOT / "docs" / "operating.md"
 RUN_ALSO = ("kubectl ", "mpigen status")
 # The prod environment's jobs the cluster has at a moment other than running
 # (tests.support.status_moments); cfd-motorbike has none of its objects (not synced yet);
-# mpich-pi was just run again (a new spec.run): its new run starts, its older run still runs.
+# mpich-pi was just run again (a new spec.run): its new run starts, its older run still runs;
+# mnist-mig's workers were scaled to 0 by hand (`kubectl scale`), which Git does not say.
 LIVES = {"tensorflow-mnist": "succeeded", "intel-pi": "failed", "vit-sweep-7": "queued", "cfd-motorbike": None,
-         "mpich-pi": "workers"}
+         "mpich-pi": "workers", "mnist-mig": "stopped"}
 RUN_AGAIN = "mpich-pi"
 RESEARCH = {"pretrain": "jobset", "finetune": "trainjob", "evaluate": "mpijob", "benchmark": "mpijob"}
 # The research jobs rendered with other options than their target's defaults: benchmark's MPIJob
