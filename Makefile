@@ -20,12 +20,15 @@ install-test: $(TEST_STAMP) system-packages
 # (the jobset end-to-end test runs it in its pretend workers), zsh and fish (the completion
 # tests load mpigen's scripts in them), promtool and prometheus from prometheus (the rendered alerts
 # are checked and unit-tested with promtool, the dashboard's queries run on a prometheus the test
-# starts; the package's service is not needed), and, for a user who is not root, uidmap (the suite then
+# starts; the package's service is not needed), kubectl from kubernetes-client and jq (docs/operating.md's
+# commands, which tests/acceptance/test_operating_doc.py runs against a local API server), and, for a
+# user who is not root, uidmap (the suite then
 # runs as root of a user namespace of the user's, whose other ids are the user's subordinate
 # ids: tests/support/user_namespace.py). apt-get update only if the install fails: a fresh
 # machine's package lists may be stale. Not root: say how, and go on (`make test` then stops
 # with one line saying what is missing, or, for zsh and fish, those tests skip or fail under CI).
-SYSTEM_PACKAGES := /usr/sbin/sshd:openssh-server /usr/bin/zsh:zsh /usr/bin/fish:fish /usr/bin/promtool:prometheus /usr/bin/prometheus:prometheus
+SYSTEM_PACKAGES := /usr/sbin/sshd:openssh-server /usr/bin/zsh:zsh /usr/bin/fish:fish /usr/bin/promtool:prometheus \
+                   /usr/bin/prometheus:prometheus /usr/bin/kubectl:kubernetes-client /usr/bin/jq:jq
 USER_NAMESPACE_PACKAGES := /usr/bin/newuidmap:uidmap
 system-packages:
 	@missing=""; for item in $(SYSTEM_PACKAGES) $$([ "$$(id -u)" = 0 ] || echo $(USER_NAMESPACE_PACKAGES)); do \

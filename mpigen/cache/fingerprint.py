@@ -60,12 +60,14 @@ def file_key(context_digest: bytes, shown: str, named: bool, raw: bytes) -> byte
 
 
 def key_settings(overlays: list[Overlay], env_options: list[Options | None], default_namespace: str | None,
-                 render: bool) -> list[str]:
+                 render: bool, watched: bool = False) -> list[str]:
     """A run's settings as text: whether it renders, the namespace of blueprints that name
     none, each environment's options (and the libraries whose data its target's objects hold),
     and each overlay with its bases as they were read
-    (their documents, with the position of every key and value: a message points there)."""
-    settings = [repr((render, default_namespace)), repr(list(env_options))]
+    (their documents, with the position of every key and value: a message points there).
+    A run that asks for every job's Watched (`mpigen status`) says so; the keys of other runs
+    are what they always were."""
+    settings = [repr((render, default_namespace)), repr(list(env_options))] + (["watched"] if watched else [])
     libraries = dict.fromkeys(name for options in env_options if options is not None
                               for name in TARGETS[options.target].libraries(options))
     settings.extend(identity(name) for name in libraries)

@@ -78,12 +78,14 @@ def one_of(choices) -> Callable[[str], str]:
     return check
 
 
-def cluster_options(command: argparse.ArgumentParser, flag: str) -> None:
-    """--kubeconfig and --context, for the command's `flag` that reads the cluster (--server, --live)."""
+def cluster_options(command: argparse.ArgumentParser, flag: str | None) -> None:
+    """--kubeconfig and --context, for the command's `flag` that reads the cluster (--server,
+    --live; None: the command always reads it, as status)."""
+    given = f"with {flag}: the" if flag else "the"
     command.add_argument("--kubeconfig", metavar="FILE", default=None,
-                         help=f"with {flag}: the kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
+                         help=f"{given} kubeconfig file (default: KUBECONFIG, ~/.kube/config)")
     command.add_argument("--context", metavar="NAME", default=None,
-                         help=f"with {flag}: the kubeconfig context (default: its current context)")
+                         help=f"{given} kubeconfig context (default: its current context)")
 
 
 def flags(args: argparse.Namespace, output: Path | None, discard_edits: bool = False) -> Flags:

@@ -1,4 +1,4 @@
-"""The command line: mpigen render | check | diff | import | validate | schema | completion.
+"""The command line: mpigen render | check | diff | status | import | validate | schema | completion.
 
 Each command is a module of this package (DESCRIPTION, arguments(parser), run(args)) named in
 COMMANDS and imported only when that command runs, so that `mpigen --help` and each command
@@ -36,6 +36,7 @@ COMMANDS = {
     "render": Command("mpigen.cli.render", "render blueprints to Kubernetes manifests"),
     "check": Command("mpigen.cli.check", "fail when the committed output folder is stale"),
     "diff": Command("mpigen.cli.diff", "compare two renders object by object"),
+    "status": Command("mpigen.cli.status", "show what the cluster has of every job, beside what Git says"),
     "import": Command("mpigen.cli.import_", "turn MPIJob manifests into blueprints"),
     "validate": Command("mpigen.cli.validate", "check blueprints without writing anything"),
     "schema": Command("mpigen.cli.schema", "print the JSON Schema of the blueprint format"),

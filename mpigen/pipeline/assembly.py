@@ -20,6 +20,7 @@ from mpigen.render.dashboard import dashboard_config_maps
 from mpigen.render.monitoring import ALERTS_STEP, prometheus_rules
 from mpigen.render.target import Options
 from mpigen.render.targets import TARGETS
+from mpigen.render.watched import Watched
 
 
 @dataclass
@@ -38,6 +39,9 @@ class Result:
     inputs: list[Input] | None = None  # rendering with a cache: what the cache knows of each file
     # A folder of cluster-scoped objects -> the environments whose objects it holds, in order.
     clusters: dict[str, list[str]] = field(default_factory=dict)
+    # Each environment's jobs as their alerts watch them (mpigen.render.watched), in file order:
+    # a monitored environment's, or every one where the run's settings ask (`mpigen status`).
+    watched: dict[str, list[Watched]] = field(default_factory=dict)
 
     @property
     def folders(self) -> list[str]:
@@ -64,6 +68,7 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
         here.objects.sort(key=lambda o: o.sort_key)
         result.objects.extend(here.objects)
         result.envs.append(env.name)
+        result.watched[env.name] = here.watched
         result.profiles.append(env.options.gitops if env.options is not None else "none")
         result.jobs = result.jobs + len(here.seen) if settings.render else max(result.jobs, len(here.seen))
     result.objects[:0] = [shared[folder][key][0] for folder in sorted(shared) for key in sorted(shared[folder])]

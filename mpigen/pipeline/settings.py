@@ -27,11 +27,14 @@ class Environment:
 @dataclass(frozen=True)
 class RunSettings:
     """The environments of a run, in output order, the namespace of blueprints that name
-    none (None: "default"), and whether the blueprints are rendered or only validated."""
+    none (None: "default"), whether the blueprints are rendered or only validated, and whether
+    every job's Watched is asked for in every environment (`mpigen status`; otherwise only a
+    monitored environment's jobs have one, for their alerts)."""
 
     environments: tuple[Environment, ...]
     default_namespace: str | None = None
     render: bool = True
+    watched: bool = False
 
     @property
     def overlays(self) -> list[Overlay]:

@@ -33,6 +33,7 @@ from mpigen.render.target import Lifecycle, Options
 from mpigen.render.admission import ignored_paths
 from mpigen.render.kueue_limits import pod_set_errors
 from mpigen.render.pod_security import pod_security_problems
+from mpigen.render.queued import renders_nothing
 from mpigen.render.watched import Watched, with_job
 from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, expected_objects, kind_facts,
                                    kueue_pod_sets, oversized, render_job, target_checks)
@@ -96,7 +97,7 @@ def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
     for results in validated:
         for env_results, validated_here in zip(result.per_env, results):
             if validated_here.pending is not None:
-                objects, refused, watched = _render(validated_here.pending, settings.render)
+                objects, refused, watched = _render(validated_here.pending, settings.render, settings.watched)
                 validated_here.result.objects = [] if refused else objects
                 validated_here.result.watched = None if refused else watched
                 validated_here.result.diagnostics.extend(refused)
@@ -162,10 +163,11 @@ def _expected(doc: Document, blueprint: Blueprint, env: Environment) -> list[Exp
     return out
 
 
-def _render(pending: _Pending, emit: bool) -> tuple[list[RenderedObject], list[Diagnostic], Watched | None]:
+def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[RenderedObject], list[Diagnostic],
+                                                                         Watched | None]:
     """The job's objects as the run carries them (none unless `emit`: `mpigen validate` asks only
     whether the cluster would take them), or none and why the cluster would refuse them; and
-    what its alerts watch, where the environment is monitored."""
+    what its alerts watch, where the environment is monitored or the run `asked` for it."""
     blueprint, overlay, options = pending.blueprint, pending.env.overlay, pending.env.options
     comment = source_comment(pending.source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
@@ -183,14 +185,22 @@ def _render(pending: _Pending, emit: bool) -> tuple[list[RenderedObject], list[D
     for obj in objects:
         shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
         rendered.append(emitted(obj, shown, pending.env.name, placed_object(obj, options, blueprint.metadata.name)))
-    return rendered, [], _watched(objects, pending)
+    return rendered, [], _watched(objects, pending, lifecycle, asked)
 
 
-def _watched(objects: list[dict], pending: _Pending) -> Watched | None:
-    """What the job's alerts watch (None: its environment is not monitored, or its target has none)."""
-    if pending.env.options.monitoring is None:
+def _watched(objects: list[dict], pending: _Pending, lifecycle: Lifecycle, asked: bool) -> Watched | None:
+    """What the job's alerts watch (None: its environment is not monitored and the run did not
+    ask for it, or its target has none). A queued job that is `completed` renders nothing
+    (mpigen.render.queued); asked for, its names are those of the run it had, rendered as if
+    running (its state stays `completed`): `mpigen status` finds what the cluster still has of it."""
+    options = pending.env.options
+    if options.monitoring is None and not asked:
         return None
-    watched = TARGETS[pending.env.options.target].watched(objects)
+    if not objects and asked and renders_nothing(pending.job, lifecycle) and lifecycle.state != "archived":
+        objects = render_job(pending.job, options, replace(lifecycle, state="running"))
+    if not objects:  # archived: Git has no job
+        return None
+    watched = TARGETS[options.target].watched(objects)
     return with_job(watched, pending.job, objects, pending.source) if watched is not None else None
 
 

@@ -61,7 +61,7 @@ def memo_of(setup: Setup, settings: RunSettings) -> Memo:
     """What the setup's cache folder holds of the files of a run under these settings (no
     cache folder: nothing)."""
     return run_memo(setup.cache, key_settings(settings.overlays, settings.options, settings.default_namespace,
-                                              settings.render))
+                                              settings.render, settings.watched))
 
 
 def require_jobs(jobs: int, paths: list[Path]) -> None:

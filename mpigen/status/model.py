@@ -17,9 +17,24 @@ from mpigen.render.watched import Watched
 # A job's answer, in the order of its life. `stale` is not a state: a job in any state may
 # still have an older run's objects (Verdict.stale_runs).
 STATES = ("missing", "pending", "queued", "held", "starting", "running", "succeeded", "failed", "stopped")
-# The states in which the cluster does what Git says (exit 0 when every job is in one of them):
-# a job meant to run that waits, starts or runs, one that finished, one held or stopped on purpose.
-AS_GIT_SAYS = frozenset({"pending", "queued", "held", "starting", "running", "succeeded", "stopped"})
+# The states in which the cluster runs the job, or will without Git's next word: created and
+# resumed (pending), admissible (queued: Kueue admits it once there is room), starting, running.
+RUNS = frozenset({"pending", "queued", "starting", "running"})
+# The states that are never as Git says, whatever it says.
+NEVER_AS_GIT_SAYS = frozenset({"missing", "failed"})
+
+
+def as_git_says(git_state: str, state: str) -> bool:
+    """Whether the cluster does what Git says (exit 0 when every job does): for Git's
+    `running`, any state but `missing`, `failed` and `stopped` (a job waits, starts, runs or
+    finished); for `completed` and `held`, a job that does not run and will not (`stopped`,
+    `held`, `succeeded`): one that still runs, or is queued to, is the lifecycle failure
+    status is for (a stop not synced, or undone; a hold Kueue refused)."""
+    if state in NEVER_AS_GIT_SAYS:
+        return False
+    if git_state == "running":
+        return state != "stopped"
+    return state not in RUNS
 
 
 @dataclass(frozen=True)
@@ -83,7 +98,3 @@ class Verdict:
     position: int | None = None          # queued: the position in it (Kueue's visibility API)
     reason: str | None = None            # queued (inadmissible), failed: the controller's reason and message
     failing_pod: str | None = None       # failed: the pod that failed
-
-    @property
-    def as_git_says(self) -> bool:
-        return self.state in AS_GIT_SAYS

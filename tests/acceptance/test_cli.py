@@ -31,7 +31,7 @@ def test_a_mistyped_command_suggests_the_nearest():
     done = run_mpigen("rendr", "--stdout", cwd=ROOT)
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.decode().splitlines()[-1].endswith(
-        "argument COMMAND: 'rendr' is not one of render, check, diff, import, validate, schema, completion; "
+        "argument COMMAND: 'rendr' is not one of render, check, diff, status, import, validate, schema, completion; "
         "did you mean 'render'?")
     far = run_mpigen("frobnicate", cwd=ROOT)
     assert far.returncode == 2 and "did you mean" not in far.stderr.decode()

@@ -51,6 +51,7 @@ NOT_RUN = {
     "sops ": "docs/ssh.md's encryption of a Secret: not mpigen's",
     "mpigen validate --server": "needs a cluster: tests/acceptance/test_live.py runs it against a fake API server",
     "mpigen diff --live": "needs a cluster: tests/acceptance/test_live.py runs it against a fake API server",
+    "mpigen status": "needs a cluster: test_status_cli.py and test_operating_doc.py run it against a fake API server",
     # docs/cli.md's completion set-up, a line per shell, into the user's shell start-up files
     # (bash runs them all here): tests/acceptance/test_completion.py runs each shell's script.
     "source <(mpigen completion": "a shell's start-up: test_completion.py loads the script in bash",
@@ -133,19 +134,22 @@ def expected_exit(command: str) -> int:
     return int(found.group(1)) if found else 0
 
 
-def run_block(block: Block, cwd: Path, env: dict[str, str] | None = None) -> tuple[Path, str]:
+def run_block(block: Block, cwd: Path, env: dict[str, str] | None = None,
+              run_also: tuple[str, ...] = ()) -> tuple[Path, str]:
     """Write the block's files, run its commands in order from cwd as bash would, each
     expected to exit as its comment says; return the folder the last `cd` chose and the
     output (standard output, then standard error, of each command in turn).
 
     Given env, the reader's own shell: the block's `export` lines change it, and the commands
-    that install mpigen run; without it, the suite's shell (ENV), where they do not."""
+    that install mpigen run; without it, the suite's shell (ENV), where they do not. The
+    commands starting with one of `run_also` run though NOT_RUN names them (docs/operating.md's
+    kubectl, run against a fake API server that env's KUBECONFIG names)."""
     for name, text in block.files.items():
         (cwd / name).parent.mkdir(parents=True, exist_ok=True)
         (cwd / name).write_text(text, encoding="utf-8")
     output = []
     for command in commands(block.text):
-        if not_run(command, installs=env is not None):
+        if not_run(command, installs=env is not None) and not command.startswith(run_also):
             continue
         words = shlex.split(command, comments=True)
         if words[0] == "cd" and len(words) == 2:

@@ -1,0 +1,1 @@
+"""The unit tests of mpigen.status."""
