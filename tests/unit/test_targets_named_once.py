@@ -14,7 +14,11 @@ and import name the MPIJob, the compiled model every target is given (the MPI Op
 v1alpha2 API) and what `mpigen import` turns back into a blueprint; formats holds the
 published file formats, whose field names and enumerations the schemas fix (a blueprint's
 spec.runtime.kind is TrainingRuntime or ClusterTrainingRuntime), and which, below every
-target, cannot take them from the table.
+target, cannot take them from the table. And status (`mpigen status`) reads what each target's
+*controllers* write of its objects (the JobSet, Trainer, MPI Operator and Job controllers'
+conditions, the child objects they make), which is theirs, not the target's: it keeps a table
+keyed by the targets' names, and tests/unit/status/test_every_target_read.py fails when a target
+of the table has no reading there, so that a new target cannot be silently left unread.
 
 Prose is free to say which target does what (docstrings, comments, a field's description or
 examples): the test reads the code's names, imports and string values."""
@@ -39,6 +43,7 @@ TABLE = PACKAGE / "render" / "targets.py"
 COMPILED_KIND = "MPIJob"
 MODEL_STAGES = (PACKAGE / "compile", PACKAGE / "importer")
 FORMATS = PACKAGE / "formats"
+CONTROLLER_READINGS = PACKAGE / "status"  # what the controllers write, per target (see above)
 
 
 def _builtin(api_version: str) -> bool:
@@ -75,7 +80,8 @@ def owned_kinds() -> dict[str, str]:
 
 def _outside_targets(path: Path) -> bool:
     rel = path.relative_to(PACKAGE).parts
-    return path != TABLE and not (len(rel) > 2 and rel[0] == "render" and rel[1] in TARGETS)
+    return path != TABLE and CONTROLLER_READINGS not in path.parents \
+        and not (len(rel) > 2 and rel[0] == "render" and rel[1] in TARGETS)
 
 
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if _outside_targets(p))
