@@ -1,5 +1,5 @@
 """The result of a run: each environment's objects in install order (with the objects of the
-environment itself: its target's, as the MPIJob CRD with --with-crd, and the PrometheusRule of its
+environment itself: each of its targets', as the MPIJob CRD with --with-crd, and the PrometheusRule of its
 jobs' alerts where it is monitored), the environments in order, and where
 each job is named; the cluster-scoped objects of environments that share a cluster (mpigen.pipeline.settings
 Environment.cluster_folder) once, in that cluster's folder, and refused where two of them differ under
@@ -15,7 +15,7 @@ from mpigen.errors import Diagnostic, Mark, error
 from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
-from mpigen.pipeline.step import Placement, emitted
+from mpigen.pipeline.step import Placement, emitted, stepped
 from mpigen.render.monitoring import ALERTS_STEP, prometheus_rule
 from mpigen.render.target import Options
 from mpigen.render.targets import TARGETS
@@ -53,12 +53,12 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
     for env, here in zip(settings.environments, gathered):
         result.sources.update({(env.name, *job): mark for job, mark in here.seen.items()})
         if settings.render and env.options is not None:
-            once = TARGETS[env.options.target].environment_objects(env.options)
-            here.objects.extend(emitted(obj, comment, env.name, Placement(object_path(obj), "", False))
-                                for obj, comment in once)
+            here.objects.extend(emitted(obj, comment, env.name, _environment_placement(obj, options, env))
+                                for options in env.all_options
+                                for obj, comment in TARGETS[options.target].environment_objects(options))
             if env.options.monitoring is not None:
                 rule, comment = prometheus_rule(env.name, here.watched, env.options.monitoring, env.options.gitops)
-                here.objects.append(emitted(rule, comment, env.name, _rule_placement(rule, env.options)))
+                here.objects.append(emitted(rule, comment, env.name, _rule_placement(rule, env)))
         if env.cluster_folder is not None:
             here.objects = _moved(env, here.objects, shared.setdefault(env.cluster_folder, {}), result, diagnostics)
         here.objects.sort(key=lambda o: o.sort_key)
@@ -70,10 +70,19 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
     return result
 
 
-def _rule_placement(rule: dict, options: Options) -> Placement:
-    """The PrometheusRule's file; under flux, where the target applies its objects in steps, a
-    folder of its own (ALERTS_STEP), which a Kustomization of the environment applies."""
-    if options.gitops != "flux" or TARGETS[options.target].flux is None:
+def _environment_placement(obj: dict, options: Options, env: Environment) -> Placement:
+    """The file of an object a target renders once per environment; under flux, where another
+    target of the environment applies its objects in steps, in the folder of its target's objects
+    (mpigen.pipeline.step.placed_object), so that no Kustomization applies the steps' objects twice."""
+    if options.gitops != "flux" or not stepped(env):
+        return Placement(object_path(obj), "", False)
+    return Placement(*reversed(step_placement(obj, object_path(obj), options.target, None)), False)
+
+
+def _rule_placement(rule: dict, env: Environment) -> Placement:
+    """The PrometheusRule's file; under flux, where a target of the environment applies its
+    objects in steps, a folder of its own (ALERTS_STEP), which a Kustomization of the environment applies."""
+    if env.options.gitops != "flux" or not stepped(env):
         return Placement(object_path(rule), "", False)
     return Placement(*reversed(step_placement(rule, object_path(rule), ALERTS_STEP, None)), False)
 
