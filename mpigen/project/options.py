@@ -14,9 +14,14 @@ Each option takes the first value given by, in order:
 5. the defaults: blueprints/, no overlay, no output folder, mpigen.render.target.Options and
    the defaults of the target's own options.
 
+A job's target is the one exception to "an environment, one value": the flag (or
+ARGOCD_ENV_MPIGEN_TARGET) for every job; else the first target rule (`targets`) that selects the
+job, the overlay's own, then its bases' from the last applied, then mpigen.yaml's; else the
+environment's target as above (targeting; docs/overlays.md, "A target per group of jobs").
+
 A target's own options (mpigen.render.target.TargetOptions: its flags, mpigen.yaml and overlay
-keys) are resolved in that order too; mpigen.yaml's are the defaults of the environments that
-render with that target. Each target refuses what it must of the values given, judged with an
+keys) are resolved in that order too, for the environment's target and each target its rules
+name; mpigen.yaml's are the defaults of the environments that render with that target. Each target refuses what it must of the values given, judged with an
 environment that renders with it, else with the run's options (a flag of its own given where
 no environment renders with it).
 
