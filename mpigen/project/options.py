@@ -129,9 +129,12 @@ def resolve(flags: Flags, warn: Warn) -> Setup:
     scope = tuple(f"{o.name}/" for o in overlays) if overlays and flags.overlays else ("",)
     options = _options(flags, config)
     env_options = None
-    if overlays:  # an overlay's profile and target win over mpigen.yaml's, not over the flags
-        env_options = [_overlay_options(options, overlay, flags, config) for overlay in overlays]
-    problems = overlay_rule_problems(overlays)
+    problems = overlay_rule_problems(overlays)  # reported with an overlay's unknown target, in one run
+    try:
+        if overlays:  # an overlay's profile and target win over mpigen.yaml's, not over the flags
+            env_options = [_overlay_options(options, overlay, flags, config) for overlay in overlays]
+    except InputError as exc:
+        raise InputError(problems + exc.diagnostics) from None
     if problems:
         raise InputError(problems)
     targetings = [targeting(here, overlay, flags, config)

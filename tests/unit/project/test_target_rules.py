@@ -164,3 +164,13 @@ def test_a_rule_that_selects_every_job_is_refused_at_its_item():
     line, column = pos(text, "jobs: {}")
     assert problem.startswith(f"mpigen.yaml:{line}:")
     assert "a rule selects its jobs by jobs.name or jobs.labelSelector" in problem
+
+
+def test_an_overlays_unknown_target_and_its_rules_unknown_target_are_reported_in_one_run():
+    repository("", env="target: jobsett\ntargets:\n" + rule("name: vit-*", "trainjobs"))
+    text = OVERLAY_HEAD + "target: jobsett\ntargets:\n" + rule("name: vit-*", "trainjobs")
+    assert sorted(refused()) == sorted([
+        f"overlays/env/overlay.yaml:{':'.join(map(str, pos(text, 'jobsett')))}: error: target: 'jobsett' is not "
+        "one of static, mpijob, jobset, trainjob; did you mean 'jobset'?",
+        f"overlays/env/overlay.yaml:{':'.join(map(str, pos(text, 'trainjobs')))}: error: targets[0].target: "
+        "'trainjobs' is not one of static, mpijob, jobset, trainjob; did you mean 'trainjob'?"])
