@@ -67,13 +67,17 @@ def test_a_flag_renders_every_job_with_its_target_whatever_the_rules(cli):
 
 
 def test_under_flux_each_object_is_applied_by_one_kustomization(cli):
-    """The static jobs' steps (workers, then launcher, a chain per job), the jobset job's folder
-    beside them, and the environment's folder itself applied by none: its kustomization.yaml
-    lists every object, steps included."""
+    """The static jobs' steps (workers, then launcher, a chain per job), the trainjob jobs'
+    (runtimes, then TrainJobs, per environment), the jobset job's folder and the alerts' beside
+    them, and the environment's folder itself applied by none: its kustomization.yaml lists
+    every object, steps included."""
     add_blueprint("vit-a")
+    add_blueprint("gpt")
     add_blueprint("bert", runPolicy={"cleanPodPolicy": "Running"})
     write("mpigen.yaml", CONFIG_HEAD + "output: out\ngitops: flux\nflux: {}\n"
-                         "targets:\n  - jobs: {name: vit-*}\n    target: jobset\n")
+                         "monitoring: {runbookURL: 'https://git.example.com/docs/monitoring.md'}\n"
+                         "targets:\n  - jobs: {name: vit-*}\n    target: jobset\n"
+                         "  - jobs: {name: gpt}\n    target: trainjob\n")
     done = cli("render")
     assert done.returncode == 0 and done.lines("warning") == [], done.stderr
     kustomizations = [doc for doc in yaml.safe_load_all(Path("flux/kustomizations.yaml").read_text())]
@@ -85,9 +89,12 @@ def test_under_flux_each_object_is_applied_by_one_kustomization(cli):
         appliers = [path for path in paths if path in file.parents]
         assert len(appliers) == 1, (file, appliers)
     by_path = {Path(doc["spec"]["path"]).relative_to("out").as_posix(): doc for doc in kustomizations}
-    assert set(by_path) == {"default/bert/workers", "default/bert/launcher", "jobset"}
-    assert by_path["default/bert/launcher"]["spec"]["dependsOn"] == [
-        {"name": by_path["default/bert/workers"]["metadata"]["name"]}]
+    assert set(by_path) == {"default/bert/workers", "default/bert/launcher", "runtimes", "trainjobs", "jobset",
+                            "alerts"}
+    for first, then in (("default/bert/workers", "default/bert/launcher"), ("runtimes", "trainjobs")):
+        assert by_path[first]["spec"]["wait"] is True and by_path[then]["spec"]["wait"] is False
+        assert by_path[then]["spec"]["dependsOn"] == [{"name": by_path[first]["metadata"]["name"]}]
+    assert "dependsOn" not in by_path["jobset"]["spec"] and by_path["jobset"]["spec"]["wait"] is False
     jobsets = [p.name for p in Path("out/jobset/default").iterdir() if p.name.startswith("jobset-")]
     assert len(jobsets) == 1 and jobsets[0].startswith("jobset-vit-a-")  # named after the run under flux
 
