@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -60,15 +61,20 @@ def file_key(context_digest: bytes, shown: str, named: bool, raw: bytes) -> byte
 
 
 def key_settings(overlays: list[Overlay], env_options: list[Options | None], default_namespace: str | None,
-                 render: bool, watched: bool = False) -> list[str]:
+                 render: bool, targetings: Sequence[tuple[tuple, tuple[Options, ...]]] = (),
+                 watched: bool = False) -> list[str]:
     """A run's settings as text: whether it renders, the namespace of blueprints that name
-    none, each environment's options (and the libraries whose data its target's objects hold),
-    and each overlay with its bases as they were read
+    none, each environment's options and its target rules with the options of their other
+    targets (`targetings`: per environment, its rules, whose repr holds every value and position,
+    and those options: mpigen.pipeline.settings.Targeting), and the
+    libraries whose data its targets' objects hold, and each overlay with its bases as they were read
     (their documents, with the position of every key and value: a message points there).
     A run that asks for every job's Watched (`mpigen status`) says so; the keys of other runs
     are what they always were."""
-    settings = [repr((render, default_namespace)), repr(list(env_options))] + (["watched"] if watched else [])
-    libraries = dict.fromkeys(name for options in env_options if options is not None
+    settings = [repr((render, default_namespace)), repr(list(env_options)), repr(list(targetings))] \
+        + (["watched"] if watched else [])
+    every = [*env_options, *(options for _, ruled in targetings for options in ruled)]
+    libraries = dict.fromkeys(name for options in every if options is not None
                               for name in TARGETS[options.target].libraries(options))
     settings.extend(identity(name) for name in libraries)
     for overlay in overlays:

@@ -130,12 +130,13 @@ def _destination(cluster: str) -> dict:
     return {"server": cluster} if "://" in cluster else {"name": cluster}
 
 
-def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], FluxSteps | None],
+def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], tuple[FluxSteps, ...]],
                         overlays) -> dict[str, str]:
     """File name -> text of the Flux Kustomizations for the jobs of `result` rendered with
     the flux profile (mpigen.yaml's `flux` settings): a chain per job or per environment where
-    the environment's target applies its objects in steps (`steps_of(env)`, the target's
-    FluxSteps), else one for the environment's folder."""
+    a target of the environment applies its objects in steps (`steps_of(env)`, the FluxSteps of
+    its targets that have them), a Kustomization per folder beside those steps, and one for the
+    environment's folder where its objects are in no step (no target of its applies in steps)."""
     files, owners, problems = {}, {}, []
     overlays = {o.name: o for o in overlays}
     cluster, folder = names.cluster_kustomization(), names.cluster_folder(names.cluster_kustomization())
@@ -148,21 +149,20 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], Fl
         if profile != "flux":
             continue
         roots = {item.root for item in result.objects if item.env == env and item.root}
-        layout = steps_of(env)
-        documents = []
-        if layout is not None and roots and layout.per_job:
-            for job_root in sorted({root.rsplit("/", 1)[0] for root in roots if "/" in root}):
-                documents += _job_chain(flux, output, result, env, job_root, layout.steps, roots, owners, problems)
-        else:
-            if layout is not None and roots:
-                documents = _chain(flux, names.environment_step_kustomizations(env, layout.steps), output / env,
-                                   [step for step in layout.steps if step in roots])
-            elif any(item.env == env for item in result.objects):
-                documents.append(_environment(flux, output, env))
-            _claim_all(owners, problems, [doc["metadata"]["name"] for doc in documents],
-                       _environment_owner(overlays.get(env), env))
-        beside = tuple(sorted(root for root in roots if "/" not in root and layout and root not in layout.steps))
-        if beside:  # an environment's folder beside its steps (its alerts): applied as it is
+        layouts = steps_of(env)
+        documents = [doc for job_root in sorted({root.rsplit("/", 1)[0] for root in roots if "/" in root})
+                     for doc in _job_chain(flux, output, result, env, job_root, _job_steps(layouts, job_root, roots),
+                                           roots, owners, problems)]
+        own = [doc for layout in layouts if not layout.per_job and roots
+               for doc in _chain(flux, names.environment_step_kustomizations(env, layout.steps),
+                                 output / env, [step for step in layout.steps if step in roots])]
+        if any(item.env == env and not item.root for item in result.objects):
+            own.append(_environment(flux, output, env))
+        _claim_all(owners, problems, [doc["metadata"]["name"] for doc in own], _environment_owner(overlays.get(env), env))
+        documents += own
+        stepped = {step for layout in layouts for step in layout.steps}
+        beside = tuple(sorted(root for root in roots if "/" not in root and layouts and root not in stepped))
+        if beside:  # an environment's folder beside its steps (its alerts, a target's that applies none)
             extra = names.environment_step_kustomizations(env, beside)
             documents += [_kustomization(flux, name, (output / env if env else output) / root, wait=False)
                           for root, name in extra.items()]
@@ -173,6 +173,12 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], Fl
         if documents:
             files[names.kustomizations_file(env)] = "".join(_document(doc) for doc in documents)
     return _with_kustomization(files, problems)
+
+
+def _job_steps(layouts: tuple[FluxSteps, ...], job_root: str, roots: set[str]) -> tuple[str, ...]:
+    """The steps of the per-job layout whose folders the job `job_root` has."""
+    return next(layout.steps for layout in layouts
+                if layout.per_job and any(f"{job_root}/{step}" in roots for step in layout.steps))
 
 
 def _kustomization(flux, name: str, folder: Path, **spec) -> dict:

@@ -6,6 +6,8 @@
     overlays: [dev, staging, prod]  # rendered into <output>/<overlay>/ (default: none)
     output: rendered                # the output folder (default: rendered)
     target: static                  # default options; command-line flags win
+    targets:                        # the target of some jobs, before any `target` (docs/overlays.md)
+      - {jobs: {name: kueue-*}, target: jobset}
     gitops: none
     kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
     podSecurity: baseline           # the Pod Security level the namespaces enforce (default: no check)
@@ -26,6 +28,7 @@ from pydantic import AfterValidator, Field
 
 from mpigen.formats.base import Model
 from mpigen.formats.monitoring import MonitoringSettings
+from mpigen.formats.overlay import TargetRule
 from mpigen.formats.trainer import Runtime
 from mpigen.formats.types import ImageReference, PodSecurityLevel
 from mpigen.formats.versions import VersionsSettings
@@ -76,6 +79,12 @@ class ConfigModel(Model):
                                  description="Overlays to render, each into <output>/<overlay>/.")
     output: Text = Field("rendered", min_length=1, description="The output folder.")
     target: Optional[str] = Field(None, description="Default --target.")
+    targets: list[TargetRule] = Field(
+        default_factory=list,
+        description="Targets of groups of jobs, in every environment: the first rule that selects a job gives its "
+                    "target, after an overlay's own rules and before any `target` (the --target flag wins over "
+                    "every rule).",
+        examples=[[{"jobs": {"name": "kueue-*"}, "target": "jobset"}]])
     gitops: Optional[str] = Field(None, description="Default --gitops.")
     kubectlDeliveryImage: Optional[ImageReference] = Field(None, description="Default --kubectl-delivery-image.")
     mpijobApi: Optional[Literal["kubeflow.org/v2beta1", "kubeflow.org/v1"]] = Field(

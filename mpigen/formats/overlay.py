@@ -9,6 +9,9 @@
     patches:                             # JSON merge patches (RFC 7386) on the blueprint
       - target: {name: "resnet*", labelSelector: "team=vision"}
         patch: {spec: {workers: 16}}
+    targets:                             # the target of some jobs: the first rule that selects a job gives its
+      - jobs: {name: "bert-*"}           # target (before the overlay's target; docs/overlays.md, "A target per
+        target: trainjob                 # group of jobs")
     podSecurity: restricted              # the Pod Security level its namespaces enforce (checked at render)
     monitoring: {prometheusRule: {labels: {release: prometheus}}}   # alerts per job (docs/monitoring.md)
     versions: {trainer: v2.4, kueue: v0.18}   # what its clusters run (mpigen.formats.versions)
@@ -54,6 +57,24 @@ class Patch(Model):
     target: Target = Field(default_factory=Target, description="Which blueprints; all when empty.")
     patch: dict[str, Any] = Field(description="A JSON merge patch (RFC 7386) on the blueprint: mappings merge, "
                                               "lists and other values replace, null removes.")
+
+
+class TargetRule(Model):
+    """A target for the jobs a selector picks, as a patch's `target` picks blueprints."""
+
+    jobs: Target = Field(description="Which jobs: metadata.name by a shell-style glob, and/or a label selector on "
+                                     "metadata.labels (both: a job must match both), as the overlay leaves them.",
+                         examples=[{"name": "bert-*"}, {"labelSelector": "queue=gpu"}])
+    target: str = Field(min_length=1, description="The target of the jobs it selects, unless a rule before it "
+                                                  "selects them (the --target flag wins over every rule).",
+                        examples=["jobset"])
+
+    @model_validator(mode="after")
+    def _selects_some(self) -> "TargetRule":
+        if self.jobs.name is None and self.jobs.labelSelector is None:
+            raise ValueError("a rule selects its jobs by jobs.name or jobs.labelSelector; for every job, "
+                             "write the target alone (target: NAME)")
+        return self
 
 
 class ImageRewrite(Model):
@@ -104,6 +125,12 @@ class OverlayModel(Model):
         None, min_length=1,
         description="Target of this environment, e.g. jobset on a cluster that runs JobSet (the --target flag wins; "
                     "default: mpigen.yaml's).", examples=["jobset"])
+    targets: list[TargetRule] = Field(
+        default_factory=list,
+        description="Targets of groups of jobs: the first rule that selects a job gives its target; this overlay's "
+                    "rules come before its bases' (the last base's first) and mpigen.yaml's, all before any `target` "
+                    "(the --target flag wins over every rule).",
+        examples=[[{"jobs": {"labelSelector": "queue"}, "target": "jobset"}]])
     podSecurity: Optional[PodSecurityLevel] = Field(
         None, description="The Pod Security Standards level this environment's namespaces enforce: every pod is "
                           "checked against it at render time (default: mpigen.yaml's, else no check).",

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-import functools
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from mpigen.errors import Diagnostic, warning
 from mpigen.formats.overlay import ImageRewrite, Target
 from mpigen.kube.image import split_image
-from mpigen.kube.selectors import parse_selector, selector_matches
 from mpigen.load.document import Document
 from mpigen.overlay.patched import Patched, PatchedDocument
 from mpigen.overlay.resolve import Overlay
+from mpigen.overlay.selection import selects
 
 
 @dataclass
@@ -41,7 +40,7 @@ class Usage:
                     if (item.doc.path, "patches", index) not in self.used:
                         out.append(warning(item.doc.key_mark(("patches", index)),
                                            f"patches[{index}] selects no blueprint; "
-                                           f"{_nearest_jobs(patch.target, jobs or {})}"))
+                                           f"{nearest_jobs(patch.target, jobs or {})}"))
                 for index, rewrite in enumerate(item.model.images):
                     if (item.doc.path, "images", index) not in self.used:
                         out.append(warning(item.doc.key_mark(("images", index)),
@@ -49,30 +48,31 @@ class Usage:
         return out
 
 
-def _nearest_jobs(target: Target, jobs: dict[str, str]) -> str:
-    """What to check of a target that selects nothing: a target.name that is a blueprint's file
-    name rather than its job's, else the job names nearest to it; else the target."""
+def nearest_jobs(target: Target, jobs: dict[str, str], key: str = "target") -> str:
+    """What to check of a selector that selects nothing (`key`: a patch's `target`, a target
+    rule's `jobs`): a name that is a blueprint's file name rather than its job's, else the job
+    names nearest to it; else the selector."""
     name = target.name
     if not jobs:
-        return "check its target"
+        return f"check its {key}"
     if name is None:
-        return f"no blueprint's labels match labelSelector {target.labelSelector!r}; check its target"
+        return f"no blueprint's labels match labelSelector {target.labelSelector!r}; check its {key}"
     named = [job for job in sorted(jobs) if fnmatch.fnmatchcase(job, name)]
     if named:
-        return (f"target.name {name!r} matches {', '.join(named[:3])}{', ...' if len(named) > 3 else ''}, whose "
-                f"labels do not match labelSelector {target.labelSelector!r}; check its target")
+        return (f"{key}.name {name!r} matches {', '.join(named[:3])}{', ...' if len(named) > 3 else ''}, whose "
+                f"labels do not match labelSelector {target.labelSelector!r}; check its {key}")
     by_file = {PurePosixPath(path).stem: job for job, path in jobs.items()}
     if name in by_file and by_file[name] != name:
         job = by_file[name]
-        return (f"target.name {name!r} is the file name of {jobs[job]}, whose job is named {job!r}: target.name "
+        return (f"{key}.name {name!r} is the file name of {jobs[job]}, whose job is named {job!r}: {key}.name "
                 f"matches metadata.name; write name: {job}")
     nearest = difflib.get_close_matches(name, sorted(jobs), n=3, cutoff=0.5)
     if nearest:
-        return (f"no job is named {name!r}; did you mean {' or '.join(repr(n) for n in nearest)}? (target.name "
+        return (f"no job is named {name!r}; did you mean {' or '.join(repr(n) for n in nearest)}? ({key}.name "
                 "matches metadata.name, a shell-style glob)")
     shown = sorted(jobs)[:5]
     more = f", ... ({len(jobs)} in all)" if len(jobs) > len(shown) else ""
-    return f"no job is named like {name!r} (target.name matches metadata.name); the jobs: {', '.join(shown)}{more}"
+    return f"no job is named like {name!r} ({key}.name matches metadata.name); the jobs: {', '.join(shown)}{more}"
 
 
 def with_namespace(doc: Document, namespace: str) -> Document:
@@ -119,20 +119,7 @@ def _apply_one(overlay: Overlay, out: Patched, usage: Usage) -> None:
 
 
 def _selected(target: Target, out: Patched) -> bool:
-    name = out.get(("metadata", "name"))
-    if target.name is not None and not (isinstance(name, str) and fnmatch.fnmatchcase(name, target.name)):
-        return False
-    if target.labelSelector is not None:
-        labels = out.get(("metadata", "labels"), {})
-        if not isinstance(labels, dict) or not selector_matches(_terms(target.labelSelector), labels):
-            return False
-    return True
-
-
-@functools.lru_cache(maxsize=1024)
-def _terms(selector: str) -> tuple:
-    """A selector parsed once, not once per blueprint (a 4,096-character one takes ~2 ms)."""
-    return tuple(parse_selector(selector))
+    return selects(target, out.get(("metadata", "name")), out.get(("metadata", "labels"), {}))
 
 
 def rewrite_image(image: str, rewrite: ImageRewrite) -> str | None:

@@ -9,12 +9,12 @@ from pathlib import Path
 from mpigen.errors import NOWHERE, Diagnostic, InputError, Mark, did_you_mean, error
 from mpigen.formats.overlay import OVERLAY_KIND, OverlayModel
 from mpigen.kube.names import path_problem
-from mpigen.kube.selectors import parse_selector
 from mpigen.load.document import Document
 from mpigen.load.files import YAML_SUFFIXES, Unreadable, display_path, stat_input, unreadable_problem
 from mpigen.load.model import validate_model
 from mpigen.load.parser import load_file
 from mpigen.load.workloads import workload_problems
+from mpigen.overlay.selection import selector_problems
 
 OVERLAYS_FOLDER = "overlays"
 _FIX = "or stop using this overlay"
@@ -127,18 +127,13 @@ def _validate(doc: Document, problems: list[Diagnostic]) -> OverlayModel | None:
     model, diagnostics, _ = validate_model(doc, OverlayModel)
     problems.extend(doc.problems + diagnostics)
     before = len(problems)
+    problems += selector_problems(doc, "patches", ("target", "labelSelector"))
+    problems += selector_problems(doc, "targets", ("jobs", "labelSelector"))
     patches = doc.data.get("patches") if isinstance(doc.data, dict) else None
     for index, item in enumerate(patches if isinstance(patches, list) else []):
         if not isinstance(item, dict):
             continue
-        target, patch = item.get("target"), item.get("patch")
-        selector = target.get("labelSelector") if isinstance(target, dict) else None
-        if isinstance(selector, str) and selector:
-            try:
-                parse_selector(selector)
-            except ValueError as exc:
-                problems.append(error(doc.value_mark(("patches", index, "target", "labelSelector")),
-                                      f"patches[{index}].target.labelSelector: {exc}"))
+        patch = item.get("patch")
         for key in ("apiVersion", "kind"):
             if isinstance(patch, dict) and key in patch:
                 problems.append(error(doc.key_mark(("patches", index, "patch", key)),

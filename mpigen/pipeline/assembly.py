@@ -1,5 +1,5 @@
 """The result of a run: each environment's objects in install order (with the objects of the
-environment itself: its target's, as the MPIJob CRD with --with-crd, and the PrometheusRule of its
+environment itself: each of its targets', as the MPIJob CRD with --with-crd, and the PrometheusRule of its
 jobs' alerts where it is monitored), the environments in order, and where
 each job is named; the cluster-scoped objects of environments that share a cluster (mpigen.pipeline.settings
 Environment.cluster_folder) once, in that cluster's folder, and refused where two of them differ under
@@ -15,7 +15,7 @@ from mpigen.errors import Diagnostic, Mark, error
 from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
-from mpigen.pipeline.step import Placement, emitted
+from mpigen.pipeline.step import Placement, emitted, stepped
 from mpigen.render.dashboard import dashboard_config_maps
 from mpigen.render.monitoring import ALERTS_STEP, prometheus_rules
 from mpigen.render.target import Options
@@ -58,9 +58,9 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
     for env, here in zip(settings.environments, gathered):
         result.sources.update({(env.name, *job): mark for job, mark in here.seen.items()})
         if settings.render and env.options is not None:
-            once = TARGETS[env.options.target].environment_objects(env.options)
-            here.objects.extend(emitted(obj, comment, env.name, Placement(object_path(obj), "", False))
-                                for obj, comment in once)
+            here.objects.extend(emitted(obj, comment, env.name, _environment_placement(obj, options, env))
+                                for options in env.all_options
+                                for obj, comment in TARGETS[options.target].environment_objects(options))
             if env.options.monitoring is not None:
                 here.objects.extend(_monitoring(env, here.watched))
         if env.cluster_folder is not None:
@@ -75,6 +75,15 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
     return result
 
 
+def _environment_placement(obj: dict, options: Options, env: Environment) -> Placement:
+    """The file of an object a target renders once per environment; under flux, where another
+    target of the environment applies its objects in steps, in the folder of its target's objects
+    (mpigen.pipeline.step.placed_object), so that no Kustomization applies the steps' objects twice."""
+    if options.gitops != "flux" or not stepped(env):
+        return Placement(object_path(obj), "", False)
+    return Placement(*reversed(step_placement(obj, object_path(obj), options.target, None)), False)
+
+
 def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:
     """The environment's PrometheusRule, and its Grafana dashboard where it asks for one (each
     in shards where one object would not fit: mpigen.render.shards)."""
@@ -82,13 +91,14 @@ def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:
     made = prometheus_rules(env.name, watched, options.monitoring, options.gitops)
     if options.monitoring.dashboard is not None:
         made += dashboard_config_maps(env.name, watched, options.monitoring, options.gitops)
-    return [emitted(obj, comment, env.name, _monitoring_placement(obj, options)) for obj, comment in made]
+    return [emitted(obj, comment, env.name, _monitoring_placement(obj, env)) for obj, comment in made]
 
 
-def _monitoring_placement(obj: dict, options: Options) -> Placement:
-    """The file of the PrometheusRule (or the dashboard); under flux, where the target applies its
-    objects in steps, a folder of its own (ALERTS_STEP), which a Kustomization of the environment applies."""
-    if options.gitops != "flux" or TARGETS[options.target].flux is None:
+def _monitoring_placement(obj: dict, env: Environment) -> Placement:
+    """The file of the PrometheusRule (or the dashboard); under flux, where a target of the
+    environment applies its objects in steps, a folder of its own (ALERTS_STEP), which a
+    Kustomization of the environment applies."""
+    if env.options.gitops != "flux" or not stepped(env):
         return Placement(object_path(obj), "", False)
     return Placement(*reversed(step_placement(obj, object_path(obj), ALERTS_STEP, None)), False)
 

@@ -1,7 +1,7 @@
 """The checks across the jobs of a run, made as each file's result comes: a job defined twice
 in one namespace, two jobs that render one object, a job that writes an object another says
 the cluster has, and, once every file is in, the problems of the overlay patches as written
-and the patches that selected no blueprint."""
+and the patches that selected no blueprint, and the target rules that selected no job."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from mpigen.errors import Diagnostic, Mark, error
 from mpigen.overlay.apply import Usage
 from mpigen.overlay.resolve import Overlay
 from mpigen.pipeline.results import DocResult, Job, UsedPatch
+from mpigen.pipeline.targeting import Rule, unused_rules
 from mpigen.render.targets import RESERVED
 from mpigen.render.watched import Watched
 from mpigen.validate.written_patches import written_patch_problems
@@ -87,13 +88,15 @@ def overlay_problems(overlays: list[Overlay], diagnostics: list[Diagnostic]) -> 
     return [d for d in written_patch_problems(overlays, RESERVED) if (d.mark, d.message) not in shown]
 
 
-def unused_patches(overlays: list[Overlay], used: set[UsedPatch], gathered: list[Gathered]) -> list[Diagnostic]:
-    """A warning for each patch and image rewrite of the overlays that selected no blueprint,
-    naming the jobs nearest to what a patch's target names."""
-    if not overlays:
+def unused_patches(overlays: list[Overlay], used: set[UsedPatch], gathered: list[Gathered],
+                   rules: list[Rule] | None = None) -> list[Diagnostic]:
+    """A warning for each patch and image rewrite of the overlays that selected no blueprint, and
+    for each target rule that selected no job (mpigen.pipeline.targeting), naming the jobs
+    nearest to what a patch's target or a rule's jobs name."""
+    if not overlays and not rules:
         return []
     jobs = {job[1]: mark.path for here in gathered for job, mark in here.seen.items() if mark is not None}
-    return Usage(used).unused(overlays, jobs)
+    return Usage(used).unused(overlays, jobs) + unused_rules(rules or [], used, jobs)
 
 
 def _duplicate(mark: Mark | None, first: Mark | None, job: Job) -> Diagnostic:

@@ -53,7 +53,8 @@ def run_paths(paths: list[Path], settings: RunSettings, memo: Memo | None = None
     errors = [d for d in diagnostics if d.severity == "error"]
     if errors:
         raise InputError(errors)
-    warnings = [d for d in diagnostics if d.severity != "error"] + unused_patches(settings.overlays, used, gathered)
+    warnings = [d for d in diagnostics if d.severity != "error"]
+    warnings += unused_patches(settings.overlays, used, gathered, settings.rules)
     result.warnings = sorted(set(warnings))
     return result
 

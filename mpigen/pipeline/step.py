@@ -29,7 +29,7 @@ from mpigen.overlay.apply import Usage, apply, with_namespace
 from mpigen.pipeline.oversize import size_errors, size_marks
 from mpigen.pipeline.results import DocResult, Expected, FileResult, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
-from mpigen.render.target import Lifecycle, Options
+from mpigen.render.target import FluxSteps, Lifecycle, Options
 from mpigen.render.admission import ignored_paths
 from mpigen.render.kueue_limits import pod_set_errors
 from mpigen.render.pod_security import pod_security_problems
@@ -52,6 +52,7 @@ class _Pending:
     job: MPIJob  # compiled once: the checks judge its pods, the target renders it
     source: str
     env: Environment
+    options: Options  # the environment's for the job's target (mpigen.pipeline.targeting)
     size_marks: dict[str, Mark]  # where an object too large for the cluster is reported (mpigen.pipeline.oversize)
     doc: Document | None = None  # kept where the pods are checked against a Pod Security level
     queue: Mark | None = None  # spec.scheduling.queue's value, where the job is queued (mpigen.render.kueue_limits)
@@ -127,16 +128,19 @@ def _environments(doc: Document, settings: RunSettings,
     usage = Usage(used)
     patched = [apply(env.overlay, doc, usage) if env.overlay is not None else doc for env in settings.environments]
     written = written_problems(doc, RESERVED) if all(p is not doc for p in patched) else []
-    return [_validated(p, env, written) for p, env in zip(patched, settings.environments)]
+    return [_validated(p, env, written, used) for p, env in zip(patched, settings.environments)]
 
 
-def _validated(patched: Document, env: Environment, written: list[Diagnostic]) -> _Validated:
-    """The document's result in one environment, and what is left to render of it."""
+def _validated(patched: Document, env: Environment, written: list[Diagnostic], used: set[UsedPatch]) -> _Validated:
+    """The document's result in one environment (with the options of the job's target there),
+    and what is left to render of it."""
     blueprint, diagnostics = validate_document(patched, RESERVED)
     diagnostics = written + diagnostics
     job = compile_blueprint(blueprint) if blueprint is not None else None
-    if job is not None and env.options is not None:
-        diagnostics += target_checks(patched, blueprint, job, env.options)
+    options = env.options
+    if job is not None and options is not None:
+        options = env.job_options(blueprint.metadata.name, blueprint.metadata.labels, used)
+        diagnostics += target_checks(patched, blueprint, job, options)
     if any(d.severity == "error" for d in diagnostics):
         blueprint = None
     result = DocResult([attributed(d, patched) for d in diagnostics])
@@ -144,19 +148,20 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic]) -
         return _Validated(result, None)
     result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
     result.name_mark = patched.value_mark(("metadata", "name"))
-    result.expects = _expected(patched, blueprint, env)
-    checked = env.options is not None and env.options.pod_security not in (None, PRIVILEGED)
+    result.expects = _expected(patched, blueprint, options)
+    checked = options is not None and options.pod_security not in (None, PRIVILEGED)
     queue = patched.value_mark(SCHEDULING_QUEUE) if blueprint.spec.scheduling.queue is not None else None
-    pending = _Pending(blueprint, job, patched.path, env, size_marks(patched), patched if checked else None, queue)
+    pending = _Pending(blueprint, job, patched.path, env, options, size_marks(patched), patched if checked else None,
+                       queue)
     return _Validated(result, pending)
 
 
-def _expected(doc: Document, blueprint: Blueprint, env: Environment) -> list[Expected]:
+def _expected(doc: Document, blueprint: Blueprint, options: Options | None) -> list[Expected]:
     """The objects the job says the cluster has, keyed as the objects other jobs render."""
-    if env.options is None:
+    if options is None:
         return []
     out = []
-    for obj, mark in expected_objects(doc, blueprint, env.options):
+    for obj, mark in expected_objects(doc, blueprint, options):
         meta = obj["metadata"]
         where = f"{meta['namespace']}/{meta['name']}" if "namespace" in meta else meta["name"]
         out.append((sort_key(obj, APPLIED_FIRST), f"{obj['kind']} {where}", mark))
@@ -168,7 +173,7 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
     """The job's objects as the run carries them (none unless `emit`: `mpigen validate` asks only
     whether the cluster would take them), or none and why the cluster would refuse them; and
     what its alerts watch, where the environment is monitored or the run `asked` for it."""
-    blueprint, overlay, options = pending.blueprint, pending.env.overlay, pending.env.options
+    blueprint, overlay, options = pending.blueprint, pending.env.overlay, pending.options
     comment = source_comment(pending.source, overlay.doc.path if overlay is not None else "")
     spec = blueprint.spec
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
@@ -184,7 +189,8 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
     rendered = []
     for obj in objects:
         shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
-        rendered.append(emitted(obj, shown, pending.env.name, placed_object(obj, options, blueprint.metadata.name)))
+        placement = placed_object(obj, options, blueprint.metadata.name, stepped(pending.env))
+        rendered.append(emitted(obj, shown, pending.env.name, placement))
     return rendered, [], _watched(objects, pending, lifecycle, asked)
 
 
@@ -193,7 +199,7 @@ def _watched(objects: list[dict], pending: _Pending, lifecycle: Lifecycle, asked
     ask for it, or its target has none). A queued job that is `completed` renders nothing
     (mpigen.render.queued); asked for, its names are those of the run it had, rendered as if
     running (its state stays `completed`): `mpigen status` finds what the cluster still has of it."""
-    options = pending.env.options
+    options = pending.options
     if options.monitoring is None and not asked:
         return None
     if not objects and asked and renders_nothing(pending.job, lifecycle) and lifecycle.state != "archived":
@@ -214,14 +220,30 @@ def emitted(obj: dict, comment: str, env: str, placement: Placement) -> Rendered
                           facts is not None and facts.cluster_scoped)
 
 
-def placed_object(obj: dict, options: Options, job_name: str) -> Placement:
+def placed_object(obj: dict, options: Options, job_name: str, beside_steps: bool = False) -> Placement:
     """Where an object of the job `job_name` goes (its path, and its kustomize root under the
-    flux profile when its target applies in steps), and whether the running job scales it itself."""
+    flux profile when its target applies in steps, or, `beside_steps`, when the target applies
+    none where another target of the environment does: a folder named after the target, which a
+    Kustomization of its own applies), and whether the running job scales it itself."""
     target = TARGETS[options.target]
     path, root, flux = object_path(obj), "", target.flux
     if options.gitops == "flux" and flux is not None:
         root, path = step_placement(obj, path, flux.step_of(obj), job_name if flux.per_job else None)
+    elif options.gitops == "flux" and beside_steps:
+        root, path = step_placement(obj, path, target.name, None)
     return Placement(path, root, target.scales_itself(obj), _admitted(obj) if options.gitops == "argocd" else None)
+
+
+def flux_layouts(env: Environment) -> tuple[FluxSteps, ...]:
+    """The Flux steps of the environment's targets that apply their objects in steps (its own
+    target's and its rules'), each once, in order."""
+    return tuple(dict.fromkeys(TARGETS[o.target].flux for o in env.all_options if TARGETS[o.target].flux is not None))
+
+
+def stepped(env: Environment) -> bool:
+    """Whether a target of the environment applies its objects in steps (under flux, the objects
+    of the targets that apply none then go to a folder of their own: placed_object)."""
+    return bool(flux_layouts(env))
 
 
 def _admitted(obj: dict) -> Admitted | None:

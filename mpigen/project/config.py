@@ -17,6 +17,9 @@ from mpigen.load.document import Document
 from mpigen.load.files import WORKING_FOLDER, display_path, input_exists
 from mpigen.load.parser import load_file
 from mpigen.load.model import validate_model
+from mpigen.overlay.selection import selector_problems
+from mpigen.pipeline.targeting import RULES_KEY
+from mpigen.project.target_rules import unknown_targets
 from mpigen.render import targets
 
 
@@ -49,6 +52,7 @@ def load_config(folder: Path = Path(".")) -> Config | None:
         value = getattr(model, key)
         if value is not None and value not in allowed:
             problems.append(error(doc.value_mark((key,)), not_one_of(f"{key}: {value!r}", value, allowed)))
+    problems += unknown_targets(doc, model.targets) + selector_problems(doc, RULES_KEY, ("jobs", "labelSelector"))
     problems += _companion_folder_problems(model, doc, folder)
     if problems:
         raise InputError(problems)

@@ -104,7 +104,8 @@ def remember(setup: Setup, result: Result, folders: list[tuple[Path, StagedFiles
 def _contexts(setup: Setup, settings: RunSettings) -> tuple[bytes, bytes]:
     """The context of each input file's key (mpigen.cache.fingerprint.file_key), and that of
     the record: everything else that decides the folders."""
-    given = key_settings(settings.overlays, settings.options, settings.default_namespace, settings.render)
+    given = key_settings(settings.overlays, settings.options, settings.default_namespace, settings.render,
+                         settings.targetings)
     config = repr(setup.config.model.model_dump()) if setup.config is not None else ""
     extra = (repr(setup.scope), repr(setup.whole_repo), repr([p.as_posix() for p in setup.paths]), config)
     return context(*given), context(*given, *extra)

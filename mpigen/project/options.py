@@ -14,9 +14,14 @@ Each option takes the first value given by, in order:
 5. the defaults: blueprints/, no overlay, no output folder, mpigen.render.target.Options and
    the defaults of the target's own options.
 
+A job's target is the one exception to "an environment, one value": the flag (or
+ARGOCD_ENV_MPIGEN_TARGET) for every job; else the first target rule (`targets`) that selects the
+job, the overlay's own, then its bases' from the last applied, then mpigen.yaml's; else the
+environment's target as above (targeting; docs/overlays.md, "A target per group of jobs").
+
 A target's own options (mpigen.render.target.TargetOptions: its flags, mpigen.yaml and overlay
-keys) are resolved in that order too; mpigen.yaml's are the defaults of the environments that
-render with that target. Each target refuses what it must of the values given, judged with an
+keys) are resolved in that order too, for the environment's target and each target its rules
+name; mpigen.yaml's are the defaults of the environments that render with that target. Each target refuses what it must of the values given, judged with an
 environment that renders with it, else with the run's options (a flag of its own given where
 no environment renders with it).
 
@@ -38,7 +43,9 @@ from mpigen.formats.monitoring import MonitoringSettings
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.load.document import Document
 from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
+from mpigen.pipeline.settings import Targeting
 from mpigen.project.config import Config, load_config
+from mpigen.project.target_rules import overlay_rule_problems, target_rules
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG, Moved, enter_repository
 from mpigen.render import targets
 from mpigen.render.monitoring import monitoring_of
@@ -83,6 +90,7 @@ class Setup:
     output: Path | None
     scope: tuple[str, ...]  # the prefixes of the output folder this run owns
     env_options: list[Options] | None = None  # per overlay, when they differ (an overlay's gitops)
+    targetings: list[Targeting] | None = None  # per environment: its target rules and their targets' options
     default_namespace: str | None = None  # for blueprints that name none (else "default")
     config: Config | None = None  # mpigen.yaml, when there is one
     whole_repo: bool = False  # no PATH and no overlay asked for: the repository as mpigen.yaml describes it
@@ -124,15 +132,23 @@ def resolve(flags: Flags, warn: Warn) -> Setup:
     scope = tuple(f"{o.name}/" for o in overlays) if overlays and flags.overlays else ("",)
     options = _options(flags, config)
     env_options = None
-    if overlays:  # an overlay's profile and target win over mpigen.yaml's, not over the flags
-        env_options = [_overlay_options(options, overlay, flags, config) for overlay in overlays]
-    _check_targets(flags, config, options, env_options)
+    problems = overlay_rule_problems(overlays)  # reported with an overlay's unknown target, in one run
+    try:
+        if overlays:  # an overlay's profile and target win over mpigen.yaml's, not over the flags
+            env_options = [_overlay_options(options, overlay, flags, config) for overlay in overlays]
+    except InputError as exc:
+        raise InputError(problems + exc.diagnostics) from None
+    if problems:
+        raise InputError(problems)
+    targetings = [targeting(here, overlay, flags, config)
+                  for here, overlay in zip(env_options or [options], overlays or [None])]
+    _check_targets(flags, config, options, [*(env_options or ()), *(o for t in targetings for o in t.ruled)])
     # Under Argo CD, a blueprint without a namespace goes to the Application's destination.
     default_namespace = os.environ.get("ARGOCD_APP_NAMESPACE") or None
     cache = judged(named_cache)
     if cache.warning is not None:
         warn([cache.warning])
-    return Setup(paths, overlays, options, output, scope, env_options, default_namespace, config,
+    return Setup(paths, overlays, options, output, scope, env_options, targetings, default_namespace, config,
                  whole_repo and not flags.overlays, cache.folder, flags.discard_edits, flags.strict)
 
 
@@ -240,15 +256,34 @@ def _options(flags: Flags, config: Config | None) -> Options:
     return replace(options, own=target.options.build(_given(target, flags, config)))
 
 
-def _check_targets(flags: Flags, config: Config | None, options: Options, env_options: list[Options] | None) -> None:
+def _check_targets(flags: Flags, config: Config | None, options: Options, env_options: list[Options]) -> None:
     """What each target refuses of the values given (raises InputError), judged with the
     options of the first environment that renders with it, else with the run's: mpigen.yaml's
     keys of a target are the defaults of the environments that render with it (withCRD gives
     the MPIJob CRD to the mpijob environments, and none to an overlay's jobset environment),
     and are refused only where no environment does."""
     for target in targets.TARGETS.values():
-        here = next((o for o in env_options or () if o.target == target.name), options)
+        here = next((o for o in env_options if o.target == target.name), options)
         target.options.check(_given(target, flags, config), here)
+
+
+def targeting(options: Options, overlay: Overlay | None, flags: Flags, config: Config | None) -> Targeting:
+    """An environment's target rules, in the order they are tried (its overlay's, then its bases'
+    from the last applied to the first, as a later base's values win over an earlier's, then
+    mpigen.yaml's), and the options of each other target they name, built as the environment's
+    own target's are; none under a --target flag, which wins over every rule."""
+    if flags.target is not None:
+        return Targeting()
+    chain = reversed(overlay.chain()) if overlay is not None else ()
+    rules = [*(rule for item in chain for rule in target_rules(item.doc, item.model.targets)),
+             *(target_rules(config.doc, config.model.targets, reported=not flags.paths) if config else ())]
+    ruled = {}
+    for rule in rules:
+        target = targets.TARGETS[rule.target]
+        if rule.target != options.target and rule.target not in ruled:
+            ruled[rule.target] = replace(options, target=rule.target,
+                                         own=target.options.build(_given(target, flags, config, overlay)))
+    return Targeting(tuple(rules), tuple(ruled.values()))
 
 
 def _given(target: Target, flags: Flags, config: Config | None, overlay: Overlay | None = None) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from mpigen.project.rendered import Warn, rendered, settings_of
 from mpigen.overlay.resolve import bare_name
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG
 from mpigen.render.target import FluxSteps
-from mpigen.render.targets import TARGETS
+from mpigen.pipeline.step import flux_layouts
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,7 @@ def companion_files(setup: Setup, result: Result) -> list[tuple[Path, dict[str, 
     return [(folder, makers[what]()) for what, folder in companion_folders(setup)]
 
 
-def _flux_steps(setup: Setup) -> Callable[[str], FluxSteps | None]:
-    """The Flux steps of each environment's target (by the environment's name)."""
-    steps = {env.name: TARGETS[env.options.target].flux for env in settings_of(setup).environments}
+def _flux_steps(setup: Setup) -> Callable[[str], tuple[FluxSteps, ...]]:
+    """The Flux steps of each environment's targets that apply in steps (by the environment's name)."""
+    steps = {env.name: flux_layouts(env) for env in settings_of(setup).environments}
     return steps.__getitem__

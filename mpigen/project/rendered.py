@@ -35,7 +35,7 @@ def settings_of(setup: Setup, render: bool = True) -> RunSettings:
     """What a run of the pipeline over the setup's blueprints is asked to do (rendering, or
     only validating)."""
     return run_settings(setup.options, setup.overlays, setup.env_options, setup.default_namespace, render,
-                        cluster_folders(setup))
+                        cluster_folders(setup), setup.targetings)
 
 
 def cluster_folders(setup: Setup) -> list[str | None] | None:
@@ -61,7 +61,7 @@ def memo_of(setup: Setup, settings: RunSettings) -> Memo:
     """What the setup's cache folder holds of the files of a run under these settings (no
     cache folder: nothing)."""
     return run_memo(setup.cache, key_settings(settings.overlays, settings.options, settings.default_namespace,
-                                              settings.render, settings.watched))
+                                              settings.render, settings.targetings, settings.watched))
 
 
 def require_jobs(jobs: int, paths: list[Path]) -> None:

@@ -60,9 +60,11 @@ def test_generate_prints_only_manifests_of_the_chosen_overlay(app):
     # prod sets the argocd profile: sync waves, names with the run identity.
     assert all("argocd.argoproj.io/sync-wave" in o["metadata"]["annotations"] for o in objects)
     launchers = [o for o in objects if o["kind"] == "Job"]
-    # One launcher for each example blueprint (prod renders them all), read from blueprints/.
+    # One workload for each example blueprint (prod renders them all), read from blueprints/: a
+    # launcher Job, or the JobSet of the job mpigen.yaml's targets rule renders with jobset.
     examples = {yaml.safe_load(p.read_text())["metadata"]["name"] for p in (app / "blueprints").glob("*.yaml")}
-    assert {o["metadata"]["labels"]["mpigen.dev/job"] for o in launchers} == examples
+    workloads = [o for o in objects if o["kind"] in ("Job", "JobSet")]
+    assert {o["metadata"]["labels"]["mpigen.dev/job"] for o in workloads} == examples
     # A blueprint without a namespace goes to the Application's destination namespace.
     mnist = next(o for o in launchers if o["metadata"]["labels"]["mpigen.dev/job"] == "tensorflow-mnist")
     assert mnist["metadata"]["namespace"] == "ml-team"

@@ -40,5 +40,6 @@ def test_output_does_not_depend_on_where_the_repository_is(tmp_path):
 
     copy = tmp_path / "elsewhere"
     shutil.copytree(ROOT / "blueprints", copy / "blueprints")
+    shutil.copy2(ROOT / "mpigen.yaml", copy / "mpigen.yaml")  # its targets rule applies to a PATH too
     done = run_mpigen("render", "blueprints", "--stdout", cwd=copy, check=True)
     assert done.stdout == render(ENVIRONMENTS[0], "--stdout")

@@ -46,8 +46,11 @@ def test_every_blueprint_is_rendered_for_every_overlay():
     assert config["overlays"] and jobs
     for overlay in config["overlays"]:
         root = ROOT / config["output"] / overlay
-        launchers = [yaml.safe_load(p.read_text()) for p in root.glob("*/job-*.yaml")]
-        rendered = {job["metadata"]["labels"]["mpigen.dev/job"] for job in launchers}
+        # a job's workload: the static launcher's Job, or the JobSet of a job mpigen.yaml's targets
+        # rule renders with jobset (the Kueue example)
+        workloads = [yaml.safe_load(p.read_text()) for pattern in ("*/job-*.yaml", "*/jobset-*.yaml")
+                     for p in root.glob(pattern)]
+        rendered = {job["metadata"]["labels"]["mpigen.dev/job"] for job in workloads}
         assert rendered == jobs, overlay
         assert (root / "kustomization.yaml").is_file()
 

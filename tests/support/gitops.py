@@ -11,7 +11,7 @@ import yaml
 
 from tests.support.blueprints import MINIMAL_SPEC_YAML, blueprint_text, blueprint_yaml, example_blueprints
 from tests.support.paths import GOLDEN
-from tests.support.rendering import by_kind, job_objects
+from tests.support.rendering import by_kind, job_objects, repository_objects
 
 
 RUN = re.compile(r"^[0-9a-f]{6}$")
@@ -93,6 +93,12 @@ def example_objects() -> int:
     and of the overlays) render to: each its operator objects and its extra ones
     (rendering.extra_objects)."""
     return sum(len(job_objects(data)) for data in example_blueprints().values())
+
+
+def repository_example_objects() -> int:
+    """How many objects the examples render to in this repository's environments (mpigen.yaml's
+    targets rule renders the Kueue example with jobset: rendering.repository_objects)."""
+    return sum(len(repository_objects(data)) for data in example_blueprints().values())
 
 
 def golden_stream(case: str) -> list[dict]:

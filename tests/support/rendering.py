@@ -1,7 +1,12 @@
 """A blueprint rendered in memory through the real stages (load, validate, compile, render), and
-the objects a blueprint renders to under the static target, as (kind, suffix of the job name)."""
+the objects a blueprint renders to under the static target (or jobset), as (kind, suffix of the
+job name), and the target this repository's mpigen.yaml gives an example in its environments."""
 
 from __future__ import annotations
+
+import fnmatch
+
+import yaml
 
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.errors import InputError
@@ -14,6 +19,10 @@ from mpigen.validate.document import validate_document
 # mpi-operator.md 2.2), as (kind, suffix of the job name).
 OPERATOR_OBJECTS = (("ConfigMap", "-config"), ("ServiceAccount", "-launcher"), ("Role", "-launcher"),
                     ("RoleBinding", "-launcher"), ("StatefulSet", "-worker"), ("Job", "-launcher"))
+# The objects of one job under the jobset target (docs/targets.md, "emits"; docs/cli.md --target
+# jobset): the JobSet, its ConfigMap, and the key generator's ServiceAccount, Role and RoleBinding.
+JOBSET_OBJECTS = (("ServiceAccount", "-ssh-keygen"), ("ConfigMap", "-config"), ("Role", "-ssh-keygen"),
+                  ("RoleBinding", "-ssh-keygen"), ("JobSet", ""))
 
 
 def render_text(text: str, path: str = "job.yaml", **options) -> list[dict]:
@@ -37,14 +46,14 @@ def by_kind(objects: list[dict]) -> dict[str, dict]:
 def extra_objects(blueprint: dict, target: str = "static") -> list[tuple[str, str]]:
     """The objects a blueprint gets besides the operator's usual six (static target) or its
     MPIJob (target mpijob), as (kind, suffix of the job name), from the blueprint's fields:
-    - the PodGroup `<job>` of gang scheduling (spec.scheduling.gang), static target only:
+    - the PodGroup `<job>` of gang scheduling (spec.scheduling.gang), static and jobset targets:
       under target mpijob the operator creates it (mpi-operator.md 2.7, 4.8);
     - the ConfigMap `<job>-mpigen` holding rank-env.sh, for PyTorch and DeepSpeed started by
       mpigen's mpirun line (framework pytorch or deepspeed, no launcherCommand);
     - the ServiceAccount `<job>-identity` of a cloud identity (spec.serviceAccount.annotations)."""
     spec = blueprint["spec"]
     out = []
-    if target == "static" and spec.get("scheduling", {}).get("gang") is not None:
+    if target in ("static", "jobset") and spec.get("scheduling", {}).get("gang") is not None:
         out.append(("PodGroup", ""))
     if spec.get("framework") in ("pytorch", "deepspeed") and spec.get("launcherCommand") is None:
         out.append(("ConfigMap", "-mpigen"))
@@ -53,6 +62,26 @@ def extra_objects(blueprint: dict, target: str = "static") -> list[tuple[str, st
     return out
 
 
-def job_objects(blueprint: dict) -> list[tuple[str, str]]:
-    """Every object of one blueprint under the static target, as (kind, suffix of the job name)."""
-    return [*OPERATOR_OBJECTS, *extra_objects(blueprint)]
+def job_objects(blueprint: dict, target: str = "static") -> list[tuple[str, str]]:
+    """Every object of one blueprint under the static (or jobset) target, as (kind, suffix of the job name)."""
+    return [*(JOBSET_OBJECTS if target == "jobset" else OPERATOR_OBJECTS), *extra_objects(blueprint, target)]
+
+
+def repository_target(blueprint: dict) -> str:
+    """The target this repository's environments render an example with: that of the first rule of
+    mpigen.yaml's `targets` that names the job (its rules select by name), else static (the
+    repository's overlays name no target)."""
+    from tests.support.paths import ROOT
+
+    config = yaml.safe_load((ROOT / "mpigen.yaml").read_text())
+    name = blueprint["metadata"]["name"]
+    for rule in config.get("targets", []):
+        assert set(rule["jobs"]) == {"name"}, rule  # this helper reads name rules only
+        if fnmatch.fnmatchcase(name, rule["jobs"]["name"]):
+            return rule["target"]
+    return "static"
+
+
+def repository_objects(blueprint: dict) -> list[tuple[str, str]]:
+    """Every object of one example in this repository's environments (mpigen.yaml's rules applied)."""
+    return job_objects(blueprint, repository_target(blueprint))

@@ -25,27 +25,39 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
-            + one_workload_only(doc, blueprint, "static") + _held(doc, blueprint)
+            + one_workload_only(doc, blueprint, "static") + _two_workloads(doc, blueprint)
             + _failure_policy(doc, blueprint)
             + _root_workers(doc, pods)
             + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
                                                   "target or keep the launcher off the host network"))
 
 
-def _held(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
-    """`held` on the static target: the worker StatefulSet and the launcher Job are two Kueue
+def _two_workloads(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    """A queue on the static target: the worker StatefulSet and the launcher Job are two Kueue
     workloads, admitted apart (no gang), and the StatefulSet's is Kueue's `statefulset`
-    integration, which its code default leaves off (Kueue v0.19.2
-    apis/config/v1beta2/defaults.go: the integrations default to batch/job alone): a gate
-    cannot hold and release the two as one job."""
+    integration, which Kueue's code default leaves off (Kueue v0.19.2
+    apis/config/v1beta2/defaults.go: with no integrations.frameworks configured, only
+    defaultJobFrameworkName "batch/job"; the shipped config/components/manager/
+    controller_manager_config.yaml and charts/kueue/values.yaml list "statefulset"): on such a
+    Kueue the GPU workers bypass the queue. A warning at the queue, naming the targets Kueue
+    admits as one workload; and `held`, which a gate cannot hold across two workloads released
+    apart, an error at the state."""
     spec = blueprint.spec
-    if spec.scheduling.queue is None or spec.state != "held":
+    if spec.scheduling.queue is None or spec.state in ("completed", "archived"):  # nothing rendered
         return []
-    return [error(doc.value_mark(("spec", "state")),
-                  "spec.state: held with --target static: Kueue would hold the workers' StatefulSet and the "
-                  "launcher's Job as two workloads, released apart (and the StatefulSet only where Kueue's "
-                  "statefulset integration is on); use --target jobset (or trainjob, mpijob), which Kueue "
-                  "admits as one workload")]
+    out = [warning(doc.key_mark(("spec", "scheduling", "queue")),
+                   "spec.scheduling.queue: with --target static Kueue sees two workloads, the workers' StatefulSet "
+                   "and the launcher's Job, admitted apart (no gang), and the StatefulSet's only where Kueue's "
+                   "statefulset integration is on (its code default enables batch/job alone: then the GPU workers "
+                   "bypass the queue); the targets jobset, trainjob and mpijob make the job one workload: choose "
+                   "one with --target, or for this job alone with a targets rule (docs/overlays.md)")]
+    if spec.state == "held":
+        out.append(error(doc.value_mark(("spec", "state")),
+                         "spec.state: held with --target static: Kueue would hold the workers' StatefulSet and the "
+                         "launcher's Job as two workloads, released apart (and the StatefulSet only where Kueue's "
+                         "statefulset integration is on); use --target jobset (or trainjob, mpijob), which Kueue "
+                         "admits as one workload"))
+    return out
 
 
 def _root_workers(doc: Document, pods: EffectivePods) -> list[Diagnostic]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.support.rendering import job_objects
+from tests.support.rendering import repository_objects
 from tests.support.ci_repository import (ENVIRONMENTS, EXAMPLES, GPUS, MPICH_CPU, OUT, WORKER_CPU, commit_all, edit,
                                          git, make_repo, mpigen, no_git)
 
@@ -110,13 +110,18 @@ def test_diff_outside_a_git_repository_exits_2(tmp_path):
 
 
 def test_diff_with_overlay_and_no_config_compares_only_that_overlay(ci_repository):
-    """Without mpigen.yaml (blueprints/ by default), --overlay dev -o DIR owns only DIR/dev/."""
+    """Without mpigen.yaml (blueprints/ by default), --overlay dev -o DIR owns only DIR/dev/.
+    Without it, its targets rule is gone too: the Kueue example, rendered with jobset on main,
+    renders with static: its JobSet and the key generator's ServiceAccount, Role and RoleBinding
+    removed (4), the operator's StatefulSet, Job, ServiceAccount, Role and RoleBinding added (5),
+    the ConfigMap both have changed (rendering.JOBSET_OBJECTS, OPERATOR_OBJECTS)."""
     (ci_repository / "mpigen.yaml").unlink()
     edit(ci_repository, WORKER_CPU)  # changes dev and prod
     run = mpigen(ci_repository, "diff", "--overlay", "dev", "-o", OUT, "--base", "main")
     assert run.code == 1, run.err
     assert "(env dev)" in run.out and "(env prod)" not in run.out
-    assert run.out.splitlines()[-1].endswith("1 job changed; objects: 0 added, 0 removed, 1 changed; "
+    assert "job ml-dev/vit-sweep-7 (env dev)" in run.out
+    assert run.out.splitlines()[-1].endswith("2 jobs changed; objects: 5 added, 4 removed, 2 changed; "
                                              "0 immutable changes")
 
 
@@ -158,7 +163,7 @@ def test_diff_against_a_revision_without_the_output_folder_adds_everything(tmp_p
     assert run.code == 1, run.err
     data = json.loads(run.out)
     # every example in every environment, each with all of its objects (derived from blueprints/)
-    added = sum(len(job_objects(example)) for example in EXAMPLES.values()) * len(ENVIRONMENTS)
+    added = sum(len(repository_objects(example)) for example in EXAMPLES.values()) * len(ENVIRONMENTS)
     assert data["summary"] == {"jobs": len(EXAMPLES) * len(ENVIRONMENTS), "added": added, "removed": 0,
                                "changed": 0, "immutable": 0}
     assert sorted((job["environment"], job["job"]) for job in data["jobs"]) == sorted(
@@ -166,7 +171,7 @@ def test_diff_against_a_revision_without_the_output_folder_adds_everything(tmp_p
     for job in data["jobs"]:
         assert job["newRun"]
         assert sorted((o["kind"], o["name"]) for o in job["added"]) == sorted(
-            (kind, job["job"] + suffix) for kind, suffix in job_objects(EXAMPLES[job["job"]])), job["job"]
+            (kind, job["job"] + suffix) for kind, suffix in repository_objects(EXAMPLES[job["job"]])), job["job"]
     assert {job["environment"] for job in data["jobs"]} == {"dev", "prod"}
     text = mpigen(root, "diff", "--fail-on", "immutable")
     assert text.code == 0

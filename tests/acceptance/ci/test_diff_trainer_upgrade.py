@@ -8,7 +8,8 @@ preempted), which v2.4 cannot resume (Trainer v2.4.0 release notes).
 
 The repository is the examples' (tests/support/ci_repository), prod rendered with the
 trainjob target under Argo CD and mpich-pi completed (suspended) there; vit-sweep-7
-(blueprints/kueue-queued.yaml) has a queue.
+(blueprints/kueue-queued.yaml) has a queue, and a rule of prod's that renders it with trainjob
+there too (mpigen.yaml's renders it with jobset).
 """
 
 from __future__ import annotations
@@ -23,7 +24,10 @@ PROD = "overlays/prod/overlay.yaml"
 def repository(tmp_path):
     root = make_repo(tmp_path / "repo", render=False, commit=False)
     overlay = root / PROD
-    overlay.write_text(overlay.read_text(encoding="utf-8") + "target: trainjob\n", encoding="utf-8")
+    # mpigen.yaml's targets rule gives the Kueue example jobset in every environment, before any
+    # environment's target: prod's own rule, tried first, gives it trainjob there too
+    overlay.write_text(overlay.read_text(encoding="utf-8") + "target: trainjob\ntargets:\n"
+                       "  - jobs: {name: vit-sweep-7}\n    target: trainjob\n", encoding="utf-8")
     blueprint = root / MPICH
     text = blueprint.read_text(encoding="utf-8")
     blueprint.write_text(text.replace("\nspec:\n", "\nspec:\n  state: completed\n", 1), encoding="utf-8")

@@ -255,13 +255,31 @@ def test_held_without_a_queue_is_refused_at_the_state_line(cli, target, message)
     assert f"bp/vit.yaml:{line}:{column}: error: {message}" in done.stderr
 
 
-def test_static_refuses_held(cli):
+def test_static_refuses_held_and_warns_of_two_workloads(cli):
+    """Kueue v0.19.2 apis/config/v1beta2/defaults.go: with no integrations.frameworks configured,
+    Kueue manages batch/job alone, so a static job's worker StatefulSet is no workload at all
+    there, and where the statefulset integration is on it is a second workload beside the
+    launcher's Job (pkg/controller/jobs/statefulset, pkg/controller/jobs/job)."""
     text = write("bp/vit.yaml", in_state("held"))
     done = cli("render", "bp", "--stdout", "--target", "static")
     line, column = pos(text, "held")
     assert done.returncode == 2
     assert f"bp/vit.yaml:{line}:{column}: error: spec.state: held with --target static" in done.stderr
     assert "use --target jobset" in done.stderr
+    text = write("bp/vit.yaml", KUEUE_JOB)
+    done = cli("render", "bp", "--stdout", "--target", "static")
+    line, column = pos(text, "queue")
+    (warning,) = done.lines("warning")
+    assert warning.startswith(f"bp/vit.yaml:{line}:{column}: warning: spec.scheduling.queue: with --target static")
+    assert "statefulset integration" in warning and "its code default enables batch/job alone" in warning
+    assert "the targets jobset, trainjob and mpijob make the job one workload" in warning
+    assert "targets rule" in warning
+    for target in ("jobset", "trainjob", "mpijob"):  # one workload: nothing to warn of
+        done = cli("render", "bp", "--stdout", "--target", target)
+        assert done.returncode == 0 and done.lines("warning") == [], (target, done.stderr)
+    write("bp/vit.yaml", in_state("completed"))  # nothing rendered: nothing to warn of but the stop
+    done = cli("render", "bp", "--stdout", "--target", "static", "--gitops", "argocd")
+    assert done.returncode == 0 and done.lines("warning") == [] and done.objects() == []
 
 
 def test_the_gate_mpigen_writes_is_one_kueue_takes_on_create():

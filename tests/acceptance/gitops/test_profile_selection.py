@@ -17,9 +17,9 @@ import pytest
 import yaml
 
 from tests.support.blueprints import example_blueprints
-from tests.support.gitops import FLUX_SSA, JOB_LABEL, RUN_LABEL, TTL_BLUEPRINT, WAVE, example_objects
+from tests.support.gitops import FLUX_SSA, JOB_LABEL, RUN_LABEL, TTL_BLUEPRINT, WAVE, repository_example_objects
 from tests.support.paths import ROOT
-from tests.support.rendering import job_objects
+from tests.support.rendering import repository_objects
 from tests.support.text import pos, write
 
 
@@ -39,8 +39,9 @@ def _profile_of(objects: list[dict]) -> str:
     assert len(hashed) == 1
 
     def names(name: str, instance: str) -> list[tuple[str, str]]:
-        """(kind, name) of each object of the example `name` rendered as `instance`."""
-        return [(kind, f"{instance}{suffix}") for kind, suffix in job_objects(examples[name])]
+        """(kind, name) of each object of the example `name` rendered as `instance` (with the target
+        mpigen.yaml's rules give it)."""
+        return [(kind, f"{instance}{suffix}") for kind, suffix in repository_objects(examples[name])]
 
     if not hashed.pop():
         for obj in objects:
@@ -51,7 +52,7 @@ def _profile_of(objects: list[dict]) -> str:
     for obj in objects:
         name = obj["metadata"]["labels"][JOB_LABEL]
         assert name in examples
-        named = re.fullmatch(rf"({name}-[0-9a-f]{{6}})(-[a-z]+)?", obj["metadata"]["name"])
+        named = re.fullmatch(rf"({name}-[0-9a-f]{{6}})(-[a-z]+)*", obj["metadata"]["name"])
         assert named, obj["metadata"]["name"]
         assert (obj["kind"], obj["metadata"]["name"]) in names(name, named.group(1))
     waves = {WAVE in o["metadata"].get("annotations", {}) for o in objects}
@@ -70,7 +71,7 @@ def _env_objects(env: str) -> list[dict]:
     files = sorted(p for p in root.rglob("*.yaml") if p.name != "kustomization.yaml")
     kustomization = yaml.safe_load((root / "kustomization.yaml").read_text())
     assert sorted(kustomization["resources"]) == sorted(p.relative_to(root).as_posix() for p in files)
-    assert len(files) == example_objects()
+    assert len(files) == repository_example_objects()
     return [yaml.safe_load(p.read_text()) for p in files]
 
 
@@ -100,7 +101,7 @@ def test_an_overlay_inherits_the_profile_of_its_bases_and_its_own_wins(cli, tmp_
         done = cli("render", "--overlay", overlay, "--stdout")
         assert done.returncode == 0, (overlay, done.stderr)
         assert _profile_of(done.objects()) == expected, overlay
-        assert len(done.objects()) == example_objects()
+        assert len(done.objects()) == repository_example_objects()
     flagged = cli("render", "--overlay", "staging", "--stdout", "--gitops", "none")
     assert _profile_of(flagged.objects()) == "none"
 

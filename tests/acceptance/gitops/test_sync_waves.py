@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.blueprints import example_blueprints
 from tests.support.paths import GOLDEN
-from tests.support.rendering import extra_objects
+from tests.support.rendering import extra_objects, repository_target
 from tests.support.gitops import (CONFIG_KINDS, FLUX_SSA, JOB_LABEL, PROFILES, WAVE, blueprint, example_objects,
                                   golden_prod, golden_stream, metadatas)
 
@@ -62,18 +62,24 @@ def test_argocd_sort_is_the_engine_sort():
         ("MPIJob", "z"), ("Job", "a")]
 
 
+# The examples this repository's environments render with static (rendering.repository_target).
+STATIC_EXAMPLES = {name for name, data in example_blueprints().items() if repository_target(data) == "static"}
+
+
 @pytest.mark.parametrize("source", ["golden", "overlay prod", "synthetic"])
 def test_argocd_waves_start_configuration_then_workers_then_launcher(render, source):
     if source == "golden":
         objects = golden_stream("argocd")
-    elif source == "overlay prod":
-        objects = [obj for _, obj in golden_prod()]
+    elif source == "overlay prod":  # the static jobs: mpigen.yaml's targets rule renders one with jobset
+        objects = [obj for _, obj in golden_prod() if obj["metadata"]["labels"][JOB_LABEL] in STATIC_EXAMPLES]
     else:
         objects = render(blueprint("train", runPolicy={"cleanPodPolicy": "Running"}), "argocd").objects
     # the examples' configuration: the operator's, and their extra objects (a gang-scheduled
     # job's PodGroup, <job>-mpigen, <job>-identity: rendering.extra_objects), none for "train";
     # the PodGroup exists before the worker pods (mpi-operator.md 4.8)
     examples = {} if source == "synthetic" else example_blueprints()
+    if source == "overlay prod":
+        examples = {name: data for name, data in examples.items() if name in STATIC_EXAMPLES}
     expected = {"ServiceAccount": "-1", "ConfigMap": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
                 "StatefulSet": "0", "Job": "1"}
     for obj in objects:
