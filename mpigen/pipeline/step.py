@@ -207,7 +207,9 @@ def _watched(objects: list[dict], pending: _Pending, lifecycle: Lifecycle, asked
     if not objects:  # archived: Git has no job
         return None
     watched = TARGETS[options.target].watched(objects)
-    return with_job(watched, pending.job, objects, pending.source) if watched is not None else None
+    if watched is None:
+        return None
+    return with_job(watched, pending.job, objects, pending.source)._replace(target=options.target)
 
 
 def emitted(obj: dict, comment: str, env: str, placement: Placement) -> RenderedObject:

@@ -39,10 +39,10 @@ def wanted_jobs(flags: Flags, warn: Warn, progress: Progress | None = None) -> l
     finally:
         spill.close()
     out = []
-    for env, target in zip(result.envs, _targets(setup)):
+    for env in result.envs:
         for watched in sorted(result.watched.get(env, []), key=lambda w: (w.namespace, w.job)):
             objects = tuple(refs.get((env, watched.namespace, watched.job), ()))
-            out.append(Wanted(env, target, watched, objects))
+            out.append(Wanted(env, watched.target, watched, objects))
     if not out:
         raise InputError([error(Mark(setup.paths[0].as_posix()), "every job here is archived: Git runs none, "
                                                                    "and there is nothing to ask the cluster")])
@@ -69,12 +69,6 @@ def observe(cluster, wanted: list[Wanted]) -> list[Row]:
 def cluster_of(flags: ClusterFlags):
     """The cluster `status` reads (mpigen.review.live.Cluster)."""
     return connect(flags, "mpigen status")
-
-
-def _targets(setup: Setup) -> list[str]:
-    """Each environment's target, in order."""
-    options = setup.env_options or [setup.options] * max(1, len(setup.overlays))
-    return [here.target for here in options]
 
 
 def _object_refs(result: Result, spill: Spill) -> dict[tuple[str, str, str], list[ObjectRef]]:

@@ -62,6 +62,7 @@ class Watched(NamedTuple):
     accelerator: str = ""     # the accelerators' resource name (nvidia.com/gpu), "" without any
     queue: str | None = None  # the Kueue LocalQueue the job waits in
     state: str = "running"    # the blueprint's spec.state: any other is a job not meant to run now
+    target: str = ""          # the target it renders with (its environment's, or a target rule's)
 
 
 def running(watched: Watched) -> bool:

@@ -11,10 +11,14 @@ visibility API's items for the pending ones.
 
 from __future__ import annotations
 
+import copy
+
 from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from tests.support.fake_api_server import FakeAPIServer, Kind
 from tests.support.status_moments import BY_KUEUE
 from tests.support.status_objects import workload
+from tests.support.status_jobset_world import jobset_world
+from tests.support.status_objects import live
 from tests.support.status_operator_world import static_world
 from tests.support.status_world import objects_at
 
@@ -24,10 +28,28 @@ KINDS = [Kind("v1", "Pod", "pods"), Kind("batch/v1", "Job", "jobs"), Kind("apps/
 MANAGED = ("Job", "StatefulSet", "JobSet", "TrainJob", "MPIJob")
 
 
+def rendered_job(rendered: list[dict], moment: str) -> list[dict]:
+    """A job of the repository's environments at `moment`: each renders with the static target,
+    but those mpigen.yaml's target rules give jobset (the Kueue example)."""
+    return jobset_job(rendered, moment) if any(o["kind"] == "JobSet" for o in rendered) else static_job(rendered, moment)
+
+
+def jobset_job(rendered: list[dict], moment: str) -> list[dict]:
+    """A jobset-target job's objects at `moment`, with the Workload of its queue when it has one."""
+    js = next(o for o in rendered if o["kind"] == "JobSet")
+    queued = KUEUE_QUEUE_LABEL in js["metadata"].get("labels", {})
+    return with_workloads([live(copy.deepcopy(o)) for o in rendered if o is not js] + jobset_world(js, moment, queued),
+                          moment)
+
+
 def static_job(rendered: list[dict], moment: str) -> list[dict]:
     """A static-target job's objects at `moment` (tests.support.status_moments), with the
     Workloads of its queue when it has one."""
-    objects = static_world(rendered, moment)
+    return with_workloads(static_world(rendered, moment), moment)
+
+
+def with_workloads(objects: list[dict], moment: str) -> list[dict]:
+    """The objects, and a Workload for each that Kueue manages, in the LocalQueue its label names."""
     managed = [o for o in objects if o["kind"] in MANAGED and KUEUE_QUEUE_LABEL in o["metadata"].get("labels", {})]
     return objects + [workload(o, o["metadata"]["labels"][KUEUE_QUEUE_LABEL], BY_KUEUE.get(moment, "admitted"))
                       for o in managed]

@@ -20,7 +20,7 @@ from mpigen.render.mpijob.options import MpiJobOptions
 from tests.support.blueprints import blueprint_yaml
 from tests.support.docs_run import ENV, repository, run_block, shell_blocks
 from tests.support.fake_api_server import FakeAPIServer, kubeconfig
-from tests.support.operating_cluster import other_target_job, pending_items, serve, static_job
+from tests.support.operating_cluster import other_target_job, pending_items, rendered_job, serve, static_job
 from tests.support.paths import ROOT
 from tests.support.rendering import render_text
 
@@ -74,7 +74,7 @@ def cluster(repo: Path) -> FakeAPIServer:
     for job, rendered in prod_jobs(repo).items():
         life = LIVES.get(job, "running")
         if life is not None:
-            objects += static_job(rendered, life)
+            objects += rendered_job(rendered, life)
     objects += static_job(older_run(repo / "blueprints" / f"{RUN_AGAIN}.yaml"), "running")
     queued = [o for o in objects if o["kind"] == "Workload" and o["metadata"]["namespace"] == "team-a"]
     server = serve(objects + research_objects(), {("team-a", "team-a-gpus"): pending_items(queued)})
