@@ -157,6 +157,26 @@ def test_v1_refuses_hydra_implementations_at_the_blueprint_line(tmp_path):
     assert done.stderr.decode().startswith(f"job.yaml:{line}:{column}: error: spec.mpiImplementation: MPICH cannot")
 
 
+def test_v1_refuses_a_queue_kueue_would_not_keep(tmp_path):
+    """Kueue manages only the v2beta1 MPIJob (kubernetes-sigs/kueue v0.19.2
+    pkg/controller/jobs/mpijob/mpijob_controller.go imports mpi-operator's pkg/apis/kubeflow/v2beta1;
+    pkg/controller/jobs/kubeflow/jobs/ has no MPIJob): a v1 MPIJob with the queue label would run
+    at once. Refused at the queue's line; v2beta1 takes it."""
+    document = json.loads(blueprint_text("train"))
+    document["spec"]["scheduling"] = {"queue": "team-gpus"}
+    text = json.dumps(document, indent=1)
+    (tmp_path / "job.yaml").write_text(text)
+    done = run_mpigen("render", "job.yaml", "--stdout", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1",
+                      cwd=tmp_path)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if '"queue"' in l)
+    column = text.splitlines()[line - 1].index('"team-gpus"') + 1
+    assert done.returncode == 2 and done.stdout == b""
+    assert done.stderr.decode().startswith(f"job.yaml:{line}:{column}: error: spec.scheduling.queue with "
+                                           "--mpijob-api kubeflow.org/v1: Kueue manages only")
+    taken = run_mpigen("render", "job.yaml", "--stdout", "--target", "mpijob", cwd=tmp_path)
+    assert taken.returncode == 0, taken.stderr
+
+
 def test_completed_suspends_and_archived_removes(tmp_path):
     job, = render(tmp_path, state="completed")
     assert job["spec"]["runPolicy"]["suspend"] is True

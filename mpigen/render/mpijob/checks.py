@@ -41,6 +41,15 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
 def _v1_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
     spec = blueprint.spec
     out: list[Diagnostic] = []
+    if spec.scheduling.queue is not None:
+        # Kueue's MPIJob integration is the MPI Operator's v2beta1 (v0.17.0 to v0.20:
+        # pkg/controller/jobs/mpijob/mpijob_controller.go imports mpi-operator
+        # pkg/apis/kubeflow/v2beta1; its kubeflow integrations, pkg/controller/jobs/kubeflow/jobs/,
+        # have no MPIJob): the training-operator runs a v1 MPIJob at once, queue label or gate.
+        out.append(error(doc.value_mark(("spec", "scheduling", "queue")),
+                         "spec.scheduling.queue with --mpijob-api kubeflow.org/v1: Kueue manages only the MPI "
+                         "Operator's kubeflow.org/v2beta1 MPIJob, so the training-operator would run this one at "
+                         "once, never queued nor held; use --mpijob-api kubeflow.org/v2beta1 or --target jobset"))
     if spec.launcher.runAsWorker:
         out.append(error(doc.value_mark(("spec", "launcher", "runAsWorker")),
                          "spec.launcher.runAsWorker: the training-operator's kubeflow.org/v1 MPIJob has no "
