@@ -13,13 +13,17 @@ not import the live-cluster layer of the review commands.
   Role with that rule, bound to the account).
 - A cluster that cannot be reached is one line (mpigen.review.live.Cluster.request raises it).
 - Kueue's visibility API (an aggregated API of the Kueue controller): GET
-  /apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/NS/localqueues/LQ/pendingworkloads,
+  /apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/NS/localqueues/LQ/pendingworkloads,
   a PendingWorkloadsSummary whose items are the LocalQueue's pending Workloads, each with
-  metadata.name and positionInLocalQueue (starting from 0) (Kueue v0.19.2
-  apis/visibility/v1beta1/types.go LocalQueue, PendingWorkload; served with v1beta2 by
-  pkg/visibility/server.go, v1beta1 also by the releases before); the first 1000 of the queue
-  (PendingWorkloadOptions' default limit, defaults.go): a Workload further back has no position. A cluster
-  without it (404) or whose Kueue does not serve it now (503) gives no positions.
+  metadata.name and positionInLocalQueue (starting from 0) (apis/visibility/v1beta2/types.go
+  PendingWorkloadsSummary, PendingWorkload: the same fields at v0.17.0 and v0.19.2, and as
+  v1beta1's). v1beta2 is the group's preferred version, served with v1beta1 from one storage
+  by every release mpigen knows (pkg/visibility/server.go, v0.17.0 to v0.19.2 and main:
+  `PrioritizedVersions` v1beta2 then v1beta1; pkg/visibility/storage/storage.go
+  "localqueues/pendingworkloads"); the first 1000 of the queue (PendingWorkloadOptions'
+  default limit, apis/visibility/v1beta2/defaults.go): a Workload further back has no
+  position. A cluster without it (404) or whose Kueue does not serve it now (503) gives no
+  positions.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from mpigen.status.grouping import group
 from mpigen.status.reads import reads
 from mpigen.status.model import Seen, Wanted
 
-VISIBILITY = "/apis/visibility.kueue.x-k8s.io/v1beta1"
+VISIBILITY = "/apis/visibility.kueue.x-k8s.io/v1beta2"
 WORKLOAD_KIND = "Workload"
 LIST_LIMIT = 500  # objects per page of a list: a namespace of thousands of pods is read in pages
 

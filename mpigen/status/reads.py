@@ -43,6 +43,9 @@ POD = Read("v1", "Pod", "pods", True, True)        # labelled from the templates
 STATEFUL_SET = Read("apps/v1", "StatefulSet", "statefulsets", True, True)
 JOB_SET = Read("jobset.x-k8s.io/v1alpha2", "JobSet", "jobsets", True, True)
 TRAIN_JOB = Read("trainer.kubeflow.org/v1alpha1", "TrainJob", "trainjobs", True, True)
+# Kueue's Workload at v1beta2: served, and the storage version, at v0.17.0 through v0.19.2,
+# v0.20.0-devel and main (config/components/crd/bases/kueue.x-k8s.io_workloads.yaml: v1beta1
+# served, deprecated, storage false; v1beta2 served, storage true).
 WORKLOAD = Read("kueue.x-k8s.io/v1beta2", "Workload", "workloads", True, False)
 OWNED_JOB = JOB._replace(labelled=False)    # a JobSet's child Jobs, the MPI Operator's launcher
 OWNED_POD = POD._replace(labelled=False)    # the MPI Operator's pods

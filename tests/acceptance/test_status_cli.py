@@ -37,7 +37,7 @@ JOBS = {"train-a": ("ml", True, "queued"), "train-b": ("ml", True, "queued"), "t
 LISTS = {f"{base}/namespaces/{namespace}/{plural}" for namespace in ("ml", "research") for base, plural in (
     ("/apis/jobset.x-k8s.io/v1alpha2", "jobsets"), ("/apis/batch/v1", "jobs"), ("/api/v1", "pods"),
     ("/apis/kueue.x-k8s.io/v1beta2", "workloads"))}
-PENDING = f"/apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/ml/localqueues/{QUEUE}/pendingworkloads"
+PENDING = f"/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/ml/localqueues/{QUEUE}/pendingworkloads"
 
 
 def text(job: str, namespace: str, queued: bool) -> str:

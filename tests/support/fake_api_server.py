@@ -10,9 +10,9 @@ for `mpigen status` and for kubectl (docs/operating.md's commands are run agains
   the columns kubectl prints for pods;
 - a pod's log: GET .../pods/NAME/log (text/plain), what `kubectl logs` reads (follow or not,
   the log ends where the text ends);
-- Kueue's visibility API: GET /apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/NS/
+- Kueue's visibility API: GET /apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/NS/
   localqueues/LQ/pendingworkloads (a PendingWorkloadsSummary, Kueue v0.19.2
-  apis/visibility/v1beta1/types.go);
+  apis/visibility/v1beta2/types.go);
 - a kind not served (its CRD absent) is 404, as the API server answers for an unknown
   resource; `forbidden` paths are 403 with the API server's message (the RBAC authorizer's
   `User "u" cannot list resource "pods" in API group "" in the namespace "ns"`).
@@ -28,7 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-VISIBILITY = "/apis/visibility.kueue.x-k8s.io/v1beta1"
+VISIBILITY = "/apis/visibility.kueue.x-k8s.io/v1beta2"
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class FakeAPIServer:
         items = self.pending.get((parts[1], parts[3]))
         if items is None:
             return _json(404, status(404, "NotFound", f'localqueues.kueue.x-k8s.io "{parts[3]}" not found'))
-        return _json(200, {"kind": "PendingWorkloadsSummary", "apiVersion": "visibility.kueue.x-k8s.io/v1beta1",
+        return _json(200, {"kind": "PendingWorkloadsSummary", "apiVersion": "visibility.kueue.x-k8s.io/v1beta2",
                            "metadata": {}, "items": items})
 
 

@@ -63,7 +63,7 @@ def other_target_job(target: str, rendered: list[dict], moment: str = "running")
 
 def pending_items(workloads: list[dict]) -> list[dict]:
     """Kueue's visibility API's items for these pending Workloads, in this order (Kueue v0.19.2
-    apis/visibility/v1beta1/types.go PendingWorkload; positions from 0)."""
+    apis/visibility/v1beta2/types.go PendingWorkload; positions from 0)."""
     return [{"metadata": {"name": wl["metadata"]["name"], "namespace": wl["metadata"]["namespace"]},
              "priority": 0, "localQueueName": wl["spec"]["queueName"], "positionInClusterQueue": i,
              "positionInLocalQueue": i} for i, wl in enumerate(workloads)]

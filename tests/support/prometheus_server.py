@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.alert_series import Key
+from tests.support.promtool import PROMTOOL
 
-PROMETHEUS, PROMTOOL = Path("/usr/bin/prometheus"), Path("/usr/bin/promtool")
+PROMETHEUS = Path("/usr/bin/prometheus")
 STEP = 60  # seconds between the samples written and between the points of a query_range
 
 

@@ -60,9 +60,10 @@ class RenamedRun:
     followers: dict[str, int] = field(default_factory=dict)  # other object -> its fields that only follow the rename
 
     def said(self, arrow: str = "->") -> str:
-        """`run job-a-1f2e3d -> job-a-9c8b7a: 6 objects renamed; 12 fields of PrometheusRule monitoring/x follow it`."""
+        """`run job-a-1f2e3d -> job-a-9c8b7a: 6 objects renamed; 1 field of ConfigMap monitoring/x-dashboard
+        follows it; 12 fields of PrometheusRule monitoring/x follow it`."""
         line = f"run {self.rename.old} {arrow} {self.rename.new}: {len(self.pairs)} objects renamed"
-        follow = "; ".join(f"{n} field{'s' if n != 1 else ''} of {where} follow it"
+        follow = "; ".join(f"{n} field{'s' if n != 1 else ''} of {where} follow{'' if n != 1 else 's'} it"
                            for where, n in sorted(self.followers.items()))
         return line + (f"; {follow}" if follow else "")
 

@@ -8,7 +8,6 @@ table of docs/monitoring.md section 4 is made of these cases. One promtool run f
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,18 +17,18 @@ import yaml
 from mpigen.render.monitoring import Monitoring, prometheus_rule
 from mpigen.render.targets import TARGETS as TARGET_TABLE
 from tests.support import alert_states as s
-from tests.support.alert_series import World, controllers, crs, dcgm, input_series, ksm, kubelet, scraped
+from tests.support.alert_minutes import DOCS, minutes, service_monitors
+from tests.support.alert_series import World, input_series
 from tests.support.alert_watched import watched_of
 from tests.support.command_line import run_mpigen
+from tests.support.promtool import promtool
 
 ROOT = Path(__file__).resolve().parents[3]
-DOCS = ROOT / "docs" / "monitoring.md"
 OVERLAY, JOB = "monitored", ("team-a", "vit-sweep-7")
 TARGETS = ("static", "jobset", "trainjob", "mpijob")
 NOT_STARTED_FOR, IDLE_FOR = 120, 15  # overlays/monitored: notStartedFor 2h; idleFor's default
 ALERTS = ("MpigenJobFailed", "MpigenJobNotStarted", "MpigenJobRestarting", "MpigenJobNearRestartBudget",
           "MpigenWorkersIdle", "MpigenFinishedJobHoldsGPUs")
-MINUTES = 160  # the series of each case, a sample a minute
 EVALUATION = 5  # the rules are evaluated every 5 minutes (promtool's cost is in evaluations): a check at
 #                 minute m sees the evaluation at the last multiple of 5 up to m
 
@@ -137,43 +136,6 @@ CASES = {
 }
 
 
-def service_monitors() -> dict[str, bool]:
-    """The honorLabels of each ServiceMonitor docs/monitoring.md shows, by its name."""
-    text = DOCS.read_text(encoding="utf-8")
-    out = {}
-    for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
-        for doc in yaml.safe_load_all(block):
-            if doc and doc.get("kind") == "ServiceMonitor":
-                out[doc["metadata"]["name"]] = all(e.get("honorLabels", False) for e in doc["spec"]["endpoints"])
-    return out
-
-
-def minutes(run: s.Run, world_of, honor: dict[str, bool]) -> list[dict]:
-    out = []
-    for t in range(MINUTES):
-        world = world_of(run, t)
-        ns = run.namespace
-        series = {**scraped(ksm(world, ns), True, {"namespace": "monitoring", "job": "kube-state-metrics"}),
-                  **scraped(crs(world, ns, run.jobset), True, {"namespace": "monitoring", "job": "kube-state-metrics"}),
-                  **scraped(kubelet(world, ns), True, {"job": "kubelet", "namespace": "kube-system"})}
-        jobset = controllers(_only(world, queue=False), ns, run.jobset, None)
-        kueue = controllers(_only(world, queue=True), ns, None, run.queue)
-        series.update(scraped(jobset, honor["jobset-controller-manager-metrics-monitor"],
-                              {"namespace": "jobset-system", "pod": "jobset-controller-manager-5c9d", "job": "jobset"}))
-        series.update(scraped(kueue, honor["kueue-controller-manager-metrics-monitor"],
-                              {"namespace": "kueue-system", "pod": "kueue-controller-manager-7f6b", "job": "kueue"}))
-        series.update(scraped(dcgm(world, ns), honor["dcgm-exporter"],
-                              {"namespace": "gpu-operator", "pod": "dcgm-exporter-x2x9", "container": "exporter",
-                               "job": "dcgm-exporter"}))
-        out.append(series)
-    return out
-
-
-def _only(world: World, queue: bool) -> World:
-    """The World with only the controller's own series (the JobSet controller's or Kueue's)."""
-    return replace(world, jobset_failed=0, jobset_completed=0) if queue else replace(world, inadmissible=None)
-
-
 def applies(run: s.Run, state: str) -> bool:
     only = CASES[state][3]
     return only is None or _step(run, only) is not None
@@ -267,8 +229,7 @@ def test_every_alert_on_every_target_through_every_state(renders, tmp_path):
             continue
         files.append(write_case(tmp_path, renders[target], run, state, honor))
         results[(target, state)] = {a for _, firing in CASES[state][1] for a in firing}
-    done = subprocess.run(["/usr/bin/promtool", "test", "rules", *files], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=600)
+    done = promtool("test", "rules", *files, cwd=tmp_path, timeout=600)
     assert done.returncode == 0, done.stdout[-20000:] + done.stderr[-5000:]
     assert table(results) in DOCS.read_text(encoding="utf-8"), table(results)
 

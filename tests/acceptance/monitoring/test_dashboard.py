@@ -16,9 +16,9 @@ import yaml
 from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
-from tests.acceptance.monitoring.test_alert_states import minutes, service_monitors
 from tests.support import alert_states as s
 from tests.support import prometheus_server
+from tests.support.alert_minutes import MINUTES, minutes, service_monitors
 from tests.support.alert_series import EPOCH
 from tests.support.command_line import run_mpigen
 
@@ -27,7 +27,7 @@ GOLDEN = ROOT / "golden" / "monitored" / "monitored" / "monitoring" / "configmap
 OVERLAY, JOB = "monitored", ("team-a", "vit-sweep-7")
 OTHER = ("ml-team", "resnet50-imagenet")  # another job with GPUs; its series are put in JOB's namespace
 TARGETS = ("static", "jobset", "trainjob", "mpijob")
-MINUTES, GAP = 160, 200 * 60  # the minutes of a job's series; the seconds between the starts of two windows
+GAP = 200 * 60  # the seconds between the starts of two windows (a job's series last MINUTES minutes)
 QUEUED, RUNNING, RESTARTED, FAILED = 0, 30, 60, 120  # the minute each state of the job begins
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 
 from tests.support.command_line import run_mpigen
-from tests.acceptance.monitoring.test_settings import CONFIG, DIGEST, repository
+from tests.support.monitored_repository import CONFIG, DIGEST, repository
 
 BOARD = CONFIG + "  dashboard: {enabled: true, labels: {team: ml}}\n"
 

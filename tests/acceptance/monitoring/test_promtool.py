@@ -27,7 +27,6 @@ GenJobName); the Trainer's JobSet is its TrainJob's name, with replicated jobs l
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,9 +34,9 @@ import pytest
 import yaml
 
 from tests.support.command_line import run_mpigen
+from tests.support.promtool import promtool
 
 ROOT = Path(__file__).resolve().parents[3]
-PROMTOOL = "/usr/bin/promtool"
 OVERLAY = "monitored"  # overlays/monitored: prod, with monitoring on and notStartedFor: 2h
 JOB = ("team-a", "vit-sweep-7")  # 2 workers of 8 GPUs each, queued in the LocalQueue team-a-gpus
 CPU_JOB = ("hpc", "intel-pi")  # workers of CPUs only
@@ -112,11 +111,6 @@ def target_render(request) -> tuple[str, list[dict]]:
 def rule_of(objects: list[dict]) -> dict:
     (rule,) = [o for o in objects if o["kind"] == "PrometheusRule"]
     return rule
-
-
-def promtool(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    assert Path(PROMTOOL).exists(), "promtool is missing: run `make install-test` (Debian's prometheus package)"
-    return subprocess.run([PROMTOOL, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
 def test_every_rendered_rule_file_passes_promtool_check(target_render, tmp_path):

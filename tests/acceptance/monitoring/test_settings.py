@@ -5,26 +5,13 @@ rewrites the rule on the next, incremental, render."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.support.command_line import run_mpigen
-
-ROOT = Path(__file__).resolve().parents[3]
-CONFIG = ("apiVersion: mpigen.dev/v1alpha1\nkind: Config\noverlays: [dev, prod]\noutput: rendered\n"
-          "monitoring:\n  prometheusRule: {labels: {release: prometheus}}\n"
-          "  runbookURL: https://git.example.com/ml/training/-/blob/main/docs/monitoring.md\n")
-DIGEST = "bae1f5"  # the first 6 hex digits of the sha256 of that runbookURL
-
-
-def repository(tmp_path: Path, config: str = CONFIG) -> Path:
-    for folder in ("blueprints", "overlays"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    (tmp_path / "mpigen.yaml").write_text(config, encoding="utf-8")
-    return tmp_path
+from tests.support.monitored_repository import CONFIG, DIGEST, repository
 
 
 def rule_files(repo: Path) -> list[str]:

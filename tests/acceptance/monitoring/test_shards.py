@@ -13,7 +13,6 @@ render at its blueprint."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,7 +24,7 @@ from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_CONFIG_MAP_DATA, MAX_ETCD_RE
                                client_side_applied_annotations, config_map_data_size, prometheus_rule_spec_size,
                                stored_size)
 from mpigen.render import shards as sharding
-from tests.acceptance.monitoring.test_promtool import PROMTOOL
+from tests.support.promtool import promtool
 
 JOBS = 400
 SAFE = 3 / 4  # of each limit: docs/monitoring.md section 8
@@ -134,8 +133,7 @@ def test_under_flux_each_job_moves_one_shard_and_two_renders_agree(cli, tmp_path
     files = [f"shard{i}.yaml" for i in range(len(rules))]
     for name, rule in zip(files, rules):
         (tmp_path / name).write_text(yaml.safe_dump(rule["spec"]), encoding="utf-8")
-    checked = subprocess.run([PROMTOOL, "check", "rules", *files], cwd=tmp_path, capture_output=True, text=True,
-                             timeout=120)
+    checked = promtool("check", "rules", *files, cwd=tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
     (repo / "blueprints" / "train-400.yaml").write_text(blueprint(JOBS), encoding="utf-8")

@@ -1,6 +1,7 @@
 """Run renames in a diff (mpigen.review.diff.renames) and the report cut to a budget
 (mpigen.review.diff.budget), on the golden render of the monitored environment (argocd
-profile: every object of a run named after it; the PrometheusRule selects each run's pods).
+profile: every object of a run named after it; the PrometheusRule selects each run's pods, the
+dashboard's queries name them).
 A change to a job's spec renames its run, as the render does: the run's objects and every
 string naming the run carry the new run's name, and its run label the new hash."""
 
@@ -16,6 +17,8 @@ from mpigen.review.diff.renames import renames
 
 GOLDEN = Path(__file__).resolve().parents[3] / "golden" / "monitored"
 OLD_RUN, NEW_RUN = "resnet50-imagenet-7294f3", "resnet50-imagenet-0a1b2c"
+RULE = "PrometheusRule monitoring/mpigen-monitored-bae1f5"
+DASHBOARD = "ConfigMap monitoring/mpigen-monitored-bae1f5-dashboard"
 
 
 def golden() -> dict[str, str]:
@@ -49,12 +52,18 @@ def test_a_renamed_run_is_one_line_and_the_change_beyond_it():
     changed = [(str(c.key), [f.path for f in c.fields]) for c in run.changed]
     assert changed == [(f"Job ml-team/{NEW_RUN}-launcher", ["spec.template.spec.containers[mpi-launcher].env"
                                                             "[TORCH_SHOW_CPP_STACKTRACES]"])]
-    rule = next(j for j in report.jobs if not j.job)  # the environment's PrometheusRule
-    assert rule.changed and all(i in found.following[(report.jobs.index(rule), 0)]
-                                for i in range(len(rule.changed[0].fields)))
-    assert list(run.followers) == ["PrometheusRule monitoring/mpigen-monitored-bae1f5"]
+    # The environment's objects that name the run: its dashboard's ConfigMap (a row per job, whose
+    # queries name the run's launcher) and its PrometheusRule; every field of them that changes
+    # only follows the rename.
+    environment = next(j for j in report.jobs if not j.job)
+    assert [str(c.key) for c in environment.changed] == [DASHBOARD, RULE]
+    assert all(found.following[(report.jobs.index(environment), k)] == set(range(len(change.fields)))
+               for k, change in enumerate(environment.changed))
+    assert run.followers == {str(c.key): len(c.fields) for c in environment.changed}
+    assert run.followers[DASHBOARD] == 1  # its one data key, the dashboard's JSON
     text = report.format("text")
-    assert f"  run {OLD_RUN} -> {NEW_RUN}: {len(job.added)} objects renamed; " in text
+    assert (f"  run {OLD_RUN} -> {NEW_RUN}: {len(job.added)} objects renamed; 1 field of {DASHBOARD} follows it; "
+            f"{run.followers[RULE]} fields of {RULE} follow it\n") in text
     assert "kube_" not in text and "+ added" not in text and "- removed" not in text
     assert "Restarts: 1 job (their pods start again): ml-team/resnet50-imagenet (env monitored): a new run replaces its run\n" in text
     markdown = report.format("markdown")

@@ -87,7 +87,7 @@ def test_a_refused_list_is_one_error_that_says_what_to_do(status, says):
 
 @pytest.mark.parametrize("status", [404, 503])
 def test_no_visibility_api_gives_no_positions(status):
-    path = "/apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/ml/localqueues/gpus/pendingworkloads"
+    path = "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/ml/localqueues/gpus/pendingworkloads"
     assert pending_positions(Cluster({path: [Answer(status, {})]}), "ml", "gpus") == {}
 
 
@@ -99,7 +99,7 @@ def test_positions_are_asked_once_per_queue_and_only_for_jobs_with_a_workload():
             item("a", "a", "uid-a"), item("b", "b", "uid-b")]})],
         "/apis/kueue.x-k8s.io/v1beta2/namespaces/ml/workloads": [Answer(200, {"items": [
             item("jobset-a-1f2e3", owner="uid-a"), item("jobset-b-4d5c6", owner="uid-b")]})],
-        "/apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/ml/localqueues/gpus/pendingworkloads": [
+        "/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/ml/localqueues/gpus/pendingworkloads": [
             Answer(200, {"items": [{"metadata": {"name": "jobset-b-4d5c6"}, "positionInLocalQueue": 0},
                                    {"metadata": {"name": "jobset-a-1f2e3"}, "positionInLocalQueue": 1}]})],
     }
@@ -110,7 +110,7 @@ def test_positions_are_asked_once_per_queue_and_only_for_jobs_with_a_workload():
     assert seen[("ml", "b")].positions == {"jobset-b-4d5c6": 0}
     assert seen[("ml", "c")].objects == [] and seen[("ml", "c")].positions == {}
     visibility = [path for _, path, _ in cluster.calls if "visibility" in path]
-    assert visibility == ["/apis/visibility.kueue.x-k8s.io/v1beta1/namespaces/ml/localqueues/gpus/pendingworkloads"]
+    assert visibility == ["/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/ml/localqueues/gpus/pendingworkloads"]
 
 
 def test_the_kinds_listed_are_the_targets_and_kueue_s_only_when_a_job_is_queued():
