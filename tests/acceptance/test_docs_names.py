@@ -100,6 +100,10 @@ CONFIGURATIONS = {
     "docs/gitops.md section 5": Configuration(GITOPS_FLUX),
     **{f"docs/gitops.md section 5, target {target}": Configuration(with_target(GITOPS_FLUX, target))
        for target in ("jobset", "mpijob", "trainjob")},
+    # An environment whose target rules mix the targets (docs/overlays.md, A target per group of jobs).
+    "docs/gitops.md section 5, mixed targets": Configuration(
+        GITOPS_FLUX + "targets:\n  - jobs: {name: vit-sweep-7}\n    target: jobset\n"
+                      "  - jobs: {name: mpich-pi}\n    target: trainjob\n"),
     "docs/gitops.md section 5's job names": names_repository(
         {"dev": "flux", "prod": "argocd", "prod-eu": "argocd", "Prod_EU": "argocd"}, JOBS),
     "docs/gitops.md section 5's environment names": names_repository(
@@ -138,7 +142,8 @@ SCOPES = {
     ("docs/gitops.md", "## 4. Argo CD, rendered in CI"): Scope(("docs/gitops.md section 4", "the repository"),
                                                              complete=True),
     ("docs/gitops.md", "## 5. Flux, rendered in CI"): Scope(
-        ("docs/gitops.md section 5", *FLUX_TARGETS, *SECTION_5_NAMES, "no overlays under flux, target trainjob"),
+        ("docs/gitops.md section 5", *FLUX_TARGETS, "docs/gitops.md section 5, mixed targets", *SECTION_5_NAMES,
+         "no overlays under flux, target trainjob"),
         complete=True),
     ("docs/gitops.md", "## 7. Health"): Scope(HEALTH_TARGETS),
     ("docs/targets.md", "## The jobset target > ### GitOps"): Scope(

@@ -119,6 +119,7 @@ def placeholders(render: Render) -> dict[str, str]:
         "output": _alternatives(render.outputs), "run": "[0-9a-f]{6}", "hash": "[0-9a-f]+",
         "hash of its content": "[0-9a-f]+", "readable": "[a-z0-9]+(?:-[a-z0-9]+)*", "pid": "[0-9]+",
         "step": _alternatives(STEPS), "destination": "[a-z0-9]+(?:-[a-z0-9]+)*",
+        "target": _alternatives(set(TARGETS)),
     }
 
 

@@ -85,15 +85,29 @@ CHECKS = [
               required: example.com/block
               preferred: example.com/rack
           """, ("      preferred: example.com/rack\n", ""), "error", "spec.scheduling.topology", JOBSET),
-    # only a JobSet and a v2beta1 MPIJob carry a topology request and MultiKueue's managedBy
-    *[check(f"{key}-on-{target}", f"""
-            scheduling:
-              queue: team-a
-              »{key}: {value}
-            """, (f"    {key}: {value}\n", ""), "error", f"spec.scheduling.{key}", args)
-      for key, value in (("topology", "{preferred: example.com/rack}"), ("multiKueue", "true"))
-      for target, args in (("static", STATIC), ("mpijob-v1", V1))],
+    # Kueue manages the MPI Operator's v2beta1 MPIJob alone (Kueue v0.19.2
+    # pkg/controller/jobs/mpijob): a queue on the training-operator's v1 MPIJob holds nothing
+    check("queue-on-mpijob-v1", """
+          scheduling:
+            queue: »team-a
+          """, ("scheduling:\n    queue: team-a\n", "scheduling: {}\n"), "error", "spec.scheduling.queue", V1),
 ]
+
+
+@pytest.mark.parametrize("key, value", [("topology", "{preferred: example.com/rack}"), ("multiKueue", "true")])
+def test_static_refuses_what_only_one_workload_carries(cli_job, key, value):
+    """Only a JobSet and a v2beta1 MPIJob carry a topology request and MultiKueue's managedBy:
+    static refuses them at the key; without them, its queue still warns (two workloads, no gang)."""
+    queued = named("train") + "  scheduling:\n    queue: team-a\n"
+    done = cli_job(queued + f"    {key}: {value}\n", *STATIC)
+    found = diagnostics(done)
+    assert [(f[0], f[1], f[2]) for f in found] == [(11, 5, "error")], done.stderr
+    assert found[0][3].startswith(f"spec.scheduling.{key}: --target static cannot render it")
+    assert done.returncode == 2 and done.stdout == b""
+    done = cli_job(queued, *STATIC)
+    found = diagnostics(done)
+    assert [(f[0], f[2]) for f in found] == [(10, "warning")] and done.returncode == 0, done.stderr
+    assert found[0][3].startswith("spec.scheduling.queue: with --target static")
 
 
 @pytest.mark.parametrize("case", CHECKS)
