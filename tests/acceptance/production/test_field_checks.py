@@ -153,7 +153,7 @@ CHECKS = [
             launcher:
               pod:
                 »schedulerName: default-scheduler
-          """, ("gang:\n      scheduler: volcano", "queue: team-a"), "error",
+          """, ("gang:\n      scheduler: volcano", "multiKueue: false"), "error",
           "spec.podTemplatePatch.launcher.pod.schedulerName"),
     check("patch-launcher-init-containers", f"""
           datasets: [{{name: data, mountPath: /data, pvc: data, {DOWNLOAD}}}]
