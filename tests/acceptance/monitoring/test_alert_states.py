@@ -17,10 +17,9 @@ import yaml
 from mpigen.render.monitoring import Monitoring, prometheus_rule
 from mpigen.render.targets import TARGETS as TARGET_TABLE
 from tests.support import alert_states as s
-from tests.support.alert_minutes import DOCS, minutes, service_monitors
+from tests.support.alert_minutes import overlay_renders, DOCS, minutes, service_monitors
 from tests.support.alert_series import World, input_series
 from tests.support.alert_watched import watched_of
-from tests.support.command_line import run_mpigen
 from tests.support.promtool import promtool
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -143,12 +142,7 @@ def applies(run: s.Run, state: str) -> bool:
 
 @pytest.fixture(scope="module")
 def renders() -> dict[str, list[dict]]:
-    out = {}
-    for target in TARGETS:
-        done = run_mpigen("render", "--stdout", "--overlay", OVERLAY, "--target", target, cwd=ROOT, timeout=120)
-        assert done.returncode == 0, done.stderr.decode()
-        out[target] = [d for d in yaml.safe_load_all(done.stdout) if d]
-    return out
+    return overlay_renders(OVERLAY)
 
 
 def group_of(objects: list[dict], state: str) -> dict:

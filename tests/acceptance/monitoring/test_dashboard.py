@@ -18,9 +18,8 @@ from grafana_foundation_sdk.models.dashboard import Dashboard
 
 from tests.support import alert_states as s
 from tests.support import prometheus_server
-from tests.support.alert_minutes import MINUTES, minutes, service_monitors
+from tests.support.alert_minutes import overlay_renders, MINUTES, minutes, service_monitors
 from tests.support.alert_series import EPOCH
-from tests.support.command_line import run_mpigen
 
 ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "golden" / "monitored" / "monitored" / "monitoring" / "configmap-mpigen-monitored-bae1f5-dashboard.yaml"
@@ -71,12 +70,7 @@ def window(index: int) -> tuple[int, int]:
 
 @pytest.fixture(scope="module")
 def renders() -> dict[str, list[dict]]:
-    out = {}
-    for target in TARGETS:
-        done = run_mpigen("render", "--stdout", "--overlay", OVERLAY, "--target", target, cwd=ROOT, timeout=120)
-        assert done.returncode == 0, done.stderr.decode()
-        out[target] = [d for d in yaml.safe_load_all(done.stdout) if d]
-    return out
+    return overlay_renders(OVERLAY)
 
 
 @pytest.fixture(scope="module")
