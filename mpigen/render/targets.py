@@ -9,25 +9,24 @@ from functools import reduce
 from operator import add
 from typing import NamedTuple
 
-from mpigen.compile.reserved import RESERVED as COMPILED
+from mpigen.check.shared_rules import RESERVED as ADDED
+from mpigen.check.stage import TargetRules, check_job
 from mpigen.compile.mpijob import MPIJob
+from mpigen.compile.reserved import RESERVED as COMPILED
 from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
 from mpigen.load.document import Document
-from mpigen.render.checks import RESERVED as ADDED, profile_checks
 from mpigen.render.admission import reapplied_safely
 from mpigen.render.core_kinds import KUBERNETES
-from mpigen.render.effective import effective_pods
 from mpigen.render.jobset.target import JOBSET
 from mpigen.render.kinds import Find, Kind, group_of
 from mpigen.render.mpijob.target import MPIJOB
-from mpigen.render.pod_checks import pod_checks
 from mpigen.render.queued import hold, lifecycle_checks, renders_nothing
 from mpigen.render.static.target import STATIC
-from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.render.target import Lifecycle, Options
+from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.validate.reserved import Reserved
 
 TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}  # the first is the default
@@ -141,13 +140,17 @@ def kueue_pod_sets(objects: list[dict]) -> list[tuple[dict, int]]:
     return out
 
 
+def target_rules(options: Options) -> TargetRules:
+    """What the environment's target and profile judge of a job in the check stage
+    (mpigen.check.stage), beside the rules every target shares."""
+    target, own = TARGETS[options.target], with_own_defaults(options)
+    return TargetRules(lambda doc, blueprint: lifecycle_checks(doc, blueprint, options.gitops),
+                       lambda doc, blueprint, pods: target.checks(doc, blueprint, own, pods))
+
+
 def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Options) -> list[Diagnostic]:
-    """What the environment's GitOps profile and target cannot render, and what no target's
-    pods can run; the pods judged as they will run: the compiled job's (after podTemplatePatch)."""
-    target, pods = TARGETS[options.target], effective_pods(doc, job)
-    return (profile_checks(doc, blueprint, options.gitops) + lifecycle_checks(doc, blueprint, options.gitops)
-            + pod_checks(doc, pods)
-            + target.checks(doc, blueprint, with_own_defaults(options), pods))
+    """The check stage of one job under the environment's profile and target (mpigen.check.stage)."""
+    return check_job(doc, blueprint, job, options.gitops, target_rules(options))
 
 
 def expected_objects(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, Mark]]:
