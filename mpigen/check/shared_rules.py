@@ -1,6 +1,7 @@
 """What the targets share: the names of mpigen's additions (the rank environment's volume);
 what a GitOps profile cannot render whatever the target (a launcher TTL: the controller
-would recreate the deleted Job and run it again; a gang that counts the launcher); on the
+would recreate the deleted Job and run it again; a gang that counts the launcher, by the one
+gang rule of mpigen.validate.gang); on the
 targets whose workers outlive the launcher (static, mpijob), workers left running and
 names too long once the run identity is added; a worker StatefulSet whose pods cannot be
 created (static); the Kueue requests only a JobSet can carry; and on the targets whose

@@ -11,7 +11,8 @@ Kueue's webhook refuses to change on a running job (the queue, the priority clas
 new value of one is a new run, as a spec edit is.
 
 Every target renders through run_objects with its own builder; how each target starts and
-completes a run is the target's own (mpigen.render.static.gitops for the static target).
+completes a run is the target's own (mpigen.render.static.gitops for the static target). How
+much a run lengthens the names, which the checks size names by, is mpigen.check.run_names.
 """
 
 from __future__ import annotations

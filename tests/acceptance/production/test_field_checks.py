@@ -50,7 +50,7 @@ CHECKS = [
             name: reader
             annotations: {eks.amazonaws.com/role-arn: "arn:aws:iam::111122223333:role/training"}
           """, ("  name: reader\n", ""), "error", "spec.serviceAccount"),
-    # gang scheduling (checks._check_gang)
+    # gang scheduling (mpigen.validate.gang.check_gang)
     check("gang-queue-not-volcano", """
           scheduling:
             gang:
