@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mpigen.check.effective import EffectivePod, EffectivePods, set_by, sharing
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document
-from mpigen.render.checks import launcher_on_host_network
-from mpigen.render.effective import EffectivePod, EffectivePods, set_by, sharing
-from mpigen.render.pod_checks import port_taken
+from mpigen.check.shared_rules import launcher_on_host_network
+from mpigen.check.pod_checks import port_taken
 from mpigen.render.parts.replicated import SSH_PORT_NAME
 
 

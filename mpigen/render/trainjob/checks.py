@@ -4,14 +4,14 @@ TrainJob name too long for the JobSet it becomes, the container its MPI plugin n
 
 from __future__ import annotations
 
+from mpigen.check.effective import EffectivePods
+from mpigen.check.run_names import name_room, run_suffix
 from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.gitops import name_room, run_suffix
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV_NAMES
-from mpigen.render.checks import hydra_launcher_host
-from mpigen.render.effective import EffectivePods
-from mpigen.render.failure_checks import download_containers, refused, unknown_containers
+from mpigen.check.shared_rules import hydra_launcher_host
+from mpigen.check.failure_checks import download_containers, refused, unknown_containers
 from mpigen.render.parts.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob import hydra

@@ -19,13 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mpigen.compile.blueprint import SHM_VOLUME
-from mpigen.compile.environment import RENDEZVOUS_ENV
+from mpigen.compile.environment import RANK_ENV_VOLUME, RENDEZVOUS_ENV
 from mpigen.compile.mpijob import HYDRA, V2BETA1
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
-from mpigen.render.parts.additions import RANK_ENV_VOLUME
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
 from mpigen.render.parts.failure_policy import read_policy
 from mpigen.render.manifest_view import View, keep, named, without
