@@ -1,7 +1,7 @@
 """The environment compile writes into the launcher and rank containers, for every target:
 which variables each role's main container gets, in the order it gets them, and which
 mpirun forwards. What a target appends to the launcher's is the target's own
-(mpigen.render.launcher_env and the targets' packages).
+(mpigen.compile.launcher_env and the targets' packages).
 
 - The blueprint's spec.env, on both roles (first: the operator appends its own after it).
 - The rank environment (PyTorch, DeepSpeed): torch.distributed's env:// rendezvous reads
@@ -17,6 +17,7 @@ from mpigen.formats.blueprint import Spec
 
 RANK_ENV_FRAMEWORKS = ("pytorch", "deepspeed")
 RANK_ENV_DIR = "/etc/mpigen"
+RANK_ENV_VOLUME = "mpigen-rank-env"  # the volume of the ConfigMap, mounted at RANK_ENV_DIR
 RANK_ENV_KEY = "rank-env.sh"
 RANK_ENV_SCRIPT = f"{RANK_ENV_DIR}/{RANK_ENV_KEY}"
 MASTER_PORT = "29500"  # torch.distributed's default

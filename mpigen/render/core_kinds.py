@@ -15,7 +15,7 @@ from mpigen.kube.values import equal, get, whole_number
 from mpigen.render.kinds import Admission, Find, Kind, Pods, SizeLimit, every_version
 
 RBAC = "rbac.authorization.k8s.io"
-WORKER_ROLE = "worker"  # the operator's mpi_role_type of the workers (mpigen.render.names.role_labels)
+WORKER_ROLE = "worker"  # the operator's mpi_role_type of the workers (mpigen.compile.names.role_labels)
 
 
 def _alone(pods: Callable[[dict], Pods]) -> Callable[[dict, Find], Pods]:

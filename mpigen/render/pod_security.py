@@ -16,7 +16,7 @@ from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.pod_security import PRIVILEGED, Violation, violations
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.render.pod_fields import causes
-from mpigen.render.sshd import root_capabilities
+from mpigen.compile.root_sshd import root_capabilities
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import TARGETS, kind_facts, render_job, target_checks
 

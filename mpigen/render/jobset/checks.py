@@ -8,8 +8,8 @@ from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import name_room, run_suffix
 from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORKER_JOB
-from mpigen.render.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
-from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
+from mpigen.compile.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.replicated import longest_pod_name
 from mpigen.render.checks import hydra_launcher_host
 from mpigen.render.effective import EffectivePods, sharing

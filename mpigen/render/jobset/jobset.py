@@ -22,7 +22,7 @@ from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, restart_rules,
 from mpigen.render.kueue import label_workload, request_topology
 from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
-from mpigen.render.names import object_meta
+from mpigen.compile.names import object_meta
 from mpigen.render.replicated import NETWORK, replicated_job
 
 DEADLINE_RULE = "deadline"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.render import replicated
-from mpigen.render.names import CONFIG_MOUNT, CONFIG_SUFFIX
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_SUFFIX
 from mpigen.render.replicated import pod_dns_name
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"

@@ -11,8 +11,8 @@ from mpigen.render.checks import launcher_on_host_network, one_workload_only, st
 from mpigen.render.effective import EffectivePods
 from mpigen.render.failure_checks import (POLICY, download_containers, main_containers, unknown_containers,
                                           written)
-from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
-from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
+from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
 from mpigen.render.static.launcher import OPERATOR_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved

@@ -19,16 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mpigen.compile.blueprint import SHM_VOLUME
-from mpigen.compile.environment import RENDEZVOUS_ENV
+from mpigen.compile.environment import RANK_ENV_VOLUME, RENDEZVOUS_ENV
 from mpigen.compile.mpijob import HYDRA, V2BETA1
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
-from mpigen.render.additions import RANK_ENV_VOLUME
-from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
+from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
 from mpigen.render.failure_policy import read_policy
-from mpigen.render.manifest_view import View, keep, named, without
+from mpigen.decompile.view import View, keep, named, without
 from mpigen.render.replicated import SSH_PORT_NAME
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,

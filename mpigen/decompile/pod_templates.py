@@ -9,17 +9,17 @@ carry, and what the operator itself overwrites, is decided here with the operato
 
 from __future__ import annotations
 
+from mpigen.compile.api_token import TOKEN, calls_api, names_account
 from mpigen.compile.blueprint import least_privilege
 from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
+from mpigen.compile.root_sshd import STANDARD_ROOT_CAPABILITIES
 from mpigen.formats.pod_template_patch import CONTAINER_FIELDS as PATCHABLE_CONTAINER
 from mpigen.formats.pod_template_patch import POD_FIELDS as PATCHABLE_POD
 from mpigen.formats.types import number_to_string
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
-from mpigen.render.api_token import TOKEN, calls_api, names_account
-from mpigen.render.sshd import STANDARD_ROOT_CAPABILITIES
 
-# Pod and container fields read into blueprint fields here (or in mpigen.importer.volumes).
+# Pod and container fields read into blueprint fields here (or in mpigen.decompile.volumes).
 POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
 CONTAINER_READ = {"name", "image", "command", "args", "env", "resources", "volumeMounts"}
 # Template metadata the API server writes, which `kubectl get -o yaml` shows: not the user's.
@@ -110,7 +110,7 @@ def _pod_fields(r, part: dict, pod: dict) -> None:
         if key in ("hostname", "subdomain") and r.api == V2BETA1:
             continue  # v2beta1 writes them (4.6, 4.7)
         if key == TOKEN and value is False and not calls_api(r.api, part["role"]) and not names_account(pod):
-            continue  # what mpigen renders there anyway (mpigen.render.api_token)
+            continue  # what mpigen renders there anyway (mpigen.compile.api_token)
         if key in ("serviceAccountName", "serviceAccount") and part["role"] == "Launcher":
             if r.api != V1ALPHA2 and value != r.identity:  # v1alpha2 writes <job>-launcher over it (2.6)
                 r.lost(loc + (key,), f"the launcher's service account {value!r} (a blueprint's launcher runs as "
@@ -205,7 +205,7 @@ def _resources(r, part: dict, resources: dict) -> None:
     for name in list(limits):
         if is_accelerator(name):
             if part["role"] == "Worker" or (r.launcher_as_worker and r.get(("spec", "runLauncherAsWorker")) is True):
-                part["gpus"][name] = limits.pop(name)  # a launcher that is a worker: mpigen.importer.own_objects
+                part["gpus"][name] = limits.pop(name)  # a launcher that is a worker: mpigen.decompile.own_objects
             else:
                 limits.pop(name)
                 r.lost(rloc + ("limits", name), f"the launcher's accelerator {name} (a blueprint's launcher only "

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mpigen.decompile.reader import Reader
 from mpigen.load.document import Document, Loc, field_path
-from mpigen.render.manifest_reader import Reader
 
 
 @dataclass
