@@ -11,7 +11,7 @@ declares a function that imports it. It is a module that defines
     import_job(doc: Document, reference: Document | None, strict: bool, given: Given) -> Imported
 
 the blueprint of one job manifest (`reference`: the document it references, when its file
-was given too), and, when the importer declares References,
+was given too), and, when its declaration names References,
 
     reference_of(doc: Document, candidates: list[Document]) -> Document | None
 

@@ -71,7 +71,7 @@ TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", int: "a whole 
 HASHED_NAME = re.compile(r"mpigen-[0-9a-f]{10}")  # a shared ClusterTrainingRuntime named by its content
 DEFAULT_SSH_PORT = 2222
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
-# Frameworks whose launch lines are the same, by the one the MPIJob importer picks.
+# Frameworks whose launch lines are the same, by the one the MPIJob decompiler picks.
 SAME_LINE = {"pytorch": ("pytorch", "deepspeed"), "horovod": ("horovod", "tensorflow", "mxnet")}
 
 

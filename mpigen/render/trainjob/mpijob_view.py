@@ -3,7 +3,7 @@ v2beta1 MPIJob they amount to: the launcher is the runtime's launcher job with t
 trainer fields (image, command, env, the launcher's resources), the workers are the node job
 (numNodes of them, less the launcher when it is a node), and the run policy is the
 TrainJob's and the JobSet template's. Each value keeps where it is written (file, line and
-the field's path there), so that the MPIJob importer reads it with its own rules and reports
+the field's path there), so that the MPIJob decompiler reads it with its own rules and reports
 at the TrainJob's or the runtime's line. What mpigen's trainjob target adds to the pods of a
 runtime it wrote (the ssh-setup init container, the SSH folder, the workers' sshd command,
 port and probe, the launcher's mpirun variables) is left out of the view, since rendering
