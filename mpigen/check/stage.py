@@ -3,7 +3,7 @@ will run (mpigen.check.effective, after podTemplatePatch and overlays), in the o
 rules report: what the environment's GitOps profile cannot render (mpigen.check.shared_rules),
 what the job's life in Git cannot be, what no target's pods can run (mpigen.check.pod_checks),
 and what the target cannot render. The second and the last are the render's to say (the
-Kueue lifecycle, mpigen.render.queued; each target's checks, mpigen.render.<target>.checks):
+Kueue lifecycle, mpigen.render.kueue; each target's checks, mpigen.render.<target>.checks):
 they come in as TargetRules (mpigen.render.targets.target_rules), as check imports no render."""
 
 from __future__ import annotations

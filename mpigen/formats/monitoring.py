@@ -65,10 +65,10 @@ class PrometheusRuleSettings(Model):
 
 
 # Its docstring is its description in the published schemas, kept byte for byte: the dashboard is
-# built by mpigen.monitoring.dashboard, which was mpigen.render.dashboard when they were published.
+# built by mpigen.monitoring.dashboard, which was mpigen.monitoring.dashboard when they were published.
 class DashboardSettings(Model):
     """The environment's Grafana dashboard: a ConfigMap the Grafana sidecar loads
-    (mpigen.render.dashboard)."""
+    (mpigen.monitoring.dashboard)."""
 
     enabled: bool = Field(False, description="true: write the environment's Grafana dashboard, a ConfigMap labelled "
                                              "grafana_dashboard: \"1\" that Grafana's dashboard sidecar loads.")

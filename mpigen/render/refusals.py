@@ -14,14 +14,14 @@ from typing import Any, Callable, Iterator, NamedTuple
 
 from mpigen.check.pod_fields import causes
 from mpigen.compile.mpijob import MPIJob
+from mpigen.compile.root_sshd import root_capabilities
 from mpigen.errors import Diagnostic, Mark, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.pod_security import PRIVILEGED, Violation, violations
 from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
 from mpigen.load.document import Document, Loc, field_path
-from mpigen.render.parts.sshd import root_capabilities
-from mpigen.render.target import Lifecycle, Options
 from mpigen.render.kinds import group_of
+from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import CUSTOM_RESOURCES, TARGETS, finder, kind_facts, render_job, target_checks
 
 DOCS = "docs/targets.md, Pod Security"

@@ -10,14 +10,14 @@ the workers run when it waits for them.
 from __future__ import annotations
 
 from mpigen.check.effective import EffectivePods, sharing
+from mpigen.check.failure_checks import refused
+from mpigen.check.shared_rules import one_workload_only, worker_set_checks
+from mpigen.compile.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.compile.mpijob import V1, V2BETA1
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.check.shared_rules import one_workload_only, worker_set_checks
-from mpigen.check.failure_checks import refused
-from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
-from mpigen.compile.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.gang import MIN_AVAILABLE, gang_pods, never_starts
 from mpigen.validate.reserved import Reserved

@@ -4,20 +4,20 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import subprocess
 import sys
 
 import pytest
 
+from mpigen.decompile.mpijob import import_document
+from mpigen.decompile.port import Given
 from mpigen.importer.blueprints import blueprints
 from mpigen.importer.importers import import_job, importers
-from mpigen.importer.manifest import import_document
 from mpigen.load.parser import parse
-from mpigen.render.targets import IMPORTABLE, TARGETS
+from mpigen.render.targets import IMPORTABLE, RESERVED, TARGETS
+from tests.support.import_round_trip import job
 from tests.support.paths import ROOT
 from tests.support.text import pos, write
-from tests.support.import_round_trip import job
 from tests.support.toy_importer import TOY
 
 DECLARED = [target for target in TARGETS.values() if target.importer is not None]
@@ -33,13 +33,13 @@ def test_each_kind_is_read_by_one_target_and_loading_is_told_the_same_kinds():
 
 @pytest.mark.parametrize("target", DECLARED, ids=lambda target: target.name)
 def test_a_declared_importer_module_defines_what_the_stage_calls(target):
-    module = importlib.import_module(target.importer.module)
+    module = target.importer.decompiler()
     assert callable(module.import_job)
     assert callable(getattr(module, "reference_of", None)) == (target.importer.references is not None)
 
 
 def test_rendering_loads_no_importer():
-    """The declared modules are names: `mpigen render` never imports them, nor the stage."""
+    """The declared decompilers are loaded by a function: `mpigen render` never imports them, nor the stage."""
     code = ("import sys\nfrom mpigen.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
             "    pass\nprint('\\n'.join(sys.modules), file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", code, "render", "blueprints/mpich-pi.yaml", "--stdout"], cwd=ROOT,
@@ -47,12 +47,12 @@ def test_rendering_loads_no_importer():
     modules = set(done.stderr.split())
     assert "mpigen.pipeline" in modules  # it did render
     assert not {name for name in modules if name == "mpigen.importer" or name.startswith("mpigen.importer.")}
-    assert not modules & {target.importer.module for target in DECLARED}
+    assert not modules & {target.importer.decompiler().__name__ for target in DECLARED}
 
 
 def test_a_job_is_read_by_the_importer_its_target_declares():
     (doc,) = parse(job(), "mpijob.yaml")
-    assert import_job(doc) == import_document(doc)
+    assert import_job(doc) == import_document(doc, given=Given(reserved=RESERVED))
 
 
 def test_a_kind_no_importer_reads_is_refused_at_its_line():
