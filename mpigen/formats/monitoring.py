@@ -68,7 +68,7 @@ class PrometheusRuleSettings(Model):
 # built by mpigen.monitoring.dashboard, which was mpigen.monitoring.dashboard when they were published.
 class DashboardSettings(Model):
     """The environment's Grafana dashboard: a ConfigMap the Grafana sidecar loads
-    (mpigen.monitoring.dashboard)."""
+    (mpigen.render.dashboard)."""
 
     enabled: bool = Field(False, description="true: write the environment's Grafana dashboard, a ConfigMap labelled "
                                              "grafana_dashboard: \"1\" that Grafana's dashboard sidecar loads.")
