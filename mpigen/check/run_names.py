@@ -1,5 +1,5 @@
 """How much a GitOps run lengthens the names a target derives from a job's name: each is
-named as the job `<name>-<run>` would be (mpigen.render.gitops), <run> a hash of
+named as the job `<name>-<run>` would be (mpigen.render.parts.gitops), <run> a hash of
 RUN_HASH_LENGTH characters; the checks size a name's room by it, the render names the run."""
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ class PrometheusRuleSettings(Model):
 
 
 # Its docstring is its description in the published schemas, kept byte for byte: the dashboard is
-# built by mpigen.monitoring.dashboard, which was mpigen.monitoring.dashboard when they were published.
+# built by mpigen.monitoring.dashboard, which was mpigen.render.dashboard when they were published.
 class DashboardSettings(Model):
     """The environment's Grafana dashboard: a ConfigMap the Grafana sidecar loads
     (mpigen.render.dashboard)."""

@@ -13,7 +13,7 @@ from mpigen.kube.image import IMAGE, MAX_LENGTH, image_problem
 from mpigen.kube.names import LABEL_VALUE, QUALIFIED_NAME, qualified_name_lengths_problem, resource_name_problem
 from mpigen.kube.quantity import range_problem
 
-# The GitOps profiles an overlay, mpigen.yaml or --gitops may name (mpigen.render.gitops).
+# The GitOps profiles an overlay, mpigen.yaml or --gitops may name (mpigen.render.parts.gitops).
 GitOpsProfile = Literal["none", "argocd", "flux"]
 GITOPS_PROFILES: tuple[str, ...] = get_args(GitOpsProfile)
 # The Pod Security Standards' levels (mpigen.kube.pod_security.LEVELS) a namespace may enforce.

@@ -141,7 +141,7 @@ def _unwatched(objects: list[dict]) -> Watched | None:
 class Target:
     """One target. Its render function gets every job that is not archived (an archived job
     renders nothing, whatever the target) and does the GitOps profile's part too: run
-    identity (mpigen.render.gitops), start order, and what `completed` releases."""
+    identity (mpigen.render.parts.gitops), start order, and what `completed` releases."""
 
     name: str
     # The objects of one job, in the order the target creates them.

@@ -2,7 +2,7 @@
 
 A run is named by the object its target makes the job of (TOP_KINDS: the static launcher Job,
 the MPIJob, the JobSet, the TrainJob), which under a GitOps profile carries the run's hash
-(`<job>-<run>`, mpigen.render.gitops); every object the controllers make for it is owned by it,
+(`<job>-<run>`, mpigen.render.parts.gitops); every object the controllers make for it is owned by it,
 directly or down a chain (mpigen.status.grouping), so an object belongs to the run of the
 root of its owners. The static target's workers are a StatefulSet `<run>-worker` beside the
 launcher Job `<run>-launcher` (mpigen.render.static), which owns nothing of the Job's: its run

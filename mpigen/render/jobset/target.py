@@ -1,7 +1,7 @@
 """Target `jobset`: per job, a ConfigMap (hostfile and SSH files), the key generator's RBAC
 (default key strategy), the PodGroup of a gang scheduler, and one JobSet (mpigen.render.jobset.jobset), which needs no
 controller but JobSet's. Under a GitOps profile each run is objects of its own, as on the
-other targets (mpigen.render.gitops: a JobSet's replicated jobs are immutable); the
+other targets (mpigen.render.parts.gitops: a JobSet's replicated jobs are immutable); the
 configuration goes in Argo CD's wave -1 and the JobSet in wave 0, and JobSet itself starts
 the launcher once the workers are ready, so Flux applies it in one step. A finished run's pods are
 gone (JobSet deletes the running workers) and nothing brings them back; `completed`
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import ARGOCD_SYNC_WAVE
-from mpigen.render import gitops
+from mpigen.render.parts import gitops
 from mpigen.render.parts.additions import Additions, addition_objects
 from mpigen.render.jobset import checks
 from mpigen.render.jobset import kinds

@@ -1,6 +1,6 @@
 """Target `mpijob`: the MPIJob resource (mpigen.render.mpijob.resource), for clusters that
 run an operator. Under a GitOps profile it is named per run, as the static target's
-objects are (mpigen.render.gitops); `completed` suspends it, so the operator deletes its
+objects are (mpigen.render.parts.gitops); `completed` suspends it, so the operator deletes its
 pods and the GPUs are released. The operator creates the pods, so Flux applies it in one step."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from types import ModuleType
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.decompile.port import Importer
-from mpigen.render import gitops
+from mpigen.render.parts import gitops
 from mpigen.render.mpijob import checks, kinds
 from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
 from mpigen.render.mpijob.options import OPTIONS

@@ -2,14 +2,14 @@
 for the MPIJob (shared/reference/mpi-operator.md, section 2), one module per object:
 configmap, rbac, podgroup (mpigen.render.parts.podgroup), workers, launcher; then mpigen's additions, the blueprint's
 labels and annotations and mpigen's ownership labels (mpigen.render.parts.stamp). Under a GitOps
-profile, each run is objects of its own (mpigen.render.gitops) that start in order and
+profile, each run is objects of its own (mpigen.render.parts.gitops) that start in order and
 release their GPUs when done (mpigen.render.static.gitops)."""
 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL
-from mpigen.render import gitops
+from mpigen.render.parts import gitops
 from mpigen.render.parts.additions import addition_objects
 from mpigen.render.parts.stamp import stamp
 from mpigen.render.static import checks
@@ -29,7 +29,7 @@ def static_objects(job: MPIJob, options: Options, job_name: str, run: str | None
     """In the order of the controller's syncHandler: ConfigMap, ServiceAccount, Role,
     RoleBinding, PodGroup (with gang scheduling), worker StatefulSet (only with workers),
     launcher Job; then mpigen's additions (mpigen.render.parts.additions). Under a GitOps profile,
-    the objects of one run (mpigen.render.gitops), which release their GPUs when done."""
+    the objects of one run (mpigen.render.parts.gitops), which release their GPUs when done."""
     ext = job.extensions
     account = new_launcher_service_account(job)
     if ext.workerServiceAccountAnnotations:  # the launcher's downloads use the same cloud identity

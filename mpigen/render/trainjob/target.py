@@ -16,7 +16,7 @@ from mpigen.decompile.port import Importer, References
 from mpigen.formats.trainer import Runtime
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
-from mpigen.render import gitops
+from mpigen.render.parts import gitops
 from mpigen.render.parts.additions import Additions, addition_objects
 from mpigen.render.parts.stamp import stamp
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
@@ -69,7 +69,7 @@ def trainjob_objects(job: MPIJob, choice: Runtime, ttl: int | None, version: str
 
 
 def run_version(job: MPIJob, choice: Runtime, ttl: int | None, version: str) -> str:
-    """The Trainer version a run is hashed at (mpigen.render.gitops.run_id): the default one
+    """The Trainer version a run is hashed at (mpigen.render.parts.gitops.run_id): the default one
     when the version changes only the runtime mpigen writes, not the TrainJob, so that moving
     the clusters to another Trainer keeps every run's name, and a running TrainJob its objects.
 

@@ -64,7 +64,7 @@ def with_crd_defaults(trainjob: dict, job: MPIJob, completed: bool) -> None:
     managedBy, and suspend (true once completed), unless a Kueue queue owns it: Kueue v0.19.2
     pkg/controller/jobs/trainjob/trainjob_webhook.go Default suspends a TrainJob with a queue
     label on creation and admission resumes it, so a suspend in Git would undo either on a
-    re-apply. Not part of the run (mpigen.render.gitops): a render that writes them names the
+    re-apply. Not part of the run (mpigen.render.parts.gitops): a render that writes them names the
     runs as before."""
     spec = trainjob["spec"]
     spec.setdefault("managedBy", TRAINJOB_CONTROLLER)

@@ -1,5 +1,5 @@
 """Run renames in a diff: under a GitOps profile every object of a job's run is named after
-the run (`NAME-HASH-launcher`, `NAME-HASH-worker`, ...; mpigen.render.gitops), and a change
+the run (`NAME-HASH-launcher`, `NAME-HASH-worker`, ...; mpigen.render.parts.gitops), and a change
 to the job's spec gives the run a new HASH. The object diff then sees every object of the run
 removed and another added, and every object that names the run (an environment's
 PrometheusRule, whose expressions select the run's pods) changed field by field: a one-line

@@ -156,7 +156,7 @@ def test_under_a_kueue_queue_the_suspend_is_kueues():
 
 def test_the_defaults_leave_the_runs_names_alone(monkeypatch):
     """A render that writes them names each run as a render without them does
-    (mpigen.render.gitops: the run is a hash of the objects), so a running job is not
+    (mpigen.render.parts.gitops: the run is a hash of the objects), so a running job is not
     replaced when mpigen starts writing them."""
     def names() -> list[str]:
         return [by_kind(render_text(blueprint_text(state=state), target="trainjob", gitops=gitops))["TrainJob"]
