@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import subprocess
-import sys
 
 import pytest
 
@@ -15,7 +13,6 @@ from mpigen.importer.importers import import_job, importers
 from mpigen.importer.manifest import import_document
 from mpigen.load.parser import parse
 from mpigen.render.targets import IMPORTABLE, TARGETS
-from tests.support.paths import ROOT
 from tests.support.text import pos, write
 from tests.support.import_round_trip import job
 from tests.support.toy_importer import TOY
@@ -36,18 +33,6 @@ def test_a_declared_importer_module_defines_what_the_stage_calls(target):
     module = importlib.import_module(target.importer.module)
     assert callable(module.import_job)
     assert callable(getattr(module, "reference_of", None)) == (target.importer.references is not None)
-
-
-def test_rendering_loads_no_importer():
-    """The declared modules are names: `mpigen render` never imports them, nor the stage."""
-    code = ("import sys\nfrom mpigen.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
-            "    pass\nprint('\\n'.join(sys.modules), file=sys.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", code, "render", "blueprints/mpich-pi.yaml", "--stdout"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
-    modules = set(done.stderr.split())
-    assert "mpigen.pipeline" in modules  # it did render
-    assert not {name for name in modules if name == "mpigen.importer" or name.startswith("mpigen.importer.")}
-    assert not modules & {target.importer.module for target in DECLARED}
 
 
 def test_a_job_is_read_by_the_importer_its_target_declares():
