@@ -1,6 +1,8 @@
 """The suite's fixtures: the command line in this process (mpigen_in_process, cli), kubectl, and
-what every session and end-to-end test cleans up. What tests share besides fixtures lives in
-tests/support/ (test modules never import each other, nor a conftest)."""
+what every session and end-to-end test cleans up; and the unit tier's rule (tests/support/tiers.py):
+a test under tests/unit that takes a fixture running the command line or a process fails at its
+setup. What tests share besides fixtures lives in tests/support/ (test modules never import each
+other, nor a conftest)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,15 @@ from mpigen.cli.main import main
 from tests.support.any_user import remove_any_user_install
 from tests.support.cache_folders import SESSION_CACHES
 from tests.support.command_line import InProcessRun
+from tests.support.tiers import unit_refusal
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before any fixture is set up: a unit test may not take one that runs the command line or a process."""
+    refusal = unit_refusal(item.path, getattr(item, "fixturenames", ()))
+    if refusal:
+        pytest.fail(refusal, pytrace=False)
 
 
 @pytest.fixture(autouse=True)
