@@ -17,7 +17,16 @@ from mpigen.cli.main import main
 from tests.support.any_user import remove_any_user_install
 from tests.support.cache_folders import SESSION_CACHES
 from tests.support.command_line import InProcessRun
-from tests.support.tiers import unit_refusal
+from tests.support.tiers import unit_refusal, xdist_group
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that may not run beside each other on two workers of pytest-xdist share a
+    group (tests/support/tiers.py), which `--dist loadgroup` runs on one worker."""
+    for item in items:
+        group = xdist_group(item.path)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -32,3 +32,23 @@ def unit_refusal(path: Path, fixtures: Iterable[str]) -> str | None:
     return (f"{Path(path).resolve().relative_to(ROOT)}: a unit test calls mpigen's functions in this process, "
             f"and may not use {', '.join(refused)}: call the function the command would, or move the test to "
             "tests/acceptance (the command line) or tests/system (tools, root, other users)")
+
+
+# What cannot run beside itself on another pytest-xdist worker (`make test` runs the tiers with
+# `-n auto --dist loadgroup`): a group's tests run one after another on one worker.
+# - "mpi": the pretend cluster's network namespaces are named after the pods (/run/netns/<pod>),
+#   the same in every end-to-end test, and tests/conftest.py removes the /tmp/ompi.* session
+#   folders an end-to-end test leaves, which would be another worker's mpirun's while it runs.
+# - "release": the wheel is built once per session in a copy of the sources (tests/acceptance/
+#   install/conftest.py); one worker builds it once rather than each worker again.
+MPI_MODULES = ("test_process_count_launchers",)
+
+
+def xdist_group(path: Path) -> str | None:
+    """The group of the test module at `path`, or None when it may run on any worker."""
+    path = Path(path)
+    if path.stem.startswith("test_e2e") or path.stem in MPI_MODULES:
+        return "mpi"
+    if path.parent.name == "install":
+        return "release"
+    return None
