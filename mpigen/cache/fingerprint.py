@@ -19,7 +19,7 @@ from mpigen.cache.installed import identity
 from mpigen.load.document import Document
 from mpigen.overlay.resolve import Overlay
 from mpigen.render.target import Options
-from mpigen.render.targets import TARGETS
+from mpigen.render.targets import resolved
 
 _PACKAGE = Path(mpigen.__file__).resolve().parent
 
@@ -75,7 +75,7 @@ def key_settings(overlays: list[Overlay], env_options: list[Options | None], def
         + (["watched"] if watched else [])
     every = [*env_options, *(options for _, ruled in targetings for options in ruled)]
     libraries = dict.fromkeys(name for options in every if options is not None
-                              for name in TARGETS[options.target].libraries(options))
+                              for name in resolved(options).definition.libraries(options))
     settings.extend(identity(name) for name in libraries)
     for overlay in overlays:
         settings.append(overlay.name)

@@ -2,7 +2,7 @@
 
 Everything the blueprint says goes into the MPIJob's pod templates here; everything the
 operator adds (RBAC, hostfile, init container, volumes, the launcher's variables) is the
-targets' job, and so is what names the job's own objects (mpigen.render.additions),
+targets' job, and so is what names the job's own objects (mpigen.render.parts.additions),
 because a GitOps profile renames the job after compilation. What only one target reads of
 the blueprint, it reads in the spec the job keeps (MPIJob.source).
 

@@ -1,7 +1,7 @@
 """The environment compile writes into the launcher and rank containers, for every target:
 which variables each role's main container gets, in the order it gets them, and which
 mpirun forwards. What a target appends to the launcher's is the target's own
-(mpigen.render.launcher_env and the targets' packages).
+(mpigen.compile.launcher_env and the targets' packages).
 
 - The blueprint's spec.env, on both roles (first: the operator appends its own after it).
 - The rank environment (PyTorch, DeepSpeed): torch.distributed's env:// rendezvous reads

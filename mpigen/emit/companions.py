@@ -10,7 +10,7 @@ runtimes applied before the TrainJobs that need them. The last step never waits 
 run outlasts any timeout). A target that needs no order (a JobSet starts its launcher
 itself, an operator its MPIJob's) gets one Kustomization per environment folder, which does
 not wait either. A folder of the environment's beside its target's steps (its alerts:
-mpigen.render.monitoring) gets one of its own, which does not wait. All prune, so the objects of
+mpigen.monitoring.prometheus_rule) gets one of its own, which does not wait. All prune, so the objects of
 a finished or replaced run go away.
 
 Their names and files are mpigen.emit.companion_names': valid Kubernetes names of at most 63
@@ -32,7 +32,7 @@ the output needs from Argo CD:
   running job scales itself (the target's `scales_itself`: the static workers, which the
   launcher scales to 0 when training succeeds), so that self-heal does not scale it back
   up. A completed job has no entry, so Git's replicas: 0 is applied;
-- and on the fields Kueue writes into the objects it admits, per kind (mpigen.render.admission),
+- and on the fields Kueue writes into the objects it admits, per kind (mpigen.render.kueue),
   so that neither a diff nor a sync undoes an admission.
 """
 
@@ -98,7 +98,7 @@ def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str
 
 
 def _admitted_kinds(admitted: Iterable[Admitted | None]) -> list[dict]:
-    """One ignoreDifferences entry per kind Kueue writes into (mpigen.render.admission): every
+    """One ignoreDifferences entry per kind Kueue writes into (mpigen.render.kueue): every
     object of that kind in the Application is a job's, whose admitted fields are Kueue's."""
     kinds = {(a.group, a.kind): a.paths for a in admitted if a is not None}
     return [{"group": group, "kind": kind, "jqPathExpressions": list(paths)}

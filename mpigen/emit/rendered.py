@@ -23,7 +23,7 @@ class TextStore(Protocol):
 
 class Admitted(NamedTuple):
     """An object Kueue writes into once it admits the job: its API group and kind, and the
-    fields it writes (jq paths, mpigen.render.admission), which Argo CD must leave alone."""
+    fields it writes (jq paths, mpigen.render.kueue), which Argo CD must leave alone."""
 
     group: str
     kind: str

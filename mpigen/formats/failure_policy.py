@@ -8,7 +8,7 @@ pkg/apis/batch/validation/validation.go, validatePodFailurePolicy and its rule c
 at most 20 rules, at most 255 exit codes, unique and in ascending order, no 0 with In, one
 of onExitCodes and onPodConditions, at most 20 condition patterns of a qualified type and a
 status of True, False or Unknown), with the actions named for what they do to the whole job.
-Each target renders them with its own controllers' means (mpigen.render.failure_policy).
+Each target renders them with its own controllers' means (mpigen.render.parts.failure_policy).
 """
 
 from __future__ import annotations

@@ -17,11 +17,15 @@ The durations are checked as Prometheus reads a rule's `for` (mpigen.kube.promet
 prometheus/common v0.70.1 model/time.go ParseDuration): a rule group Prometheus refuses is
 refused whole, and the environment would have no alerts. `runbookURL` is required, an absolute
 http(s) URL: Alertmanager shows the link where the alert is read, where a relative path leads
-nowhere; it also names the repository in the PrometheusRule's name (mpigen.render.monitoring).
+nowhere; it also names the repository in the PrometheusRule's name (mpigen.monitoring.prometheus_rule).
+
+At the end, what a run is given of these settings (Monitoring, in the options of its environment),
+which mpigen.monitoring renders.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Optional
 
 from pydantic import AfterValidator, Field, model_validator
@@ -62,7 +66,7 @@ class PrometheusRuleSettings(Model):
 
 class DashboardSettings(Model):
     """The environment's Grafana dashboard: a ConfigMap the Grafana sidecar loads
-    (mpigen.render.dashboard)."""
+    (mpigen.monitoring.dashboard)."""
 
     enabled: bool = Field(False, description="true: write the environment's Grafana dashboard, a ConfigMap labelled "
                                              "grafana_dashboard: \"1\" that Grafana's dashboard sidecar loads.")
@@ -102,3 +106,35 @@ class MonitoringSettings(Model):
                              "relative path leaves dead), e.g. runbookURL: "
                              "https://git.example.com/ml/training/-/blob/main/docs/monitoring.md")
         return self
+
+
+@dataclass(frozen=True)
+class DashboardPlace:
+    """Where the environment's Grafana dashboard goes (mpigen.monitoring.dashboard): its ConfigMap's
+    namespace and its labels besides the sidecar's."""
+
+    namespace: str
+    labels: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Monitoring:
+    """An environment's monitoring, as mpigen.yaml or its overlay asks (mpigen.formats.monitoring)."""
+
+    namespace: str = "monitoring"
+    labels: tuple[tuple[str, str], ...] = ()
+    not_started_for: str = "1h"
+    idle_for: str = "15m"
+    runbook: str = ""  # the repository's copy of docs/monitoring.md (required by the settings)
+    dashboard: DashboardPlace | None = None  # the Grafana dashboard (None: none)
+
+
+def monitoring_of(settings: MonitoringSettings | None) -> Monitoring | None:
+    """The options of these settings (None: no monitoring)."""
+    if settings is None or not settings.enabled:
+        return None
+    rule, board = settings.prometheusRule, settings.dashboard
+    dashboard = DashboardPlace(board.namespace or rule.namespace, tuple(sorted(board.labels.items()))) \
+        if board.enabled else None
+    return Monitoring(rule.namespace, tuple(sorted(rule.labels.items())), settings.notStartedFor, settings.idleFor,
+                      settings.runbookURL or "", dashboard)

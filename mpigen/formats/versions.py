@@ -7,7 +7,7 @@ queued job may be (docs/targets.md, "Kueue versions").
       trainer: v2.4       # Kubeflow Trainer v2.4.x (default: v2.3)
       kueue: v0.18        # Kueue v0.18.x (default: v0.19)
 
-Kueue's version bounds the pod sets of one Workload (mpigen.render.kueue_limits: MaxPodSets,
+Kueue's version bounds the pod sets of one Workload (mpigen.kube.kueue_limits: MaxPodSets,
 kubernetes-sigs/kueue pkg/controller/jobframework/constants.go, 10 at v0.18.6, 18 at v0.19.2;
 before v0.18 the CRD's `+kubebuilder:validation:MaxItems=8` on Workload spec.podSets,
 apis/kueue/v1beta2/workload_types.go at v0.17.8). No Kueue version changes an object mpigen

@@ -16,8 +16,8 @@ from mpigen.formats.pod_template_patch import POD_FIELDS as PATCHABLE_POD
 from mpigen.formats.types import number_to_string
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
-from mpigen.render.api_token import TOKEN, calls_api, names_account
-from mpigen.render.sshd import STANDARD_ROOT_CAPABILITIES
+from mpigen.compile.api_token import TOKEN, calls_api, names_account
+from mpigen.render.parts.sshd import STANDARD_ROOT_CAPABILITIES
 
 # Pod and container fields read into blueprint fields here (or in mpigen.importer.volumes).
 POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
@@ -110,7 +110,7 @@ def _pod_fields(r, part: dict, pod: dict) -> None:
         if key in ("hostname", "subdomain") and r.api == V2BETA1:
             continue  # v2beta1 writes them (4.6, 4.7)
         if key == TOKEN and value is False and not calls_api(r.api, part["role"]) and not names_account(pod):
-            continue  # what mpigen renders there anyway (mpigen.render.api_token)
+            continue  # what mpigen renders there anyway (mpigen.compile.api_token)
         if key in ("serviceAccountName", "serviceAccount") and part["role"] == "Launcher":
             if r.api != V1ALPHA2 and value != r.identity:  # v1alpha2 writes <job>-launcher over it (2.6)
                 r.lost(loc + (key,), f"the launcher's service account {value!r} (a blueprint's launcher runs as "

@@ -1,7 +1,7 @@
 """Label and annotation keys written or read across mpigen's stages, each defined once.
 
 The MPI Operator's own label keys (app, group_name, mpi_job_name, mpi_role_type) belong
-to the static target (mpigen.render.names), which writes them as the controller does.
+to the static target (mpigen.compile.names), which writes them as the controller does.
 """
 
 from __future__ import annotations

@@ -16,10 +16,9 @@ from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted, stepped
-from mpigen.render.dashboard import dashboard_config_maps
-from mpigen.render.monitoring import ALERTS_STEP, prometheus_rules
+from mpigen.monitoring.dashboard import dashboard_config_maps
+from mpigen.monitoring.prometheus_rule import ALERTS_STEP, prometheus_rules
 from mpigen.render.target import Options
-from mpigen.render.targets import TARGETS
 from mpigen.render.watched import Watched
 
 
@@ -60,7 +59,7 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
         if settings.render and env.options is not None:
             here.objects.extend(emitted(obj, comment, env.name, _environment_placement(obj, options, env))
                                 for options in env.all_options
-                                for obj, comment in TARGETS[options.target].environment_objects(options))
+                                for obj, comment in options.definition.environment_objects(options))
             if env.options.monitoring is not None:
                 here.objects.extend(_monitoring(env, here.watched))
         if env.cluster_folder is not None:
@@ -86,7 +85,7 @@ def _environment_placement(obj: dict, options: Options, env: Environment) -> Pla
 
 def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:
     """The environment's PrometheusRule, and its Grafana dashboard where it asks for one (each
-    in shards where one object would not fit: mpigen.render.shards)."""
+    in shards where one object would not fit: mpigen.monitoring.shards)."""
     options = env.options
     made = prometheus_rules(env.name, watched, options.monitoring, options.gitops)
     if options.monitoring.dashboard is not None:

@@ -11,7 +11,7 @@ import json
 from mpigen.errors import Diagnostic, Mark, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.targets import TooLarge
+from mpigen.render.refusals import TooLarge
 
 # The fields whose marks a render keeps, besides every field of spec: those the objects carry.
 METADATA_FIELDS = ("labels", "annotations")

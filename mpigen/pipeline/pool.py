@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mpigen.render.scripts import template
+from mpigen.render.targets import compile_shared_templates
 
 # Below this many blueprint renders, starting processes costs more than it saves.
 PARALLEL_THRESHOLD = 300
@@ -59,8 +59,7 @@ def _parallel(slices: list[list[Any]], work: Work, workers: int) -> Iterator[lis
     import multiprocessing
     from multiprocessing.connection import wait
 
-    for name in ("hostfile.j2", "kubexec.sh.j2"):  # compiled once, before the fork: the workers share them
-        template(name)
+    compile_shared_templates()  # once, before the fork: the workers share them
     context = multiprocessing.get_context("fork")
     workers_of: dict[Any, Any] = {}  # the pipe to each worker -> the worker
     busy: dict[Any, deque[int]] = {}  # the pipe to each worker -> the slices it was given and has not given back

@@ -4,12 +4,13 @@ validates. Built once by the caller and passed down every call, into the worker 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mpigen.overlay.resolve import Overlay
 from mpigen.pipeline.results import UsedPatch
 from mpigen.pipeline.targeting import Rule, chosen_rule
 from mpigen.render.target import Options
+from mpigen.render.targets import resolved
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,9 @@ def run_settings(options: Options | None, overlays: list[Overlay] | None = None,
     overlays = list(overlays or [])
     if not env_options or options is None:
         env_options = [options] * max(1, len(overlays))
-    rules = targetings or [None] * max(1, len(overlays))
+    env_options = [resolved(here) if here is not None else None for here in env_options]
+    rules = [replace(t, ruled=tuple(resolved(o) for o in t.ruled)) if t is not None else None
+             for t in targetings or [None] * max(1, len(overlays))]
     if not overlays:
         return RunSettings((Environment("", None, env_options[0], None, rules[0]),), default_namespace, render)
     folders = cluster_folders or [None] * len(overlays)

@@ -30,13 +30,12 @@ from mpigen.pipeline.oversize import size_errors, size_marks
 from mpigen.pipeline.results import DocResult, Expected, FileResult, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import FluxSteps, Lifecycle, Options
-from mpigen.render.admission import ignored_paths
-from mpigen.render.kueue_limits import pod_set_errors
-from mpigen.render.pod_security import pod_security_problems
-from mpigen.render.queued import renders_nothing
+from mpigen.render.kueue import ignored_paths, renders_nothing
+from mpigen.kube.kueue_limits import pod_set_errors
+from mpigen.render.refusals import oversized, pod_security_problems
 from mpigen.render.watched import Watched, with_job
-from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, TARGETS, expected_objects, kind_facts,
-                                   kueue_pod_sets, oversized, render_job, target_checks)
+from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, expected_objects, kind_facts,
+                                   kueue_pod_sets, render_job, target_checks)
 from mpigen.validate.document import attributed, validate_document, written_problems
 
 SCHEDULING_QUEUE = ("spec", "scheduling", "queue")
@@ -55,7 +54,7 @@ class _Pending:
     options: Options  # the environment's for the job's target (mpigen.pipeline.targeting)
     size_marks: dict[str, Mark]  # where an object too large for the cluster is reported (mpigen.pipeline.oversize)
     doc: Document | None = None  # kept where the pods are checked against a Pod Security level
-    queue: Mark | None = None  # spec.scheduling.queue's value, where the job is queued (mpigen.render.kueue_limits)
+    queue: Mark | None = None  # spec.scheduling.queue's value, where the job is queued (mpigen.kube.kueue_limits)
 
 
 class _Validated(NamedTuple):
@@ -197,7 +196,7 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
 def _watched(objects: list[dict], pending: _Pending, lifecycle: Lifecycle, asked: bool) -> Watched | None:
     """What the job's alerts watch (None: its environment is not monitored and the run did not
     ask for it, or its target has none). A queued job that is `completed` renders nothing
-    (mpigen.render.queued); asked for, its names are those of the run it had, rendered as if
+    (mpigen.render.kueue); asked for, its names are those of the run it had, rendered as if
     running (its state stays `completed`): `mpigen status` finds what the cluster still has of it."""
     options = pending.options
     if options.monitoring is None and not asked:
@@ -206,7 +205,7 @@ def _watched(objects: list[dict], pending: _Pending, lifecycle: Lifecycle, asked
         objects = render_job(pending.job, options, replace(lifecycle, state="running"))
     if not objects:  # archived: Git has no job
         return None
-    watched = TARGETS[options.target].watched(objects)
+    watched = options.definition.watched(objects)
     if watched is None:
         return None
     return with_job(watched, pending.job, objects, pending.source)._replace(target=options.target)
@@ -227,7 +226,7 @@ def placed_object(obj: dict, options: Options, job_name: str, beside_steps: bool
     flux profile when its target applies in steps, or, `beside_steps`, when the target applies
     none where another target of the environment does: a folder named after the target, which a
     Kustomization of its own applies), and whether the running job scales it itself."""
-    target = TARGETS[options.target]
+    target = options.definition
     path, root, flux = object_path(obj), "", target.flux
     if options.gitops == "flux" and flux is not None:
         root, path = step_placement(obj, path, flux.step_of(obj), job_name if flux.per_job else None)
@@ -239,7 +238,7 @@ def placed_object(obj: dict, options: Options, job_name: str, beside_steps: bool
 def flux_layouts(env: Environment) -> tuple[FluxSteps, ...]:
     """The Flux steps of the environment's targets that apply their objects in steps (its own
     target's and its rules'), each once, in order."""
-    return tuple(dict.fromkeys(TARGETS[o.target].flux for o in env.all_options if TARGETS[o.target].flux is not None))
+    return tuple(dict.fromkeys(o.definition.flux for o in env.all_options if o.definition.flux is not None))
 
 
 def stepped(env: Environment) -> bool:

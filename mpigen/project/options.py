@@ -39,7 +39,7 @@ from typing import Any
 
 from mpigen.cache.folder import cache_folder, judged
 from mpigen.errors import NOWHERE, InputError, Warn, error, not_one_of
-from mpigen.formats.monitoring import MonitoringSettings
+from mpigen.formats.monitoring import MonitoringSettings, monitoring_of
 from mpigen.formats.types import GITOPS_PROFILES
 from mpigen.load.document import Document
 from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
@@ -48,7 +48,6 @@ from mpigen.project.config import Config, load_config
 from mpigen.project.target_rules import overlay_rule_problems, target_rules
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG, Moved, enter_repository
 from mpigen.render import targets
-from mpigen.render.monitoring import monitoring_of
 from mpigen.render.target import Options, Target
 
 DEFAULT_PATHS = ("blueprints",)
@@ -201,12 +200,13 @@ def _overlay_options(options: Options, overlay: Overlay, flags: Flags, config: C
     if target and flags.target is None:
         options = replace(options, target=target)
     target_here = targets.TARGETS[options.target]
-    return replace(options, own=target_here.options.build(_given(target_here, flags, config, overlay)))
+    return replace(options, definition=target_here,
+                   own=target_here.options.build(_given(target_here, flags, config, overlay)))
 
 
 def _check_dashboard_builders(settings: MonitoringSettings | None, doc: Document) -> None:
     """A dashboard asked for needs Grafana's builders, the optional dependency of the dashboard
-    extra (mpigen.render.dashboard imports them when it builds one): missing, an error at the
+    extra (mpigen.monitoring.dashboard imports them when it builds one): missing, an error at the
     `dashboard` key of the file that asks (raises InputError)."""
     if settings is None or not settings.enabled or not settings.dashboard.enabled:
         return
@@ -253,7 +253,7 @@ def _options(flags: Flags, config: Config | None) -> Options:
               "kueue_version": config.model.versions.kueue if config and config.model.versions else None}
     options = Options(**{k: v for k, v in chosen.items() if v is not None})
     target = targets.TARGETS[options.target]
-    return replace(options, own=target.options.build(_given(target, flags, config)))
+    return replace(options, definition=target, own=target.options.build(_given(target, flags, config)))
 
 
 def _check_targets(flags: Flags, config: Config | None, options: Options, env_options: list[Options]) -> None:
@@ -281,7 +281,7 @@ def targeting(options: Options, overlay: Overlay | None, flags: Flags, config: C
     for rule in rules:
         target = targets.TARGETS[rule.target]
         if rule.target != options.target and rule.target not in ruled:
-            ruled[rule.target] = replace(options, target=rule.target,
+            ruled[rule.target] = replace(options, target=rule.target, definition=target,
                                          own=target.options.build(_given(target, flags, config, overlay)))
     return Targeting(tuple(rules), tuple(ruled.values()))
 

@@ -10,7 +10,7 @@ from mpigen.project.cluster import connect
 from mpigen.project.options import ClusterFlags, Flags, Setup, resolve
 from mpigen.project.rendered import Warn, memo_of, rendered, require_jobs, settings_of
 from mpigen.project.strict import input_warnings
-from mpigen.render.kube_version import require_kube_version
+from mpigen.kube.versions import require_kube_version
 from mpigen.review.live import validate_on_server
 from mpigen.review.object_reports import ObjectReport
 from mpigen.review.schemas import validate_rendered

@@ -1,2 +1,1 @@
-"""Render: the compiled MPIJob -> Kubernetes objects, by one package per target behind one
-interface (render/target.py, the table in render/targets.py), with a GitOps run identity."""
+"""Render: the compiled MPIJob -> Kubernetes objects, by one package per target behind one door, which is what others may import: the interface (target), the table (targets), the kinds (kinds), what a job's alerts watch (watched), the GitOps run identity (gitops), a job under Kueue (kueue) and what the cluster refuses of rendered objects (refusals); the targets' packages and the parts they share (parts) are render's own."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.additions import RANK_ENV_VOLUME
+from mpigen.render.parts.additions import RANK_ENV_VOLUME
 from mpigen.render.effective import EffectivePods, set_by
 from mpigen.render.gitops import RUN_SUFFIX, name_room, run_suffix
 from mpigen.validate.fields import NAME

@@ -1,5 +1,5 @@
 """What the targets check of a blueprint's failure policy
-(runPolicy.failurePolicy, mpigen.render.failure_policy), at the blueprint's lines."""
+(runPolicy.failurePolicy, mpigen.render.parts.failure_policy), at the blueprint's lines."""
 
 from __future__ import annotations
 

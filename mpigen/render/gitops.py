@@ -22,7 +22,7 @@ from typing import Callable
 
 from mpigen.compile.mpijob import MPIJob, with_defaults
 from mpigen.kube.kueue_immutable import kept_metadata
-from mpigen.render.additions import Additions, with_additions
+from mpigen.render.parts.additions import Additions, with_additions
 from mpigen.render.target import Lifecycle
 
 RUN_HASH_LENGTH = 6
@@ -84,9 +84,9 @@ def run_id(objects: list[dict], run: str | None, held: bool = False) -> str:
 
 def held_is_a_run(lifecycle: Lifecycle, gitops: str, if_absent: bool) -> bool:
     """Whether `held` is a run of its own: under Flux, for a job Flux applies only if absent
-    (`if_absent`: the kinds Kueue admits into, mpigen.render.admission). Argo CD applies the released job
+    (`if_absent`: the kinds Kueue admits into, mpigen.render.kueue). Argo CD applies the released job
     (its admission gate gone) to the held object, the same run. Flux applies a running queued
-    job only if absent (kustomize.toolkit.fluxcd.io/ssa: IfNotPresent, mpigen.render.admission),
+    job only if absent (kustomize.toolkit.fluxcd.io/ssa: IfNotPresent, mpigen.render.kueue),
     and it skips an object that exists by the annotation of the object in Git (fluxcd/pkg
     ssa/v0.76.1, the version kustomize-controller v1.9.4 uses: ssa/manager_apply.go
     shouldSkipApply): it would never remove the gate from the held object. So under Flux the

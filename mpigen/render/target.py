@@ -10,7 +10,7 @@ table of mpigen.render.targets.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from mpigen.compile.mpijob import MPIJob
@@ -21,7 +21,7 @@ from mpigen.load.document import Document
 from mpigen.render.effective import EffectivePods
 from mpigen.render.importer import Importer
 from mpigen.render.kinds import Kind
-from mpigen.render.monitoring import Monitoring
+from mpigen.formats.monitoring import Monitoring
 from mpigen.render.watched import Watched
 from mpigen.validate.reserved import Reserved
 
@@ -38,9 +38,12 @@ class Options:
     kube_version: str = DEFAULT_KUBE_VERSION  # the Kubernetes version the output is for
     own: Any = None  # the target's own options (None: its defaults, filled in by mpigen.render.targets)
     pod_security: str | None = None  # the Pod Security level the namespaces enforce (None: no check)
-    monitoring: Monitoring | None = None  # the environment's alerts (mpigen.render.monitoring; None: none)
+    monitoring: Monitoring | None = None  # the environment's alerts (mpigen.monitoring.prometheus_rule; None: none)
     trainer_version: str = DEFAULT_TRAINER_VERSION  # the clusters' Kubeflow Trainer (mpigen.formats.versions)
     kueue_version: str = DEFAULT_KUEUE_VERSION  # the clusters' Kueue (mpigen.formats.versions)
+    # The Target of that name, resolved once (mpigen.render.targets.resolved: the run's settings
+    # carry resolved options); not part of the options' value (their repr is a cache key).
+    definition: Target | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,7 @@ class Target:
     # The objects its output references that the cluster must have already (the runtime a
     # TrainJob names), each as its kind and metadata, with the blueprint's position that names it.
     expects: Callable[[Document, Blueprint, Options], list[tuple[dict, Mark]]] = _nothing_expected
-    # The kinds it writes beyond Kubernetes' own (mpigen.render.core_kinds), with what diff
+    # The kinds it writes beyond Kubernetes' own (mpigen.render.kinds), with what diff
     # and validate --server need to know of them (mpigen.render.kinds).
     kinds: tuple[Kind, ...] = ()
     # What the alerts of a job watch, from the objects it rendered for it (mpigen.render.watched):

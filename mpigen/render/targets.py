@@ -7,24 +7,21 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import reduce
 from operator import add
-from typing import NamedTuple
 
 from mpigen.compile.reserved import RESERVED as COMPILED
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.labels import KUEUE_QUEUE_LABEL
-from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
 from mpigen.load.document import Document
 from mpigen.render.checks import RESERVED as ADDED, profile_checks
-from mpigen.render.admission import reapplied_safely
-from mpigen.render.core_kinds import KUBERNETES
+from mpigen.render.kueue import hold, lifecycle_checks, reapplied_safely, renders_nothing
 from mpigen.render.effective import effective_pods
 from mpigen.render.jobset.target import JOBSET
-from mpigen.render.kinds import Find, Kind, group_of
+from mpigen.render.kinds import KUBERNETES, Find, Kind, group_of
 from mpigen.render.mpijob.target import MPIJOB
+from mpigen.render.parts.scripts import template
 from mpigen.render.pod_checks import pod_checks
-from mpigen.render.queued import hold, lifecycle_checks, renders_nothing
 from mpigen.render.static.target import STATIC
 from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.render.target import Lifecycle, Options
@@ -47,12 +44,11 @@ CUSTOM_RESOURCES = frozenset((k.group, k.kind) for t in TARGETS.values() for k i
 
 def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()) -> list[dict]:
     """The objects of one job under the environment's target, those Kueue writes into made
-    safe to re-apply under the GitOps profile (mpigen.render.admission)."""
-    if options.target not in TARGETS:
-        raise ValueError(f"unknown target {options.target!r}")
+    safe to re-apply under the GitOps profile (mpigen.render.kueue)."""
+    options = resolved(options)
     if renders_nothing(job, lifecycle):
-        return []  # nothing in Git: the controller prunes the job's objects (mpigen.render.queued)
-    objects = TARGETS[options.target].render(job, with_own_defaults(options), lifecycle)
+        return []  # nothing in Git: the controller prunes the job's objects (mpigen.render.kueue)
+    objects = options.definition.render(job, options, lifecycle)
     if lifecycle.state == "held":
         hold(objects)
     if options.gitops != "none":
@@ -61,61 +57,6 @@ def render_job(job: MPIJob, options: Options, lifecycle: Lifecycle = Lifecycle()
             if facts is not None and facts.admission is not None:
                 reapplied_safely(obj, facts.admission, options.gitops)
     return objects
-
-
-class TooLarge(NamedTuple):
-    """An object the cluster would refuse for its size: the blueprint field that makes it so
-    ("" where no one field does: the caller names the largest), why, and the limit it is over."""
-
-    field: str
-    problem: str
-    limit: str = "kind"  # "kind" (its kind's own), "annotations" or "etcd"
-
-
-def oversized(objects: list[dict]) -> list[TooLarge]:
-    """Why the cluster would refuse each object of a render, or one its controller creates from
-    one (the table of kinds' `creates` fact), for its size: over a limit of its kind's own (its
-    `size_limit` fact), or over what etcd stores in one request (mpigen.kube.sizes). One pass over
-    what each counts."""
-    find = finder(objects)
-    problems = []
-    for obj in objects:
-        problems += _too_large(obj, "", "")
-        facts = kind_facts(obj["apiVersion"], obj["kind"])
-        if facts is not None and facts.creates is not None:
-            creator = f"the {obj['kind']} {obj['metadata']['name']}"
-            for made in facts.creates(obj, find):
-                problems += _too_large(made, f" that the controller of {creator} creates",
-                                       f"; the controller fails to create it, and {creator} never starts")
-    return problems
-
-
-def _too_large(obj: dict, made_by: str, consequence: str) -> list[TooLarge]:
-    facts = kind_facts(obj["apiVersion"], obj["kind"])
-    named = f"the {obj['kind']} {obj['metadata']['name']}{made_by}"
-    limit = facts.size_limit if facts is not None else None
-    if limit is not None and (size := limit.size(obj)) > limit.limit:
-        return [TooLarge(limit.field, f"{named} would hold {size:,} bytes, over the API server's limit of "
-                                      f"{limit.limit:,} bytes for its kind, and the cluster would refuse it"
-                                      f"{consequence}; {limit.advice}")]
-    # One pass in C that most objects fit in: their JSON holds every annotation whole, and is
-    # never less than their strings.
-    json_size = stored_size(obj, as_json=True)
-    if json_size > MAX_ANNOTATIONS and (size := largest_annotations(obj)) > MAX_ANNOTATIONS:
-        return [TooLarge("", f"{named} would carry {size:,} bytes of annotations (keys and values, on the object "
-                             f"or a pod template), over the API server's limit of {MAX_ANNOTATIONS:,} bytes, and the "
-                             f"cluster would refuse it{consequence}", "annotations")]
-    custom = (group_of(obj["apiVersion"]), obj["kind"]) in CUSTOM_RESOURCES
-    size = json_size
-    if size > MAX_ETCD_REQUEST and not custom:
-        size = stored_size(obj, as_json=False)
-    if size > MAX_ETCD_REQUEST:
-        counted = "its JSON, as a custom resource is stored" if custom else "its strings alone"
-        return [TooLarge("", f"{named} would take at least {size:,} bytes to store ({counted}), over etcd's "
-                             f"request limit of {MAX_ETCD_REQUEST:,} bytes (its --max-request-bytes default), and "
-                             f"the API server would fail to create it (\"etcdserver: request is too large\")"
-                             f"{consequence}", "etcd")]
-    return []
 
 
 def finder(objects: list[dict]) -> Find:
@@ -144,24 +85,40 @@ def kueue_pod_sets(objects: list[dict]) -> list[tuple[dict, int]]:
 def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Options) -> list[Diagnostic]:
     """What the environment's GitOps profile and target cannot render, and what no target's
     pods can run; the pods judged as they will run: the compiled job's (after podTemplatePatch)."""
-    target, pods = TARGETS[options.target], effective_pods(doc, job)
+    options, pods = resolved(options), effective_pods(doc, job)
     return (profile_checks(doc, blueprint, options.gitops) + lifecycle_checks(doc, blueprint, options.gitops)
             + pod_checks(doc, pods)
-            + target.checks(doc, blueprint, with_own_defaults(options), pods))
+            + options.definition.checks(doc, blueprint, options, pods))
 
 
 def expected_objects(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, Mark]]:
     """The objects the job's output references that the cluster must have (Target.expects)."""
-    return TARGETS[options.target].expects(doc, blueprint, with_own_defaults(options))
+    options = resolved(options)
+    return options.definition.expects(doc, blueprint, options)
 
 
-def with_own_defaults(options: Options) -> Options:
-    """The options, with its target's own options at their defaults where none are given."""
-    if options.own is not None:
+def resolved(options: Options) -> Options:
+    """The options with their Target (`definition`), and its own options at their defaults where
+    none are given: what the run's settings carry (mpigen.pipeline.settings.run_settings), so that
+    nothing after looks a target up by its name. Options that are resolved come back as they are."""
+    definition = options.definition
+    if definition is None or definition.name != options.target:
+        if options.target not in TARGETS:
+            raise ValueError(f"unknown target {options.target!r}")
+        definition = TARGETS[options.target]
+    if definition is options.definition and options.own is not None:
         return options
-    return replace(options, own=TARGETS[options.target].options.build({}))
+    return replace(options, definition=definition,
+                   own=options.own if options.own is not None else definition.options.build({}))
 
 
+
+
+def compile_shared_templates() -> None:
+    """Compile the templates most jobs render (the operator's hostfile and kubexec.sh), so that
+    processes forked after this share them."""
+    for name in ("hostfile.j2", "kubexec.sh.j2"):
+        template(name)
 
 
 def kind_facts(api_version: str, kind: str) -> Kind | None:

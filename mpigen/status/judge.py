@@ -3,14 +3,14 @@ cluster has of it (Seen), in this order:
 
 1. the run Git has (Watched.name) and older runs still present (mpigen.status.runs);
 2. none of the run's objects: `stopped` when Git says `completed` (a queued job's objects
-   are deleted, mpigen.render.queued), else `missing`;
+   are deleted, mpigen.render.kueue), else `missing`;
 3. the controller's finish (mpigen.status.controller_state): `succeeded`, `failed` with its
    reason and failing pod;
 4. the static workers scaled to 0, or the run suspended (jobset, trainjob, mpijob write
    suspend) where no Kueue will resume it (no queue label, no queue in Git, no Workload):
    `stopped`, as Git says when it says `completed`, a stop not undone yet when it says
    `running`. Kueue resumes a suspended job it manages once admitted (v0.19.2
-   pkg/controller/jobframework/reconciler.go step 7, hence mpigen.render.queued deletes a
+   pkg/controller/jobframework/reconciler.go step 7, hence mpigen.render.kueue deletes a
    queued job to stop it), so such a job is not stopped but waits (step 5); Kueue never scales
    a StatefulSet (pkg/controller/jobs/statefulset);
 5. Kueue has not admitted it (mpigen.status.kueue_state): `held` by an admission gate, or
@@ -46,7 +46,7 @@ STEP_WORDS = {"keygen": "keygen: the SSH keys not made yet", "launcher": "launch
 # Why the cluster still runs a job Git stops or holds (the words after "Git says <state>: still
 # <cluster's state>"). A hold is Kueue's admission gate, which its webhook takes only when the
 # job is created and never adds to one (v0.19.2 pkg/util/webhook/validation_admissiongatedby.go,
-# mpigen.render.queued): a job made before the hold runs on until stopped.
+# mpigen.render.kueue): a job made before the hold runs on until stopped.
 NOT_YET = {"completed": "not synced yet, or the stop was undone",
            "held": "not synced yet, or made before the hold, which Kueue takes only when a job is created "
                    "(stop it, then hold it)"}

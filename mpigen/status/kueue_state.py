@@ -18,7 +18,7 @@
   True when Kueue took its admission back (pkg/workload/evict);
 - the annotation kueue.x-k8s.io/admission-gated-by keeps a Workload from admission while it is
   non-empty (pkg/workload/workload.go `HasAdmissionGate`, `IsAdmissible`); mpigen writes it
-  for `state: held` (mpigen.render.queued.HELD_GATE) and Kueue copies it to the Workload
+  for `state: held` (mpigen.render.kueue.HELD_GATE) and Kueue copies it to the Workload
   (reconciler.go `UpdateAdmissionGatedBy`);
 - the visibility API's pending workloads carry `positionInLocalQueue`
   (apis/visibility/v1beta2/types.go `PendingWorkload`), which the reading of the cluster

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from mpigen.status.grouping import owner_uids
 from mpigen.status.reads import TOP_KINDS
 
-LAUNCHER_SUFFIX, WORKER_SUFFIX = "-launcher", "-worker"  # the static target's names (mpigen.render.names)
+LAUNCHER_SUFFIX, WORKER_SUFFIX = "-launcher", "-worker"  # the static target's names (mpigen.compile.names)
 MAX_OWNER_DEPTH = 8  # deeper than any chain the controllers build (TrainJob > JobSet > Job > Pod)
 
 

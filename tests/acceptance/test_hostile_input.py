@@ -107,7 +107,7 @@ def test_mpigen_templates_run_sandboxed_and_strict():
     import jinja2
     from jinja2.sandbox import SecurityError
 
-    from mpigen.render.scripts import template as shipped
+    from mpigen.render.parts.scripts import template as shipped
 
     template = shipped("hostfile.j2")
     assert template.environment.sandboxed

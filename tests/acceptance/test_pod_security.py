@@ -84,7 +84,7 @@ def test_a_blueprint_that_meets_restricted_renders_clean(cli, target, level):
 @pytest.mark.parametrize("target", TARGETS)
 def test_seccomp_profile_is_on_every_pod_of_every_target(cli, target):
     """The new field renders the same under every target: every pod template's securityContext."""
-    from mpigen.render.pod_security import pod_templates
+    from mpigen.render.refusals import pod_templates
 
     # the static target's workers run as root (kubexec.sh writes their /etc/hosts): its own user
     text = RESTRICTED if target != "static" else HEAD + "  security:\n    seccompProfile: {type: RuntimeDefault}\n"

@@ -212,7 +212,7 @@ def test_a_repository_of_several_environments_is_read_one_cluster_at_a_time(tmp_
 
 
 def test_a_queued_job_stopped_in_git_is_listed_though_it_renders_nothing(tmp_path):
-    """`completed` on a queued job renders none of its objects (mpigen.render.queued): status
+    """`completed` on a queued job renders none of its objects (mpigen.render.kueue): status
     still lists it, under its run's name, stopped once the GitOps controller pruned them."""
     (tmp_path / "blueprints").mkdir()
     stopped = blueprint_yaml("sweep", metadata="namespace: ml\n", spec=SPEC + QUEUED + "state: completed\n")

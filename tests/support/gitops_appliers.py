@@ -3,7 +3,7 @@
 what an update sends. Each from its source:
 
 - Argo CD, as mpigen's Application asks (syncPolicy.automated with prune and selfHeal,
-  syncOptions ServerSideApply for custom resources: mpigen.render.admission): every object of
+  syncOptions ServerSideApply for custom resources: mpigen.render.kueue): every object of
   Git is applied (self-heal re-applies it), a custom resource server-side; every object of the
   Application that Git no longer has is deleted (prune; argo-cd gitops-engine
   pkg/sync/sync_context.go, a resource live but not in Git is pruned when Prune is set);

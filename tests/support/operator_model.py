@@ -308,7 +308,7 @@ def comparable(actual: dict, expected: dict, mpijob: dict) -> dict:
                 else:
                     container["securityContext"] = wanted
         calls_api = role == "Launcher" and api != "kubeflow.org/v2beta1"  # kubectl-delivery, kubexec.sh
-        if not calls_api and pod.get(TOKEN) is False and TOKEN not in their_pod:  # mpigen.render.api_token
+        if not calls_api and pod.get(TOKEN) is False and TOKEN not in their_pod:  # mpigen.compile.api_token
             del pod[TOKEN]
         if role == "Launcher" and "env" in pod["containers"][0]:
             main = pod["containers"][0]

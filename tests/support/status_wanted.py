@@ -3,7 +3,7 @@ real stages (load, validate, compile, render, as tests.support.rendering does), 
 Wanted made as the pipeline makes what its alerts watch (mpigen.pipeline.step `_watched`: the
 target's `watched` of the rendered objects, then mpigen.render.watched.with_job).
 
-A queued job that is `completed` renders none of its objects (mpigen.render.queued): its
+A queued job that is `completed` renders none of its objects (mpigen.render.kueue): its
 Watched is the one of its `running` render, at state `completed`, with no objects."""
 
 from __future__ import annotations

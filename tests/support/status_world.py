@@ -4,7 +4,7 @@ controllers and Kueue write them (status_jobset_world, status_operator_world,
 status_objects), with the Workload of each object Kueue manages (the ones with the queue
 label: the static target's launcher Job and workers StatefulSet, the others' job) and the
 position the visibility API gives a pending one. A queued job that Git stops has no objects:
-its render has none (mpigen.render.queued) and the GitOps controller pruned them. `stale`
+its render has none (mpigen.render.kueue) and the GitOps controller pruned them. `stale`
 adds an older run's objects, running (a GitOps profile's run names differ by spec.run). Kueue
 makes no Workload of a kubeflow.org/v1 MPIJob: its MPIJob integration is v2beta1's alone (Kueue
 v0.19.2 pkg/controller/jobs/mpijob/mpijob_controller.go imports mpi-operator's v2beta1)."""

@@ -22,7 +22,7 @@ MAX_FUNCTION_LINES = 60
 # render is large enough to run in parallel; and tqdm, the progress bar's, loaded only when
 # standard error is a terminal (mpigen/cli/progress.py), so that no run in a pipe or CI pays;
 # and Grafana's dashboard builders (the dashboard extra, some 30 ms), loaded only to build an
-# environment's dashboard (mpigen/render/dashboard.py).
+# environment's dashboard (mpigen/monitoring/dashboard.py).
 DEFERRED = ("kubernetes", "kubernetes_validate", "kubeflow_trainer_api", "jsonschema", "urllib3", "multiprocessing",
             "concurrent", "tqdm", "grafana_foundation_sdk")
 COMMAND_TABLE = PACKAGE / "cli" / "main.py"

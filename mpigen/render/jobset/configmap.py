@@ -4,11 +4,11 @@ launcher (ssh_config) and the workers (sshd_config, and sshd.sh, their command).
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.render import scripts
+from mpigen.render.parts import scripts
 from mpigen.render.jobset.names import (AUTHORIZED_KEYS_PATH, KEY_PATH, LAUNCHER_JOB, SSH_CONFIG_KEY,
                                         SSHD_CONFIG_KEY, SSHD_CONFIG_PATH, SSHD_SCRIPT_KEY, config_name, pod_host,
                                         worker_hosts)
-from mpigen.render.names import HOSTFILE_KEY, object_meta
+from mpigen.compile.names import HOSTFILE_KEY, object_meta
 
 # Intel MPI and MPICH (Hydra) read "host:slots"; Open MPI reads "host slots=N".
 _SLOT_SEPARATOR = {"OpenMPI": " slots=", "IntelMPI": ":", "MPICH": ":"}

@@ -7,7 +7,7 @@ JobSet webhook and CRD would default written out, so that a synced JobSet never 
   pod fails its Job (backoffLimit 0), and a failed Job restarts the whole JobSet, at most
   runPolicy.backoffLimit times, unless runPolicy.failurePolicy's rules (by default: a
   disrupted pod restarts it without counting) end it or restart it uncounted
-  (mpigen.render.failure_policy); activeDeadlineSeconds, on the workers' and the launcher's
+  (mpigen.render.parts.failure_policy); activeDeadlineSeconds, on the workers' and the launcher's
   Jobs, ends the run at once, also while the launcher waits for workers that never start;
 - Kueue: the queue and priority labels on the JobSet alone (one workload), topology requests
   on the rank pod templates, MultiKueue through spec.managedBy.
@@ -18,12 +18,12 @@ from __future__ import annotations
 from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.jobset.keygen import keygen_pod
-from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
-from mpigen.render.kueue import label_workload, request_topology
+from mpigen.render.parts.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
+from mpigen.render.parts.kueue_labels import label_workload, request_topology
 from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
-from mpigen.render.names import object_meta
-from mpigen.render.replicated import NETWORK, replicated_job
+from mpigen.compile.names import object_meta
+from mpigen.render.parts.replicated import NETWORK, replicated_job
 
 DEADLINE_RULE = "deadline"
 RANK_JOBS = (WORKER_JOB, LAUNCHER_JOB)  # the Jobs the failure policy is for (not the key's)
@@ -51,7 +51,7 @@ def replicated_jobs(job: MPIJob, key_job: bool, wait_for_workers: bool) -> list[
 
 def failure_policy(job: MPIJob, jobs: list[dict]) -> dict:
     """maxRestarts is the budget of the failures no rule takes; a deadline ends the run at
-    once; then the rules of the blueprint's failure policy (mpigen.render.failure_policy)."""
+    once; then the rules of the blueprint's failure policy (mpigen.render.parts.failure_policy)."""
     policy = {"maxRestarts": job.effective_backoff_limit(), "restartStrategy": "Recreate"}
     rules = []
     if job.effective_active_deadline() is not None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from mpigen.compile.blueprint import least_privilege
 from mpigen.compile.mpijob import LAUNCHER, MPIJob
-from mpigen.render import scripts
+from mpigen.render.parts import scripts
 from mpigen.render.jobset.names import JOBSET_UID_LABEL, KEYGEN_JOB, keygen_name, secret_name
-from mpigen.render.names import object_meta
+from mpigen.compile.names import object_meta
 
 KEYS_VOLUME = "keys"
 KEYS_MOUNT = "/keys"

@@ -12,7 +12,7 @@ from mpigen.kube.kueue_immutable import JOB_RULES
 from mpigen.kube.values import get, mapping, whole_number
 from mpigen.render.jobset.immutable import immutable_changes
 from mpigen.render.jobset.names import JOBSET_API, WORKER_JOB
-from mpigen.render import podgroup
+from mpigen.render.parts import podgroup
 from mpigen.render.kinds import Admission, Find, Kind, Pods, every_version, group_of
 
 

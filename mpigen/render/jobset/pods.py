@@ -3,20 +3,20 @@
 the container's user, with a readiness probe on its port (the launcher starts once every
 worker is Ready); the launcher gets the hostfile and the variables that make mpirun start
 the ranks over ssh. Both mount the key, and the hostfile and SSH files at /etc/mpi, and
-neither calls the API: no token (mpigen.render.api_token)."""
+neither calls the API: no token (mpigen.compile.api_token)."""
 
 from __future__ import annotations
 
 from mpigen.compile.launch import with_launcher_host
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.render.api_token import without_api_token
+from mpigen.compile.api_token import without_api_token
 from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name,
                                         launcher_host, secret_name)
-from mpigen.render.launcher_env import ssh_launcher_env
-from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
-from mpigen.render.replicated import sshd_ports_and_probe
-from mpigen.render.sshd import allow_root_sshd, runs_as_root
+from mpigen.compile.launcher_env import ssh_launcher_env
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
+from mpigen.render.parts.replicated import sshd_ports_and_probe
+from mpigen.render.parts.sshd import allow_root_sshd, runs_as_root
 
 PRIVATE_KEY_MODE = 0o400  # ssh and sshd refuse a key its owner's group may read (root's)
 SHARED_KEY_MODE = 0o440  # a non-root user reads root's key through its group (fsGroup)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import ARGOCD_SYNC_WAVE
 from mpigen.render import gitops
-from mpigen.render.additions import Additions, addition_objects
+from mpigen.render.parts.additions import Additions, addition_objects
 from mpigen.render.jobset import checks
 from mpigen.render.jobset import kinds
 from mpigen.render.jobset.configmap import new_config_map
@@ -20,8 +20,8 @@ from mpigen.render.jobset.jobset import new_jobset
 from mpigen.render.jobset.keygen import keygen_objects
 from mpigen.render.jobset.names import first_rank_host
 from mpigen.render.jobset.watched import watched
-from mpigen.render.podgroup import join_group, new_pod_group
-from mpigen.render.stamp import stamp
+from mpigen.render.parts.podgroup import join_group, new_pod_group
+from mpigen.render.parts.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target, TargetOptions
 
 WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",
@@ -32,7 +32,7 @@ ADDITIONS = Additions(launcher_service_account=False, first_rank_host=first_rank
 
 def jobset_objects(job: MPIJob, wait_for_workers: bool) -> list[dict]:
     """In the order they are needed: the configuration, the generator's RBAC, the JobSet; then
-    mpigen's additions (mpigen.render.additions)."""
+    mpigen's additions (mpigen.render.parts.additions)."""
     key_job = job.source.ssh.keySecret is None
     objects = [new_config_map(job)]
     if key_job:

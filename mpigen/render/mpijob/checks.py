@@ -16,8 +16,8 @@ from mpigen.load.document import Document
 from mpigen.render.checks import one_workload_only, worker_set_checks
 from mpigen.render.effective import EffectivePods, sharing
 from mpigen.render.failure_checks import refused
-from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME
-from mpigen.render.launcher_env import OPENMPI5_ENV_NAMES
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
+from mpigen.compile.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
 

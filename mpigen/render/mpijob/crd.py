@@ -20,7 +20,7 @@ from pydantic import Field
 from mpigen.compile.mpijob import V1, V2BETA1, CleanPodPolicy
 from mpigen.formats.base import Model
 from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
-from mpigen.render.kube_version import schema_root
+from mpigen.kube.versions import schema_root
 from mpigen.render.mpijob.options import MpiJobOptions
 from mpigen.render.target import DEFAULT_KUBE_VERSION, Options
 

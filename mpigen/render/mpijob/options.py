@@ -9,7 +9,7 @@ from typing import Any
 
 from mpigen.compile.mpijob import MPIJOB_APIS, V2BETA1
 from mpigen.errors import NOWHERE, InputError, error
-from mpigen.render.kube_version import require_kube_version
+from mpigen.kube.versions import require_kube_version
 from mpigen.render.target import DEFAULT_KUBE_VERSION, Flag, Options, Setting, TargetOptions
 
 NAME = "mpijob"

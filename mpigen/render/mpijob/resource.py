@@ -19,8 +19,8 @@ Kueue (v2beta1, which Kueue's MPIJob integration reads): the queue and priority 
 MPIJob, a topology request on the rank pods' templates, MultiKueue through runPolicy.managedBy.
 
 v2beta1 workers run the image's sshd: as root it needs a few of the capabilities that every
-mpigen container drops (mpigen.render.sshd). No pod calls the API but v1's launcher
-(kubectl-delivery and kubexec.sh, section 3.6): the others get no token (mpigen.render.api_token).
+mpigen container drops (mpigen.render.parts.sshd). No pod calls the API but v1's launcher
+(kubectl-delivery and kubexec.sh, section 3.6): the others get no token (mpigen.compile.api_token).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from mpigen.kube.data import copy_data
 from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
 from mpigen.kube.labels import (GANG_SCHEDULER_ANNOTATION, GANG_SCHEDULER_NAME_ANNOTATION, KUEUE_PRIORITY_LABEL,
                                 KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation)
-from mpigen.render.api_token import calls_api, without_api_token
-from mpigen.render.launcher_env import OPENMPI5_AGENT, OPENMPI5_ENV
-from mpigen.render.sshd import STANDARD_PORT, allow_root_sshd
+from mpigen.compile.api_token import calls_api, without_api_token
+from mpigen.compile.launcher_env import OPENMPI5_AGENT, OPENMPI5_ENV
+from mpigen.render.parts.sshd import STANDARD_PORT, allow_root_sshd
 
 
 # The blueprint's names for MPI implementations, as each API spells them.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.render import gitops
-from mpigen.render.additions import Additions, addition_objects
+from mpigen.render.parts.additions import Additions, addition_objects
 from mpigen.render.importer import Importer
 from mpigen.render.mpijob import checks
 from mpigen.render.mpijob import kinds
@@ -15,7 +15,7 @@ from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
 from mpigen.render.mpijob.options import OPTIONS
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.mpijob.watched import watched
-from mpigen.render.stamp import stamp
+from mpigen.render.parts.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
 
 OWN_ACCOUNTS = Additions(launcher_service_account=False)  # the operator's launcher has none of mpigen's

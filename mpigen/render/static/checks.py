@@ -11,8 +11,8 @@ from mpigen.render.checks import launcher_on_host_network, one_workload_only, st
 from mpigen.render.effective import EffectivePods
 from mpigen.render.failure_checks import (POLICY, download_containers, main_containers, unknown_containers,
                                           written)
-from mpigen.render.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
-from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
+from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
 from mpigen.render.static.launcher import OPERATOR_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
@@ -62,7 +62,7 @@ def _two_workloads(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
 
 def _root_workers(doc: Document, pods: EffectivePods) -> list[Diagnostic]:
     """kubexec.sh, the launcher's way into the workers, copies the job's hosts file into the
-    worker's /etc and appends it to /etc/hosts as the worker's user (mpigen.render.templates
+    worker's /etc and appends it to /etc/hosts as the worker's user (mpigen.render.parts.templates
     kubexec.sh.j2, the operator's as it is): only root may, so a non-root worker fails the
     first mpirun (the MPI Operator's issues #288 and #301)."""
     worker = pods.worker

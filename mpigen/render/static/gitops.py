@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import ARGOCD_SYNC_WAVE, FLUX_SSA
-from mpigen.render.names import KUBECTL_MOUNT, worker_name
+from mpigen.compile.names import KUBECTL_MOUNT, worker_name
 
 # Argo CD's sync waves for the operator's objects; the launcher last (see above).
 WAVES = {"ServiceAccount": "-1", "ConfigMap": "-1", "Role": "-1", "RoleBinding": "-1", "PodGroup": "-1",

@@ -7,7 +7,7 @@ waits for the workers to be Ready) and to exec into exactly the job's worker pod
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.render.names import app_labels, launcher_name, object_meta, worker_pod_names
+from mpigen.compile.names import app_labels, launcher_name, object_meta, worker_pod_names
 
 
 def new_launcher_service_account(job: MPIJob) -> dict:

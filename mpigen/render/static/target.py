@@ -1,7 +1,7 @@
 """Target `static` (the default): the objects the MPI Operator's v1alpha2 controller creates
 for the MPIJob (shared/reference/mpi-operator.md, section 2), one module per object:
-configmap, rbac, podgroup (mpigen.render.podgroup), workers, launcher; then mpigen's additions, the blueprint's
-labels and annotations and mpigen's ownership labels (mpigen.render.stamp). Under a GitOps
+configmap, rbac, podgroup (mpigen.render.parts.podgroup), workers, launcher; then mpigen's additions, the blueprint's
+labels and annotations and mpigen's ownership labels (mpigen.render.parts.stamp). Under a GitOps
 profile, each run is objects of its own (mpigen.render.gitops) that start in order and
 release their GPUs when done (mpigen.render.static.gitops)."""
 
@@ -10,15 +10,15 @@ from __future__ import annotations
 from mpigen.compile.mpijob import MPIJob
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL
 from mpigen.render import gitops
-from mpigen.render.additions import addition_objects
-from mpigen.render.stamp import stamp
+from mpigen.render.parts.additions import addition_objects
+from mpigen.render.parts.stamp import stamp
 from mpigen.render.static import checks
 from mpigen.render.static.configmap import new_config_map
 from mpigen.render.static.gitops import annotate, scale_down_on_success
 from mpigen.render.static.launcher import new_launcher
 from mpigen.render.static.options import OPTIONS
-from mpigen.render.podgroup import join_group, new_pod_group
-from mpigen.render.podgroup import KINDS as POD_GROUP_KINDS
+from mpigen.render.parts.podgroup import join_group, new_pod_group
+from mpigen.render.parts.podgroup import KINDS as POD_GROUP_KINDS
 from mpigen.render.static.rbac import new_launcher_role, new_launcher_role_binding, new_launcher_service_account
 from mpigen.render.static.watched import watched
 from mpigen.render.static.workers import new_worker
@@ -28,7 +28,7 @@ from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 def static_objects(job: MPIJob, options: Options, job_name: str, run: str | None) -> list[dict]:
     """In the order of the controller's syncHandler: ConfigMap, ServiceAccount, Role,
     RoleBinding, PodGroup (with gang scheduling), worker StatefulSet (only with workers),
-    launcher Job; then mpigen's additions (mpigen.render.additions). Under a GitOps profile,
+    launcher Job; then mpigen's additions (mpigen.render.parts.additions). Under a GitOps profile,
     the objects of one run (mpigen.render.gitops), which release their GPUs when done."""
     ext = job.extensions
     account = new_launcher_service_account(job)

@@ -3,14 +3,14 @@
 Workers idle in `sleep 365d` until mpirun reaches them through kubexec.sh; they mount
 only kubexec.sh, because Open MPI's daemons check that the launch agent exists locally.
 The launcher's kubectl execs into them; they never call the API themselves: no token
-(mpigen.render.api_token).
+(mpigen.compile.api_token).
 """
 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import WORKER, MPIJob
-from mpigen.render.api_token import without_api_token
-from mpigen.render.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name, object_meta,
+from mpigen.compile.api_token import without_api_token
+from mpigen.compile.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name, object_meta,
                                  pod_template, role_labels, worker_name)
 
 

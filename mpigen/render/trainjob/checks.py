@@ -8,11 +8,11 @@ from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
 from mpigen.render.gitops import name_room, run_suffix
-from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV_NAMES
+from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV_NAMES
 from mpigen.render.checks import hydra_launcher_host
 from mpigen.render.effective import EffectivePods
 from mpigen.render.failure_checks import download_containers, refused, unknown_containers
-from mpigen.render.sshd import key_readers, sshd_checks
+from mpigen.render.parts.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (DEFAULT_NAMED_KIND, NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_API,

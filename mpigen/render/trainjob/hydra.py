@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import HYDRA, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.render.launcher_env import SSH_ENV
+from mpigen.compile.launcher_env import SSH_ENV
 from mpigen.render.trainjob.names import TRAINER_HOSTFILE
 
 VOLUME = "mpigen-hostfile"
@@ -39,7 +39,7 @@ def unwrapped(command: list) -> list:
 
 def hostfile_env(distribution: str) -> dict:
     """Hydra's hostfile variable (HYDRA_HOST_FILE for MPICH, I_MPI_HYDRA_HOST_FILE for Intel
-    MPI; mpigen.render.launcher_env), naming the converted file."""
+    MPI; mpigen.compile.launcher_env), naming the converted file."""
     return {"name": SSH_ENV[distribution][0][0], "value": HOSTFILE}
 
 

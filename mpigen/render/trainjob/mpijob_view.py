@@ -25,11 +25,11 @@ from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
-from mpigen.render.additions import RANK_ENV_VOLUME
-from mpigen.render.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
-from mpigen.render.failure_policy import read_policy
+from mpigen.render.parts.additions import RANK_ENV_VOLUME
+from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
+from mpigen.render.parts.failure_policy import read_policy
 from mpigen.render.manifest_view import View, keep, named, without
-from mpigen.render.replicated import SSH_PORT_NAME
+from mpigen.render.parts.replicated import SSH_PORT_NAME
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
                                           PATCH_MANAGER, RUNTIME_KINDS, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT,

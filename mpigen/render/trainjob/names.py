@@ -10,8 +10,8 @@ import hashlib
 import json
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.render import replicated
-from mpigen.render.replicated import pod_dns_name
+from mpigen.render.parts import replicated
+from mpigen.render.parts.replicated import pod_dns_name
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
 TRAINER_GROUP = "trainer.kubeflow.org"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.render.sshd import allow_root_sshd
+from mpigen.render.parts.sshd import allow_root_sshd
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB, PATCH_MANAGER
 
@@ -57,7 +57,7 @@ def with_rank_mounts(launcher: dict, worker: dict) -> dict:
 
 def node_template(job: MPIJob) -> dict:
     """The workers' pod template with what a root sshd needs of the capabilities the main
-    container drops (mpigen.render.sshd), as mpigen's own runtime gives its node pods: the
+    container drops (mpigen.render.parts.sshd), as mpigen's own runtime gives its node pods: the
     runtime's node job runs sshd under the security context the patch carries."""
     worker = copy_data(job.spec.mpiReplicaSpecs[WORKER].template)
     if "spec" in worker:

@@ -5,18 +5,18 @@ plugin mounts the run's key (and the hostfile, on the launcher); the init contai
 ssh-setup turns them into files ssh and sshd accept as the container's user. Workers run
 the image's sshd, ready once it listens; the launcher gets mpirun's ssh and hostfile
 variables the Trainer version's MPI plugin does not set itself (mpigen.render.trainjob.versions).
-Neither calls the API: no token (mpigen.render.api_token)."""
+Neither calls the API: no token (mpigen.compile.api_token)."""
 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import HYDRA, LAUNCHER, WORKER, MPIJob
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.data import copy_data
-from mpigen.render.api_token import without_api_token
-from mpigen.render import scripts
-from mpigen.render.launcher_env import OPENMPI5_AGENT, ssh_launcher_env
-from mpigen.render.replicated import sshd_ports_and_probe
-from mpigen.render.sshd import allow_root_sshd
+from mpigen.compile.api_token import without_api_token
+from mpigen.render.parts import scripts
+from mpigen.compile.launcher_env import OPENMPI5_AGENT, ssh_launcher_env
+from mpigen.render.parts.replicated import sshd_ports_and_probe
+from mpigen.render.parts.sshd import allow_root_sshd
 from mpigen.render.trainjob.names import (HYDRA_HOSTFILE, NODE_CONTAINER, SSH_AUTHORIZED_KEYS, SSH_CONFIG,
                                           SSH_DIR, SSH_KEY, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_CONFIG,
                                           SSHD_SCRIPT, TRAINER_HOSTFILE, TRAINER_HOSTFILE_DIR,

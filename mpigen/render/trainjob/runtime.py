@@ -4,7 +4,7 @@ jobs share): the Trainer's MPI policy and a JobSet template of the node and laun
 trainer fields reach only the launcher (and the nodes only with runLauncherAsNode); the sizes
 (numNodes, numProcPerNode) are the TrainJob's, so that jobs of the same kind share one. The
 failure policy is the runtime's too: its JobSet template's failurePolicy and its Jobs'
-podFailurePolicy, which a TrainJob's runtimePatches cannot reach (mpigen.render.failure_policy).
+podFailurePolicy, which a TrainJob's runtimePatches cannot reach (mpigen.render.parts.failure_policy).
 
 Every MPI implementation uses the MPI policy: the plugin's key, hostfile and counts are the
 same for all; its OMPI_ variables are inert for Hydra, and the launcher's init container
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
-from mpigen.render.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
-from mpigen.render.kueue import request_topology
-from mpigen.render.replicated import NETWORK, replicated_job
+from mpigen.render.parts.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
+from mpigen.render.parts.kueue_labels import request_topology
+from mpigen.render.parts.replicated import NETWORK, replicated_job
 from mpigen.render.trainjob.names import (ANCESTOR_LABEL, ANCESTOR_TRAINER, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION,
                                           LAUNCHER_JOB, NODE_JOB, TRAINER_API, TRAINER_KEY_MOUNT,
                                           cluster_runtime_name)

@@ -14,9 +14,9 @@ from mpigen.formats.trainer import Runtime
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.render import gitops
-from mpigen.render.additions import Additions, addition_objects
+from mpigen.render.parts.additions import Additions, addition_objects
 from mpigen.render.importer import Importer, References
-from mpigen.render.stamp import stamp
+from mpigen.render.parts.stamp import stamp
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 from mpigen.render.trainjob import checks
 from mpigen.render.trainjob import kinds

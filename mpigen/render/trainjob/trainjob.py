@@ -16,8 +16,8 @@ from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MULTIKUEUE
-from mpigen.render.kueue import label_workload
-from mpigen.render.names import object_meta
+from mpigen.render.parts.kueue_labels import label_workload
+from mpigen.compile.names import object_meta
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP,
                                           TRAINJOB_CONTROLLER, dns_name, node_count, trainjob_name)

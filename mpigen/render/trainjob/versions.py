@@ -19,7 +19,7 @@ from __future__ import annotations
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from mpigen.load.document import value_at
-from mpigen.render.launcher_env import OPENMPI5_AGENT
+from mpigen.compile.launcher_env import OPENMPI5_AGENT
 
 OPENMPI4_PLUGIN_ENV = ("OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
                        "OMPI_MCA_orte_set_default_slots")

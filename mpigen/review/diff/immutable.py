@@ -9,13 +9,13 @@ from __future__ import annotations
 from mpigen.errors import Mark
 from mpigen.kube.kueue_immutable import ADMISSION_GATED_BY, refused_changes
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL
-from mpigen.render.queued import HELD_GATE
+from mpigen.render.kueue import HELD_GATE
 from mpigen.render.targets import kind_facts
 from mpigen.review.diff.fields import key_path
 from mpigen.review.diff.model import Finding, ObjectKey
 
 RECREATE = "Argo CD and Flux will fail to sync it; delete and recreate the object (give the run a new name) instead"
-# spec.state: held on a job that exists (mpigen.render.queued): only a new job can be held.
+# spec.state: held on a job that exists (mpigen.render.kueue): only a new job can be held.
 HOLD_AGAIN = ("a job that exists cannot be held; keep spec.state: running, or set spec.state: completed to stop "
               "it (a queued job's objects are then deleted) and hold a new run (spec.run) later")
 # The blueprint fields that write Kueue's labels; any other key is the blueprint's own metadata.

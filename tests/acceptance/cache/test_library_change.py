@@ -9,7 +9,7 @@ import os
 import shutil
 from pathlib import Path
 
-from mpigen.render.kube_version import schema_root
+from mpigen.kube.versions import schema_root
 from tests.support.blueprints import blueprint_text
 from tests.support.command_line import run_mpigen
 

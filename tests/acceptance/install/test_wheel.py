@@ -36,7 +36,7 @@ def test_the_wheel_holds_every_file_of_the_package_and_its_templates(release):
     package data), byte for byte, and nothing else of the package."""
     package = {p.relative_to(ROOT).as_posix(): p.read_bytes() for p in (ROOT / "mpigen").rglob("*")
                if p.is_file() and "__pycache__" not in p.parts}
-    templates = [name for name in package if name.startswith("mpigen/render/templates/")]
+    templates = [name for name in package if name.startswith("mpigen/render/parts/templates/")]
     assert len(templates) >= 5 and any(name.endswith(".j2") for name in templates)
     held = {name: data for name, data in members(release.dist / WHEEL).items() if name.startswith("mpigen/")}
     assert held == package

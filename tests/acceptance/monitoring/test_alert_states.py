@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mpigen.render.monitoring import Monitoring, prometheus_rule
+from mpigen.formats.monitoring import Monitoring
+from mpigen.monitoring.prometheus_rule import prometheus_rule
 from mpigen.render.targets import TARGETS as TARGET_TABLE
 from tests.support import alert_states as s
 from tests.support.alert_minutes import overlay_renders, DOCS, minutes, service_monitors

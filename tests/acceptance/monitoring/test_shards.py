@@ -1,5 +1,5 @@
 """An environment of 400 jobs: its PrometheusRule and its dashboard split into shards
-(mpigen.render.shards), each under every limit of its kind as mpigen.kube.sizes counts it, and the
+(mpigen.monitoring.shards), each under every limit of its kind as mpigen.kube.sizes counts it, and the
 fewest shards that are (half as many would not be); every job's rule group and dashboard row in
 exactly one shard; the rule shards pass `promtool check rules` (each is a rule file of its own to
 prometheus-operator, which also counts its spec as YAML: measured here with libyaml's emitter at
@@ -23,7 +23,7 @@ from grafana_foundation_sdk.models.dashboard import Dashboard
 from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST, MAX_PROMETHEUS_RULE_SPEC,
                                client_side_applied_annotations, config_map_data_size, prometheus_rule_spec_size,
                                stored_size)
-from mpigen.render import shards as sharding
+from mpigen.monitoring import shards as sharding
 from tests.support.promtool import promtool
 
 JOBS = 400

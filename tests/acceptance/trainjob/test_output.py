@@ -148,7 +148,7 @@ def test_under_a_kueue_queue_the_suspend_is_kueues():
     """Kueue v0.19.2 pkg/controller/jobs/trainjob/trainjob_webhook.go Default suspends a TrainJob
     with a queue label on creation (WorkloadShouldBeSuspended), and admission resumes it: Git
     stating either value would undo the other on a re-apply, so Git states none while it runs,
-    and a completed queued TrainJob is not in Git at all (mpigen.render.queued)."""
+    and a completed queued TrainJob is not in Git at all (mpigen.render.kueue)."""
     running = render(scheduling={"queue": "team-a"})["TrainJob"]["spec"]
     assert "suspend" not in running and running["managedBy"] == CRD_DEFAULTS["managedBy"]
     assert "TrainJob" not in render(scheduling={"queue": "team-a"}, state="completed")
@@ -236,7 +236,7 @@ def test_a_named_runtime_gets_runtime_patches_and_no_runtime_is_written():
 def test_a_named_runtimes_node_keeps_what_a_root_sshd_needs(port):
     """The patch drops every capability of container node, as the blueprint's pods do; a root
     sshd needs SYS_CHROOT, SETUID, SETGID, AUDIT_WRITE and KILL (and NET_BIND_SERVICE below
-    1024; mpigen/render/sshd.py): the patch carries them, as the runtime mpigen writes does."""
+    1024; mpigen/render/parts/sshd.py): the patch carries them, as the runtime mpigen writes does."""
     named = render(runtime={"name": "mpi-openmpi"}, ssh={"port": port})["TrainJob"]["spec"]["runtimePatches"]
     [patch] = named
     replicated = {j["name"]: j["template"]["spec"]["template"]["spec"]

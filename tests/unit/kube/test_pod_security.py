@@ -359,7 +359,7 @@ def test_the_checks_of_each_level_are_upstreams():
 
 
 def test_a_root_sshds_capabilities_are_within_baseline():
-    """The five a root sshd needs (mpigen.render.sshd) are in baseline's default set; restricted
+    """The five a root sshd needs (mpigen.render.parts.sshd) are in baseline's default set; restricted
     allows only NET_BIND_SERVICE."""
     sshd = ["AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT"]
     assert set(sshd) <= set(BASELINE_CAPABILITIES)

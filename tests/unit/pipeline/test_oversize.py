@@ -7,7 +7,8 @@ from __future__ import annotations
 from mpigen.errors import Mark
 from mpigen.load.parser import parse
 from mpigen.pipeline.oversize import size_errors, size_marks
-from mpigen.render.targets import RESERVED, TooLarge
+from mpigen.render.refusals import TooLarge
+from mpigen.render.targets import RESERVED
 from mpigen.validate.document import validate_document
 from tests.support.blueprints import blueprint_yaml
 from tests.support.text import pos

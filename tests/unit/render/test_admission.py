@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mpigen.render.admission import ADMITTED_FIELDS, ignored_paths, reapplied_safely
+from mpigen.render.kueue import ADMITTED_FIELDS, ignored_paths, reapplied_safely
 from mpigen.render.kinds import Admission
 
 CUSTOM = Admission((".spec.jobs[].template",), ("spec", "suspend"), merge_patch=True)

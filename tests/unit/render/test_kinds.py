@@ -12,8 +12,7 @@ import kubernetes
 import pytest
 
 from mpigen.kube.accelerators import is_accelerator
-from mpigen.render.core_kinds import KUBERNETES, hostfile_slots
-from mpigen.render.kinds import group_of
+from mpigen.render.kinds import KUBERNETES, group_of, hostfile_slots
 from mpigen.render.mpijob.crd import new_crd
 from mpigen.render.targets import KINDS, TARGETS, kind_facts
 from tests.support.blueprints import blueprint_text

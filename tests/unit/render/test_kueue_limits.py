@@ -1,5 +1,5 @@
 """The pod sets of the Workload Kueue makes of each target's queued job, against the limit of
-each Kueue version (mpigen.render.kueue_limits): the limits as the tags spell them, the pod
+each Kueue version (mpigen.kube.kueue_limits): the limits as the tags spell them, the pod
 sets as Kueue's integrations build them (v0.19.2: jobset_controller.go JobSet.PodSets, one per
 replicated job; mpijob_controller.go orderedReplicaTypes, Launcher then Worker; the TrainJob's
 child JobSet's; job_controller.go, one; a StatefulSet's pods one pod group of one role), and
@@ -14,7 +14,7 @@ import pytest
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.compile.mpijob import V1
 from mpigen.load.blueprints import load_blueprints
-from mpigen.render import kueue_limits
+from mpigen.kube import kueue_limits
 from mpigen.render.target import Options
 from mpigen.render.targets import RESERVED, TARGETS, kueue_pod_sets, render_job
 from mpigen.validate.document import validate_document

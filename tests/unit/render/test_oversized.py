@@ -6,7 +6,7 @@ etcd's request limit for any object, and for the objects a controller creates fr
 from __future__ import annotations
 
 from mpigen.kube.sizes import MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST
-from mpigen.render.targets import oversized
+from mpigen.render.refusals import oversized
 
 
 def config_map(size: int) -> dict:

@@ -9,7 +9,7 @@ import pytest
 
 from mpigen.load.parser import parse
 from mpigen.render.pod_fields import causes, parse_path
-from mpigen.render.pod_security import pod_templates
+from mpigen.render.refusals import pod_templates
 
 BLUEPRINT = """\
 metadata:

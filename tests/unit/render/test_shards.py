@@ -1,4 +1,4 @@
-"""Sharding an environment's object by its jobs (mpigen.render.shards), on an object whose size is
+"""Sharding an environment's object by its jobs (mpigen.monitoring.shards), on an object whose size is
 the sum of its jobs' (a stand-in for the rule and the dashboard, which
 tests/acceptance/monitoring/test_shards.py renders): the one object while it fits; else the fewest
 shards (a power of two) that each fit, all of them written, an empty one too; a job's shard among
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from mpigen.errors import InputError
-from mpigen.render.shards import Limit, shard_of, sharded
+from mpigen.monitoring.shards import Limit, shard_of, sharded
 from mpigen.render.watched import Watched
 
 LIMIT = Limit("the test's limit", lambda obj: sum(obj["sizes"]), 1000)  # 750 fit: SAFE_FRACTION

@@ -8,7 +8,7 @@ the cluster at what it has of the render before it (tests.support.status_world.o
 from the controllers' ports): the sync has not applied Git's last change, or the cluster
 undid it. Git's `held` reaches a job only at its creation: Kueue's webhook refuses the
 admission gate on an existing job (Kueue v0.19.2 pkg/util/webhook/
-validation_admissiongatedby.go, mpigen.render.queued), so a job made before the hold runs on."""
+validation_admissiongatedby.go, mpigen.render.kueue), so a job made before the hold runs on."""
 
 from __future__ import annotations
 

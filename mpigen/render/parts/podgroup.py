@@ -16,7 +16,7 @@ from mpigen.kube import quantity
 from mpigen.compile.mpijob import LAUNCHER, WORKER, GangScheduling, MPIJob
 from mpigen.kube.labels import GROUP_NAME_ANNOTATION, POD_GROUP_LABEL, VOLCANO_QUEUE_ANNOTATION
 from mpigen.render.kinds import Kind, group_of
-from mpigen.render.names import object_meta
+from mpigen.compile.names import object_meta
 
 API_VERSIONS = {"volcano": "scheduling.volcano.sh/v1beta1", "scheduler-plugins": "scheduling.x-k8s.io/v1alpha1",
                 "kube-batch": "scheduling.incubator.k8s.io/v1alpha1"}

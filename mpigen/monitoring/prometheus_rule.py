@@ -1,5 +1,5 @@
 """An environment's monitoring: one Prometheus Operator PrometheusRule (monitoring.coreos.com/v1)
-holding a group of alerts per job (mpigen.render.alert_rules), each alert labelled with the job,
+holding a group of alerts per job (mpigen.monitoring.alerts), each alert labelled with the job,
 its namespace and environment, and annotated with its blueprint and its runbook (docs/monitoring.md).
 
 The rule is named after its environment and the repository (a digest of the repository's
@@ -12,7 +12,7 @@ syncs with the configuration, in wave -1.
 
 Past what one PrometheusRule may hold (prometheus-operator's limit of its spec, etcd's, and a
 client-side apply's of annotations: rule_limits), the rule is split into shards of the jobs,
-`<name>-<i>-of-<K>` (mpigen.render.shards), each with the same labels, which the Prometheus'
+`<name>-<i>-of-<K>` (mpigen.monitoring.shards), each with the same labels, which the Prometheus'
 ruleSelector selects alike; a group is a job's, named after its namespace and job, so that its
 name is unique in any shard (Prometheus refuses a rule file with two groups of one name:
 prometheus/prometheus model/rulefmt/rulefmt.go Validate, "groupname: ... is repeated in the same
@@ -25,12 +25,12 @@ import hashlib
 from dataclasses import dataclass
 from typing import Callable
 
-from mpigen.formats.monitoring import MonitoringSettings
+from mpigen.formats.monitoring import Monitoring
 from mpigen.kube.labels import ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_ETCD_REQUEST, MAX_PROMETHEUS_RULE_SPEC,
                                client_side_applied_annotations, prometheus_rule_spec_size, stored_size)
-from mpigen.render import alert_rules
-from mpigen.render.shards import Limit, shard_name, sharded
+from mpigen.monitoring import alerts as alert_rules
+from mpigen.monitoring.shards import Limit, shard_name, sharded
 from mpigen.render.watched import Watched
 
 API_VERSION = "monitoring.coreos.com/v1"
@@ -40,38 +40,6 @@ KIND = "PrometheusRule"
 ALERTS_STEP = "alerts"
 # The labels every alert carries: not `job`, which is Prometheus' scrape job of every series.
 JOB_LABEL, ENVIRONMENT_LABEL = "mpigen_job", "mpigen_environment"
-
-
-@dataclass(frozen=True)
-class DashboardPlace:
-    """Where the environment's Grafana dashboard goes (mpigen.render.dashboard): its ConfigMap's
-    namespace and its labels besides the sidecar's."""
-
-    namespace: str
-    labels: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class Monitoring:
-    """An environment's monitoring, as mpigen.yaml or its overlay asks (mpigen.formats.monitoring)."""
-
-    namespace: str = "monitoring"
-    labels: tuple[tuple[str, str], ...] = ()
-    not_started_for: str = "1h"
-    idle_for: str = "15m"
-    runbook: str = ""  # the repository's copy of docs/monitoring.md (required by the settings)
-    dashboard: DashboardPlace | None = None  # the Grafana dashboard (None: none)
-
-
-def monitoring_of(settings: MonitoringSettings | None) -> Monitoring | None:
-    """The options of these settings (None: no monitoring)."""
-    if settings is None or not settings.enabled:
-        return None
-    rule, board = settings.prometheusRule, settings.dashboard
-    dashboard = DashboardPlace(board.namespace or rule.namespace, tuple(sorted(board.labels.items()))) \
-        if board.enabled else None
-    return Monitoring(rule.namespace, tuple(sorted(rule.labels.items())), settings.notStartedFor, settings.idleFor,
-                      settings.runbookURL or "", dashboard)
 
 
 @dataclass(frozen=True)
@@ -115,7 +83,7 @@ ALERTS = (
 
 
 def prometheus_rules(env: str, watched: list[Watched], monitoring: Monitoring, gitops: str) -> list[tuple[dict, str]]:
-    """The environment's PrometheusRule, or its shards where one would not fit (mpigen.render.shards:
+    """The environment's PrometheusRule, or its shards where one would not fit (mpigen.monitoring.shards:
     RULE_LIMITS), each with its `# Source:` comment."""
     def build(jobs: list[Watched], i: int, k: int) -> dict:
         return prometheus_rule(env, jobs, monitoring, gitops, (i, k))[0]

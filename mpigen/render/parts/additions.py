@@ -16,8 +16,8 @@ from typing import Callable
 from mpigen.compile.environment import RANK_ENV_DIR, RANK_ENV_KEY, rendezvous_env
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
 from mpigen.kube.data import copy_data
-from mpigen.render import scripts
-from mpigen.render.names import launcher_name, object_meta, worker_name
+from mpigen.render.parts import scripts
+from mpigen.compile.names import launcher_name, object_meta, worker_name
 
 RANK_ENV_SUFFIX = "-mpigen"
 RANK_ENV_VOLUME = "mpigen-rank-env"

@@ -1,4 +1,4 @@
-"""An environment's Grafana dashboard: a row per job (its panels: mpigen.render.dashboard_queries),
+"""An environment's Grafana dashboard: a row per job (its panels: mpigen.monitoring.dashboard_queries),
 built with Grafana's typed builders (grafana-foundation-sdk, imported only here and only when an
 environment asks for a dashboard: `pip install 'mpigen[dashboard]'`), and written as the
 ConfigMap Grafana's dashboard sidecar loads: labelled `grafana_dashboard: "1"`, the label and
@@ -6,7 +6,7 @@ value kube-prometheus-stack's values give its Grafana's sidecar (charts/kube-pro
 values.yaml, `grafana.sidecar.dashboards.label` / `labelValue`, chart 88.5.3, which also searches
 every namespace: `searchNamespace: ALL`).
 
-The dashboard is the environment's, like its PrometheusRule (mpigen.render.monitoring): named
+The dashboard is the environment's, like its PrometheusRule (mpigen.monitoring.prometheus_rule): named
 after the rule, its uid a digest of that name (at most 40 characters, as Grafana takes), its
 JSON written with sorted keys so that the bytes depend on the jobs alone. Its panels read a
 Prometheus data source chosen by the variable `datasource`.
@@ -19,7 +19,7 @@ applies server-side.
 
 Past what one ConfigMap holds (its data's 1 MiB; without a GitOps profile, applied client-side,
 the 256 KiB of annotations: dashboard_limits), the dashboard is split into shards of the jobs
-(mpigen.render.shards), ConfigMaps `<name>-<i>-of-<K>` holding the dashboards "mpigen: <env>
+(mpigen.monitoring.shards), ConfigMaps `<name>-<i>-of-<K>` holding the dashboards "mpigen: <env>
 (i/K)", each with a uid of its own."""
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ import json
 from mpigen.kube.labels import ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.kube.sizes import (MAX_ANNOTATIONS, MAX_CONFIG_MAP_DATA, MAX_ETCD_REQUEST, client_side_applied_annotations,
                                config_map_data_size, stored_size)
-from mpigen.render.dashboard_queries import STATES, Panel, panels
-from mpigen.render.monitoring import Monitoring, rule_name
-from mpigen.render.shards import Limit, shard_name, sharded
+from mpigen.monitoring.dashboard_queries import STATES, Panel, panels
+from mpigen.formats.monitoring import Monitoring
+from mpigen.monitoring.prometheus_rule import rule_name
+from mpigen.monitoring.shards import Limit, shard_name, sharded
 from mpigen.render.watched import Watched
 
 # The Grafana sidecar's label of dashboard ConfigMaps, as kube-prometheus-stack sets it.
@@ -44,7 +45,7 @@ ROW_HEIGHT, SPAN = 7, 6  # a panel's height and width (of Grafana's 24 columns)
 def dashboard_config_maps(env: str, watched: list[Watched], monitoring: Monitoring,
                           gitops: str) -> list[tuple[dict, str]]:
     """The environment's dashboard ConfigMap, or its shards where one would not fit
-    (mpigen.render.shards: dashboard_limits), each with its `# Source:` comment."""
+    (mpigen.monitoring.shards: dashboard_limits), each with its `# Source:` comment."""
     def build(jobs: list[Watched], i: int, k: int) -> dict:
         return dashboard_config_map(env, jobs, monitoring, gitops, (i, k))[0]
 

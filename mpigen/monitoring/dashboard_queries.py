@@ -1,7 +1,7 @@
 """The panels of one job's row of the environment's Grafana dashboard, as PromQL: what each
 shows, read from the same series as the job's alerts and selected by the same names
-(mpigen.render.alert_rules over the job's Watched), so that a panel and an alert never
-disagree on which objects are the job's. The Grafana side is mpigen.render.dashboard.
+(mpigen.monitoring.alerts over the job's Watched), so that a panel and an alert never
+disagree on which objects are the job's. The Grafana side is mpigen.monitoring.dashboard.
 
 The series (docs/monitoring.md section 3 cites each):
 - the state: the alerts' own conditions, the first that holds of failed, completed, running,
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from mpigen.render import alert_rules
+from mpigen.monitoring import alerts as alert_rules
 from mpigen.render.watched import Watched, every_job, every_pod
 
 # The values of the state panel's series, the first of these that holds (its value mappings).

@@ -1,4 +1,6 @@
-"""The Pod Security level an environment's namespaces enforce, checked at render time on every
+"""What the cluster refuses of rendered objects, checked at render time: their size (over a
+limit of its kind's own, the API server's on annotations, or etcd's on one request), and the
+Pod Security level an environment's namespaces enforce, checked on every
 pod template of the rendered objects (the kinds' `pod_templates` fact, mpigen.render.kinds),
 the targets' own additions included: each refused field an error at the blueprint field that
 set it (mpigen.render.pod_fields), or at the blueprint's path where none did, naming the
@@ -8,17 +10,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, Mark, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.pod_security import PRIVILEGED, Violation, violations
+from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.render.pod_fields import causes
-from mpigen.render.sshd import root_capabilities
+from mpigen.render.parts.sshd import root_capabilities
 from mpigen.render.target import Lifecycle, Options
-from mpigen.render.targets import TARGETS, kind_facts, render_job, target_checks
+from mpigen.render.kinds import group_of
+from mpigen.render.targets import CUSTOM_RESOURCES, TARGETS, finder, kind_facts, render_job, target_checks
 
 DOCS = "docs/targets.md, Pod Security"
 # What the blueprint states to meet a control it leaves to the cluster's defaults.
@@ -163,3 +167,58 @@ def pod_security_problems(objects: list[dict], options: Options, doc: Document, 
     for obj, where, template, v in refused(objects, options):
         report.violation(obj, where, template, v)
     return list(report.out.values())
+
+
+class TooLarge(NamedTuple):
+    """An object the cluster would refuse for its size: the blueprint field that makes it so
+    ("" where no one field does: the caller names the largest), why, and the limit it is over."""
+
+    field: str
+    problem: str
+    limit: str = "kind"  # "kind" (its kind's own), "annotations" or "etcd"
+
+
+def oversized(objects: list[dict]) -> list[TooLarge]:
+    """Why the cluster would refuse each object of a render, or one its controller creates from
+    one (the table of kinds' `creates` fact), for its size: over a limit of its kind's own (its
+    `size_limit` fact), or over what etcd stores in one request (mpigen.kube.sizes). One pass over
+    what each counts."""
+    find = finder(objects)
+    problems = []
+    for obj in objects:
+        problems += _too_large(obj, "", "")
+        facts = kind_facts(obj["apiVersion"], obj["kind"])
+        if facts is not None and facts.creates is not None:
+            creator = f"the {obj['kind']} {obj['metadata']['name']}"
+            for made in facts.creates(obj, find):
+                problems += _too_large(made, f" that the controller of {creator} creates",
+                                       f"; the controller fails to create it, and {creator} never starts")
+    return problems
+
+
+def _too_large(obj: dict, made_by: str, consequence: str) -> list[TooLarge]:
+    facts = kind_facts(obj["apiVersion"], obj["kind"])
+    named = f"the {obj['kind']} {obj['metadata']['name']}{made_by}"
+    limit = facts.size_limit if facts is not None else None
+    if limit is not None and (size := limit.size(obj)) > limit.limit:
+        return [TooLarge(limit.field, f"{named} would hold {size:,} bytes, over the API server's limit of "
+                                      f"{limit.limit:,} bytes for its kind, and the cluster would refuse it"
+                                      f"{consequence}; {limit.advice}")]
+    # One pass in C that most objects fit in: their JSON holds every annotation whole, and is
+    # never less than their strings.
+    json_size = stored_size(obj, as_json=True)
+    if json_size > MAX_ANNOTATIONS and (size := largest_annotations(obj)) > MAX_ANNOTATIONS:
+        return [TooLarge("", f"{named} would carry {size:,} bytes of annotations (keys and values, on the object "
+                             f"or a pod template), over the API server's limit of {MAX_ANNOTATIONS:,} bytes, and the "
+                             f"cluster would refuse it{consequence}", "annotations")]
+    custom = (group_of(obj["apiVersion"]), obj["kind"]) in CUSTOM_RESOURCES
+    size = json_size
+    if size > MAX_ETCD_REQUEST and not custom:
+        size = stored_size(obj, as_json=False)
+    if size > MAX_ETCD_REQUEST:
+        counted = "its JSON, as a custom resource is stored" if custom else "its strings alone"
+        return [TooLarge("", f"{named} would take at least {size:,} bytes to store ({counted}), over etcd's "
+                             f"request limit of {MAX_ETCD_REQUEST:,} bytes (its --max-request-bytes default), and "
+                             f"the API server would fail to create it (\"etcdserver: request is too large\")"
+                             f"{consequence}", "etcd")]
+    return []

@@ -1,6 +1,6 @@
 """An environment-wide object split into shards of its jobs, so that each shard stays under what
-the cluster takes of its kind (the environment's PrometheusRule, mpigen.render.monitoring, and its
-Grafana dashboard, mpigen.render.dashboard).
+the cluster takes of its kind (the environment's PrometheusRule, mpigen.monitoring.prometheus_rule, and its
+Grafana dashboard, mpigen.monitoring.dashboard).
 
 While the whole object fits, it is the one object, as before sharding existed. Otherwise the jobs
 go to K shards, K the smallest power of two for which every shard fits: a job's shard is the

@@ -18,7 +18,7 @@ from mpigen.load.document import Document
 from mpigen.render.checks import launcher_on_host_network
 from mpigen.render.effective import EffectivePod, EffectivePods, set_by, sharing
 from mpigen.render.pod_checks import port_taken
-from mpigen.render.replicated import SSH_PORT_NAME
+from mpigen.render.parts.replicated import SSH_PORT_NAME
 
 
 STANDARD_PORT = 22

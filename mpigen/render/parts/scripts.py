@@ -1,5 +1,5 @@
 """The operator's scripts and hostfile, as Jinja templates shipped in the package
-(mpigen/render/templates/), and mpigen's own rank-env.sh, shipped as it is.
+(mpigen/render/parts/templates/), and mpigen's own rank-env.sh, shipped as it is.
 
 Rendered in Jinja's sandbox with StrictUndefined (a missing variable is an error, never an
 empty string): the blueprint's values reach the templates only as variables, and should

@@ -16,7 +16,7 @@ cannot set them.
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.render.names import HOSTFILE_PATH, KUBEXEC_PATH
+from mpigen.compile.names import HOSTFILE_PATH, KUBEXEC_PATH
 
 OPENMPI5_AGENT = "PRTE_MCA_plm_ssh_agent"
 OPENMPI5_ENV = (

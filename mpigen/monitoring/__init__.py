@@ -1,0 +1,1 @@
+"""Monitoring, above render: an environment's PrometheusRule of alerts and its Grafana dashboard, built from what each target says its jobs are watched by (mpigen.render.watched), sharded where one object would not fit."""

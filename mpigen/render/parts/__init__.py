@@ -1,0 +1,1 @@
+"""The building blocks the targets share (the operator's scripts, sshd, a JobSet's replicated jobs, gang scheduling, failure policies, mpigen's additions and stamp), imported only inside mpigen.render."""
