@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mpigen.render import kueue_limits
+from mpigen.kube import kueue_limits
 from tests.support.paths import ROOT
 
 QUEUED = ROOT / "blueprints" / "kueue-queued.yaml"
