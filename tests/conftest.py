@@ -17,7 +17,7 @@ from mpigen.cli.main import main
 from tests.support.any_user import remove_any_user_install
 from tests.support.cache_folders import SESSION_CACHES
 from tests.support.command_line import InProcessRun
-from tests.support.tiers import unit_refusal, xdist_group
+from tests.support.tiers import is_unit, unit_refusal, xdist_group
 
 
 def pytest_collection_modifyitems(items):
@@ -35,6 +35,14 @@ def pytest_runtest_setup(item):
     refusal = unit_refusal(item.path, getattr(item, "fixturenames", ()))
     if refusal:
         pytest.fail(refusal, pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_render_in_this_process(request, monkeypatch):
+    """A unit test's render stays in this process whatever its size: no pool of workers is forked
+    (mpigen.pipeline.pool; the output is the same)."""
+    if is_unit(request.path):
+        monkeypatch.setenv("MPIGEN_PROCESSES", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -21,10 +21,15 @@ NOT_IN_UNIT = {
 }
 
 
+def is_unit(path: Path) -> bool:
+    """Whether the test module at `path` is of the unit tier."""
+    return Path(path).resolve().is_relative_to(UNIT)
+
+
 def unit_refusal(path: Path, fixtures: Iterable[str]) -> str | None:
     """Why a test at `path` taking `fixtures` (every fixture it uses, directly or not) breaks
     the unit tier's rule, or None when it keeps it (or is not a unit test)."""
-    if not Path(path).resolve().is_relative_to(UNIT):
+    if not is_unit(path):
         return None
     refused = [f"`{name}` ({NOT_IN_UNIT[name]})" for name in sorted(set(fixtures)) if name in NOT_IN_UNIT]
     if not refused:
