@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from tests.support.paths import ROOT
-from tests.support.tiers import unit_refusal
+from tests.support.tiers import unit_refusal, xdist_group
 
 UNIT_MODULE = ROOT / "tests" / "unit" / "render" / "test_example.py"
 
@@ -41,3 +41,11 @@ def test_the_suite_fails_a_unit_test_that_takes_cli_before_its_fixtures(request)
         setup(SimpleNamespace(path=UNIT_MODULE, fixturenames=["cli", "mpigen_in_process", "tmp_path"]))
     setup(SimpleNamespace(path=UNIT_MODULE, fixturenames=["tmp_path"]))  # no refusal
     setup(SimpleNamespace(path=ROOT / "tests" / "acceptance" / "test_cli.py", fixturenames=["cli"]))
+
+
+def test_the_tests_that_cannot_run_beside_each_other_share_a_group():
+    assert xdist_group(ROOT / "tests" / "system" / "test_e2e_mpi.py") == "mpi"
+    assert xdist_group(ROOT / "tests" / "acceptance" / "test_e2e_property.py") == "mpi"
+    assert xdist_group(ROOT / "tests" / "system" / "tools" / "test_process_count_launchers.py") == "mpi"
+    assert xdist_group(ROOT / "tests" / "system" / "install" / "test_wheel.py") == "release"
+    assert xdist_group(ROOT / "tests" / "acceptance" / "cache" / "test_safe_cache.py") is None
