@@ -17,6 +17,7 @@ from mpigen.formats.blueprint import Spec
 
 RANK_ENV_FRAMEWORKS = ("pytorch", "deepspeed")
 RANK_ENV_DIR = "/etc/mpigen"
+RANK_ENV_VOLUME = "mpigen-rank-env"  # the volume of the ConfigMap, mounted at RANK_ENV_DIR
 RANK_ENV_KEY = "rank-env.sh"
 RANK_ENV_SCRIPT = f"{RANK_ENV_DIR}/{RANK_ENV_KEY}"
 MASTER_PORT = "29500"  # torch.distributed's default

@@ -13,7 +13,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field
 
 from mpigen.formats.base import Model
-from mpigen.formats.blueprint import Spec
+from mpigen.formats.blueprint import Spec, rank_hosts
 from mpigen.formats.scheduling import GangScheduler, Topology
 
 V1ALPHA2 = "kubeflow.org/v1alpha2"  # this model's API
@@ -110,7 +110,7 @@ class MPIJob(Model):
 
     @property
     def rank_hosts(self) -> int:
-        return self.workers + (1 if self.extensions.runLauncherAsWorker else 0)
+        return rank_hosts(self.workers, self.extensions.runLauncherAsWorker)
 
     @property
     def slots(self) -> int:

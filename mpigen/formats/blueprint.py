@@ -181,14 +181,19 @@ class Spec(Model):
 
     @property
     def rank_hosts(self) -> int:
-        """Pods that run ranks: the workers, and the launcher when it is one of them."""
-        return self.workers + (1 if self.launcher.runAsWorker else 0)
+        return rank_hosts(self.workers, self.launcher.runAsWorker)
 
     @property
     def wait_for_workers(self) -> bool:
         if self.launcher.waitForWorkers is not None:
             return self.launcher.waitForWorkers
         return self.mpiImplementation != "OpenMPI"
+
+
+def rank_hosts(workers: int, launcher_runs_ranks: bool) -> int:
+    """Pods that run ranks: the workers, and the launcher when it is one of them (the
+    blueprint's spec.launcher.runAsWorker, the compiled job's runLauncherAsWorker)."""
+    return workers + (1 if launcher_runs_ranks else 0)
 
 
 class Blueprint(Model):

@@ -64,6 +64,8 @@ class PrometheusRuleSettings(Model):
         examples=[{"release": "kube-prometheus-stack"}])
 
 
+# Its docstring is its description in the published schemas, kept byte for byte: the dashboard is
+# built by mpigen.monitoring.dashboard, which was mpigen.monitoring.dashboard when they were published.
 class DashboardSettings(Model):
     """The environment's Grafana dashboard: a ConfigMap the Grafana sidecar loads
     (mpigen.monitoring.dashboard)."""

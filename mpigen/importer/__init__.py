@@ -1,2 +1,2 @@
-"""`mpigen import`, the inverse of compile: job manifests read back into blueprints, each by
-the importer its target declares, every loss reported at its line."""
+"""`mpigen import`: the job manifests given read by the decompiler each job's target declares
+(mpigen.decompile), each blueprint proved by rendering it back, and written as new files only."""

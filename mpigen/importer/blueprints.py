@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mpigen.decompile.port import Importer
 from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error, warning
 from mpigen.importer.importers import import_job, importers, reference_of
@@ -13,7 +14,6 @@ from mpigen.load.document import Document
 from mpigen.load.files import display_path
 from mpigen.load.parser import load_file
 from mpigen.load.workloads import workload_problems
-from mpigen.render.importer import Importer
 from mpigen.render.targets import kind_facts
 
 

@@ -1,5 +1,5 @@
-"""`mpigen import`, the proof of an import (Given.prove, mpigen.render.importer):
-the blueprint rendered with the target whose importer read the job, and every value of each
+"""`mpigen import`, the proof of an import (what a decompiler asks for: Proof, mpigen.decompile.port):
+the blueprint rendered with the target whose decompiler read the job, and every value of each
 document given (the job, and what it references when mpigen wrote that too) that the
 render does not give back reported at its line, as is every value the render adds.
 Whatever the import's reading missed is found here, so the import is lossless or says
@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mpigen.compile.blueprint import compile_blueprint
+from mpigen.decompile.mpijob import SERVER_METADATA
+from mpigen.decompile.port import Imported
+from mpigen.decompile.reader import Reader
 from mpigen.emit.flux_substitution import kept_from_substitution
 from mpigen.emit.yaml import dump_object
+from mpigen.errors import error
 from mpigen.kube.labels import mpigens_own
 from mpigen.load.document import Loc
 from mpigen.load.parser import parse
-from mpigen.importer.manifest import SERVER_METADATA
-from mpigen.render.manifest_reader import Reader
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import RESERVED, render_job, target_checks
 from mpigen.validate.document import validate_document
@@ -149,3 +151,18 @@ def prove(target: str, blueprint: dict, given: list[tuple[Reader, dict]], report
     for reader, data in given:
         kind = data.get("kind")
         compare(reader, data, made.get(kind, {}) if isinstance(kind, str) else {}, reported)
+
+
+def proved(target: str, imported: Imported, strict: bool) -> Imported:
+    """The import once its proof is done (imported.proof): the readers' problems, the proof's
+    among them, every warning an error with --strict but the proof's notes; no blueprint when
+    any is an error."""
+    proof = imported.proof
+    prove(target, imported.blueprint, proof.documents, set(proof.reported),
+          options=Options(target=target, **proof.options))
+    problems = [d for reader, _ in proof.documents for d in reader.problems]
+    if strict:
+        problems = [error(d.mark, d.message) if d.severity == "warning" and d not in proof.notes else d
+                    for d in problems]
+    failed = any(d.severity == "error" for d in problems)
+    return Imported({} if failed else imported.blueprint, problems)

@@ -1,5 +1,5 @@
 """The pipeline's step for one blueprint file: load -> (overlay) -> validate -> compile ->
-render -> emit, under every environment of the run, a pure function of the run's settings
+check -> render -> emit, under every environment of the run, a pure function of the run's settings
 and the file's text to a FileResult; and the step of a slice of files, each through the
 cache's memo, the objects' texts put in the render's store."""
 
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from mpigen.cache.memo import Memo, Read
+from mpigen.check.stage import check_job
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.compile.mpijob import MPIJob
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
@@ -35,7 +36,7 @@ from mpigen.kube.kueue_limits import pod_set_errors
 from mpigen.render.refusals import oversized, pod_security_problems
 from mpigen.render.watched import Watched, with_job
 from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, expected_objects, kind_facts,
-                                   kueue_pod_sets, render_job, target_checks)
+                                   kueue_pod_sets, render_job, target_rules)
 from mpigen.validate.document import attributed, validate_document, written_problems
 
 SCHEDULING_QUEUE = ("spec", "scheduling", "queue")
@@ -131,15 +132,15 @@ def _environments(doc: Document, settings: RunSettings,
 
 
 def _validated(patched: Document, env: Environment, written: list[Diagnostic], used: set[UsedPatch]) -> _Validated:
-    """The document's result in one environment (with the options of the job's target there),
-    and what is left to render of it."""
+    """The document validated, compiled and checked in one environment (with the options of the
+    job's target there): its result, and what is left to render of it."""
     blueprint, diagnostics = validate_document(patched, RESERVED)
     diagnostics = written + diagnostics
     job = compile_blueprint(blueprint) if blueprint is not None else None
     options = env.options
-    if job is not None and options is not None:
+    if job is not None and options is not None:  # the check stage, under the job's target and profile
         options = env.job_options(blueprint.metadata.name, blueprint.metadata.labels, used)
-        diagnostics += target_checks(patched, blueprint, job, options)
+        diagnostics += check_job(patched, blueprint, job, options.gitops, target_rules(options))
     if any(d.severity == "error" for d in diagnostics):
         blueprint = None
     result = DocResult([attributed(d, patched) for d in diagnostics])

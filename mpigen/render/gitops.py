@@ -11,7 +11,8 @@ Kueue's webhook refuses to change on a running job (the queue, the priority clas
 new value of one is a new run, as a spec edit is.
 
 Every target renders through run_objects with its own builder; how each target starts and
-completes a run is the target's own (mpigen.render.static.gitops for the static target).
+completes a run is the target's own (mpigen.render.static.gitops for the static target). How
+much a run lengthens the names, which the checks size names by, is mpigen.check.run_names.
 """
 
 from __future__ import annotations
@@ -20,14 +21,11 @@ import hashlib
 import json
 from typing import Callable
 
+from mpigen.check.run_names import RUN_HASH_LENGTH
 from mpigen.compile.mpijob import MPIJob, with_defaults
 from mpigen.kube.kueue_immutable import kept_metadata
 from mpigen.render.parts.additions import Additions, with_additions
 from mpigen.render.target import Lifecycle
-
-RUN_HASH_LENGTH = 6
-RUN_SUFFIX = RUN_HASH_LENGTH + 1  # what a run adds to the job's name: -<run>
-
 
 def without_template_metadata(job: MPIJob) -> MPIJob:
     """The job with the blueprint's labels and annotations taken off the pod templates
@@ -46,18 +44,6 @@ def without_template_metadata(job: MPIJob) -> MPIJob:
             template["metadata"] = meta
         replicas[role] = replica.model_copy(update={"template": template})
     return job.model_copy(update={"spec": job.spec.model_copy(update={"mpiReplicaSpecs": replicas})})
-
-
-def run_suffix(gitops: str) -> int:
-    """The characters the profile adds to every name derived from the job's: -<run>, or none."""
-    return 0 if gitops == "none" else RUN_SUFFIX
-
-
-def name_room(name: str, longest: int, limit: int, gitops: str) -> int:
-    """How many characters the job's name may have under the profile, for the longest name a
-    target derives from it (`longest` characters from this `name`, without a run) to stay
-    within `limit`: the name fits if it is no longer than that."""
-    return limit - (longest - len(name)) - run_suffix(gitops)
 
 
 def run_content(obj: dict) -> dict:

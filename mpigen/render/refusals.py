@@ -3,7 +3,7 @@ limit of its kind's own, the API server's on annotations, or etcd's on one reque
 Pod Security level an environment's namespaces enforce, checked on every
 pod template of the rendered objects (the kinds' `pod_templates` fact, mpigen.render.kinds),
 the targets' own additions included: each refused field an error at the blueprint field that
-set it (mpigen.render.pod_fields), or at the blueprint's path where none did, naming the
+set it (mpigen.check.pod_fields), or at the blueprint's path where none did, naming the
 targets whose own pods meet the level."""
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from dataclasses import replace
 from functools import cache
 from typing import Any, Callable, Iterator, NamedTuple
 
+from mpigen.check.pod_fields import causes
 from mpigen.compile.mpijob import MPIJob
+from mpigen.compile.root_sshd import root_capabilities
 from mpigen.errors import Diagnostic, Mark, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.pod_security import PRIVILEGED, Violation, violations
 from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
 from mpigen.load.document import Document, Loc, field_path
-from mpigen.render.pod_fields import causes
-from mpigen.render.parts.sshd import root_capabilities
-from mpigen.render.target import Lifecycle, Options
 from mpigen.render.kinds import group_of
+from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import CUSTOM_RESOURCES, TARGETS, finder, kind_facts, render_job, target_checks
 
 DOCS = "docs/targets.md, Pod Security"

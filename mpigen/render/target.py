@@ -13,15 +13,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from mpigen.check.effective import EffectivePods
 from mpigen.compile.mpijob import MPIJob
+from mpigen.decompile.port import Importer
 from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
+from mpigen.formats.monitoring import Monitoring
 from mpigen.formats.versions import DEFAULT_KUEUE_VERSION, DEFAULT_TRAINER_VERSION
 from mpigen.load.document import Document
-from mpigen.render.effective import EffectivePods
-from mpigen.render.importer import Importer
 from mpigen.render.kinds import Kind
-from mpigen.formats.monitoring import Monitoring
 from mpigen.render.watched import Watched
 from mpigen.validate.reserved import Reserved
 
@@ -147,7 +147,7 @@ class Target:
     # The objects of one job, in the order the target creates them.
     render: Callable[[MPIJob, Options, Lifecycle], list[dict]]
     # What the target cannot render, for a blueprint valid as such: diagnostics in its file;
-    # what it judges of the pods, it judges on the pods as they will run (mpigen.render.effective).
+    # what it judges of the pods, it judges on the pods as they will run (mpigen.check.effective).
     checks: Callable[[Document, Blueprint, Options, EffectivePods], list[Diagnostic]]
     # Volumes, mount paths, variables and label keys its objects write into the pods.
     reserved: Reserved
@@ -168,7 +168,7 @@ class Target:
     health_checks: tuple[str, ...] = ()
     # Its options: its --target help, flags, mpigen.yaml and overlay keys, and typed options.
     options: TargetOptions = TargetOptions("")
-    # The manifests `mpigen import` turns into blueprints for it, and the module that reads them.
+    # The manifests `mpigen import` turns into blueprints for it, and the decompiler that reads them.
     importer: Importer | None = None
     # The objects its output references that the cluster must have already (the runtime a
     # TrainJob names), each as its kind and metadata, with the blueprint's position that names it.

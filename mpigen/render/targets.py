@@ -8,23 +8,22 @@ from dataclasses import replace
 from functools import reduce
 from operator import add
 
-from mpigen.compile.reserved import RESERVED as COMPILED
+from mpigen.check.shared_rules import RESERVED as ADDED
+from mpigen.check.stage import TargetRules, check_job
 from mpigen.compile.mpijob import MPIJob
+from mpigen.compile.reserved import RESERVED as COMPILED
 from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.labels import KUEUE_QUEUE_LABEL
 from mpigen.load.document import Document
-from mpigen.render.checks import RESERVED as ADDED, profile_checks
 from mpigen.render.kueue import hold, lifecycle_checks, reapplied_safely, renders_nothing
-from mpigen.render.effective import effective_pods
 from mpigen.render.jobset.target import JOBSET
 from mpigen.render.kinds import KUBERNETES, Find, Kind, group_of
 from mpigen.render.mpijob.target import MPIJOB
 from mpigen.render.parts.scripts import template
-from mpigen.render.pod_checks import pod_checks
 from mpigen.render.static.target import STATIC
-from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.render.target import Lifecycle, Options
+from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.validate.reserved import Reserved
 
 TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}  # the first is the default
@@ -82,13 +81,17 @@ def kueue_pod_sets(objects: list[dict]) -> list[tuple[dict, int]]:
     return out
 
 
+def target_rules(options: Options) -> TargetRules:
+    """What the environment's target and profile judge of a job in the check stage
+    (mpigen.check.stage), beside the rules every target shares."""
+    options = resolved(options)
+    return TargetRules(lambda doc, blueprint: lifecycle_checks(doc, blueprint, options.gitops),
+                       lambda doc, blueprint, pods: options.definition.checks(doc, blueprint, options, pods))
+
+
 def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Options) -> list[Diagnostic]:
-    """What the environment's GitOps profile and target cannot render, and what no target's
-    pods can run; the pods judged as they will run: the compiled job's (after podTemplatePatch)."""
-    options, pods = resolved(options), effective_pods(doc, job)
-    return (profile_checks(doc, blueprint, options.gitops) + lifecycle_checks(doc, blueprint, options.gitops)
-            + pod_checks(doc, pods)
-            + options.definition.checks(doc, blueprint, options, pods))
+    """The check stage of one job under the environment's profile and target (mpigen.check.stage)."""
+    return check_job(doc, blueprint, job, options.gitops, target_rules(options))
 
 
 def expected_objects(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, Mark]]:

@@ -21,15 +21,16 @@ from mpigen.kube.names import path_problem
 from mpigen.load.document import Document, Loc
 from mpigen.load.model import validate_model
 from mpigen.validate.command import check_command
+from mpigen.validate.container_names import check_container_names
 from mpigen.validate.datasets import check_datasets, check_storage
 from mpigen.validate.fields import Fields
+from mpigen.validate.gang import check_gang
 from mpigen.validate.images import check_image_tags
 from mpigen.validate.kueue import check_kueue, check_kueue_keys
 from mpigen.validate.names import check_name_length
-from mpigen.validate.container_names import check_container_names
 from mpigen.validate.pod_patch import check_patch_overlap, check_pod_patch
 from mpigen.validate.process_count import check_process_count
-from mpigen.validate.production import (check_gang, check_host_network, check_launcher_placement, check_mpirun_args,
+from mpigen.validate.production import (check_host_network, check_launcher_placement, check_mpirun_args,
                                         check_shared_memory, check_slots)
 from mpigen.validate.reserved import Reserved, check_env, check_reserved_metadata
 from mpigen.validate.resources import (check_accelerators, check_hugepages, check_launcher_resources,

@@ -1,9 +1,9 @@
 """Rules for what production jobs get wrong, which the operator and Kubernetes discover
 only at run time or never (shared/reference/user-needs.md, sections 8b and 9): slots,
 mpirun's process count, shared memory against the memory limit, host network, a launcher
-on GPU nodes, gang scheduling that cannot start. (Accelerators and hugepages are in
-mpigen.validate.resources, storage in mpigen.validate.datasets, privileges set behind the
-blueprint's back in mpigen.validate.pod_patch.)
+on GPU nodes. (Accelerators and hugepages are in mpigen.validate.resources, storage in
+mpigen.validate.datasets, privileges set behind the blueprint's back in
+mpigen.validate.pod_patch, gang scheduling that cannot start in mpigen.validate.gang.)
 
 Each rule reads a document's raw data through mpigen.validate.fields.Fields (and runs only
 when the fields it reads are themselves valid), and reports at the line of the field to
@@ -13,7 +13,7 @@ change.
 from __future__ import annotations
 
 from mpigen.errors import Diagnostic, error, warning
-from mpigen.kube.quantity import MAX as MAX_QUANTITY, parse
+from mpigen.kube.quantity import parse
 from mpigen.validate.fields import Fields, run_as_worker
 
 MPIRUN_NP_FLAGS = ("-np", "--np", "-n", "--n", "-c")
@@ -94,45 +94,3 @@ def check_launcher_placement(f: Fields, out: list[Diagnostic]) -> None:
                            f"spec.placement.launcher.tolerations[{gpu_taint[0]}] lets the launcher onto GPU nodes "
                            f"(it tolerates the {gpu_resource} taint): it only runs mpirun; remove the toleration, or "
                            "set spec.launcher.runAsWorker: true to make it a rank host"))
-
-
-def check_gang(f: Fields, out: list[Diagnostic]) -> None:
-    loc = ("spec", "scheduling", "gang")
-    if not f.ok(loc, ("spec", "workers"), ("spec", "launcher")) or not isinstance(f.get(loc), dict):
-        return
-    gang = f.get(loc)
-    scheduler = gang.get("scheduler")
-    if gang.get("queue") is not None and scheduler != "volcano":
-        out.append(error(f.doc.key_mark(loc + ("queue",)),
-                         f"spec.scheduling.gang.queue: {scheduler} PodGroups have no queue (only Volcano's do); "
-                         "remove it, or use spec.scheduling.queue for a Kueue queue"))
-    if gang.get("scheduleTimeoutSeconds") is not None and scheduler != "scheduler-plugins":
-        out.append(error(f.doc.key_mark(loc + ("scheduleTimeoutSeconds",)),
-                         f"spec.scheduling.gang.scheduleTimeoutSeconds: only scheduler-plugins PodGroups have it, "
-                         f"not {scheduler}'s; remove it"))
-    _check_group_resources(f, out, gang)
-    members = gang.get("minAvailable")
-    pods = f.get(("spec", "workers"), 1) + 1
-    if members is not None and members > pods:
-        out.append(error(f.doc.value_mark(loc + ("minAvailable",)),
-                         f"spec.scheduling.gang.minAvailable: {members} is more than the job's {pods} pods "
-                         "(the workers and the launcher), so the group would never start; use at most "
-                         f"{pods}"))
-
-
-def _check_group_resources(f: Fields, out: list[Diagnostic], gang: dict) -> None:
-    """A PodGroup's minResources add up the resources of its pods: the sum must still be a
-    quantity Kubernetes holds (at most the workers and the launcher count)."""
-    resources = ("spec", "resources")
-    if gang.get("scheduler") == "kube-batch" or not f.ok(resources):
-        return
-    workers = f.get(("spec", "workers"), 1)
-    worker, launcher = (f.get(resources + (role,), {}) or {} for role in ("worker", "launcher"))
-    for name in sorted(set(worker) | set(launcher)):
-        total = parse(str(worker.get(name, 0))) * workers + parse(str(launcher.get(name, 0)))
-        if total > MAX_QUANTITY:
-            role = "worker" if name in worker else "launcher"
-            out.append(error(f.doc.value_mark(resources + (role, name)),
-                             f"spec.resources.{role}.{name}: the PodGroup's minResources add up {name} over the "
-                             f"job's pods ({workers} workers and the launcher), more than the largest quantity "
-                             f"Kubernetes holds, 2^63-1; use a smaller value"))

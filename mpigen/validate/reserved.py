@@ -1,6 +1,6 @@
 """What a blueprint may not name because a later stage writes it into the pods: volumes,
 mount paths, launcher variables and label keys. The names come from the stages that write
-them (mpigen.compile.reserved, mpigen.render.checks and each target's checks, gathered in
+them (mpigen.compile.reserved, mpigen.check.shared_rules and each target's checks, gathered in
 mpigen.render.targets.RESERVED); the rules that refuse them are here and in
 mpigen.validate.datasets.
 """

@@ -13,7 +13,7 @@ DECLARED = [target for target in TARGETS.values() if target.importer is not None
 
 
 def test_rendering_loads_no_importer():
-    """The declared modules are names: `mpigen render` never imports them, nor the stage."""
+    """The declared decompilers are loaded by a function: `mpigen render` never imports them, nor the stage."""
     code = ("import sys\nfrom mpigen.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
             "    pass\nprint('\\n'.join(sys.modules), file=sys.stderr)\n")
     done = subprocess.run([sys.executable, "-c", code, "render", "blueprints/mpich-pi.yaml", "--stdout"], cwd=ROOT,
@@ -21,4 +21,4 @@ def test_rendering_loads_no_importer():
     modules = set(done.stderr.split())
     assert "mpigen.pipeline" in modules  # it did render
     assert not {name for name in modules if name == "mpigen.importer" or name.startswith("mpigen.importer.")}
-    assert not modules & {target.importer.module for target in DECLARED}
+    assert not modules & {target.importer.decompiler().__name__ for target in DECLARED}

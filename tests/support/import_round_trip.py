@@ -16,11 +16,13 @@ V1ALPHA2, V1, V2BETA1 = "kubeflow.org/v1alpha2", "kubeflow.org/v1", "kubeflow.or
 
 
 def imported(text: str, strict: bool = False):
-    from mpigen.importer.manifest import import_document
+    from mpigen.decompile.mpijob import import_document
+    from mpigen.decompile.port import Given
     from mpigen.load.parser import parse
+    from mpigen.render.targets import RESERVED
 
     (doc,) = parse(text, "mpijob.yaml")
-    result = import_document(doc, strict)
+    result = import_document(doc, strict, given=Given(reserved=RESERVED))
     return result.blueprint, doc.problems + result.diagnostics
 
 

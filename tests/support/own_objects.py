@@ -1,10 +1,12 @@
-"""A small MPIJob, its fields filled in per test, imported by mpigen.importer.manifest: what the
-importer tests of mpigen's own objects (tests/unit/importer) read."""
+"""A small MPIJob, its fields filled in per test, imported by mpigen.decompile.mpijob: what the
+decompile tests of mpigen's own objects (tests/unit/decompile) read."""
 
 from __future__ import annotations
 
-from mpigen.importer.manifest import import_document
+from mpigen.decompile.mpijob import import_document
+from mpigen.decompile.port import Given
 from mpigen.load.parser import parse
+from mpigen.render.targets import RESERVED
 
 JOB = """apiVersion: kubeflow.org/v2beta1
 kind: MPIJob
@@ -62,6 +64,6 @@ def job(**fields: str) -> str:
 
 def imported(text: str):
     docs = parse(text, "job.yaml")
-    result = import_document(docs[0], accounts=tuple(docs[1:]))
+    result = import_document(docs[0], given=Given(tuple(docs[1:]), RESERVED))
     return result.blueprint.get("spec"), [(d.severity, (d.mark.line, d.mark.column), d.message)
                                           for d in result.diagnostics]

@@ -4,11 +4,13 @@ ToyConfig of the same name) is looked up among the documents given."""
 
 from __future__ import annotations
 
+import sys
+
+from mpigen.decompile.port import Given, Imported, Importer, References
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.load.document import Document
-from mpigen.render.importer import Given, Imported, Importer, References
 
-TOY = Importer(kind="ToyJob", group="toy.example.com", article="a", module=__name__,
+TOY = Importer(kind="ToyJob", group="toy.example.com", article="a", decompiler=lambda: sys.modules[__name__],
                references=References("toy.example.com/v1", ("ToyConfig",), "toy configuration"))
 
 

@@ -8,11 +8,11 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from mpigen.check.effective import EffectivePods
 from mpigen.compile.mpijob import WORKER, MPIJob
 from mpigen.errors import Diagnostic, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.effective import EffectivePods
 from mpigen.render.target import Flag, Lifecycle, Options, Setting, Target, TargetOptions
 from mpigen.validate.reserved import Reserved
 

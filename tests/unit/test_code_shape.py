@@ -1,9 +1,9 @@
 """The shape docs/architecture.md promises, checked on the source: each package of mpigen
 opens with one sentence, each module says its concept, none is over 400 lines and no
 function over 60 (the tests' modules and functions too), and imports sit at the top
-(except the command table's and the optional libraries'). The layering itself is
-import-linter's job (pyproject.toml, `make test`). Each rule is one test that names every
-offender (file:line), not one case per file."""
+(except the command table's, the optional libraries' and the targets' decompilers'). The layering
+itself is import-linter's job (pyproject.toml, `make test`). Each rule is one test that names
+every offender (file:line), not one case per file."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ MAX_FUNCTION_LINES = 60
 DEFERRED = ("kubernetes", "kubernetes_validate", "kubeflow_trainer_api", "jsonschema", "urllib3", "multiprocessing",
             "concurrent", "tqdm", "grafana_foundation_sdk")
 COMMAND_TABLE = PACKAGE / "cli" / "main.py"
+# A target's `decompiler()` (its Target.importer) imports its decompiler inside it, so that
+# `mpigen import` alone loads one (mpigen.decompile.port): in a target's package, by that name.
+DECOMPILER_LOADER = "decompiler"
 
 
 def name(path: Path) -> str:
@@ -69,6 +72,8 @@ def imports_inside_functions(path: Path, tree: ast.Module) -> list[str]:
     found = []
     for function in ast.walk(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if function.name == DECOMPILER_LOADER and path.parent.parent == PACKAGE / "render":
             continue
         for node in ast.walk(function):
             if isinstance(node, ast.Import):

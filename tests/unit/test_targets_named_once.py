@@ -10,7 +10,7 @@ is a custom resource (an API group that is not Kubernetes' own) that no other ta
 output holds.
 
 Two stages may name one of them, for what it is to them rather than as a target's: compile
-and import name the MPIJob, the compiled model every target is given (the MPI Operator's
+and its inverse (decompile, and the import command) name the MPIJob, the compiled model every target is given (the MPI Operator's
 v1alpha2 API) and what `mpigen import` turns back into a blueprint; formats holds the
 published file formats, whose field names and enumerations the schemas fix (a blueprint's
 spec.runtime.kind is TrainingRuntime or ClusterTrainingRuntime), and which, below every
@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "mpigen"
 TABLE = PACKAGE / "render" / "targets.py"
 COMPILED_KIND = "MPIJob"
-MODEL_STAGES = (PACKAGE / "compile", PACKAGE / "importer")
+MODEL_STAGES = (PACKAGE / "compile", PACKAGE / "decompile", PACKAGE / "importer")
 FORMATS = PACKAGE / "formats"
 CONTROLLER_READINGS = PACKAGE / "status"  # what the controllers write, per target (see above)
 

@@ -3,17 +3,17 @@ the names its objects write into the pods (the SSH volume and folder, the hostfi
 
 from __future__ import annotations
 
+from mpigen.check.effective import EffectivePods, sharing
+from mpigen.check.failure_checks import download_containers, main_containers, unknown_containers
+from mpigen.check.run_names import name_room, run_suffix
+from mpigen.check.shared_rules import hydra_launcher_host
+from mpigen.compile.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.gitops import name_room, run_suffix
 from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORKER_JOB
-from mpigen.compile.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
-from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.render.parts.replicated import longest_pod_name
-from mpigen.render.checks import hydra_launcher_host
-from mpigen.render.effective import EffectivePods, sharing
-from mpigen.render.failure_checks import download_containers, main_containers, unknown_containers
 from mpigen.render.parts.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.validate.fields import NAME

@@ -16,13 +16,13 @@ JobSet webhook and CRD would default written out, so that a synced JobSet never 
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
+from mpigen.compile.names import object_meta
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.jobset.keygen import keygen_pod
-from mpigen.render.parts.failure_policy import JOB_ACTIONS, job_policy, restart_rules, pod_failure_policy
-from mpigen.render.parts.kueue_labels import label_workload, request_topology
 from mpigen.render.jobset.names import JOBSET_API, KEYGEN_JOB, LAUNCHER_JOB, WORKER_JOB, jobset_name
 from mpigen.render.jobset.pods import launcher_pod, worker_pod
-from mpigen.compile.names import object_meta
+from mpigen.render.parts.failure_policy import JOB_ACTIONS, job_policy, pod_failure_policy, restart_rules
+from mpigen.render.parts.kueue_labels import label_workload, request_topology
 from mpigen.render.parts.replicated import NETWORK, replicated_job
 
 DEADLINE_RULE = "deadline"

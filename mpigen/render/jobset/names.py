@@ -6,8 +6,8 @@ the JobSet's headless Service."""
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.render.parts import replicated
 from mpigen.compile.names import CONFIG_MOUNT, CONFIG_SUFFIX
+from mpigen.render.parts import replicated
 from mpigen.render.parts.replicated import pod_dns_name
 
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"

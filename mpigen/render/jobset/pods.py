@@ -7,14 +7,14 @@ neither calls the API: no token (mpigen.compile.api_token)."""
 
 from __future__ import annotations
 
-from mpigen.compile.launch import with_launcher_host
-from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
-from mpigen.kube.data import copy_data
 from mpigen.compile.api_token import without_api_token
-from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSH_CONFIG_PATH, SSHD_SCRIPT_PATH, config_name,
-                                        launcher_host, secret_name)
+from mpigen.compile.launch import with_launcher_host
 from mpigen.compile.launcher_env import ssh_launcher_env
+from mpigen.compile.mpijob import LAUNCHER, MPIJob, WORKER
 from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
+from mpigen.kube.data import copy_data
+from mpigen.render.jobset.names import (KEY_MOUNT, KEY_VOLUME, SSHD_SCRIPT_PATH, SSH_CONFIG_PATH, config_name,
+                                        launcher_host, secret_name)
 from mpigen.render.parts.replicated import sshd_ports_and_probe
 from mpigen.render.parts.sshd import allow_root_sshd, runs_as_root
 

@@ -9,16 +9,17 @@ the workers run when it waits for them.
 
 from __future__ import annotations
 
+from mpigen.check.effective import EffectivePods, sharing
+from mpigen.check.failure_checks import refused
+from mpigen.check.shared_rules import one_workload_only, worker_set_checks
+from mpigen.compile.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.compile.mpijob import V1, V2BETA1
+from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.checks import one_workload_only, worker_set_checks
-from mpigen.render.effective import EffectivePods, sharing
-from mpigen.render.failure_checks import refused
-from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
-from mpigen.compile.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.render.target import Options
+from mpigen.validate.gang import MIN_AVAILABLE, gang_pods, never_starts
 from mpigen.validate.reserved import Reserved
 
 # MO:pkg/apis/kubeflow/v2beta1/types.go RunPolicy, and kubeflow.org/v1's: backoffLimit alone (mpi-operator#537).
@@ -92,9 +93,9 @@ def _v2beta1_checks(doc: Document, blueprint: Blueprint, pods: EffectivePods) ->
                            "mpirun starts (mpi-op PR #425): add spec.podTemplatePatch.worker.container."
                            "readinessProbe (tcpSocket on the sshd port, 2222 in the operator's images)"))
     gang = spec.scheduling.gang
-    if gang is not None and spec.wait_for_workers and gang.minAvailable is not None \
-            and gang.minAvailable > spec.workers:
-        out.append(warning(doc.value_mark(("spec", "scheduling", "gang", "minAvailable")),
+    if gang is not None and spec.wait_for_workers and never_starts(gang.minAvailable,
+                                                                   gang_pods(spec.workers, launcher_waits=True)):
+        out.append(warning(doc.value_mark(MIN_AVAILABLE),
                            f"spec.scheduling.gang.minAvailable: {gang.minAvailable} counts the launcher, but with "
                            "waitForWorkers the operator creates the launcher only once the workers run, and the "
                            "workers wait for the whole group: nothing starts (mpi-op#608); use "

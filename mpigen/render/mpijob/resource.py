@@ -25,14 +25,15 @@ mpigen container drops (mpigen.render.parts.sshd). No pod calls the API but v1's
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER, MPIJob
-from mpigen.kube.data import copy_data
-from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
-from mpigen.kube.labels import (GANG_SCHEDULER_ANNOTATION, GANG_SCHEDULER_NAME_ANNOTATION, KUEUE_PRIORITY_LABEL,
-                                KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation)
 from mpigen.compile.api_token import calls_api, without_api_token
 from mpigen.compile.launcher_env import OPENMPI5_AGENT, OPENMPI5_ENV
-from mpigen.render.parts.sshd import STANDARD_PORT, allow_root_sshd
+from mpigen.compile.mpijob import LAUNCHER, MPIJob, V1, V2BETA1, WORKER
+from mpigen.compile.root_sshd import STANDARD_PORT
+from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
+from mpigen.kube.data import copy_data
+from mpigen.kube.labels import (GANG_SCHEDULER_ANNOTATION, GANG_SCHEDULER_NAME_ANNOTATION, KUEUE_PRIORITY_LABEL,
+                                KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation)
+from mpigen.render.parts.sshd import allow_root_sshd
 
 
 # The blueprint's names for MPI implementations, as each API spells them.

@@ -5,22 +5,31 @@ pods and the GPUs are released. The operator creates the pods, so Flux applies i
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from mpigen.compile.mpijob import MPIJob
+from mpigen.decompile.port import Importer
 from mpigen.render import gitops
-from mpigen.render.parts.additions import Additions, addition_objects
-from mpigen.render.importer import Importer
-from mpigen.render.mpijob import checks
-from mpigen.render.mpijob import kinds
+from mpigen.render.mpijob import checks, kinds
 from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
 from mpigen.render.mpijob.options import OPTIONS
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.mpijob.watched import watched
+from mpigen.render.parts.additions import Additions, addition_objects
 from mpigen.render.parts.stamp import stamp
 from mpigen.render.target import Lifecycle, Options, Target
 
 OWN_ACCOUNTS = Additions(launcher_service_account=False)  # the operator's launcher has none of mpigen's
+
+
+def decompiler() -> ModuleType:
+    """The MPIJob decompiler, which `mpigen import` alone loads (rendering loads no decompiler)."""
+    from mpigen.decompile import mpijob
+    return mpijob
+
+
 # MPIJob manifests of the operator's three generations (v1alpha2 ones render under the default target).
-IMPORTER = Importer(kind="MPIJob", group="kubeflow.org", article="an", module="mpigen.importer.manifest")
+IMPORTER = Importer(kind="MPIJob", group="kubeflow.org", article="an", decompiler=decompiler)
 
 
 def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:

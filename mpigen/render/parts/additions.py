@@ -13,16 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from mpigen.compile.environment import RANK_ENV_DIR, RANK_ENV_KEY, rendezvous_env
-from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.compile.environment import RANK_ENV_DIR, RANK_ENV_KEY, RANK_ENV_VOLUME, rendezvous_env
+from mpigen.compile.identity import IDENTITY_SUFFIX
+from mpigen.compile.mpijob import LAUNCHER, MPIJob, WORKER
+from mpigen.compile.names import launcher_name, object_meta, worker_name
 from mpigen.kube.data import copy_data
 from mpigen.render.parts import scripts
-from mpigen.compile.names import launcher_name, object_meta, worker_name
 
 RANK_ENV_SUFFIX = "-mpigen"
-RANK_ENV_VOLUME = "mpigen-rank-env"
 RANK_ENV_MODE = 0o555
-IDENTITY_SUFFIX = "-identity"
 
 
 def rank_env_config_name(job: MPIJob) -> str:

@@ -1,39 +1,23 @@
 """The image's sshd as the workers' process, for the targets that start ranks over SSH
 (mpijob v2beta1, jobset, trainjob): what a root sshd needs of the capabilities every mpigen
-container drops, and the ports and networks an sshd of mpigen's (jobset, trainjob) cannot use.
-
-Found by running OpenSSH's sshd with only these in its bounding set and dropping each in
-turn: SYS_CHROOT (privilege separation), SETUID and SETGID (becoming the user), AUDIT_WRITE
-(sshd built with Linux audit, the Red Hat family, refuses logins it cannot record), KILL
-(ending its unprivileged pre-authentication child when a login fails), and NET_BIND_SERVICE
-for a port below 1024. A non-root sshd needs none.
+container drops (mpigen.compile.root_sshd), and the ports and networks an sshd of mpigen's
+(jobset, trainjob) cannot use.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mpigen.check.effective import EffectivePod, EffectivePods, set_by, sharing
+from mpigen.check.pod_checks import port_taken
+from mpigen.check.shared_rules import launcher_on_host_network
+from mpigen.compile.root_sshd import STANDARD_PORT, root_capabilities
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document
-from mpigen.render.checks import launcher_on_host_network
-from mpigen.render.effective import EffectivePod, EffectivePods, set_by, sharing
-from mpigen.render.pod_checks import port_taken
 from mpigen.render.parts.replicated import SSH_PORT_NAME
 
 
-STANDARD_PORT = 22
 SSH_PORT = ("spec", "ssh", "port")
-
-
-def root_capabilities(port: int) -> tuple[str, ...]:
-    """What a root sshd listening on `port` needs, in order."""
-    needed = ("AUDIT_WRITE", "KILL", "SETGID", "SETUID", "SYS_CHROOT") + (("NET_BIND_SERVICE",) if port < 1024 else ())
-    return tuple(sorted(needed))
-
-
-# What an sshd on the standard port needs when it runs as root (the MPI Operator's v2beta1
-# workers, as its images run it); a non-root sshd needs none.
-STANDARD_ROOT_CAPABILITIES = root_capabilities(STANDARD_PORT)
 
 
 def runs_as_root(pod: dict) -> bool:

@@ -4,12 +4,12 @@ failure policy the workers' StatefulSet cannot honour."""
 
 from __future__ import annotations
 
+from mpigen.check.effective import EffectivePods
+from mpigen.check.shared_rules import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.checks import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
-from mpigen.render.effective import EffectivePods
-from mpigen.render.failure_checks import (POLICY, download_containers, main_containers, unknown_containers,
+from mpigen.check.failure_checks import (POLICY, download_containers, main_containers, unknown_containers,
                                           written)
 from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES

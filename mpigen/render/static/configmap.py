@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mpigen.compile.mpijob import MPIJob
-from mpigen.render.parts import scripts
 from mpigen.compile.names import HOSTFILE_KEY, KUBEXEC_KEY, app_labels, config_name, object_meta
+from mpigen.render.parts import scripts
 
 # Intel MPI and MPICH (Hydra) read "host:slots"; Open MPI reads "host slots=N".
 _SLOT_SEPARATOR = {"OpenMPI": " slots=", "IntelMPI": ":", "MPICH": ":"}

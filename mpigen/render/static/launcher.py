@@ -9,12 +9,12 @@ with one: a restart is a new launcher pod, uncounted (Ignore) when the rule says
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import LAUNCHER, MPIJob
-from mpigen.render.parts.failure_policy import LAUNCHER_ACTIONS, pod_failure_policy, written_policy
 from mpigen.compile.launcher_env import OPENMPI5_ENV, without_gpus
-from mpigen.compile.names import (CONFIG_MOUNT, CONFIG_VOLUME, HOSTFILE_KEY, HOSTFILE_MODE, HOSTFILE_PATH, KUBECTL_MOUNT,
-                                 KUBECTL_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, KUBEXEC_PATH, config_name, launcher_name,
-                                 object_meta, pod_template, role_labels)
+from mpigen.compile.mpijob import LAUNCHER, MPIJob
+from mpigen.compile.names import (CONFIG_MOUNT, CONFIG_VOLUME, HOSTFILE_KEY, HOSTFILE_MODE, HOSTFILE_PATH,
+                                  KUBECTL_MOUNT, KUBECTL_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, KUBEXEC_PATH, config_name,
+                                  launcher_name, object_meta, pod_template, role_labels)
+from mpigen.render.parts.failure_policy import LAUNCHER_ACTIONS, pod_failure_policy, written_policy
 from mpigen.render.static.options import DEFAULT_KUBECTL_DELIVERY_IMAGE
 
 # (rsh agent variable, hostfile variable) per mpiDistribution, as the v1alpha2 controller sets them.

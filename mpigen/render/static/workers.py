@@ -8,10 +8,10 @@ The launcher's kubectl execs into them; they never call the API themselves: no t
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import WORKER, MPIJob
 from mpigen.compile.api_token import without_api_token
+from mpigen.compile.mpijob import MPIJob, WORKER
 from mpigen.compile.names import (CONFIG_MOUNT, CONFIG_VOLUME, KUBEXEC_KEY, KUBEXEC_MODE, config_name, object_meta,
-                                 pod_template, role_labels, worker_name)
+                                  pod_template, role_labels, worker_name)
 
 
 def new_worker(job: MPIJob) -> dict | None:

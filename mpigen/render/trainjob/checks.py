@@ -4,20 +4,20 @@ TrainJob name too long for the JobSet it becomes, the container its MPI plugin n
 
 from __future__ import annotations
 
+from mpigen.check.effective import EffectivePods
+from mpigen.check.failure_checks import download_containers, refused, unknown_containers
+from mpigen.check.run_names import name_room, run_suffix
+from mpigen.check.shared_rules import hydra_launcher_host
+from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV_NAMES
 from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.gitops import name_room, run_suffix
-from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV_NAMES
-from mpigen.render.checks import hydra_launcher_host
-from mpigen.render.effective import EffectivePods
-from mpigen.render.failure_checks import download_containers, refused, unknown_containers
 from mpigen.render.parts.sshd import key_readers, sshd_checks
 from mpigen.render.target import Options
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (DEFAULT_NAMED_KIND, NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_API,
-                                          TRAINER_HOSTFILE_DIR, TRAINER_HOSTFILE_VOLUME,
-                                          TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME, longest_pod_name)
+                                          TRAINER_HOSTFILE_DIR, TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT,
+                                          TRAINER_KEY_VOLUME, longest_pod_name)
 from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
 from mpigen.render.trainjob.pods import OPENMPI4_AGENT
 from mpigen.render.trainjob.versions import ALL_PLUGIN_ENV

@@ -3,7 +3,7 @@ v2beta1 MPIJob they amount to: the launcher is the runtime's launcher job with t
 trainer fields (image, command, env, the launcher's resources), the workers are the node job
 (numNodes of them, less the launcher when it is a node), and the run policy is the
 TrainJob's and the JobSet template's. Each value keeps where it is written (file, line and
-the field's path there), so that the MPIJob importer reads it with its own rules and reports
+the field's path there), so that the MPIJob decompiler reads it with its own rules and reports
 at the TrainJob's or the runtime's line. What mpigen's trainjob target adds to the pods of a
 runtime it wrote (the ssh-setup init container, the SSH folder, the workers' sshd command,
 port and probe, the launcher's mpirun variables) is left out of the view, since rendering
@@ -19,20 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mpigen.compile.blueprint import SHM_VOLUME
-from mpigen.compile.environment import RENDEZVOUS_ENV
+from mpigen.compile.environment import RANK_ENV_VOLUME, RENDEZVOUS_ENV
+from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
 from mpigen.compile.mpijob import HYDRA, V2BETA1
+from mpigen.decompile.view import View, keep, named, without
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.load.document import Document, Loc, value_at
-from mpigen.render.parts.additions import RANK_ENV_VOLUME
-from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
 from mpigen.render.parts.failure_policy import read_policy
-from mpigen.render.manifest_view import View, keep, named, without
 from mpigen.render.parts.replicated import SSH_PORT_NAME
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
-                                          PATCH_MANAGER, RUNTIME_KINDS, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_SCRIPT,
+                                          PATCH_MANAGER, RUNTIME_KINDS, SSHD_SCRIPT, SSH_SETUP_CONTAINER, SSH_VOLUME,
                                           TRAINER_API)
 
 DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (the TrainJob CRD)

@@ -9,18 +9,18 @@ Neither calls the API: no token (mpigen.compile.api_token)."""
 
 from __future__ import annotations
 
-from mpigen.compile.mpijob import HYDRA, LAUNCHER, WORKER, MPIJob
+from mpigen.compile.api_token import without_api_token
+from mpigen.compile.launcher_env import OPENMPI5_AGENT, ssh_launcher_env
+from mpigen.compile.mpijob import HYDRA, LAUNCHER, MPIJob, WORKER
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.data import copy_data
-from mpigen.compile.api_token import without_api_token
 from mpigen.render.parts import scripts
-from mpigen.compile.launcher_env import OPENMPI5_AGENT, ssh_launcher_env
 from mpigen.render.parts.replicated import sshd_ports_and_probe
 from mpigen.render.parts.sshd import allow_root_sshd
-from mpigen.render.trainjob.names import (HYDRA_HOSTFILE, NODE_CONTAINER, SSH_AUTHORIZED_KEYS, SSH_CONFIG,
-                                          SSH_DIR, SSH_KEY, SSH_SETUP_CONTAINER, SSH_VOLUME, SSHD_CONFIG,
-                                          SSHD_SCRIPT, TRAINER_HOSTFILE, TRAINER_HOSTFILE_DIR,
-                                          TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME)
+from mpigen.render.trainjob.names import (HYDRA_HOSTFILE, NODE_CONTAINER, SSHD_CONFIG, SSHD_SCRIPT, SSH_AUTHORIZED_KEYS,
+                                          SSH_CONFIG, SSH_DIR, SSH_KEY, SSH_SETUP_CONTAINER, SSH_VOLUME,
+                                          TRAINER_HOSTFILE, TRAINER_HOSTFILE_DIR, TRAINER_HOSTFILE_VOLUME,
+                                          TRAINER_KEY_MOUNT, TRAINER_KEY_VOLUME)
 from mpigen.render.trainjob.versions import plugin_env, plugin_sets_prrte
 
 OPENMPI4_AGENT = "OMPI_MCA_plm_rsh_agent"  # Open MPI 4 takes the agent's own arguments from it

@@ -9,17 +9,18 @@ suspends the TrainJob, so a run still going stops and releases its pods."""
 
 from __future__ import annotations
 
+from types import ModuleType
+
 from mpigen.compile.mpijob import MPIJob
+from mpigen.decompile.port import Importer, References
 from mpigen.formats.trainer import Runtime
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.labels import ARGOCD_COMPARE_OPTIONS, ARGOCD_SYNC_OPTIONS, ARGOCD_SYNC_WAVE, MANAGED_BY
 from mpigen.render import gitops
 from mpigen.render.parts.additions import Additions, addition_objects
-from mpigen.render.importer import Importer, References
 from mpigen.render.parts.stamp import stamp
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
-from mpigen.render.trainjob import checks
-from mpigen.render.trainjob import kinds
+from mpigen.render.trainjob import checks, kinds
 from mpigen.render.trainjob.names import (DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, RUNTIME_KINDS, TRAINER_API,
                                           TRAINER_GROUP, first_rank_host)
 from mpigen.render.trainjob.options import OPTIONS
@@ -34,8 +35,16 @@ WAVES = {"ConfigMap": "-1", "ServiceAccount": "-1", "TrainingRuntime": "-1", "Cl
 SERVER_SIDE = {ARGOCD_SYNC_OPTIONS: "ServerSideApply=true", ARGOCD_COMPARE_OPTIONS: "ServerSideDiff=true"}
 # The launcher runs as the identity; rank 0 is a pod of the Trainer's JobSet.
 ADDITIONS = Additions(launcher_service_account=False, first_rank_host=first_rank_host)
+
+
+def decompiler() -> ModuleType:
+    """The TrainJob decompiler (mpigen.render.trainjob.decompiler), which `mpigen import` alone loads."""
+    from mpigen.render.trainjob import decompiler
+    return decompiler
+
+
 # TrainJobs, each with the runtime it references when its file is given too.
-IMPORTER = Importer(kind="TrainJob", group=TRAINER_GROUP, article="a", module="mpigen.render.trainjob.importer",
+IMPORTER = Importer(kind="TrainJob", group=TRAINER_GROUP, article="a", decompiler=decompiler,
                     references=References(TRAINER_API, RUNTIME_KINDS, "Trainer runtime"))
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from mpigen.compile.environment import RENDEZVOUS_ENV
 from mpigen.compile.launch import with_launcher_host
-from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
+from mpigen.compile.mpijob import LAUNCHER, MPIJob, WORKER
+from mpigen.compile.names import object_meta
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import MULTIKUEUE
 from mpigen.render.parts.kueue_labels import label_workload
-from mpigen.compile.names import object_meta
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, LAUNCHER_JOB, TRAINER_API, TRAINER_GROUP,
                                           TRAINJOB_CONTROLLER, dns_name, node_count, trainjob_name)

@@ -1,4 +1,4 @@
-"""Checks judge the pods as they will run (mpigen.render.effective): a user, a group, the
+"""Checks judge the pods as they will run (mpigen.check.effective): a user, a group, the
 host network or a port set through spec.podTemplatePatch, directly or by an overlay, is
 judged as the same value set by the blueprint's own field, on every target, and reported at
 the line that set it. Each case was accepted before (exit 0) and the job never worked:

@@ -50,7 +50,7 @@ CHECKS = [
             name: reader
             annotations: {eks.amazonaws.com/role-arn: "arn:aws:iam::111122223333:role/training"}
           """, ("  name: reader\n", ""), "error", "spec.serviceAccount"),
-    # gang scheduling (checks._check_gang)
+    # gang scheduling (mpigen.validate.gang.check_gang)
     check("gang-queue-not-volcano", """
           scheduling:
             gang:
@@ -100,7 +100,7 @@ CHECKS = [
             """, ("hostNetwork: true\n  podTemplate", "hostNetwork: false\n  podTemplate"), "error",
             f"spec.podTemplatePatch.worker.pod.{key}")
       for key, value in (("affinity", "{podAffinity: {}}"), ("dnsPolicy", "Default"))],
-    # A patch alone cannot put the workers on the node's network (mpigen.render.pod_checks):
+    # A patch alone cannot put the workers on the node's network (mpigen.check.pod_checks):
     # the one change is the patch's, whose field the blueprint's now writes alone.
     check("patch-worker-hostNetwork-and-host-network", """
           network:

@@ -4,17 +4,17 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib
 
 import pytest
 
+from mpigen.decompile.mpijob import import_document
+from mpigen.decompile.port import Given
 from mpigen.importer.blueprints import blueprints
 from mpigen.importer.importers import import_job, importers
-from mpigen.importer.manifest import import_document
 from mpigen.load.parser import parse
-from mpigen.render.targets import IMPORTABLE, TARGETS
-from tests.support.text import pos, write
+from mpigen.render.targets import IMPORTABLE, RESERVED, TARGETS
 from tests.support.import_round_trip import job
+from tests.support.text import pos, write
 from tests.support.toy_importer import TOY
 
 DECLARED = [target for target in TARGETS.values() if target.importer is not None]
@@ -30,14 +30,14 @@ def test_each_kind_is_read_by_one_target_and_loading_is_told_the_same_kinds():
 
 @pytest.mark.parametrize("target", DECLARED, ids=lambda target: target.name)
 def test_a_declared_importer_module_defines_what_the_stage_calls(target):
-    module = importlib.import_module(target.importer.module)
+    module = target.importer.decompiler()
     assert callable(module.import_job)
     assert callable(getattr(module, "reference_of", None)) == (target.importer.references is not None)
 
 
 def test_a_job_is_read_by_the_importer_its_target_declares():
     (doc,) = parse(job(), "mpijob.yaml")
-    assert import_job(doc) == import_document(doc)
+    assert import_job(doc) == import_document(doc, given=Given(reserved=RESERVED))
 
 
 def test_a_kind_no_importer_reads_is_refused_at_its_line():

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import yaml
 
+from mpigen.decompile.reader import KindReader
 from mpigen.importer.proof import prove
 from mpigen.load.parser import parse
-from mpigen.render.manifest_reader import KindReader
-from tests.support.text import pos
 from tests.support.import_round_trip import V2BETA1, imported, job, render_blueprint
+from tests.support.text import pos
 
 
 def proven(target: str, blueprint: dict, text: str) -> list[tuple[str, tuple[int, int], str]]:

@@ -12,10 +12,11 @@ import json
 
 import pytest
 
+from mpigen.check.run_names import name_room
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.labels import RUN_LABEL
-from mpigen.render.gitops import name_room, run_id
+from mpigen.render.gitops import run_id
 from mpigen.render.parts.replicated import longest_pod_name
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import TARGETS, render_job

@@ -1,14 +1,14 @@
 """The Pod Security check's two halves beside the controls: where the pod templates of each
 kind are (the table of kinds' `pod_templates`), and which blueprint field set a refused pod
-field (mpigen.render.pod_fields): a podTemplatePatch path holding the rendered value, else
+field (mpigen.check.pod_fields): a podTemplatePatch path holding the rendered value, else
 the blueprint's own field, else none."""
 
 from __future__ import annotations
 
 import pytest
 
+from mpigen.check.pod_fields import causes, parse_path
 from mpigen.load.parser import parse
-from mpigen.render.pod_fields import causes, parse_path
 from mpigen.render.refusals import pod_templates
 
 BLUEPRINT = """\

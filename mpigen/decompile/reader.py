@@ -19,7 +19,7 @@ class Reader:
         # template is known to be the workers' as mpigen writes it (a view of pods mpigen wrote)
         self.launcher_as_worker = False
         # the ServiceAccount mpigen made for the job's cloud identity (spec.serviceAccount.annotations),
-        # which both roles run as, when it was given beside the job (mpigen.importer.own_objects)
+        # which both roles run as, when it was given beside the job (mpigen.decompile.own_objects)
         self.identity: str | None = None
         # runPolicy.failurePolicy is the blueprint's only in a view of a runtime mpigen wrote
         # (an MPIJob has none: the API server drops it)

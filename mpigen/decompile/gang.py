@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from mpigen.decompile.own_objects import written_by_mpigen
+from mpigen.decompile.reader import Reader
 from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES, GangScheduler
-from mpigen.importer.own_objects import written_by_mpigen
 from mpigen.kube.labels import GANG_SCHEDULER_ANNOTATION, GANG_SCHEDULER_NAME_ANNOTATION
-from mpigen.render.manifest_reader import Reader
 
 POLICY = ("spec", "runPolicy", "schedulingPolicy")
 ANNOTATIONS = ("metadata", "annotations")

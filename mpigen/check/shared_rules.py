@@ -1,6 +1,7 @@
 """What the targets share: the names of mpigen's additions (the rank environment's volume);
 what a GitOps profile cannot render whatever the target (a launcher TTL: the controller
-would recreate the deleted Job and run it again; a gang that counts the launcher); on the
+would recreate the deleted Job and run it again; a gang that counts the launcher, by the one
+gang rule of mpigen.validate.gang); on the
 targets whose workers outlive the launcher (static, mpijob), workers left running and
 names too long once the run identity is added; a worker StatefulSet whose pods cannot be
 created (static); the Kueue requests only a JobSet can carry; and on the targets whose
@@ -9,13 +10,14 @@ launcher host."""
 
 from __future__ import annotations
 
+from mpigen.check.effective import EffectivePods, set_by
+from mpigen.check.run_names import RUN_SUFFIX, name_room, run_suffix
+from mpigen.compile.environment import RANK_ENV_VOLUME
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
-from mpigen.render.parts.additions import RANK_ENV_VOLUME
-from mpigen.render.effective import EffectivePods, set_by
-from mpigen.render.gitops import RUN_SUFFIX, name_room, run_suffix
 from mpigen.validate.fields import NAME
+from mpigen.validate.gang import launcher_applied_later
 from mpigen.validate.names import MAX_POD_NAME
 from mpigen.validate.reserved import Reserved
 
@@ -32,7 +34,8 @@ def profile_checks(doc: Document, blueprint: Blueprint, gitops: str) -> list[Dia
     the deleted Job and run it again), and a gang that counts the launcher."""
     if gitops == "none":
         return []
-    out = _launcher_in_gang(doc, blueprint, gitops)
+    gang = blueprint.spec.scheduling.gang
+    out = launcher_applied_later(doc, gang.minAvailable if gang else None, blueprint.spec.workers, gitops)
     ttl = ("spec", "runPolicy", "ttlSecondsAfterFinished")
     if blueprint.spec.runPolicy.ttlSecondsAfterFinished is not None:
         out.append(error(doc.key_mark(ttl),
@@ -137,15 +140,3 @@ def statefulset_name(doc: Document, blueprint: Blueprint, gitops: str) -> list[D
                   "characters>, at most 63, and Kubernetes creates none of them (kubernetes/kubernetes#64023); "
                   f"shorten the name to at most {room} characters")]
 
-
-def _launcher_in_gang(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
-    """Under a GitOps profile the launcher is applied after the workers are ready (Argo CD
-    waves, Flux dependsOn): a gang that counts the launcher never starts."""
-    gang = blueprint.spec.scheduling.gang
-    if gang is None or gang.minAvailable is None or gang.minAvailable <= blueprint.spec.workers:
-        return []
-    return [error(doc.value_mark(("spec", "scheduling", "gang", "minAvailable")),
-                  f"spec.scheduling.gang.minAvailable: {gang.minAvailable} counts the launcher, but with --gitops "
-                  f"{gitops} the launcher is applied only once the workers are ready, and the workers wait for the "
-                  f"whole group: nothing would start; use minAvailable: {blueprint.spec.workers}, or remove it "
-                  "(that is the default)")]

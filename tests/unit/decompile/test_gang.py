@@ -1,4 +1,4 @@
-"""Gang scheduling read back (mpigen.importer.gang): from the MPIJob mpigen rendered, whose
+"""Gang scheduling read back (mpigen.decompile.gang): from the MPIJob mpigen rendered, whose
 annotation names the scheduler the operator's --gang-scheduling flag would otherwise be the
 only one to know, into spec.scheduling.gang; from any other MPIJob, reported at the line."""
 

@@ -11,10 +11,10 @@ import re
 
 from mpigen.compile.blueprint import LAUNCHER_CONTAINER, WORKER_CONTAINER
 from mpigen.compile.environment import RENDEZVOUS_ENV
-from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
-from mpigen.kube.labels import MULTUS_NETWORKS, mpigens_own
 from mpigen.compile.launcher_env import OPENMPI5_ENV
+from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
 from mpigen.compile.names import OPERATOR_LABEL_KEYS
+from mpigen.kube.labels import MULTUS_NETWORKS, mpigens_own
 
 # Label keys the v1alpha2 controller writes over the template's (role_labels), and the
 # operator's keys a blueprint refuses (validate._check_reserved_metadata).

@@ -3,9 +3,9 @@ set it, whichever of the blueprint's field, the role's pod patch or its containe
 
 from __future__ import annotations
 
+from mpigen.check.effective import effective_pods, set_by, sharing
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.load.parser import parse
-from mpigen.render.effective import effective_pods, set_by, sharing
 from mpigen.render.targets import RESERVED
 from mpigen.validate.document import validate_document
 from tests.support.blueprints import blueprint_yaml

@@ -1,4 +1,4 @@
-"""The launch line an import reads (mpigen.importer.launch_line): command and mpirunArgs
+"""The launch line an import reads (mpigen.decompile.launch_line): command and mpirunArgs
 wherever mpigen writes the same line (Open MPI's options in any order: its mpirun reads
 them so), else launcherCommand and, for a literal process count, why, since the count no
 longer follows spec.workers."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from mpigen.importer.launch_line import launch_fields
+from mpigen.decompile.launch_line import launch_fields
 
 SPEC = {"image": "img:1", "workers": 2, "slotsPerWorker": 1}
 HOROVOD = ["--allow-run-as-root", "--bind-to", "none", "--map-by", "slot", "-x", "LD_LIBRARY_PATH", "-x", "PATH",

@@ -1,13 +1,13 @@
-"""What no target's pods can run, judged on the pods as they will run (mpigen.render.effective),
+"""What no target's pods can run, judged on the pods as they will run (mpigen.check.effective),
 each at the blueprint line that set the value: a user that is root under runAsNonRoot, a
 host-network pod that cannot resolve the job's names or shares a node's ports with another
 rank, a port declared twice, and a port a target takes for itself."""
 
 from __future__ import annotations
 
+from mpigen.check.effective import HOST_NETWORK_DNS, EffectivePod, EffectivePods, sharing
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document, field_path
-from mpigen.render.effective import HOST_NETWORK_DNS, EffectivePod, EffectivePods, sharing
 
 HOST_NETWORK = ("spec", "network", "hostNetwork")
 

@@ -14,10 +14,11 @@ gives it back, and reported at its line where it does not.
 from __future__ import annotations
 
 from mpigen.compile.blueprint import SHM_VOLUME
+from mpigen.compile.environment import RANK_ENV_VOLUME
+from mpigen.compile.identity import IDENTITY_SUFFIX
+from mpigen.decompile.reader import Reader
 from mpigen.kube.labels import KUEUE_TOPOLOGY_ANNOTATIONS, MANAGED_BY, MULTIKUEUE
 from mpigen.load.document import Document
-from mpigen.render.parts.additions import IDENTITY_SUFFIX, RANK_ENV_VOLUME
-from mpigen.render.manifest_reader import Reader
 
 MANAGER = "mpigen"  # the value of app.kubernetes.io/managed-by on every object mpigen writes
 POD_LOC = ("spec", "mpiReplicaSpecs")

@@ -9,17 +9,16 @@ carry, and what the operator itself overwrites, is decided here with the operato
 
 from __future__ import annotations
 
+from mpigen.compile.api_token import TOKEN, calls_api, names_account
 from mpigen.compile.blueprint import least_privilege
 from mpigen.compile.mpijob import V1ALPHA2, V2BETA1
-from mpigen.formats.pod_template_patch import CONTAINER_FIELDS as PATCHABLE_CONTAINER
-from mpigen.formats.pod_template_patch import POD_FIELDS as PATCHABLE_POD
+from mpigen.compile.root_sshd import STANDARD_ROOT_CAPABILITIES
+from mpigen.formats.pod_template_patch import CONTAINER_FIELDS as PATCHABLE_CONTAINER, POD_FIELDS as PATCHABLE_POD
 from mpigen.formats.types import number_to_string
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
-from mpigen.compile.api_token import TOKEN, calls_api, names_account
-from mpigen.render.parts.sshd import STANDARD_ROOT_CAPABILITIES
 
-# Pod and container fields read into blueprint fields here (or in mpigen.importer.volumes).
+# Pod and container fields read into blueprint fields here (or in mpigen.decompile.volumes).
 POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
 CONTAINER_READ = {"name", "image", "command", "args", "env", "resources", "volumeMounts"}
 # Template metadata the API server writes, which `kubectl get -o yaml` shows: not the user's.
@@ -205,7 +204,7 @@ def _resources(r, part: dict, resources: dict) -> None:
     for name in list(limits):
         if is_accelerator(name):
             if part["role"] == "Worker" or (r.launcher_as_worker and r.get(("spec", "runLauncherAsWorker")) is True):
-                part["gpus"][name] = limits.pop(name)  # a launcher that is a worker: mpigen.importer.own_objects
+                part["gpus"][name] = limits.pop(name)  # a launcher that is a worker: mpigen.decompile.own_objects
             else:
                 limits.pop(name)
                 r.lost(rloc + ("limits", name), f"the launcher's accelerator {name} (a blueprint's launcher only "

@@ -1,4 +1,4 @@
-"""What mpigen writes beside the operator's fields, read back (mpigen.importer.own_objects):
+"""What mpigen writes beside the operator's fields, read back (mpigen.decompile.own_objects):
 from mpigen's own render into the blueprint fields that wrote it; from a hand-written MPIJob
 only where rendering gives it back, else reported at its line."""
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mpigen.decompile.reader import Reader
 from mpigen.load.document import Document, Loc, field_path
-from mpigen.render.manifest_reader import Reader
 
 
 @dataclass
@@ -27,7 +27,7 @@ class View:
             elif isinstance(node, list) and isinstance(part, int) and part < len(node):
                 node = node[part]
             else:
-                return None  # a view of a template without that part: the importer refuses it
+                return None  # a view of a template without that part: the decompiler refuses it
         if isinstance(node, list) and loc[-1] == len(node):
             node.append(value)
         elif isinstance(node, dict) or (isinstance(node, list) and loc[-1] < len(node)):
@@ -62,7 +62,7 @@ class View:
 
 
 class ViewReader(Reader):
-    """The MPIJob importer's reader on a view: its messages name the fields of the documents
+    """The MPIJob decompiler's reader on a view: its messages name the fields of the documents
     the view comes from, at their lines."""
 
     def __init__(self, doc: Document, strict: bool, api: str, view: View):

@@ -9,7 +9,7 @@ carried when it is that form, and each difference from it is reported at its lin
 from __future__ import annotations
 
 from mpigen.compile.blueprint import SHM_MOUNT, SHM_VOLUME
-from mpigen.render.parts.additions import RANK_ENV_VOLUME
+from mpigen.compile.environment import RANK_ENV_VOLUME
 
 MOUNT_KEYS = ("name", "mountPath", "readOnly")
 DEFAULT_MODE = 420  # what the API server sets on a configMap or secret volume without one (0644)

@@ -1,5 +1,6 @@
-"""`mpigen import`: existing MPIJob manifests -> blueprints (the importer declared for the
-MPIJob kind, and what a target's importer reads a view of its job with: Given.import_model).
+"""`mpigen import`: existing MPIJob manifests -> blueprints: the MPIJob decompiler (the
+mpijob target declares it for the MPIJob kind), with which a target's decompiler reads the
+view of its job as the MPIJob it amounts to (mpigen.decompile.view).
 
 Reads the three generations (kubeflow.org/v1alpha2 with mpiReplicaSpecs, slotsPerWorker
 and cleanPodPolicy at the top of spec; the training-operator's kubeflow.org/v1 with
@@ -11,7 +12,7 @@ MPIJob (the v1alpha2 controller's objects under the default target, the same MPI
 the target that writes the MPIJob resource for v1 and v2beta1), outside the contract's exceptions. What a
 blueprint cannot carry is reported at its line: a warning, or an error with --strict. An
 MPIJob the operator or the API server would refuse, or whose blueprint mpigen would
-refuse, is an error at its line. The launch line becomes command, mpirunArgs and
+refuse (mpigen.decompile.refusals), is an error at its line. The launch line becomes command, mpirunArgs and
 framework when rendering them gives the same line back (checked), else launcherCommand.
 """
 
@@ -21,24 +22,21 @@ from typing import Any
 
 from mpigen.compile.environment import RANK_ENV_SCRIPT
 from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
-from mpigen.emit.yaml import dump_object
+from mpigen.decompile.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
+from mpigen.decompile.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
+                                       v2beta1_fields)
+from mpigen.decompile.launch_line import launch_fields
+from mpigen.decompile.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
+                                          service_account, topology)
+from mpigen.decompile.own_objects import written_by_mpigen
+from mpigen.decompile.pod_templates import gpus, read_role, worker_command
+from mpigen.decompile.port import Given, Imported
+from mpigen.decompile.reader import Reader
+from mpigen.decompile.refusals import refuse_what_mpigen_would
+from mpigen.decompile.volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
-from mpigen.load.document import Document, Loc
-from mpigen.load.parser import parse
-from mpigen.importer.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
-from mpigen.importer.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
-                                      v2beta1_fields)
-from mpigen.importer.launch_line import launch_fields
-from mpigen.importer.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
-                                         service_account, topology)
-from mpigen.importer.own_objects import written_by_mpigen
-from mpigen.importer.pod_templates import gpus, read_role, worker_command
-from mpigen.importer.volumes import dangling_mounts, datasets, worker_only_volumes
-from mpigen.render.importer import Given, Imported
-from mpigen.render.manifest_reader import Reader
-from mpigen.render.targets import RESERVED
-from mpigen.validate.document import validate_document
+from mpigen.load.document import Document
 
 APIS = (V1ALPHA2, V1, V2BETA1)  # the MPIJob generations `mpigen import` reads
 
@@ -48,15 +46,16 @@ SERVER_METADATA = {"uid", "resourceVersion", "generation", "creationTimestamp", 
 
 
 def import_job(doc: Document, reference: Document | None, strict: bool, given: Given) -> Imported:
-    """The blueprint of one MPIJob manifest, as a target's importer (an MPIJob references nothing
-    but the ServiceAccounts given, which Given.import_model holds)."""
-    return given.import_model(doc, strict, None)
+    """The blueprint of one MPIJob manifest, as a target's decompiler (an MPIJob references
+    nothing but the ServiceAccounts given)."""
+    return import_document(doc, strict, None, given)
 
 
 def import_document(doc: Document, strict: bool = False, reader: Reader | None = None,
-                    accounts: tuple[Document, ...] = ()) -> Imported:
+                    given: Given = Given()) -> Imported:
     """The blueprint of one MPIJob document (read by `reader`, a Reader of it by default);
-    `accounts`: the ServiceAccounts given beside it, of which its cloud identity may be one."""
+    `given`: the ServiceAccounts given beside it, of which its cloud identity may be one, and
+    the names a blueprint may not use."""
     data = doc.data
     api = data.get("apiVersion") if isinstance(data, dict) else None
     r = reader or Reader(doc, strict, api)
@@ -68,7 +67,7 @@ def import_document(doc: Document, strict: bool = False, reader: Reader | None =
         if key not in ("apiVersion", "kind", "metadata", "spec", "status"):
             r.lost((key,), f"{key!r} (not a field of an MPIJob)")
     metadata, spec = _metadata(r), r.mapping(("spec",))
-    identity = identity_of(r, accounts)
+    identity = identity_of(r, given.accounts)
     for key in spec:
         if key not in SPEC_FIELDS[api]:
             r.lost(("spec", key), f"not a field of the {api} MPIJob spec (the API server drops it)")
@@ -78,7 +77,7 @@ def import_document(doc: Document, strict: bool = False, reader: Reader | None =
     blueprint = {"apiVersion": API_VERSION, "kind": BLUEPRINT_KIND, "metadata": metadata,
                  "spec": _spec(r, spec, metadata, identity, *roles)}
     if not r.refused:
-        _check_blueprint(r, blueprint)
+        refuse_what_mpigen_would(r, blueprint, given.reserved)
     failed = any(d.severity == "error" for d in r.problems)
     return Imported({} if failed else blueprint, r.problems)
 
@@ -226,27 +225,3 @@ def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spe
         command = len(launcher["command"])
         r.differs(cloc + (("command", index) if index < command else ("args", index - command)), why)
     return fields
-
-
-def _check_blueprint(r: Reader, blueprint: dict) -> None:
-    """What mpigen would refuse in the blueprint, reported where its value came from."""
-    fractions = list(_fractions(blueprint))
-    for loc in fractions:  # no Kubernetes field a blueprint carries takes one (quantities are strings)
-        r.refuse(r.origin(loc), "a number with a fraction, where Kubernetes takes a whole number (or a string)")
-    if fractions:
-        return
-    doc = parse(dump_object(blueprint), "imported")[0]
-    _, diagnostics = validate_document(doc, RESERVED)
-    where = {(m.line, m.column): loc for marks in (doc.value_marks, doc.key_marks) for loc, m in marks.items()}
-    for diagnostic in diagnostics:
-        if diagnostic.severity == "error":
-            loc = where.get((diagnostic.mark.line, diagnostic.mark.column), ())
-            r.refuse(r.origin(loc), f"mpigen cannot take what this says: {diagnostic.message}")
-
-
-def _fractions(node, loc: Loc = ()):
-    if isinstance(node, float):
-        yield loc
-    elif isinstance(node, (dict, list)):
-        for key, value in node.items() if isinstance(node, dict) else enumerate(node):
-            yield from _fractions(value, loc + (key,))

@@ -1,14 +1,15 @@
 """`mpigen import`, TrainJobs (trainer.kubeflow.org/v1alpha1) -> blueprints: the trainjob
-target's importer (its Target's `importer`, which `mpigen import` resolves, mpigen.importer).
+target's decompiler (its Target's `importer` loads it, for `mpigen import` alone).
 
 The TrainJob and the runtime it references (when its file is given too) are read as the
-v2beta1 MPIJob they amount to (mpigen.render.trainjob.mpijob_view), with the MPIJob
-importer's rules; then the blueprint takes what only a TrainJob says: the runtime (none
+v2beta1 MPIJob they amount to (mpigen.render.trainjob.mpijob_view), by the MPIJob
+decompiler (mpigen.decompile.mpijob); then the blueprint takes what only a TrainJob says: the runtime (none
 when mpigen wrote it from a blueprint, else spec.runtime naming it), the launcher as a node
 (runLauncherAsNode), Kueue's priority class and MultiKueue (managedBy), the runtime's gang
-scheduling and the workers' SSH port. Last, the blueprint is rendered with the trainjob
-target and compared with the TrainJob and runtime given (Given.prove, mpigen.importer.proof):
-each value it does not give back is reported at its line.
+scheduling and the workers' SSH port. Last, what is to be proved (a Proof,
+mpigen.decompile.port): `mpigen import` renders the blueprint with the trainjob target and
+compares it with the TrainJob and runtime given, each value it does not give back reported at
+its line.
 """
 
 from __future__ import annotations
@@ -17,16 +18,16 @@ import re
 
 from mpigen.compile.launch import FRAMEWORK_FLAGS
 from mpigen.compile.mpijob import V2BETA1
+from mpigen.decompile.mpijob import import_document
+from mpigen.decompile.port import Given, Imported, Proof
+from mpigen.decompile.reader import KindReader
+from mpigen.decompile.view import ViewReader
 from mpigen.errors import error, warning
 from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
 from mpigen.formats.versions import DEFAULT_TRAINER_VERSION
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import KUEUE_PRIORITY_LABEL, KUEUE_QUEUE_LABEL, MULTIKUEUE
 from mpigen.load.document import Document, value_at
-from mpigen.render.importer import Given, Imported
-from mpigen.render.manifest_reader import KindReader
-from mpigen.render.manifest_view import ViewReader
-from mpigen.render.target import Options
 from mpigen.render.trainjob.ml_policy import not_mpi
 from mpigen.render.trainjob.mpijob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
                                                 build_view, is_runtime, written_by_mpigen)
@@ -70,7 +71,7 @@ TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", int: "a whole 
 HASHED_NAME = re.compile(r"mpigen-[0-9a-f]{10}")  # a shared ClusterTrainingRuntime named by its content
 DEFAULT_SSH_PORT = 2222
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
-# Frameworks whose launch lines are the same, by the one the MPIJob importer picks.
+# Frameworks whose launch lines are the same, by the one the MPIJob decompiler picks.
 SAME_LINE = {"pytorch": ("pytorch", "deepspeed"), "horovod": ("horovod", "tensorflow", "mxnet")}
 
 
@@ -120,7 +121,7 @@ def import_job(doc: Document, runtime: Document | None, strict: bool, given: Giv
         r.problems.append(unnamed)
     view = build_view(doc, runtime)
     vdoc = view.document(doc)
-    imported = given.import_model(vdoc, False, ViewReader(vdoc, False, V2BETA1, view))
+    imported = import_document(vdoc, False, ViewReader(vdoc, False, V2BETA1, view), given)
     r.problems += imported.diagnostics
     if view.guessed is not None:
         other = "MPICH" if view.guessed == "IntelMPI" else "Intel MPI"
@@ -132,16 +133,13 @@ def import_job(doc: Document, runtime: Document | None, strict: bool, given: Giv
         return Imported({}, r.problems)
     blueprint = imported.blueprint
     _trainer_fields(doc, runtime, view, blueprint["spec"], blueprint["metadata"])
-    given.prove(blueprint, [(r, _defaulted(doc, runtime, blueprint["spec"]))]
-                + ([(runtime_reader, runtime_reader.doc.data)] if runtime_reader is not None else []),
-                {d.mark for d in imported.diagnostics}, options=_options(runtime_reader))
-    if runtime_reader is not None:
-        r.problems += runtime_reader.problems
-    if strict:  # every loss an error, all of them reported (the runtime left out loses nothing)
-        r.problems = [error(d.mark, d.message) if d.severity == "warning" and d is not unnamed else d
-                      for d in r.problems]
-    failed = any(d.severity == "error" for d in r.problems)
-    return Imported({} if failed else blueprint, r.problems)
+    documents = [(r, _defaulted(doc, runtime, blueprint["spec"]))] + (
+        [(runtime_reader, runtime_reader.doc.data)] if runtime_reader is not None else [])
+    # proved by the command; --strict makes every loss an error once all are reported (the runtime left out
+    # loses nothing)
+    proof = Proof(documents, frozenset(d.mark for d in imported.diagnostics), _options(runtime_reader),
+                  notes=(unnamed,) if unnamed is not None else ())
+    return Imported(blueprint, [d for reader, _ in documents for d in reader.problems], proof)
 
 
 def _not_a_runtime(runtime: Document) -> list:
@@ -180,7 +178,7 @@ def _expand(data, path: tuple, loc: tuple = ()):
         yield from _expand(data, path[1:], loc + (path[0],))
 
 
-def _options(runtime_reader: KindReader | None) -> Options:
+def _options(runtime_reader: KindReader | None) -> dict:
     """The environment's options the runtime mpigen wrote was rendered with, as far as the
     runtime tells them: its Trainer version, which the blueprint does not say (an environment's
     versions.trainer), and a warning at the line that shows it when it is not the default."""
@@ -189,7 +187,7 @@ def _options(runtime_reader: KindReader | None) -> Options:
         runtime_reader.differs(loc, f"written for Kubeflow Trainer {version}, which an environment says, not a "
                                     f"blueprint: render the imported blueprint with versions.trainer: {version} "
                                     "(in mpigen.yaml or the environment's overlay) to get this runtime back")
-    return Options(target="trainjob", trainer_version=version or DEFAULT_TRAINER_VERSION)
+    return {"trainer_version": version or DEFAULT_TRAINER_VERSION}
 
 
 def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
-from mpigen.importer.gang import gang
+from mpigen.decompile.gang import gang
 
 # The fields of each generation's spec and runPolicy (types.go of each; 2.1, 3.1, 4.1).
 SPEC_FIELDS = {
@@ -129,7 +129,7 @@ def run_policy(r, spec: dict, out: dict, queue) -> None:
     if "schedulingPolicy" in policy:
         gang(r, out)
     if policy.get("managedBy") not in (None, "", "kubeflow.org/mpi-operator") \
-            and not out.get("scheduling", {}).get("multiKueue"):  # mpigen.importer.own_objects read it
+            and not out.get("scheduling", {}).get("multiKueue"):  # mpigen.decompile.own_objects read it
         r.lost(loc + ("managedBy",), f"runPolicy.managedBy {policy['managedBy']!r}")
     if policy.get("suspend") is True and queue is None:  # with a Kueue queue, suspend is Kueue's
         out["state"] = "completed"
