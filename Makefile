@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 RENDER_STAMP := $(VENV)/.mpigen-render
 TEST_STAMP   := $(VENV)/.mpigen-test
 
-.PHONY: install install-render install-test render test dist golden schemas bench clean system-packages
+.PHONY: install install-render install-test render test test-quick dist golden schemas bench clean system-packages
 
 # The development set-up (everything `make test` needs), as before the split.
 install: install-test
@@ -64,11 +64,25 @@ $(TEST_STAMP): $(RENDER_STAMP)
 render: $(RENDER_STAMP)
 	$(BIN)/mpigen render
 
-# A user who is not root runs the suite as root of a user namespace of the user's, so that the
-# tests that act as root (as user nobody, tmpfs mounts, the pretend cluster) run rather than skip.
+# The tiers (docs/development.md, Running the tests): the import contracts and tests/unit, in
+# this process, as this user, in well under two minutes (`make test-quick`, while working);
+# then tests/acceptance (the command line) beside them on every core (pytest-xdist; what cannot
+# run beside itself shares an xdist_group, tests/support/tiers.py); then tests/system (tools,
+# root, other users, the pretend cluster), one test at a time. A user who is not root runs the
+# suite as root of a user namespace of the user's, so that the tests that act as root (as user
+# nobody, tmpfs mounts, the pretend cluster) run rather than skip. PYTEST_FLAGS adds options
+# (PYTEST_FLAGS="-x" to stop at the first failure, PYTEST_WORKERS=1 for one worker).
+PYTEST_WORKERS ?= auto
+PYTEST_FLAGS   ?=
 test: $(TEST_STAMP) system-packages
 	$(BIN)/lint-imports --no-logo
-	$(BIN)/python -m tests.support.user_namespace $(BIN)/python -m pytest
+	$(BIN)/python -m tests.support.user_namespace $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup \
+	  $(PYTEST_FLAGS) tests/unit tests/acceptance
+	$(BIN)/python -m tests.support.user_namespace $(BIN)/python -m pytest $(PYTEST_FLAGS) tests/system
+
+test-quick: $(TEST_STAMP)
+	$(BIN)/lint-imports --no-logo
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_FLAGS) tests/unit
 
 # The release files, as pip installs them (docs/tutorial.md, step 1): the sdist, then the wheel
 # built from it (so a file the sdist misses is missing from the wheel too), each checked by

@@ -1,6 +1,8 @@
 """The suite's fixtures: the command line in this process (mpigen_in_process, cli), kubectl, and
-what every session and end-to-end test cleans up. What tests share besides fixtures lives in
-tests/support/ (test modules never import each other, nor a conftest)."""
+what every session and end-to-end test cleans up; and the unit tier's rule (tests/support/tiers.py):
+a test under tests/unit that takes a fixture running the command line or a process fails at its
+setup. What tests share besides fixtures lives in tests/support/ (test modules never import each
+other, nor a conftest)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,32 @@ from mpigen.cli.main import main
 from tests.support.any_user import remove_any_user_install
 from tests.support.cache_folders import SESSION_CACHES
 from tests.support.command_line import InProcessRun
+from tests.support.tiers import is_unit, unit_refusal, xdist_group
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that may not run beside each other on two workers of pytest-xdist share a
+    group (tests/support/tiers.py), which `--dist loadgroup` runs on one worker."""
+    for item in items:
+        group = xdist_group(item.path)
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before any fixture is set up: a unit test may not take one that runs the command line or a process."""
+    refusal = unit_refusal(item.path, getattr(item, "fixturenames", ()))
+    if refusal:
+        pytest.fail(refusal, pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_render_in_this_process(request, monkeypatch):
+    """A unit test's render stays in this process whatever its size: no pool of workers is forked
+    (mpigen.pipeline.pool; the output is the same)."""
+    if is_unit(request.path):
+        monkeypatch.setenv("MPIGEN_PROCESSES", "1")
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@
 the bytes of its code and templates), the Python and every installed library whose code or data
 reach the output's bytes, and the settings of the run.
 
-tests/unit/cache/test_key_inputs.py renders under every target and option with an audit hook
+tests/acceptance/cache/test_key_inputs.py renders under every target and option with an audit hook
 on what the process opens and imports, and fails when a render reads a file of an installed
 distribution that the key of that render does not hold."""
 

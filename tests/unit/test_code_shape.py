@@ -1,15 +1,14 @@
 """The shape docs/architecture.md promises, checked on the source: each package of mpigen
 opens with one sentence, each module says its concept, none is over 400 lines and no
 function over 60 (the tests' modules and functions too), and imports sit at the top
-(except the command table's, the optional libraries' and the targets' decompilers'). The layering itself is
-import-linter's job (pyproject.toml, `make test`)."""
+(except the command table's, the optional libraries' and the targets' decompilers'). The layering
+itself is import-linter's job (pyproject.toml, `make test`). Each rule is one test that names
+every offender (file:line), not one case per file."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "mpigen"
@@ -36,44 +35,41 @@ def name(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-def assert_small(path: Path, text: str, tree: ast.Module) -> None:
-    assert text.count("\n") <= MAX_MODULE_LINES, f"{name(path)}: {text.count(chr(10))} lines"
+def parsed(path: Path) -> tuple[str, ast.Module]:
+    text = path.read_text(encoding="utf-8")
+    return text, ast.parse(text)
+
+
+def too_large(path: Path, text: str, tree: ast.Module) -> list[str]:
+    found = []
+    if text.count("\n") > MAX_MODULE_LINES:
+        found.append(f"{name(path)}:1: {text.count(chr(10))} lines (at most {MAX_MODULE_LINES})")
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             start = min([node.lineno] + [d.lineno for d in node.decorator_list])
             length = node.end_lineno - start + 1
-            assert length <= MAX_FUNCTION_LINES, f"{name(path)}:{start}: {node.name} is {length} lines"
+            if length > MAX_FUNCTION_LINES:
+                found.append(f"{name(path)}:{start}: {node.name} is {length} lines (at most {MAX_FUNCTION_LINES})")
+    return found
 
 
-@pytest.mark.parametrize("path", [p for p in MODULES if p.name == "__init__.py"], ids=name)
-def test_a_package_opens_with_one_sentence_and_holds_nothing_else(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def package_door_faults(path: Path, tree: ast.Module) -> list[str]:
     doc = ast.get_docstring(tree)
-    assert doc, f"{name(path)}: no docstring"
-    assert doc.count(". ") == 0 and doc.endswith("."), f"{name(path)}: more than one sentence: {doc!r}"
+    if not doc:
+        return [f"{name(path)}:1: no docstring"]
+    found = []
+    if doc.count(". ") != 0 or not doc.endswith("."):
+        found.append(f"{name(path)}:1: more than one sentence: {doc!r}")
     body = tree.body[1:]
     if path == PACKAGE / "__init__.py":  # the distribution's version, read by --version
         body = [n for n in body if not (isinstance(n, ast.Assign) and n.targets[0].id == "__version__")]
-    assert not body, f"{name(path)}: a package's __init__ holds only its sentence"
+    if body:
+        found.append(f"{name(path)}:{body[0].lineno}: a package's __init__ holds only its sentence")
+    return found
 
 
-@pytest.mark.parametrize("path", MODULES, ids=name)
-def test_a_module_says_its_concept_and_stays_small(path):
-    text = path.read_text(encoding="utf-8")
-    tree = ast.parse(text)
-    assert ast.get_docstring(tree), f"{name(path)}: no docstring"
-    assert_small(path, text, tree)
-
-
-@pytest.mark.parametrize("path", TEST_MODULES, ids=name)
-def test_a_test_module_stays_small_too(path):
-    text = path.read_text(encoding="utf-8")
-    assert_small(path, text, ast.parse(text))
-
-
-@pytest.mark.parametrize("path", [p for p in MODULES if p != COMMAND_TABLE], ids=name)
-def test_imports_sit_at_the_top(path):
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def imports_inside_functions(path: Path, tree: ast.Module) -> list[str]:
+    found = []
     for function in ast.walk(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -86,7 +82,50 @@ def test_imports_sit_at_the_top(path):
                 modules = [node.module or ""]
             else:
                 continue
-            for module in modules:
-                assert module.split(".")[0] in DEFERRED, (
-                    f"{name(path)}:{node.lineno}: `{module}` imported inside {function.name}(); "
-                    "import it at the top of the module")
+            found += [f"{name(path)}:{node.lineno}: `{module}` imported inside {function.name}(); "
+                      "import it at the top of the module" for module in modules if module.split(".")[0] not in DEFERRED]
+    return found
+
+
+def report(found: list[str]) -> str:
+    return f"{len(found)} offender(s):\n" + "\n".join(found)
+
+
+def test_a_package_opens_with_one_sentence_and_holds_nothing_else():
+    found = [f for p in MODULES if p.name == "__init__.py" for f in package_door_faults(p, parsed(p)[1])]
+    assert not found, report(found)
+
+
+def test_a_module_says_its_concept_and_stays_small():
+    found = []
+    for path in MODULES:
+        text, tree = parsed(path)
+        if not ast.get_docstring(tree):
+            found.append(f"{name(path)}:1: no docstring")
+        found += too_large(path, text, tree)
+    assert not found, report(found)
+
+
+def test_a_test_module_stays_small_too():
+    found = [f for p in TEST_MODULES for f in too_large(p, *parsed(p))]
+    assert not found, report(found)
+
+
+def test_imports_sit_at_the_top():
+    found = [f for p in MODULES if p != COMMAND_TABLE for f in imports_inside_functions(p, parsed(p)[1])]
+    assert not found, report(found)
+
+
+def test_the_checks_name_each_offender_at_its_line(tmp_path):
+    """The rules above can fail, and say where: a long function, a second sentence, code in an
+    __init__, an import inside a function."""
+    long = "def f():\n" + "    x = 1\n" * MAX_FUNCTION_LINES
+    door = "'''One. Two.'''\nX = 1\n"
+    inner = "def f():\n    import json\n    import kubernetes\n"
+    path = PACKAGE / "example.py"
+    assert too_large(path, long, ast.parse(long)) == [f"mpigen/example.py:1: f is {MAX_FUNCTION_LINES + 1} lines "
+                                                      f"(at most {MAX_FUNCTION_LINES})"]
+    assert [f.split(": ", 1)[0] for f in package_door_faults(path, ast.parse(door))] == ["mpigen/example.py:1",
+                                                                                         "mpigen/example.py:2"]
+    assert imports_inside_functions(path, ast.parse(inner)) == [
+        "mpigen/example.py:2: `json` imported inside f(); import it at the top of the module"]

@@ -43,12 +43,14 @@ def imports_of_test_modules(text: str, package: str = "tests.acceptance.cache") 
     return [module for _, module in imported_modules(ast.parse(text), package) if is_test_module(module)]
 
 
-@pytest.mark.parametrize("path", sorted(TESTS.rglob("*.py")), ids=lambda p: p.relative_to(ROOT).as_posix())
-def test_no_test_module_imports_another_or_a_conftest(path: Path):
-    package = ".".join(path.relative_to(ROOT).parent.parts)
-    found = [f"{path.relative_to(ROOT)}:{line}: imports {module}"
-             for line, module in imported_modules(ast.parse(path.read_text(encoding="utf-8")), package)
-             if is_test_module(module)]
+def test_no_test_module_imports_another_or_a_conftest():
+    """One test over every module of tests/, naming each offending import (file:line)."""
+    found = []
+    for path in sorted(TESTS.rglob("*.py")):
+        package = ".".join(path.relative_to(ROOT).parent.parts)
+        found += [f"{path.relative_to(ROOT)}:{line}: imports {module}"
+                  for line, module in imported_modules(ast.parse(path.read_text(encoding="utf-8")), package)
+                  if is_test_module(module)]
     assert not found, "move what they share into tests/support/:\n" + "\n".join(found)
 
 

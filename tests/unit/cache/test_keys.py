@@ -3,21 +3,24 @@ way of being named, or to a run's settings, gives another key."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 from mpigen.cache import fingerprint
 from mpigen.cache.fingerprint import context, file_key
 
 
 def test_a_changed_file_of_the_package_is_another_build(tmp_path, monkeypatch):
+    """A package of a module and a template (as mpigen's own holds), not a copy of mpigen's."""
     package = tmp_path / "mpigen"
-    shutil.copytree(Path(fingerprint.__file__).parent.parent, package,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "render" / "templates").mkdir(parents=True)
+    (package / "__init__.py").write_text('"""The package."""\n')
+    template = package / "render" / "templates" / "job.yaml.j2"
+    template.write_text("kind: {{ kind }}\n")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "x.pyc").write_bytes(b"compiled")
     monkeypatch.setattr(fingerprint, "_PACKAGE", package)
     first = fingerprint.build.__wrapped__()
     assert fingerprint.build.__wrapped__() == first
-    template = next(package.rglob("*.j2"))
+    (package / "__pycache__" / "x.pyc").write_bytes(b"compiled again")  # not the package's code
+    assert fingerprint.build.__wrapped__() == first
     template.write_bytes(template.read_bytes() + b" ")
     assert fingerprint.build.__wrapped__() != first
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from mpigen.cache.folder import judged
 from mpigen.cache.store import FORMAT, EntryStore
-from tests.support.output_machine import NOBODY, need_root
 
 BUILD = "00112233445566aa"
 KEY = bytes(range(32))
@@ -38,16 +37,13 @@ def files(root: Path) -> dict[str, bytes | str]:
             for p in root.rglob("*") if p.is_symlink() or p.is_file()}
 
 
-def test_the_folders_made_are_private_and_an_entry_of_another_user_is_not_read(tmp_path):
+def test_the_folders_made_are_private(tmp_path):
     cache = judged(tmp_path / "cache").folder
     store = EntryStore(cache, BUILD, frozenset())
     store.put(KEY, "a value")
     for folder in (cache / FORMAT, cache / FORMAT / BUILD, cache / FORMAT / BUILD / KEY.hex()[:2]):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
     assert EntryStore(cache, BUILD, frozenset()).get(KEY) == "a value"
-    need_root()
-    os.chown(cache / FORMAT / BUILD / KEY.hex()[:2] / KEY.hex(), NOBODY, NOBODY)
-    assert EntryStore(cache, BUILD, frozenset()).get(KEY) is None
 
 
 def test_only_what_mpigen_makes_is_pruned(tmp_path):
@@ -79,13 +75,3 @@ def test_only_what_mpigen_makes_is_pruned(tmp_path):
     after = {**files(cache), **{f"elsewhere/{k}": v for k, v in files(tmp_path / "elsewhere").items()}}
     assert {path: data for path, data in before.items() if not path.startswith(("v1/", f"{FORMAT}/0123", "v5/"))} \
         == {path: data for path, data in after.items() if not path.startswith(f"{FORMAT}/{BUILD}/")}
-
-
-def test_a_folder_holding_an_entry_of_another_user_is_not_pruned(tmp_path):
-    need_root()
-    cache = judged(tmp_path / "cache").folder
-    planted = entry(cache / FORMAT / "0123456789abcdef")
-    os.chown(planted, NOBODY, NOBODY)
-    aged(cache / FORMAT / "0123456789abcdef")
-    EntryStore(cache, BUILD, frozenset()).put(KEY, "a value")
-    assert planted.read_bytes() == b"an entry of another build"

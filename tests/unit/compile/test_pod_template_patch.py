@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.support.blueprints import blueprint_text
-from tests.support.command_line import run_mpigen
 from tests.support.kubernetes_schema import validate
 from tests.support.rendering import by_kind, render_text
-from tests.support.text import pos
 
 
 def test_the_patchable_fields_are_kubernetes_1_30_fields():
@@ -52,41 +48,3 @@ def test_null_removes_and_mappings_merge():
     objects = by_kind(render_text(blueprint_text(podTemplatePatch=patch)))
     assert objects["StatefulSet"]["spec"]["template"]["spec"]["containers"][0]["securityContext"] == {
         "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "runAsUser": 1000}
-
-
-@pytest.mark.parametrize("patch, key, message", [
-    ({"worker": {"pod": {"securityContxt": {}}}}, "securityContxt",
-     "'securityContxt' is not a Kubernetes pod spec field; did you mean 'securityContext'?"),
-    ({"worker": {"pod": {"volumes": []}}}, "volumes", "'volumes' cannot be patched: volumes come from spec.datasets"),
-    ({"worker": {"container": {"image": "x"}}}, "image", "'image' cannot be patched: use spec.image"),
-    ({"launcher": {"pod": {"serviceAccountName": "x"}}}, "serviceAccountName",
-     "'serviceAccountName' cannot be patched: the launcher runs as <name>-launcher"),
-])
-def test_fields_the_blueprint_owns_or_kubernetes_lacks_are_errors(tmp_path, patch, key, message):
-    text = blueprint_text("job", podTemplatePatch=patch)
-    (tmp_path / "job.yaml").write_text(text)
-    done = run_mpigen("validate", "job.yaml", cwd=tmp_path)
-    line, column = pos(text, f'"{key}"', after='"podTemplatePatch"')
-    assert done.returncode == 2
-    assert done.stderr.decode().startswith(f"job.yaml:{line}:{column}: error: spec.podTemplatePatch."), done.stderr
-    assert message in done.stderr.decode()
-
-
-@pytest.mark.parametrize("command", [("validate",), ("render", "--stdout")])
-def test_a_number_with_a_fraction_is_an_error_at_its_line(tmp_path, command):
-    """Kubernetes' pod spec and container have no fractional field (int32, int64, or a
-    quantity as int-or-string): 1.5 was an internal error (exit 3) when emitted."""
-    patch = {"worker": {"pod": {"terminationGracePeriodSeconds": 1.5},
-                        "container": {"livenessProbe": {"exec": {"command": ["true"]}, "periodSeconds": 0.5}}}}
-    text = blueprint_text("job", podTemplatePatch=patch)
-    (tmp_path / "job.yaml").write_text(text)
-    done = run_mpigen(*command, "job.yaml", cwd=tmp_path)
-    assert done.returncode == 2 and done.stdout == b"", done.stderr
-    lines = done.stderr.decode().splitlines()
-    assert lines == [
-        f"job.yaml:{':'.join(map(str, pos(text, '1.5')))}: error: spec.podTemplatePatch.worker.pod."
-        "terminationGracePeriodSeconds: 1.5 has a fraction, which no pod or container field takes; write a whole "
-        'number, or a quantity as a string ("1.5")',
-        f"job.yaml:{':'.join(map(str, pos(text, '0.5')))}: error: spec.podTemplatePatch.worker.container."
-        "livenessProbe.periodSeconds: 0.5 has a fraction, which no pod or container field takes; write a whole number, "
-        'or a quantity as a string ("0.5")']

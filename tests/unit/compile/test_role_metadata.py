@@ -8,9 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.blueprints import blueprint_text
-from tests.support.command_line import run_mpigen
 from tests.support.rendering import by_kind, render_text
-from tests.support.text import pos
 
 PATCH = {"worker": {"metadata": {"labels": {"team": "gold", "role": "rank"},
                                  "annotations": {"sidecar.istio.io/inject": "false"}}},
@@ -50,24 +48,3 @@ def test_no_other_object_gets_a_roles_labels():
         assert "role" not in obj["metadata"].get("labels", {})
     (workers,) = [o for o in objects if o["kind"] == "StatefulSet"]
     assert "role" not in workers["spec"]["selector"]["matchLabels"]
-
-
-@pytest.mark.parametrize("patch, needle, message", [
-    ({"worker": {"metadata": {"labels": {"tier": "gold silver"}}}}, '"gold silver"',
-     "spec.podTemplatePatch.worker.metadata.labels.tier: string 'gold silver' is not a label value"),
-    ({"worker": {"metadata": {"labels": {"-tier": "gold"}}}}, '"-tier"',
-     "spec.podTemplatePatch.worker.metadata.labels"),
-    ({"launcher": {"metadata": {"annotations": {"mpigen.dev/run": "x"}}}}, '"mpigen.dev/run"',
-     "spec.podTemplatePatch.launcher.metadata.annotations: key 'mpigen.dev/run' is written by the MPI Operator or "
-     "mpigen"),
-    ({"worker": {"metadata": {"labels": {"mpi_role_type": "worker"}}}}, '"mpi_role_type"',
-     "spec.podTemplatePatch.worker.metadata.labels: key 'mpi_role_type' is written by the MPI Operator or mpigen"),
-    ({"worker": {"metadata": {"name": "pod"}}}, '"name"', "spec.podTemplatePatch.worker.metadata: unknown key 'name'"),
-])
-def test_a_key_or_value_the_api_server_or_mpigen_refuses_is_an_error_at_its_line(tmp_path, patch, needle, message):
-    text = blueprint_text("job", podTemplatePatch=patch)
-    (tmp_path / "job.yaml").write_text(text)
-    done = run_mpigen("validate", "job.yaml", cwd=tmp_path)
-    line, column = pos(text, needle, after='"podTemplatePatch"')
-    assert done.returncode == 2
-    assert done.stderr.decode().startswith(f"job.yaml:{line}:{column}: error: {message}"), done.stderr

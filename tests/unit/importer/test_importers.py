@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 
 import pytest
 
@@ -16,7 +14,6 @@ from mpigen.importer.importers import import_job, importers
 from mpigen.load.parser import parse
 from mpigen.render.targets import IMPORTABLE, RESERVED, TARGETS
 from tests.support.import_round_trip import job
-from tests.support.paths import ROOT
 from tests.support.text import pos, write
 from tests.support.toy_importer import TOY
 
@@ -36,18 +33,6 @@ def test_a_declared_importer_module_defines_what_the_stage_calls(target):
     module = target.importer.decompiler()
     assert callable(module.import_job)
     assert callable(getattr(module, "reference_of", None)) == (target.importer.references is not None)
-
-
-def test_rendering_loads_no_importer():
-    """The declared decompilers are loaded by a function: `mpigen render` never imports them, nor the stage."""
-    code = ("import sys\nfrom mpigen.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
-            "    pass\nprint('\\n'.join(sys.modules), file=sys.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", code, "render", "blueprints/mpich-pi.yaml", "--stdout"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
-    modules = set(done.stderr.split())
-    assert "mpigen.pipeline" in modules  # it did render
-    assert not {name for name in modules if name == "mpigen.importer" or name.startswith("mpigen.importer.")}
-    assert not modules & {target.importer.decompiler().__name__ for target in DECLARED}
 
 
 def test_a_job_is_read_by_the_importer_its_target_declares():

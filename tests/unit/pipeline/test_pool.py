@@ -1,12 +1,10 @@
-"""The pool of worker processes (mpigen.pipeline.pool): what each file gives comes back in input
-order, as a serial run gives it, also when a worker is killed (as the kernel's out-of-memory
-killer does) or the work raises; the work reaches the workers as a parameter, unpickled."""
+"""The pool of worker processes (mpigen.pipeline.pool): a run of fewer renders than its
+threshold stays in this process. The workers themselves (forked processes, a killed one, the
+work raising) are tests/acceptance/test_process_pool.py."""
 
 from __future__ import annotations
 
 import os
-import signal
-import threading
 
 import pytest
 
@@ -21,36 +19,6 @@ def parallel(monkeypatch):
         pytest.skip("one core: the pool works serially whatever the size")
     monkeypatch.delenv("MPIGEN_PROCESSES", raising=False)
     monkeypatch.setattr(pool, "MAX_SLICE", 7)
-
-
-def test_results_come_in_input_order_from_other_processes():
-    parent = os.getpid()
-    lock = threading.Lock()  # unpicklable: the work is never pickled, only forked
-    done = list(pool.computed(FILES, lambda part: [(f, os.getpid() != parent, lock is not None) for f in part],
-                              pool.PARALLEL_THRESHOLD))
-    assert [f for f, _, _ in done] == FILES
-    assert all(in_worker for _, in_worker, _ in done)
-
-
-def test_a_killed_worker_loses_no_slice_and_hangs_nothing():
-    parent = os.getpid()
-
-    def work(part: list[int]) -> list[int]:
-        if os.getpid() != parent and 500 in part:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return [f * 2 for f in part]
-
-    assert list(pool.computed(FILES, work, pool.PARALLEL_THRESHOLD)) == [f * 2 for f in FILES]
-
-
-def test_what_the_work_raises_is_raised_in_the_caller():
-    def work(part: list[int]) -> list[int]:
-        if 500 in part:
-            raise ValueError("file 500")
-        return part
-
-    with pytest.raises(ValueError, match="file 500"):
-        list(pool.computed(FILES, work, pool.PARALLEL_THRESHOLD))
 
 
 def test_a_small_run_stays_in_this_process():

@@ -11,9 +11,8 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.support.command_line import run_mpigen
 from tests.support.kubernetes_schema import validate
-from tests.support.paths import GOLDEN, ROOT
+from tests.support.paths import GOLDEN
 
 APIS = {"v2beta1": "kubeflow.org/v2beta1", "v1": "kubeflow.org/v1"}
 
@@ -151,30 +150,3 @@ def test_the_kubernetes_version_picks_the_pod_schema():
 
     old, new = pod_fields("1.25"), pod_fields("1.37")
     assert old < new and "resourceClaims" in new - old
-
-
-def test_with_crd_in_the_output(tmp_path):
-    (tmp_path / "bp").mkdir()
-    (tmp_path / "bp" / "job.yaml").write_text((ROOT / "blueprints" / "tensorflow-mnist.yaml").read_text())
-    done = run_mpigen("render", "bp", "-o", "out", "--target", "mpijob", "--with-crd", "--gitops", "argocd",
-                      cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    path = tmp_path / "out" / "_cluster" / "customresourcedefinition-mpijobs.kubeflow.org.yaml"
-    definition = yaml.safe_load(path.read_text())
-    # and Flux's substitution guard: the CRD's descriptions hold `$$` (mpigen.emit.flux_substitution)
-    assert definition["metadata"]["annotations"] == {"argocd.argoproj.io/sync-options": "ServerSideApply=true",
-                                                     "argocd.argoproj.io/sync-wave": "-2",
-                                                     "kustomize.toolkit.fluxcd.io/substitute": "disabled"}
-    assert len(path.read_bytes()) > 262144  # too large for client-side apply's annotation
-    kustomization = yaml.safe_load((tmp_path / "out" / "kustomization.yaml").read_text())
-    assert kustomization["resources"][0] == "_cluster/customresourcedefinition-mpijobs.kubeflow.org.yaml"
-    validate(definition | {"metadata": {"name": definition["metadata"]["name"]}})
-
-
-@pytest.mark.parametrize("args, message", [
-    (["--with-crd"], "only the mpijob target uses; add --target mpijob"),
-    (["--target", "mpijob", "--with-crd", "--kube-version", "1.12"], "Kubernetes 1.12 is not one of the known"),
-])
-def test_crd_option_errors(tmp_path, args, message):
-    done = run_mpigen("render", str(ROOT / "blueprints"), "--stdout", *args, cwd=tmp_path)
-    assert done.returncode == 2 and done.stdout == b"" and message in done.stderr.decode()

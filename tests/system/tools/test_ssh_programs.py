@@ -80,15 +80,3 @@ def test_the_workers_script_names_a_missing_sshd(tmp_path, target):
 
 def test_the_key_generator_names_a_missing_ssh_keygen(tmp_path):
     refused(run(keygen_script(), tmp_path, "keygen", "train-ssh", "default", "train"), "ssh-keygen")
-
-
-def test_the_key_generator_runs_in_the_image_the_blueprint_names():
-    small = "registry.example.com/tools/openssh-client:9.6"
-    [jobset] = [o for o in rendered("jobset", ssh={"keygenImage": small}) if o["kind"] == "JobSet"]
-    jobs = {job["name"]: job["template"]["spec"]["template"]["spec"] for job in jobset["spec"]["replicatedJobs"]}
-    [generate] = jobs["keygen"]["initContainers"][:1]
-    assert generate["image"] == small
-    assert {c["image"] for c in jobs["worker"]["containers"]} == {"example.com/train:1"}
-    [default] = [o for o in rendered("jobset") if o["kind"] == "JobSet"]
-    keygen = [job for job in default["spec"]["replicatedJobs"] if job["name"] == "keygen"][0]
-    assert keygen["template"]["spec"]["template"]["spec"]["initContainers"][0]["image"] == "example.com/train:1"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 PLANTED = {

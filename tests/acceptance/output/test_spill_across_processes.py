@@ -1,32 +1,11 @@
-"""The pieces that keep a render's output folder out of memory: the index made one entry at a
-time is byte for byte what json.dumps makes of it (the format mpigen.output.index documents),
-and the spill gives back each document, from whichever process put it."""
+"""The spill that keeps a render's documents out of memory (mpigen.emit.spill) gives back each
+document, from whichever process put it: two forked processes and the parent write at once."""
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 
-from hypothesis import given, strategies as st
-
 from mpigen.emit.spill import Spill
-from mpigen.output.index import VERSION, _ABOUT, index_bytes, parse_index
-
-PATHS = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)
-DIGESTS = st.text("0123456789abcdef", min_size=64, max_size=64)
-
-
-@given(st.dictionaries(PATHS, DIGESTS, max_size=12))
-def test_the_index_is_what_json_dumps_writes(entries):
-    document = {"about": _ABOUT, "files": dict(sorted(entries.items())), "mpigenIndex": VERSION}
-    expected = (json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-    assert index_bytes(entries) == expected
-    assert json.loads(index_bytes(entries)) == document
-
-
-def test_an_index_of_safe_paths_reads_back_as_its_entries():
-    entries = {"dev/team-a/job-x.yaml": "a" * 64, "kustomization.yaml": "b" * 64, "ünï/cödé.yaml": "c" * 64}
-    assert parse_index(index_bytes(entries)).entries == entries
 
 
 def _put_in_child(spill: Spill, texts: list[str], refs) -> None:

@@ -1,0 +1,47 @@
+"""The cache's entries (mpigen.cache.store) of another user, as root (chown): never read, and a
+folder holding one never pruned. The cases of tests/unit/cache/test_store.py that need root."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from mpigen.cache.folder import judged
+from mpigen.cache.store import FORMAT, EntryStore
+from tests.support.output_machine import NOBODY, need_root
+
+BUILD = "00112233445566aa"
+KEY = bytes(range(32))
+WEEK_AGO = time.time() - 7 * 24 * 3600 - 60
+
+
+def entry(folder: Path, name: str = "ab" * 32) -> Path:
+    """An entry-shaped file (mpigen's names) under `folder`'s fan-out folder."""
+    path = folder / name[:2] / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"an entry of another build")
+    return path
+
+
+def aged(*paths: Path) -> None:
+    for path in paths:
+        os.utime(path, (WEEK_AGO, WEEK_AGO), follow_symlinks=False)
+
+
+def test_an_entry_of_another_user_is_not_read(tmp_path):
+    need_root()
+    cache = judged(tmp_path / "cache").folder
+    EntryStore(cache, BUILD, frozenset()).put(KEY, "a value")
+    os.chown(cache / FORMAT / BUILD / KEY.hex()[:2] / KEY.hex(), NOBODY, NOBODY)
+    assert EntryStore(cache, BUILD, frozenset()).get(KEY) is None
+
+
+def test_a_folder_holding_an_entry_of_another_user_is_not_pruned(tmp_path):
+    need_root()
+    cache = judged(tmp_path / "cache").folder
+    planted = entry(cache / FORMAT / "0123456789abcdef")
+    os.chown(planted, NOBODY, NOBODY)
+    aged(cache / FORMAT / "0123456789abcdef")
+    EntryStore(cache, BUILD, frozenset()).put(KEY, "a value")
+    assert planted.read_bytes() == b"an entry of another build"
