@@ -10,9 +10,9 @@ A case file is the input file itself, then what mpigen prints for it:
     # output: exit 2, stdout empty
     job.yaml:12:9: error: spec.datasets[0].name: ...
 
-Everything above the `# output:` line is written as job.yaml, its first line (a YAML comment)
-included, so the positions printed are the case file's own lines. The first line is the command
-(`mpigen ARGS job.yaml`). The `# output:` line holds the exit code and whether stdout is empty
+Everything above the `# output:` line is written as the file the command names last (job.yaml),
+its first line (a YAML comment) included, so the positions printed are the case file's own
+lines. The first line is the command (`mpigen ARGS FILE`). The `# output:` line holds the exit code and whether stdout is empty
 (a render's objects are the golden tests' business); below it, stderr exactly, line for line
 (the run's folder written <tmp>). A case whose stderr is empty says the check stays quiet.
 
@@ -36,7 +36,6 @@ from tests.support.paths import ROOT
 CASES = ROOT / "tests" / "cases"
 COMMAND = "# mpigen "
 OUTPUT = "# output: "
-INPUT_NAME = "job.yaml"
 
 
 @dataclass(frozen=True)
@@ -67,8 +66,13 @@ class Case:
     @property
     def args(self) -> list[str]:
         first = self.source.split("\n", 1)[0]
-        assert first.startswith(COMMAND), f"{self.path}: the first line is `{COMMAND}ARGS {INPUT_NAME}`"
+        assert first.startswith(COMMAND), f"{self.path}: the first line is `{COMMAND}ARGS FILE`"
         return first[len(COMMAND):].split()
+
+
+    @property
+    def input_name(self) -> str:
+        return self.args[-1]
 
 
 def read_case(path: Path) -> Case:
@@ -108,18 +112,19 @@ def _captured(printed: dict):
         sys.stdout, sys.stderr = saved
 
 
-def run_case(case: Case, folder: Path) -> Printed:
-    """`mpigen ARGS job.yaml` in this process, in `folder` (which it changes into and out of)."""
+def run_case(case: Case, folder: Path, args: list[str] | None = None) -> Printed:
+    """`mpigen ARGS` in this process, in `folder` (which it changes into and out of), the case's
+    input written as the file its command names last (job.yaml); `args` instead of its command."""
     from mpigen.cli.main import main
 
-    (folder / INPUT_NAME).write_text(case.source, encoding="utf-8")
+    (folder / case.input_name).write_text(case.source, encoding="utf-8")
     before = os.getcwd()
     debug = os.environ.pop("MPIGEN_DEBUG", None)
     os.chdir(folder)
     try:
         with _captured(printed := {}):
             try:
-                code = main(case.args)
+                code = main(case.args if args is None else args)
             except SystemExit as exc:  # argparse
                 code = exc.code
     finally:

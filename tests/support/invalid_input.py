@@ -245,3 +245,22 @@ def check_case(case: Case, tmp_path: Path, previous_render: Path) -> None:
     after = snapshot(tmp_path)
     assert sorted(after) == sorted(before), "a failed run created or removed files"
     assert [p for p in before if after[p] != before[p]] == [], "a failed run changed files"
+
+
+def check_case_file(case, tmp_path: Path, previous_render: Path) -> None:
+    """A case file of tests/cases/invalid_input/ (tests/support/cases.py) in this process, under
+    each of the three commands (validate, render -o out, render --stdout) beside an earlier
+    render in out/: each prints exactly the case's output, and no file is created, removed or
+    changed."""
+    from tests.support.cases import run_case
+
+    shutil.copytree(previous_render, tmp_path / "out", symlinks=True)
+    (tmp_path / case.input_name).write_text(case.source, encoding="utf-8")
+    before = snapshot(tmp_path)
+    assert "out/README.md" in before and "out/.mpigen-index" in before
+    for mode, command in MODES.items():
+        printed = run_case(case, tmp_path, command([case.input_name]))
+        assert printed.text() == case.expected.text(), f"mpigen {mode}: {case.path.name}"
+        after = snapshot(tmp_path)
+        assert sorted(after) == sorted(before), f"mpigen {mode} created or removed files"
+        assert [p for p in before if after[p] != before[p]] == [], f"mpigen {mode} changed files"
