@@ -97,7 +97,7 @@ def table(name: str) -> list[Case]:
 
 
 @contextmanager
-def _captured(printed: dict):
+def captured(printed: dict):
     """sys.stdout and sys.stderr as binary-backed text streams, as a pipe gives them; their
     bytes put into printed["out"] and printed["err"] on leaving."""
     saved = sys.stdout, sys.stderr
@@ -115,24 +115,31 @@ def _captured(printed: dict):
 def run_case(case: Case, folder: Path, args: list[str] | None = None) -> Printed:
     """`mpigen ARGS` in this process, in `folder` (which it changes into and out of), the case's
     input written as the file its command names last (job.yaml); `args` instead of its command."""
+    (folder / case.input_name).write_text(case.source, encoding="utf-8")
+    code, out, err = run_in_process(case.args if args is None else args, folder)
+    stderr = err.decode("utf-8").replace(str(folder), "<tmp>")
+    return Printed(code, out == b"", tuple(stderr.splitlines()))
+
+
+def run_in_process(args: list[str], folder: Path) -> tuple[int, bytes, bytes]:
+    """(exit code, stdout, stderr) of `mpigen ARGS` run by mpigen.cli.main.main in this process,
+    in `folder`, without MPIGEN_DEBUG (which turns internal errors into tracebacks)."""
     from mpigen.cli.main import main
 
-    (folder / case.input_name).write_text(case.source, encoding="utf-8")
     before = os.getcwd()
     debug = os.environ.pop("MPIGEN_DEBUG", None)
     os.chdir(folder)
     try:
-        with _captured(printed := {}):
+        with captured(printed := {}):
             try:
-                code = main(case.args if args is None else args)
+                code = main(list(args))
             except SystemExit as exc:  # argparse
                 code = exc.code
     finally:
         os.chdir(before)
         if debug is not None:
             os.environ["MPIGEN_DEBUG"] = debug
-    stderr = printed["err"].decode("utf-8").replace(str(folder), "<tmp>")
-    return Printed(code, printed["out"] == b"", tuple(stderr.splitlines()))
+    return code, printed["out"], printed["err"]
 
 
 def assert_prints_as_written(case: Case, folder: Path) -> None:
