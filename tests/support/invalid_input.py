@@ -93,6 +93,17 @@ def run_modes_in_process(cwd: Path, paths, modes=tuple(MODES), timeout: float = 
     return outcomes
 
 
+def mpigen_in_process(*args: str, cwd: Path, text: bool = False, **_ignored) -> subprocess.CompletedProcess:
+    """run_mpigen's result (returncode, stdout, stderr; str with text=True) from mpigen.cli.main.main
+    run in this process in `cwd` (run_mpigen's env and timeout are a process's: ignored)."""
+    from tests.support.cases import run_in_process
+
+    code, stdout, stderr = run_in_process(list(args), cwd)
+    if text:
+        return subprocess.CompletedProcess(list(args), code, stdout.decode("utf-8"), stderr.decode("utf-8"))
+    return subprocess.CompletedProcess(list(args), code, stdout, stderr)
+
+
 def snapshot(root: Path) -> dict[str, tuple]:
     """Every path under root (hidden ones too) with its type and, for files, its bytes."""
     state: dict[str, tuple] = {}
