@@ -21,7 +21,7 @@ install-test: $(TEST_STAMP) system-packages
 # tests load mpigen's scripts in them), promtool and prometheus from prometheus (the rendered alerts
 # are checked and unit-tested with promtool, the dashboard's queries run on a prometheus the test
 # starts; the package's service is not needed), kubectl from kubernetes-client and jq (docs/operating.md's
-# commands, which tests/acceptance/test_operating_doc.py runs against a local API server), and, for a
+# commands, which tests/system/test_operating_doc.py runs against a local API server), and, for a
 # user who is not root, uidmap (the suite then
 # runs as root of a user namespace of the user's, whose other ids are the user's subordinate
 # ids: tests/support/user_namespace.py). apt-get update only if the install fails: a fresh

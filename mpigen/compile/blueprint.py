@@ -181,7 +181,7 @@ def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, 
 def least_privilege(capabilities: list[str], privileged: bool = False) -> dict[str, Any]:
     """The securityContext of every container mpigen writes: no privilege escalation (setuid
     binaries, file capabilities) and no capability but those the blueprint asks for. Ranks
-    need none under kubectl exec (tests/acceptance/test_e2e_mpi.py runs them so). A privileged container,
+    need none under kubectl exec (tests/system/test_e2e_mpi.py runs them so). A privileged container,
     asked for in so many words, gets everything, and Kubernetes refuses
     allowPrivilegeEscalation: false beside it."""
     if privileged:

@@ -110,7 +110,7 @@ def test_documented_path_errors_are_what_mpigen_prints(tmp_path):
     a render with nowhere to write, a FIFO in a searched folder, an option that is no image reference, a full disk behind
     standard output (/dev/full), a mistyped overlay on the command line and a mistyped
     target in Argo CD's plugin settings. (Another user's mpigen.yaml needs two users:
-    tests/acceptance/inputs/test_foreign_config.py runs its example.)"""
+    tests/system/another_user/test_foreign_config.py runs its example.)"""
     text = (ROOT / "docs" / "cli.md").read_text()
     shown = [line for line in text.splitlines() if line.startswith("error: ") and "MPIGEN_SAFE_DIRECTORIES" not in line]
     (tmp_path / "blueprints").mkdir()

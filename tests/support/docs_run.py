@@ -1,4 +1,4 @@
-"""The documentation as a script (tests/acceptance/test_docs_run.py): the fenced blocks of
+"""The documentation as a script (tests/system/test_docs_run.py): the fenced blocks of
 README.md and docs/*.md, the shell commands of their ```sh blocks run as a reader types them,
 and the output a doc shows for them.
 
@@ -12,7 +12,7 @@ The conventions the docs follow, so that the tests can read them:
 - a ```yaml block whose preceding paragraph ends with a path in backquotes and a colon
   ("Save it as `blueprints/pi.yaml`:") is written to that path before the next command;
 - the commands of NOT_RUN are not run, for the reason given there; those of INSTALL only
-  where a test installs mpigen for real (tests/acceptance/install/), with the reader's own
+  where a test installs mpigen for real (tests/system/install/), with the reader's own
   environment, which an `export NAME=VALUE` line changes for the commands after it.
 """
 
@@ -60,11 +60,11 @@ NOT_RUN = {
     "mpigen completion zsh > ": "zsh's fpath, not bash's",
     "mpigen completion fish > ~": "fish's, into the user's home folder",
 }
-# The commands that install mpigen (docs/tutorial.md, step 1): tests/acceptance/install/ runs
+# The commands that install mpigen (docs/tutorial.md, step 1): tests/system/install/ runs
 # them, with the wheel `make dist` builds, in a fresh virtual environment under a home of its own;
 # elsewhere the suite's environment is the one mpigen is installed in.
 INSTALL = ("python3 -m venv ", "~/.local/mpigen/bin/pip install ", 'export PATH="$HOME/.local/mpigen/bin:$PATH"')
-INSTALLS_ELSEWHERE = "installs mpigen: tests/acceptance/install/ runs it with the wheel `make dist` builds"
+INSTALLS_ELSEWHERE = "installs mpigen: tests/system/install/ runs it with the wheel `make dist` builds"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```[ \t]*$", re.M | re.S)
 WRITE_TO = re.compile(r"`([\w./-]+)`:\s*$")
 EXITS = re.compile(r"#.*\bexits (\d+)\b")

@@ -82,6 +82,28 @@ def run_modes(cwd: Path, paths, modes=tuple(MODES), timeout: float = RUN_TIMEOUT
     return outcomes
 
 
+def run_modes_in_process(cwd: Path, paths, modes=tuple(MODES), timeout: float = RUN_TIMEOUT) -> list[Outcome]:
+    """run_modes in this process, one mode after the other (no memory bound, no time limit)."""
+    from tests.support.cases import run_in_process
+
+    outcomes = []
+    for mode in modes:
+        code, stdout, stderr = run_in_process(MODES[mode](list(paths)), cwd)
+        outcomes.append(Outcome(mode, code, stdout, stderr.decode("utf-8", "replace")))
+    return outcomes
+
+
+def mpigen_in_process(*args: str, cwd: Path, text: bool = False, **_ignored) -> subprocess.CompletedProcess:
+    """run_mpigen's result (returncode, stdout, stderr; str with text=True) from mpigen.cli.main.main
+    run in this process in `cwd` (run_mpigen's env and timeout are a process's: ignored)."""
+    from tests.support.cases import run_in_process
+
+    code, stdout, stderr = run_in_process(list(args), cwd)
+    if text:
+        return subprocess.CompletedProcess(list(args), code, stdout.decode("utf-8"), stderr.decode("utf-8"))
+    return subprocess.CompletedProcess(list(args), code, stdout, stderr)
+
+
 def snapshot(root: Path) -> dict[str, tuple]:
     """Every path under root (hidden ones too) with its type and, for files, its bytes."""
     state: dict[str, tuple] = {}
@@ -228,7 +250,7 @@ NAMESPACED = variant(("  name: demo\n", "  name: demo\n  namespace: ml-team\n"))
 yaml_syntax = variant(("  image: horovod/horovod:0.28.1\n", "  image: horovod/horovod: 0.28.1\n"))
 
 
-def check_case(case: Case, tmp_path: Path, previous_render: Path) -> None:
+def check_case(case: Case, tmp_path: Path, previous_render: Path, run=run_modes) -> None:
     for rel, content in case.files.items():
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -239,9 +261,28 @@ def check_case(case: Case, tmp_path: Path, previous_render: Path) -> None:
     before = snapshot(tmp_path)
     assert "out/README.md" in before and "out/.mpigen-index" in before
 
-    for outcome in run_modes(tmp_path, case.args, timeout=case.timeout):
+    for outcome in run(tmp_path, case.args, timeout=case.timeout):
         check_refused(outcome, case.expected)
 
     after = snapshot(tmp_path)
     assert sorted(after) == sorted(before), "a failed run created or removed files"
     assert [p for p in before if after[p] != before[p]] == [], "a failed run changed files"
+
+
+def check_case_file(case, tmp_path: Path, previous_render: Path) -> None:
+    """A case file of tests/cases/invalid_input/ (tests/support/cases.py) in this process, under
+    each of the three commands (validate, render -o out, render --stdout) beside an earlier
+    render in out/: each prints exactly the case's output, and no file is created, removed or
+    changed."""
+    from tests.support.cases import run_case
+
+    shutil.copytree(previous_render, tmp_path / "out", symlinks=True)
+    (tmp_path / case.input_name).write_text(case.source, encoding="utf-8")
+    before = snapshot(tmp_path)
+    assert "out/README.md" in before and "out/.mpigen-index" in before
+    for mode, command in MODES.items():
+        printed = run_case(case, tmp_path, command([case.input_name]))
+        assert printed.text() == case.expected.text(), f"mpigen {mode}: {case.path.name}"
+        after = snapshot(tmp_path)
+        assert sorted(after) == sorted(before), f"mpigen {mode} created or removed files"
+        assert [p for p in before if after[p] != before[p]] == [], f"mpigen {mode} changed files"

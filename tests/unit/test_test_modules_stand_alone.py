@@ -56,7 +56,7 @@ def test_no_test_module_imports_another_or_a_conftest():
 
 @pytest.mark.parametrize("text, found", [
     ("from tests.conftest import ROOT\n", ["tests.conftest"]),
-    ("def f():\n    from tests.acceptance.install.conftest import WHEEL\n", ["tests.acceptance.install.conftest"]),
+    ("def f():\n    from tests.system.install.conftest import WHEEL\n", ["tests.system.install.conftest"]),
     ("from tests.acceptance.cache import test_same_output\n", ["tests.acceptance.cache.test_same_output"]),
     ("import tests.unit.test_code_shape\n", ["tests.unit.test_code_shape"]),
     ("from .test_safe_cache import entries\n", ["tests.acceptance.cache.test_safe_cache"]),

@@ -1,3 +1,3 @@
-"""The CI loop of a user repository, through the command line, by step: check, diff of folders and
-against a revision, parallel rendering, the example GitHub Actions workflow, the pre-commit
-hooks."""
+"""The CI loop of a user repository, through the command line, by step: check, diff of folders,
+parallel rendering, --strict (the runs against git revisions, the GitHub workflow and the
+pre-commit hooks are in tests/system/ci/)."""

@@ -1,6 +1,10 @@
 """Invalid input at the limits: the boundary that is accepted (a worker pod name of exactly
 63 characters), deep nesting and oversized files, and resource names Kubernetes would refuse.
 
+Every case runs mpigen.cli.main.main in this process (tests/support/invalid_input.mpigen_in_process
+and run_modes_in_process) but deep nesting and oversized files, which run the command line in
+bounded-memory processes.
+
 How every test here proves its point: see this folder's __init__.py."""
 
 from __future__ import annotations
@@ -10,8 +14,7 @@ import re
 import pytest
 
 from mpigen.render.targets import TARGETS
-from tests.support.command_line import run_mpigen
-from tests.support.invalid_input import MNIST, env, long_name, run_modes
+from tests.support.invalid_input import MNIST, env, long_name, mpigen_in_process, run_modes, run_modes_in_process
 from tests.support.text import pos
 
 
@@ -26,7 +29,7 @@ def test_worker_pod_name_of_exactly_63_characters_is_accepted(length, workers, t
     # within 52 characters (test_statefulset_name.py).
     (tmp_path / "mpigen.yaml").write_text("apiVersion: mpigen.dev/v1alpha1\nkind: Config\ntarget: mpijob\n",
                                           encoding="utf-8")
-    for outcome in run_modes(tmp_path, ["edge.yaml"], modes=("validate", "render --stdout")):
+    for outcome in run_modes_in_process(tmp_path, ["edge.yaml"], modes=("validate", "render --stdout")):
         assert outcome.returncode == 0, f"mpigen {outcome.mode}:\n{outcome.stderr}"
         assert ": error: " not in outcome.stderr and "Traceback" not in outcome.stderr, outcome.stderr
         if outcome.mode == "render --stdout":
@@ -34,6 +37,8 @@ def test_worker_pod_name_of_exactly_63_characters_is_accepted(length, workers, t
 
 
 def test_deep_nesting_and_oversized_files_are_refused(tmp_path):
+    """The table's one run of the command line as a user runs it: three processes at once, each in
+    bounded memory, read a 5 MiB file and a nesting 200 deep without a crash."""
     deep = "a: " + "[" * 200 + "]" * 200 + "\n"
     (tmp_path / "deep.yaml").write_text(deep)
     (tmp_path / "huge.yaml").write_bytes(b"# " + b"x" * (5 * 1024 * 1024) + b"\n")
@@ -56,7 +61,7 @@ def test_resource_names_kubernetes_would_refuse(tmp_path, edit, needle, message)
     assert text != MNIST.read_text()
     (tmp_path / "bad.yaml").write_text(text)
     line, column = pos(text, needle)
-    for outcome in run_modes(tmp_path, ["bad.yaml"]):
+    for outcome in run_modes_in_process(tmp_path, ["bad.yaml"]):
         assert outcome.returncode == 2
         assert outcome.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), outcome.stderr
         assert message in outcome.stderr
@@ -74,7 +79,7 @@ def test_ttl_seconds_after_finished_beyond_int32_is_refused_at_its_line(target, 
     (tmp_path / "bad.yaml").write_text(text)
     line, column = pos(text, "2147483648")
     for command in (["validate", "bad.yaml"], ["render", "bad.yaml", "-o", "out"], ["render", "bad.yaml", "--stdout"]):
-        done = run_mpigen(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
+        done = mpigen_in_process(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: spec.runPolicy.ttlSecondsAfterFinished"), done.stderr
         assert "2147483647" in done.stderr and "Traceback" not in done.stderr
@@ -105,7 +110,7 @@ def test_a_qualified_name_with_a_part_too_long_is_refused_at_its_line(target, ed
     (tmp_path / "bad.yaml").write_text(text)
     line, column = pos(text, key)
     for command in (["validate", "bad.yaml"], ["render", "bad.yaml", "--stdout"]):
-        done = run_mpigen(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
+        done = mpigen_in_process(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), done.stderr
         assert repr(key) in done.stderr and f"its {part}" in done.stderr and "Traceback" not in done.stderr
@@ -133,7 +138,7 @@ def test_a_hostfile_configmap_over_one_mebibyte_is_refused_at_spec_workers(targe
     (tmp_path / "big.yaml").write_text(text)
     line, column = pos(text, f"{workers}\n")
     for command in (["render", "big.yaml", "-o", "out"], ["render", "big.yaml", "--stdout"], ["validate", "big.yaml"]):
-        done = run_mpigen(*command, "--target", *target.split(), cwd=tmp_path, env=env(), text=True)
+        done = mpigen_in_process(*command, "--target", *target.split(), cwd=tmp_path, env=env(), text=True)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"big.yaml:{line}:{column}: error: spec.workers: the ConfigMap {name}-"), done.stderr
         assert f"{made_by} {name} creates would hold" in done.stderr if made_by else "creates" not in done.stderr
@@ -165,7 +170,7 @@ def test_an_object_over_etcds_request_limit_is_refused_at_the_field_that_makes_i
     (tmp_path / "big.yaml").write_text(text)
     key = field.rpartition(".")[2]
     line, column = pos(text, f"{key}:")
-    done = run_mpigen("render", "big.yaml", "--stdout", "--target", target, cwd=tmp_path, env=env(), text=True)
+    done = mpigen_in_process("render", "big.yaml", "--stdout", "--target", target, cwd=tmp_path, env=env(), text=True)
     assert done.returncode == 2, done.stderr[:2000]
     assert done.stderr.startswith(f"big.yaml:{line}:{column}: error: {field}: the {kind} "), done.stderr[:2000]
     assert "etcdserver: request is too large" in done.stderr and "1,572,864" in done.stderr
@@ -177,7 +182,7 @@ def test_a_hostfile_configmap_just_under_one_mebibyte_is_rendered(tmp_path):
     """The boundary: what the API server counts is the data's bytes, not the YAML document's."""
     text = MNIST.read_text().replace("  workers: 2\n", "  workers: 9000\n")
     (tmp_path / "edge.yaml").write_text(text)
-    done = run_mpigen("render", "edge.yaml", "--stdout", "--target", "jobset", cwd=tmp_path, env=env())
+    done = mpigen_in_process("render", "edge.yaml", "--stdout", "--target", "jobset", cwd=tmp_path, env=env())
     assert done.returncode == 0, done.stderr
 
 
@@ -208,7 +213,7 @@ def test_a_resource_name_the_api_server_refuses_is_refused_at_its_line(target, e
     (tmp_path / "bad.yaml").write_text(text)
     line, column = pos(text, name)
     for command in (["validate", "bad.yaml"], ["render", "bad.yaml", "--stdout"]):
-        done = run_mpigen(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
+        done = mpigen_in_process(*command, "--target", target, cwd=tmp_path, env=env(), text=True)
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(f"bad.yaml:{line}:{column}: error: "), done.stderr
         assert repr(name) in done.stderr and field in done.stderr and "Traceback" not in done.stderr
@@ -224,7 +229,7 @@ def test_annotations_over_the_api_servers_256_kib_are_refused_at_their_key(targe
     text = MNIST.read_text().replace(*edit)
     (tmp_path / "big.yaml").write_text(text)
     line, column = pos(text, "annotations:")
-    done = run_mpigen("render", "big.yaml", "--stdout", "--target", target, cwd=tmp_path, env=env(), text=True)
+    done = mpigen_in_process("render", "big.yaml", "--stdout", "--target", target, cwd=tmp_path, env=env(), text=True)
     assert done.returncode == 2, done.stderr[:2000]
     (only,) = done.stderr.splitlines()
     assert only.startswith(f"big.yaml:{line}:{column}: error: metadata.annotations: the "), only[:500]

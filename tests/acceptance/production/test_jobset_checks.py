@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.production import (STATIC, V1, assert_check_stays_quiet, assert_check_triggers, check,
-                                      diagnostics)
+from tests.support.cases import assert_prints_as_written, assert_quiet_twins_differ_in_one_place, table
+from tests.support.production import STATIC, diagnostics
 
 JOBSET = ("render", "--stdout", "--target", "jobset")
 JOBSET_ARGOCD = JOBSET + ("--gitops", "argocd")
@@ -20,78 +20,21 @@ JOBSET_ARGOCD = JOBSET + ("--gitops", "argocd")
 # longest pod suffix, so the name may have 63 - 19 = 44 characters, and 44 - 7 = 37 with -<run>.
 NAME_44, NAME_45 = "j" * 44, "j" * 45
 
-CHECKS = [
-    check("cleanpodpolicy-all", """
-          runPolicy:
-            cleanPodPolicy: »All
-          """, ("cleanPodPolicy: All", "cleanPodPolicy: Running"), "error", "spec.runPolicy.cleanPodPolicy", JOBSET),
-    check("non-root-without-fsgroup", """
-          security:
-            runAsUser: »1000
-          """, ("runAsUser: 1000", "runAsUser: 1000\n    fsGroup: 1000"), "error", "spec.security.runAsUser",
-          JOBSET),
-    check("non-root-without-user", """
-          security:
-            runAsNonRoot: »true
-          """, ("runAsNonRoot: true", "runAsNonRoot: true\n    runAsUser: 1000\n    fsGroup: 1000"), "error",
-          "spec.security.runAsNonRoot", JOBSET),
-    check("non-root-low-port", """
-          security: {runAsUser: 1000, fsGroup: 1000}
-          ssh:
-            port: »222
-          """, ("port: 222", "port: 2222"), "error", "spec.ssh.port", JOBSET),
-    check("host-network-port-22", """
-          network: {hostNetwork: true}
-          ssh:
-            port: »22
-          """, ("port: 22", "port: 2022"), "error", "spec.ssh.port", JOBSET),
-    check("launcher-rank-on-host-network", """
-          network: {hostNetwork: true}
-          launcher:
-            runAsWorker: »true
-          """, ("runAsWorker: true", "runAsWorker: false"), "error", "spec.launcher.runAsWorker", JOBSET),
-    check("ssh-auth-mount-path-unused", """
-          security:
-            sshAuthMountPath: »/home/mpiuser/.ssh
-          """, ("    sshAuthMountPath: /home/mpiuser/.ssh\n", "    runAsGroup: 0\n"), "warning",
-          "spec.security.sshAuthMountPath", JOBSET),
-    check("kubectl-image-unused-with-key-secret", """
-          ssh:
-            keySecret: team-ssh
-            kubectlImage: »mirror.example.com/kubectl:v1.30.14
-          """, ("    kubectlImage: mirror.example.com/kubectl:v1.30.14\n", ""), "warning", "spec.ssh.kubectlImage",
-          JOBSET),
-    check("keygen-image-unused-with-key-secret", """
-          ssh:
-            keySecret: team-ssh
-            keygenImage: »mirror.example.com/openssh-client:9.6
-          """, ("    keygenImage: mirror.example.com/openssh-client:9.6\n", ""), "warning", "spec.ssh.keygenImage",
-          JOBSET),
-    check("keygen-image-without-tag", """
-          ssh:
-            keygenImage: »mirror.example.com/openssh-client
-          """, ("openssh-client\n", "openssh-client:9.6\n"), "warning", "spec.ssh.keygenImage", JOBSET),
-    # Kueue fields need a queue, whatever the target (validate.kueue)
-    *[check(f"kueue-{key}-without-queue", f"""
-            scheduling:
-              »{key}: {value}
-            """, ("scheduling:\n", "scheduling:\n    queue: team-a\n"), "error", f"spec.scheduling.{key}", JOBSET)
-      for key, value in (("priorityClass", "high"), ("topology", "{required: cloud.google.com/gce-topology-block}"),
-                         ("multiKueue", "true"))],
-    check("topology-required-and-preferred", """
-          scheduling:
-            queue: team-a
-            »topology:
-              required: example.com/block
-              preferred: example.com/rack
-          """, ("      preferred: example.com/rack\n", ""), "error", "spec.scheduling.topology", JOBSET),
-    # Kueue manages the MPI Operator's v2beta1 MPIJob alone (Kueue v0.19.2
-    # pkg/controller/jobs/mpijob): a queue on the training-operator's v1 MPIJob holds nothing
-    check("queue-on-mpijob-v1", """
-          scheduling:
-            queue: »team-a
-          """, ("scheduling:\n    queue: team-a\n", "scheduling: {}\n"), "error", "spec.scheduling.queue", V1),
-]
+# The table of checks: tests/cases/jobset_checks/, one case file per check that triggers (<case>.yaml)
+# and one per near-identical blueprint that stays quiet (<case>.quiet.yaml), run in this process
+# (tests/support/cases.py; `python -m tests.support.cases --update jobset_checks` rewrites their output).
+CASES = table("jobset_checks")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_the_case_prints_what_its_file_says(case, tmp_path):
+    """A check reports one diagnostic, of its severity, at the key or value to change, and exits
+    2 with nothing on stdout for an error; its quiet twin prints no diagnostic and exits 0."""
+    assert_prints_as_written(case, tmp_path)
+
+
+def test_each_quiet_twin_is_its_check_with_one_change():
+    assert_quiet_twins_differ_in_one_place(CASES)
 
 
 @pytest.mark.parametrize("key, value", [("topology", "{preferred: example.com/rack}"), ("multiKueue", "true")])
@@ -108,16 +51,6 @@ def test_static_refuses_what_only_one_workload_carries(cli_job, key, value):
     found = diagnostics(done)
     assert [(f[0], f[2]) for f in found] == [(10, "warning")] and done.returncode == 0, done.stderr
     assert found[0][3].startswith("spec.scheduling.queue: with --target static")
-
-
-@pytest.mark.parametrize("case", CHECKS)
-def test_check_triggers_at_the_offending_key_or_value(cli_job, case):
-    assert_check_triggers(cli_job, case)
-
-
-@pytest.mark.parametrize("case", CHECKS)
-def test_check_stays_quiet_on_a_near_identical_blueprint(cli_job, case):
-    assert_check_stays_quiet(cli_job, case)
 
 
 def named(name: str) -> str:

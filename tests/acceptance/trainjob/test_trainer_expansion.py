@@ -5,7 +5,7 @@ The launch line the TrainJob carries must find, in the pods of the JobSet the Tr
 what it names: every variable it forwards (`-x NAME`: Open MPI sends the launcher's value, and
 warns and sends nothing when the launcher has none), and on every pod that runs ranks
 (the node pods, and the launcher with runLauncherAsNode) the files it runs.
-The end-to-end runs of mpigen's own runtime: tests/acceptance/test_e2e_trainjob.py."""
+The end-to-end runs of mpigen's own runtime: tests/system/test_e2e_trainjob.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The space of blueprints the property test of tests/acceptance/test_e2e_property.py draws from:
+"""The space of blueprints the property test of tests/system/test_e2e_property.py draws from:
 a `Draw` is one blueprint, at most one overlay, the target it is rendered for, and what a run of
 its job must show (the world size and the ranks per host), computed from the drawn values, never
 from the rendered files.

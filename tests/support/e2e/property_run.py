@@ -1,4 +1,4 @@
-"""One draw of the property test (tests/acceptance/test_e2e_property.py), the way the end-to-end
+"""One draw of the property test (tests/system/test_e2e_property.py), the way the end-to-end
 tests run a job: the blueprint (and overlay) rendered by the CLI into a folder; refused, the
 refusal must be positioned; accepted, the rendered objects must pass the API server's admission
 (as far as admission.py models it) and run in the pretend cluster of their target (cluster.py for

@@ -3,7 +3,7 @@ as root) and on the environment a run really gets (SUDO_UID, MPIGEN_SAFE_DIRECTO
 rule for safe.directory, as its documentation states it (Documentation/config/safe.adoc):
 the user's own files are the user's; root's are root's and, when SUDO_UID holds a uid, that
 user's too; a link is judged by its own owner (git uses lstat). The command line's behaviour,
-and the same rule checked against git itself, are in tests/acceptance/inputs/test_foreign_config.py."""
+and the same rule checked against git itself, are in tests/system/another_user/test_foreign_config.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Docs that run (issue 19, point 6): every command of a ```sh block in README.md and docs/
 runs as shown, in a copy of this repository, and prints exactly the output the doc shows
 right after it. docs/tutorial.md runs from its step 1, which installs mpigen, in
-tests/acceptance/install/. The conventions the docs follow are tests/support/docs_run.py's."""
+tests/system/install/. The conventions the docs follow are tests/support/docs_run.py's."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def test_the_overlay_error_example_is_what_validate_prints(template, tmp_path):
 
 def test_only_what_needs_a_cluster_or_another_tool_is_not_run():
     """The commands the tests leave out, each for the reason NOT_RUN gives (and the tutorial's
-    installation, which only tests/acceptance/install/ runs): a new command in the docs is run
+    installation, which only tests/system/install/ runs): a new command in the docs is run
     unless it is added here, visibly."""
     skipped = [(block.doc, " ".join(command.split()[:2])) for doc in [*DOCS, TUTORIAL, MIGRATE]
                for block in shell_blocks(doc) for command in commands(block.text) if not_run(command)]
