@@ -4,30 +4,12 @@ folder holding one never pruned. The cases of tests/unit/cache/test_store.py tha
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from mpigen.cache.folder import judged
 from mpigen.cache.store import FORMAT, EntryStore
+from tests.support.cache_entries import BUILD, KEY, aged, entry
 from tests.support.output_machine import NOBODY, need_root
-
-BUILD = "00112233445566aa"
-KEY = bytes(range(32))
-WEEK_AGO = time.time() - 7 * 24 * 3600 - 60
-
-
-def entry(folder: Path, name: str = "ab" * 32) -> Path:
-    """An entry-shaped file (mpigen's names) under `folder`'s fan-out folder."""
-    path = folder / name[:2] / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"an entry of another build")
-    return path
-
-
-def aged(*paths: Path) -> None:
-    for path in paths:
-        os.utime(path, (WEEK_AGO, WEEK_AGO), follow_symlinks=False)
-
 
 def test_an_entry_of_another_user_is_not_read(tmp_path):
     need_root()

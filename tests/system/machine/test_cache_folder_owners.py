@@ -10,22 +10,8 @@ from pathlib import Path
 
 from mpigen.cache.folder import OWN, TAG, TAG_NAME, judged
 from tests.support.any_user import AS_NOBODY, any_user_install
+from tests.support.cache_entries import refused, used
 from tests.support.output_machine import NOBODY, need_root, sticky_folder, tmpfs
-
-
-def used(folder: Path) -> Path:
-    found = judged(folder)
-    assert found.warning is None and found.folder is not None, found
-    return found.folder
-
-
-def refused(folder: Path) -> str:
-    """The one warning line of a folder that is not used."""
-    found = judged(folder)
-    assert found.folder is None and found.warning is not None, found
-    line = str(found.warning)
-    assert line.startswith(f"warning: {folder}: the cache is not used: ") and "\n" not in line
-    return line
 
 
 def test_a_tag_of_another_user_does_not_make_a_folder_mpigens(tmp_path):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mpigen.cache.folder import OWN, TAG, TAG_NAME, cache_folder, judged
+from tests.support.cache_entries import refused, used
 from tests.support.output_machine import sticky_folder
 
 
@@ -25,21 +26,6 @@ def tree(root: Path) -> dict[str, tuple]:
         out[path.relative_to(root).as_posix()] = (stat.S_IFMT(status.st_mode), stat.S_IMODE(status.st_mode),
                                                  status.st_uid, data)
     return out
-
-
-def used(folder: Path) -> Path:
-    found = judged(folder)
-    assert found.warning is None and found.folder is not None, found
-    return found.folder
-
-
-def refused(folder: Path) -> str:
-    """The one warning line of a folder that is not used."""
-    found = judged(folder)
-    assert found.folder is None and found.warning is not None, found
-    line = str(found.warning)
-    assert line.startswith(f"warning: {folder}: the cache is not used: ") and "\n" not in line
-    return line
 
 
 def test_a_missing_folder_is_made_private_with_its_tag_and_gitignore(tmp_path):

@@ -7,29 +7,11 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from pathlib import Path
 
 from mpigen.cache.folder import judged
 from mpigen.cache.store import FORMAT, EntryStore
-
-BUILD = "00112233445566aa"
-KEY = bytes(range(32))
-WEEK_AGO = time.time() - 7 * 24 * 3600 - 60
-
-
-def entry(folder: Path, name: str = "ab" * 32) -> Path:
-    """An entry-shaped file (mpigen's names) under `folder`'s fan-out folder."""
-    path = folder / name[:2] / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"an entry of another build")
-    return path
-
-
-def aged(*paths: Path) -> None:
-    for path in paths:
-        os.utime(path, (WEEK_AGO, WEEK_AGO), follow_symlinks=False)
-
+from tests.support.cache_entries import BUILD, KEY, aged, entry
 
 def files(root: Path) -> dict[str, bytes | str]:
     """Every file's bytes and every link's target under `root`."""
