@@ -1,4 +1,5 @@
-"""The suite's fixtures: the command line in this process (mpigen_in_process, cli), kubectl, and
+"""The suite's fixtures: the command line in this process (mpigen_in_process, cli), kubectl, the YAML
+parsers in turn (loader), the worker pool in small slices (pool_of_small_slices), and
 what every session and end-to-end test cleans up; and the unit tier's rule (tests/support/tiers.py):
 a test under tests/unit that takes a fixture running the command line or a process fails at its
 setup. What tests share besides fixtures lives in tests/support/ (test modules never import each
@@ -11,9 +12,11 @@ import os
 import shutil
 
 import pytest
+import yaml
 
 import tests.support.properties  # noqa: F401  (the property tests' profile: fixed examples unless asked)
 from mpigen.cli.main import main
+from mpigen.pipeline import pool
 from tests.support.any_user import remove_any_user_install
 from tests.support.cache_folders import SESSION_CACHES
 from tests.support.command_line import InProcessRun
@@ -116,3 +119,24 @@ def cli(mpigen_in_process, monkeypatch, tmp_path):
     """cli(*ARGS) -> InProcessRun: `mpigen ARGS` in-process, in the test's own folder (tmp_path)."""
     monkeypatch.chdir(tmp_path)
     return mpigen_in_process
+
+
+@pytest.fixture(params=["c", "pure"])
+def loader(request, monkeypatch):
+    """Run a test with libyaml's parser and again with PyYAML's pure-Python one."""
+    if request.param == "c":
+        if not hasattr(yaml, "CSafeLoader"):
+            pytest.skip("PyYAML is built without libyaml")
+    else:
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    return request.param
+
+
+@pytest.fixture
+def pool_of_small_slices(monkeypatch):
+    """The worker pool (mpigen.pipeline.pool) as a machine of several cores runs it, in slices of
+    7, whatever MPIGEN_PROCESSES the run was given; skipped on one core, where it works serially."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("one core: the pool works serially whatever the size")
+    monkeypatch.delenv("MPIGEN_PROCESSES", raising=False)
+    monkeypatch.setattr(pool, "MAX_SLICE", 7)

@@ -17,12 +17,8 @@ from mpigen.pipeline import pool
 FILES = list(range(1000))
 
 
-@pytest.fixture(autouse=True)
-def parallel(monkeypatch):
-    if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("one core: the pool works serially whatever the size")
-    monkeypatch.delenv("MPIGEN_PROCESSES", raising=False)
-    monkeypatch.setattr(pool, "MAX_SLICE", 7)
+# The pool as on a machine of several cores, in slices of 7 (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("pool_of_small_slices")
 
 
 def test_results_come_in_input_order_from_other_processes():

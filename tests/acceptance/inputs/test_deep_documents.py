@@ -21,17 +21,6 @@ from tests.support.paths import ROOT
 DEEP = f"nesting is deeper than {MAX_DEPTH} levels"
 
 
-@pytest.fixture(params=["c", "pure"])
-def loader(request, monkeypatch):
-    """Run a test with libyaml's parser and again with PyYAML's pure-Python one."""
-    if request.param == "c":
-        if not hasattr(yaml, "CSafeLoader"):
-            pytest.skip("PyYAML is built without libyaml")
-    else:
-        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
-    return request.param
-
-
 @pytest.mark.parametrize("pure", [False, True], ids=["c", "pure"])
 def test_a_4_mib_file_of_open_brackets_is_an_error_not_a_crash(tmp_path, pure):
     if not pure and not hasattr(yaml, "CSafeLoader"):

@@ -28,17 +28,6 @@ def at(mark) -> tuple[int, int]:
     return mark.line, mark.column
 
 
-@pytest.fixture(params=["c", "pure"])
-def loader(request, monkeypatch):
-    """Run a test with libyaml's parser and again with PyYAML's pure-Python one."""
-    if request.param == "c":
-        if not hasattr(yaml, "CSafeLoader"):
-            pytest.skip("PyYAML is built without libyaml")
-    else:
-        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
-    return request.param
-
-
 # --- nesting ------------------------------------------------------------------------------
 # Every node is a level: the root is level 1, and the keys and values of a collection at
 # level n are at level n + 1. A node at level 65 is refused, at that node.
