@@ -24,10 +24,10 @@ to substitute are not supported: say them per environment in an overlay.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from mpigen.kube.labels import FLUX_SUBSTITUTE
+from mpigen.kube.sizes import compact_json
 
 DISABLED = "disabled"
 # What envsubst reads in a text: an expression, and the escape of a dollar (fluxcd/pkg envsubst
@@ -35,19 +35,20 @@ DISABLED = "disabled"
 SUBSTITUTED = ("${", "$$")
 
 
-def holds_substitution(value: Any) -> bool:
+def holds_substitution(value: Any, json_text: str | None = None) -> bool:
     """Whether any key or string of the value holds what envsubst would read. Read in the
-    value's JSON, written in one pass in C: JSON escapes neither `$` nor `{`, and writes a `"`
-    before and after every key and string, so the two characters of a mark stand side by side
-    in the JSON exactly when they do in one key or string of the value."""
-    text = json.dumps(value, ensure_ascii=False, check_circular=False)
+    value's JSON (`json_text`, where the caller has it: mpigen.kube.sizes.compact_json),
+    written in one pass in C: JSON escapes neither `$` nor `{`, and writes a `"` before and
+    after every key and string, so the two characters of a mark stand side by side in the JSON
+    exactly when they do in one key or string of the value."""
+    text = compact_json(value) if json_text is None else json_text
     return any(mark in text for mark in SUBSTITUTED)
 
 
-def kept_from_substitution(obj: dict) -> dict:
+def kept_from_substitution(obj: dict, json_text: str | None = None) -> dict:
     """The object, annotated so that Flux's substitution skips it if it holds `${` or `$$`
     (a copy: the object itself may be shared by several environments)."""
-    if not holds_substitution(obj):
+    if not holds_substitution(obj, json_text):
         return obj
     meta = obj["metadata"]
     return {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), FLUX_SUBSTITUTE: DISABLED}}}

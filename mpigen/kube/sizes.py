@@ -67,13 +67,18 @@ def config_map_data_size(obj: dict) -> int:
             + sum(base64_decoded_length(v) for v in binary.values() if isinstance(v, str)))
 
 
+def compact_json(obj: dict) -> str:
+    """The object's compact JSON, as a custom resource is stored (Go's encoder writes no less)."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
 def stored_size(obj: dict, as_json: bool) -> int:
     """At least the bytes of the request that stores the object in etcd: its compact JSON (a
     custom resource: Go's encoder writes no less), or the UTF-8 bytes of its string values
     (protobuf, which writes each whole; a field's name is a number there, and the keys of a
     map, which it writes too, are left out of this bound)."""
     if as_json:
-        return len(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+        return len(compact_json(obj).encode("utf-8"))
     return _string_bytes(obj)
 
 

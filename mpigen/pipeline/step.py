@@ -33,6 +33,7 @@ from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import FluxSteps, Lifecycle, Options
 from mpigen.render.kueue import ignored_paths, renders_nothing
 from mpigen.kube.kueue_limits import pod_set_errors
+from mpigen.kube.sizes import compact_json
 from mpigen.render.refusals import oversized, pod_security_problems
 from mpigen.render.watched import Watched, with_job
 from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, expected_objects, kind_facts,
@@ -179,7 +180,8 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
     job = pending.job
     objects = render_job(job, options, lifecycle)
-    refused = size_errors(oversized(objects), blueprint, pending.size_marks, pending.source)
+    json_texts = [compact_json(obj) for obj in objects]  # what the size checks and Flux's marks read
+    refused = size_errors(oversized(objects, json_texts), blueprint, pending.size_marks, pending.source)
     if pending.queue is not None:
         refused += pod_set_errors(kueue_pod_sets(objects), options.kueue_version, pending.queue)
     if pending.doc is not None:
@@ -187,10 +189,11 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
     if refused or not emit:
         return [], refused, None
     rendered = []
-    for obj in objects:
+    beside_steps = stepped(pending.env)
+    for obj, json_text in zip(objects, json_texts):
         shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
-        placement = placed_object(obj, options, blueprint.metadata.name, stepped(pending.env))
-        rendered.append(emitted(obj, shown, pending.env.name, placement))
+        placement = placed_object(obj, options, blueprint.metadata.name, beside_steps)
+        rendered.append(emitted(obj, shown, pending.env.name, placement, json_text))
     return rendered, [], _watched(objects, pending, lifecycle, asked)
 
 
@@ -212,10 +215,10 @@ def _watched(objects: list[dict], pending: _Pending, lifecycle: Lifecycle, asked
     return with_job(watched, pending.job, objects, pending.source)._replace(target=options.target)
 
 
-def emitted(obj: dict, comment: str, env: str, placement: Placement) -> RenderedObject:
+def emitted(obj: dict, comment: str, env: str, placement: Placement, json_text: str | None = None) -> RenderedObject:
     """An object as the run carries it: its document (opened by `comment`), where it goes, its
-    sort key and the sha256 of its bytes."""
-    text = dump_object(kept_from_substitution(obj), comment, GENERATED)
+    sort key and the sha256 of its bytes (`json_text`: its compact JSON, where the caller has it)."""
+    text = dump_object(kept_from_substitution(obj, json_text), comment, GENERATED)
     facts = kind_facts(obj["apiVersion"], obj["kind"])
     return RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, env, placement.running_workers,
                           placement.root, None, hashlib.sha256(text.encode("utf-8")).digest(), placement.admitted,

@@ -18,7 +18,7 @@ from mpigen.compile.root_sshd import root_capabilities
 from mpigen.errors import Diagnostic, Mark, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.pod_security import PRIVILEGED, Violation, violations
-from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, largest_annotations, stored_size
+from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, compact_json, largest_annotations, stored_size
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.render.kinds import group_of
 from mpigen.render.target import Lifecycle, Options
@@ -178,15 +178,16 @@ class TooLarge(NamedTuple):
     limit: str = "kind"  # "kind" (its kind's own), "annotations" or "etcd"
 
 
-def oversized(objects: list[dict]) -> list[TooLarge]:
+def oversized(objects: list[dict], json_texts: list[str] | None = None) -> list[TooLarge]:
     """Why the cluster would refuse each object of a render, or one its controller creates from
     one (the table of kinds' `creates` fact), for its size: over a limit of its kind's own (its
     `size_limit` fact), or over what etcd stores in one request (mpigen.kube.sizes). One pass over
-    what each counts."""
+    what each counts. `json_texts`: each object's compact JSON (mpigen.kube.sizes.compact_json),
+    where the caller has it."""
     find = finder(objects)
     problems = []
-    for obj in objects:
-        problems += _too_large(obj, "", "")
+    for i, obj in enumerate(objects):
+        problems += _too_large(obj, "", "", json_texts[i] if json_texts is not None else None)
         facts = kind_facts(obj["apiVersion"], obj["kind"])
         if facts is not None and facts.creates is not None:
             creator = f"the {obj['kind']} {obj['metadata']['name']}"
@@ -196,7 +197,7 @@ def oversized(objects: list[dict]) -> list[TooLarge]:
     return problems
 
 
-def _too_large(obj: dict, made_by: str, consequence: str) -> list[TooLarge]:
+def _too_large(obj: dict, made_by: str, consequence: str, json_text: str | None = None) -> list[TooLarge]:
     facts = kind_facts(obj["apiVersion"], obj["kind"])
     named = f"the {obj['kind']} {obj['metadata']['name']}{made_by}"
     limit = facts.size_limit if facts is not None else None
@@ -206,7 +207,7 @@ def _too_large(obj: dict, made_by: str, consequence: str) -> list[TooLarge]:
                                       f"{consequence}; {limit.advice}")]
     # One pass in C that most objects fit in: their JSON holds every annotation whole, and is
     # never less than their strings.
-    json_size = stored_size(obj, as_json=True)
+    json_size = len((json_text if json_text is not None else compact_json(obj)).encode("utf-8"))
     if json_size > MAX_ANNOTATIONS and (size := largest_annotations(obj)) > MAX_ANNOTATIONS:
         return [TooLarge("", f"{named} would carry {size:,} bytes of annotations (keys and values, on the object "
                              f"or a pod template), over the API server's limit of {MAX_ANNOTATIONS:,} bytes, and the "
