@@ -20,6 +20,7 @@ One definition for every image mpigen writes: spec.image, a download step's imag
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _ALPHANUMERIC = "[a-z0-9]+"
 _SEPARATOR = "(?:[._]|__|[-]+)"
@@ -43,6 +44,7 @@ HELP = ("an image reference, [registry[:port]/]repository[:tag][@digest] with th
 _REFERENCE = re.compile(f"(?:({_DOMAIN})/)?({_REMOTE_NAME})(?::{TAG})?(?:@({DIGEST}))?")
 
 
+@lru_cache(maxsize=4096)  # the jobs of a repository share a few images
 def image_problem(text: str) -> str | None:
     """Why text is not an image reference, in words a user can act on; or None."""
     if not text:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 MAX = 2**63 - 1  # the largest quantity
 NANO = Fraction(1, 10**9)  # the smallest step
@@ -34,6 +35,8 @@ _QUANTITY = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
                        r"(?:(?P<binary>[KMGTPE]i)|(?P<decimal>[numkMGTPE])|[eE](?P<exponent>[+-]?[0-9]+))?")
 
 
+# Blueprints repeat a few quantities ("4", "16Gi") in every job and environment: each is read once.
+@lru_cache(maxsize=4096)
 def parse(text: str) -> Fraction:
     """The value Kubernetes reads from a quantity string (blueprint.QUANTITY); raises
     ValueError for a string that is not one, or whose value exceeds MAX. The work is
