@@ -9,7 +9,8 @@ rendered for three), renders them once into out/ to fill the cache and checks th
 processes taking turns run by run: `mpigen render --no-cache` after one blueprint changed
 (the full render; then an untimed `mpigen render`, since a run without the cache leaves the
 record of the last run behind: mpigen.cache.runs), and `mpigen render` and `mpigen check` with
-the cache, each after one more blueprint change (check then finds the folder stale, exit 1).
+the cache, each after one more change of that blueprint (check then finds the folder stale,
+exit 1), for each kind of edit: its command, and its workers.
 Prints the medians and the ratios to the full render.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -26,16 +28,29 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import generate  # noqa: E402
+from bench import generate, keep_bytecode  # noqa: E402
 from mpigen.cache.folders import RACY  # noqa: E402
 
 HERE = str(Path(__file__).resolve().parent.parent)
 
 
-def change(root: Path, run: int) -> None:
-    """One blueprint's command changed (a new argument each run)."""
+# The edits timed, each to the same blueprint, with a new value each time: a command (only
+# that job's documents change) and its workers (the shape of its result may change too:
+# mpigen.pipeline.results.shape).
+EDITS = {
+    "command": lambda text, n: text.replace("--epochs", f"--epochs{n}", 1),
+    "workers": lambda text, n: re.sub(r"(?m)^(  workers: )\d+$", lambda m: f"{m[1]}{n % 60 + 2}", text, count=1),
+}
+
+
+def change(root: Path, edit: str, n: int) -> None:
+    """One edit of one blueprint (the n-th: each gives a new value)."""
     path = root / "blueprints" / "job-00042.yaml"
-    path.write_text(path.read_text().replace("--epochs", f"--epochs{run}", 1))
+    text = path.read_text()
+    changed = EDITS[edit](text, n)
+    if changed == text:
+        raise SystemExit(f"the {edit} edit changed nothing in {path}")
+    path.write_text(changed)
 
 
 def timed(command: list[str], root: Path) -> float:
@@ -55,6 +70,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mpigen-incremental-") as name:
+        keep_bytecode(Path(name))  # as an installed mpigen runs (bench/bench.py); the first render writes it
         root = Path(name) / "repo"
         root.mkdir()
         generate(root, args.jobs, 1)
@@ -66,15 +82,21 @@ def main() -> None:
         timed([*mpigen, "render"], root)  # the folder written and the cache filled
         time.sleep(RACY)  # then checked, as a repository is between two edits: what it saw of the
         timed([*mpigen, "check"], root)  # folder kept (mpigen.cache.folders)
-        walls: dict[str, list[float]] = {"full render (--no-cache)": [], "render": [], "check": []}
+        walls: dict[str, list[float]] = {"full render (--no-cache)": []}
+        n = 0
         for run in range(args.runs):
-            change(root, 3 * run)
+            n += 1
+            change(root, "command", n)
             walls["full render (--no-cache)"].append(timed([*mpigen, "render", "--no-cache"], root))
             timed([*mpigen, "render"], root)  # the record of the last run brought up to date (--no-cache keeps none)
-            change(root, 3 * run + 1)
-            walls["render"].append(timed([*mpigen, "render"], root))
-            change(root, 3 * run + 2)  # check finds the folder one change behind
-            walls["check"].append(timed([*mpigen, "check"], root))
+            for edit in EDITS:
+                n += 1
+                change(root, edit, n)
+                walls.setdefault(f"render, a {edit} edit", []).append(timed([*mpigen, "render"], root))
+                n += 1
+                change(root, edit, n)  # check finds the folder one change behind
+                walls.setdefault(f"check, a {edit} edit", []).append(timed([*mpigen, "check"], root))
+                timed([*mpigen, "render"], root)  # and the folder brought up to date, untimed
     jobs = args.jobs * (3 if args.overlays else 1)
     full = statistics.median(walls["full render (--no-cache)"])
     print(f"| {jobs:,} jobs, one blueprint changed | median (min - max) | full render / this |")

@@ -52,7 +52,9 @@ def test_bench_of_incremental_renders_times_a_full_render_and_the_cached_render_
     assert done.returncode == 0, done.stderr
     table = [line for line in done.stdout.splitlines() if line.startswith("|")]
     assert table[0] == "| 50 jobs, one blueprint changed | median (min - max) | full render / this |"
-    assert [row.split(" | ")[0] for row in table[2:]] == ["| full render (--no-cache)", "| render", "| check"]
+    assert [row.split(" | ")[0] for row in table[2:]] == [
+        "| full render (--no-cache)", "| render, a command edit", "| check, a command edit",
+        "| render, a workers edit", "| check, a workers edit"]
     assert all(re.fullmatch(r"\d+\.\d", row.strip("| ").split(" | ")[2]) for row in table[2:])
 
 
