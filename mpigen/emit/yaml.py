@@ -234,11 +234,15 @@ def _emit_value(value: Any, indent: str, out: list[str]) -> None:
 
 def _emit_mapping(mapping: dict, indent: str, out: list[str], role: str, first_prefix: str | None = None) -> None:
     deeper = indent + "  "
-    for i, key in enumerate(_ordered_keys(mapping, role)):
-        prefix = first_prefix if (i == 0 and first_prefix is not None) else indent
+    prefix = indent if first_prefix is None else first_prefix
+    for key in _ordered_keys(mapping, role):
         value = mapping[key]
         out.append(prefix + (_keys.get(key) or _key(key)))
-        if type(value) is dict and value:
+        prefix = indent
+        kind = type(value)
+        if kind is str:  # most values: what _emit_value does first, without the call
+            out.append(_values.get((value, indent)) or _string_value(value, indent))
+        elif kind is dict and value:
             out.append("\n")
             _emit_mapping(value, deeper, out, "metadata" if key == "metadata" else "plain")
         else:
@@ -250,9 +254,13 @@ def _emit_sequence(items: list, indent: str, out: list[str]) -> None:
     dash = indent + "- "
     deeper = indent + "  "
     for item in items:
-        if type(item) is dict and item:
+        kind = type(item)
+        if kind is dict and item:
             _emit_mapping(item, deeper, out, "item", first_prefix=dash)
-        elif type(item) is list and item:
+        elif kind is str:  # as _emit_value, without the call
+            out.append(indent + "-")
+            out.append(_values.get((item, indent)) or _string_value(item, indent))
+        elif kind is list and item:
             out.append(indent + "-\n")
             _emit_sequence(item, deeper, out)
         else:

@@ -10,13 +10,18 @@ from mpigen.errors import Diagnostic, Mark
 Loc = tuple  # a path into a document: ("spec", "datasets", 0, "name")
 
 
+_ABSENT = object()
+
+
 def value_at(data: Any, loc: Loc, default=None):
     """The value at loc (keys, and list indexes) in data, or default when the path does not
     lead anywhere."""
     node = data
     for part in loc:
-        if isinstance(node, dict) and part in node:
-            node = node[part]
+        if isinstance(node, dict):
+            node = node.get(part, _ABSENT)
+            if node is _ABSENT:
+                return default
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             node = node[part]
         else:
