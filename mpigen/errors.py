@@ -5,7 +5,6 @@ variable, the cluster) as severity: message, with no made-up position."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -44,9 +43,17 @@ def meant(what: str) -> str:
     return f"; did you mean {what}?"
 
 
+def close_matches(word: str, choices: Iterable[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """The choices nearest to a mistyped word, nearest first (difflib.get_close_matches).
+    difflib is loaded only when a suggestion is made: a run without a mistake never needs it."""
+    import difflib
+
+    return difflib.get_close_matches(word, list(choices), n=n, cutoff=cutoff)
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`; did you mean 'NEAREST'?` for the choice nearest to a mistyped word (difflib), or ''."""
-    nearest = difflib.get_close_matches(word, list(choices), n=1)
+    nearest = close_matches(word, choices)
     return meant(repr(nearest[0])) if nearest else ""
 
 

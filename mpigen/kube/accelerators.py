@@ -3,8 +3,9 @@ device plugins advertise them under."""
 
 from __future__ import annotations
 
-import difflib
 from fnmatch import fnmatchcase
+
+from mpigen.errors import close_matches
 
 # The resources the accelerator device plugins advertise, each with one name a pod may request
 # (what a misspelt name is compared with), from the plugin's source or documentation:
@@ -55,5 +56,5 @@ def nearest_known_accelerator(resource: str) -> str | None:
     names = [example for _, example in KNOWN_ACCELERATORS]
     if resource.startswith("nvidia.com/mig"):  # a MIG profile's name is the user's to keep
         return f"nvidia.com/mig-{resource.removeprefix('nvidia.com/mig').lstrip('-_.') or '1g.5gb'}"
-    close = difflib.get_close_matches(resource, names, n=1, cutoff=0.6)
+    close = close_matches(resource, names)
     return close[0] if close else None

@@ -4,13 +4,12 @@ all go through it)."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import get_args
 
 from pydantic import BaseModel, ValidationError
 
-from mpigen.errors import Diagnostic, did_you_mean, error, meant
+from mpigen.errors import Diagnostic, close_matches, did_you_mean, error, meant
 from mpigen.formats.blueprint import Blueprint
 from mpigen.formats.patterns import PATTERN_HELP, QUANTITY
 from mpigen.kube import quantity
@@ -108,7 +107,7 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
     if kind == "extra_forbidden":
         parent_loc = loc[:-1]
         allowed = _allowed_keys(parent_loc, model or Blueprint)
-        hint = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+        hint = close_matches(str(loc[-1]), allowed)
         also = meant(repr(hint[0])) if hint else (f"; allowed keys: {', '.join(allowed)}" if allowed else "")
         if model in (None, Blueprint):  # a Kubernetes habit: the blueprint field that says it
             also = unknown_key_hint(_where(parent_loc), str(loc[-1])) or also

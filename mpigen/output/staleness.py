@@ -8,7 +8,6 @@ does not own are not its business.
 
 from __future__ import annotations
 
-import difflib
 import re
 from stat import S_ISREG
 from dataclasses import dataclass, field
@@ -109,6 +108,8 @@ def _read(out: Path, root: str, path: str) -> bytes:
 
 
 def _unified(old: str | None, new: str | None, path: str) -> str:
+    import difflib  # only what check reports needs it, not every run
+
     a, b = (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True)
     skip = _common_ends(a, b)
     lines = difflib.unified_diff(

@@ -10,12 +10,11 @@ makes a blueprint invalid is reported at the overlay line, naming the blueprint.
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from mpigen.errors import Diagnostic, warning
+from mpigen.errors import Diagnostic, close_matches, warning
 from mpigen.formats.overlay import ImageRewrite, Target
 from mpigen.kube.image import split_image
 from mpigen.load.document import Document
@@ -66,7 +65,7 @@ def nearest_jobs(target: Target, jobs: dict[str, str], key: str = "target") -> s
         job = by_file[name]
         return (f"{key}.name {name!r} is the file name of {jobs[job]}, whose job is named {job!r}: {key}.name "
                 f"matches metadata.name; write name: {job}")
-    nearest = difflib.get_close_matches(name, sorted(jobs), n=3, cutoff=0.5)
+    nearest = close_matches(name, sorted(jobs), n=3, cutoff=0.5)
     if nearest:
         return (f"no job is named {name!r}; did you mean {' or '.join(repr(n) for n in nearest)}? ({key}.name "
                 "matches metadata.name, a shell-style glob)")

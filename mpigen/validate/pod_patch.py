@@ -4,9 +4,8 @@ and no privileged container behind the blueprint's back.
 
 from __future__ import annotations
 
-import difflib
 
-from mpigen.errors import Diagnostic, error
+from mpigen.errors import Diagnostic, close_matches, error
 from mpigen.formats.pod_template_patch import CONTAINER_FIELDS, CONTAINER_OWNED, POD_FIELDS, POD_OWNED
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.validate.fields import Fields, run_as_worker, spec
@@ -46,7 +45,7 @@ def check_pod_patch(f: Fields, out: list[Diagnostic]) -> None:
             for key in f.get(loc, {}):
                 where = f"spec.podTemplatePatch.{role}.{part}"
                 if key not in fields:
-                    hint = difflib.get_close_matches(key, fields, n=1)
+                    hint = close_matches(key, fields)
                     also = f"; did you mean {hint[0]!r}?" if hint else ""
                     out.append(error(f.doc.key_mark(loc + (key,)),
                                      f"{where}: {key!r} is not a Kubernetes {'pod spec' if part == 'pod' else 'container'} "
