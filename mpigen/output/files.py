@@ -5,7 +5,6 @@ milliseconds each), and folders emptied by removed files removed."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 from pathlib import Path, PurePosixPath
 
@@ -58,6 +57,8 @@ def flush(folder: Path) -> None:
         fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
         raise WriteFailed("", exc) from exc
+    import ctypes  # only a write of a new folder flushes (check, --stdout and most patches never do)
+
     try:
         syncfs = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
         if syncfs is None:

@@ -5,7 +5,6 @@ owner and mode of the one it replaces), then one atomic rename exchanges the two
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import shutil
@@ -78,6 +77,8 @@ def swap(out: Path, tree, changed, metas, stale: set[str], dirs) -> None:
 
 def _exchange(a: Path, b: Path) -> None:
     """Atomically swap two folders (Linux renameat2 RENAME_EXCHANGE); elsewhere, two renames."""
+    import ctypes  # only a swap of a whole folder calls the C library
+
     try:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):

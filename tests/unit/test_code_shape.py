@@ -23,9 +23,10 @@ MAX_FUNCTION_LINES = 60
 # standard error is a terminal (mpigen/cli/progress.py), so that no run in a pipe or CI pays;
 # and Grafana's dashboard builders (the dashboard extra, some 30 ms), loaded only to build an
 # environment's dashboard (mpigen/monitoring/dashboard.py); and difflib (some 10 ms), loaded
-# only to suggest a name for a mistake (mpigen.errors.close_matches) or to show check's diff.
+# only to suggest a name for a mistake (mpigen.errors.close_matches) or to show check's diff;
+# and ctypes (syncfs), loaded only to flush a new output folder (mpigen.output.files.flush).
 DEFERRED = ("kubernetes", "kubernetes_validate", "kubeflow_trainer_api", "jsonschema", "urllib3", "multiprocessing",
-            "concurrent", "tqdm", "grafana_foundation_sdk", "difflib")
+            "concurrent", "tqdm", "grafana_foundation_sdk", "difflib", "ctypes")
 COMMAND_TABLE = PACKAGE / "cli" / "main.py"
 # A target's `decompiler()` (its Target.importer) imports its decompiler inside it, so that
 # `mpigen import` alone loads one (mpigen.decompile.port): in a target's package, by that name.
