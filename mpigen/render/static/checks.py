@@ -13,7 +13,7 @@ from mpigen.check.failure_checks import (POLICY, download_containers, main_conta
                                           written)
 from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
-from mpigen.render.static.launcher import OPERATOR_ENV_NAMES
+from mpigen.render.static.launcher import KUBECTL_DELIVERY_CONTAINER, OPERATOR_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
 
@@ -26,10 +26,27 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
             + one_workload_only(doc, blueprint, "static") + _two_workloads(doc, blueprint)
-            + _failure_policy(doc, blueprint)
+            + _failure_policy(doc, blueprint) + _launcher_named_as_delivery(doc, blueprint)
             + _root_workers(doc, pods)
             + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
                                                   "target or keep the launcher off the host network"))
+
+
+def _launcher_named_as_delivery(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    """The launcher's MPI container named kubectl-delivery, as the operator's init container on
+    the static launcher is: the API server refuses a pod template with two containers of one
+    name, init containers included (Kubernetes v1.30 pkg/apis/core/validation/validation.go
+    validateInitContainers: "Names must be unique within regular and init containers",
+    field.Duplicate), so the launcher Job would never be created."""
+    launcher, _ = main_containers(blueprint)
+    if launcher != KUBECTL_DELIVERY_CONTAINER:
+        return []
+    own = ("spec", "podTemplatePatch", "launcher", "containerName")
+    loc = own if doc.get(own) is not None else ("spec", "mainContainer")
+    return [error(doc.value_mark(loc), f"{'.'.join(loc)}: with --target static the launcher's pod has the "
+                                       f"operator's init container {KUBECTL_DELIVERY_CONTAINER} (which copies kubectl "
+                                       "into it), and the API server refuses two containers of one name in a pod; "
+                                       "choose another name")]
 
 
 def _two_workloads(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
