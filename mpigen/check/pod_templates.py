@@ -17,8 +17,10 @@ Trainer runtime hands to a Job) is validated by Kubernetes' ValidatePodTemplateS
 from __future__ import annotations
 
 from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS
-from mpigen.compile.mpijob import MPIJob
+from mpigen.compile.blueprint import main_container_name
+from mpigen.compile.mpijob import LAUNCHER, MPIJob
 from mpigen.errors import Diagnostic, error
+from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document, Loc, field_path
 
 SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod"  # v1.SeccompPodAnnotationKey
@@ -97,3 +99,17 @@ def _annotation(doc: Document, role: str, key: str) -> Loc:
     """Where the template's annotation is written: the role's patch, else metadata.annotations."""
     patched = ("spec", "podTemplatePatch", role, "metadata", "annotations", key)
     return patched if doc.get(patched) is not None else ("metadata", "annotations", key)
+
+
+def launcher_name_taken(doc: Document, blueprint: Blueprint, name: str, has: str) -> list[Diagnostic]:
+    """The launcher's MPI container named as a container the target or its controller puts
+    beside it in the launcher's pod (`has` says so, in words that name it): the API server refuses a pod
+    template with two containers of one name, init containers included (Kubernetes v1.30
+    pkg/apis/core/validation/validation.go validateInitContainers: "Names must be unique within
+    regular and init containers", field.Duplicate), so the launcher's pods are never created."""
+    if main_container_name(blueprint.spec, LAUNCHER) != name:
+        return []
+    own = ("spec", "podTemplatePatch", "launcher", "containerName")
+    loc = own if doc.get(own) is not None else ("spec", "mainContainer")
+    return [error(doc.value_mark(loc), f"{field_path(loc)}: {has}, and the API server refuses two containers of "
+                                       "one name in a pod; choose another name")]

@@ -5,6 +5,7 @@ failure policy the workers' StatefulSet cannot honour."""
 from __future__ import annotations
 
 from mpigen.check.effective import EffectivePods
+from mpigen.check.pod_templates import launcher_name_taken
 from mpigen.check.shared_rules import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
@@ -26,27 +27,13 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
             + one_workload_only(doc, blueprint, "static") + _two_workloads(doc, blueprint)
-            + _failure_policy(doc, blueprint) + _launcher_named_as_delivery(doc, blueprint)
+            + _failure_policy(doc, blueprint) 
+            + launcher_name_taken(doc, blueprint, KUBECTL_DELIVERY_CONTAINER, "with --target static the launcher's "
+                                  f"pod has the operator's init container {KUBECTL_DELIVERY_CONTAINER}, which "
+                                  "copies kubectl into it")
             + _root_workers(doc, pods)
             + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
                                                   "target or keep the launcher off the host network"))
-
-
-def _launcher_named_as_delivery(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
-    """The launcher's MPI container named kubectl-delivery, as the operator's init container on
-    the static launcher is: the API server refuses a pod template with two containers of one
-    name, init containers included (Kubernetes v1.30 pkg/apis/core/validation/validation.go
-    validateInitContainers: "Names must be unique within regular and init containers",
-    field.Duplicate), so the launcher Job would never be created."""
-    launcher, _ = main_containers(blueprint)
-    if launcher != KUBECTL_DELIVERY_CONTAINER:
-        return []
-    own = ("spec", "podTemplatePatch", "launcher", "containerName")
-    loc = own if doc.get(own) is not None else ("spec", "mainContainer")
-    return [error(doc.value_mark(loc), f"{'.'.join(loc)}: with --target static the launcher's pod has the "
-                                       f"operator's init container {KUBECTL_DELIVERY_CONTAINER} (which copies kubectl "
-                                       "into it), and the API server refuses two containers of one name in a pod; "
-                                       "choose another name")]
 
 
 def _two_workloads(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
