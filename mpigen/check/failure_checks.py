@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from mpigen.compile.blueprint import DOWNLOAD_PREFIX, LAUNCHER_CONTAINER, WORKER_CONTAINER
+from mpigen.compile.blueprint import DOWNLOAD_PREFIX, main_container_name
+from mpigen.compile.mpijob import LAUNCHER, WORKER
 from mpigen.errors import Diagnostic, error
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
@@ -21,9 +22,10 @@ def refused(doc: Document, message: str) -> list[Diagnostic]:
 
 
 def main_containers(blueprint: Blueprint) -> tuple[str, str]:
-    """(launcher, worker) main container names of targets jobset and static."""
-    main = blueprint.spec.mainContainer
-    return main or LAUNCHER_CONTAINER, main or WORKER_CONTAINER
+    """(launcher, worker) main container names of targets jobset and static, as compile names
+    them (spec.mainContainer, else podTemplatePatch.<role>.containerName, else the default):
+    a failure rule names a container by the name its pods have."""
+    return main_container_name(blueprint.spec, LAUNCHER), main_container_name(blueprint.spec, WORKER)
 
 
 def download_containers(blueprint: Blueprint) -> list[str]:

@@ -146,10 +146,15 @@ def _template(bp: Blueprint, role: str, rank: bool) -> dict[str, Any]:
     return {"metadata": metadata, "spec": pod} if metadata else {"spec": pod}
 
 
-def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, Any]:
+def main_container_name(spec: Spec, role: str) -> str:
+    """The name of a role's MPI container: spec.mainContainer, else the role's
+    podTemplatePatch.<role>.containerName, else the operator examples' name."""
     own = (spec.podTemplatePatch.launcher if role == LAUNCHER else spec.podTemplatePatch.worker).containerName
-    name = spec.mainContainer or own or (LAUNCHER_CONTAINER if role == LAUNCHER else WORKER_CONTAINER)
-    container: dict[str, Any] = {"name": name, "image": spec.image}
+    return spec.mainContainer or own or (LAUNCHER_CONTAINER if role == LAUNCHER else WORKER_CONTAINER)
+
+
+def _container(spec: Spec, role: str, rank: bool, shm: str | None) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": main_container_name(spec, role), "image": spec.image}
     if role == LAUNCHER:
         container["command"] = launcher_command(spec)
     if spec.env:

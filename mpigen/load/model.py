@@ -14,6 +14,7 @@ from mpigen.formats.blueprint import Blueprint
 from mpigen.formats.patterns import PATTERN_HELP, QUANTITY
 from mpigen.kube import quantity
 from mpigen.load.document import Document, Loc, field_path
+from mpigen.load.go_yaml_scalars import FLOAT, INT, resolve
 from mpigen.load.kubernetes_spellings import spelled_field, unknown_key_hint, wrong_type_hint
 
 
@@ -117,8 +118,8 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
         hint = ""
         if kind == "string_type" and isinstance(value, (bool, int, float)):
             hint = "; YAML reads this unquoted value as a non-string: put it in quotes"
-        elif kind in ("int_type", "float_type") and isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-            hint = "; remove the quotes"
+        elif kind in ("int_type", "float_type") and isinstance(value, str):
+            hint = _number_hint(value, (INT,) if kind == "int_type" else (INT, FLOAT))
         elif kind == "list_type" and isinstance(value, str):
             hint = "; write it as a YAML list, e.g. [python, train.py]"
         elif model in (None, Blueprint):
@@ -143,6 +144,30 @@ def field_diagnostic(doc: Document, err: dict, model=None) -> Diagnostic:
         message = str(ctx.get("error", err["msg"]))
         return error(doc.key_mark(loc) if loc else doc.start, f"{field}: {message}")
     return error(mark, f"{field}: {err['msg']}")
+
+
+# YAML 1.1's base 60 (yaml.org/type/int, /float), which go-yaml leaves a string.
+_BASE_60 = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
+
+
+def _number_hint(value: str, wanted: tuple[str, ...]) -> str:
+    """How to write a number that is a string: without its quotes, where go-yaml then reads the
+    type wanted; as one number, where it is YAML 1.1's base 60, which go-yaml reads as a string."""
+    if resolve(value.strip())[0] in wanted:
+        return "; remove the quotes"
+    if _BASE_60.match(value):
+        return (f"; Kubernetes' YAML reader (go-yaml) reads it as a string, not as YAML 1.1's base 60 "
+                f"({_sexagesimal(value)}): write the number itself")
+    return ""
+
+
+def _sexagesimal(value: str) -> str:
+    """The number YAML 1.1 reads a base-60 scalar as (PyYAML's construct_yaml_int and _float)."""
+    sign, text = (-1, value[1:]) if value[0] == "-" else (1, value.lstrip("+"))
+    number = 0.0 if "." in text else 0
+    for part in text.replace("_", "").split(":"):
+        number = number * 60 + (float(part) if "." in part else int(part))
+    return f"{sign * number:g}" if isinstance(number, float) else str(sign * number)
 
 
 def _pattern_help(pattern: str | None, value) -> str:

@@ -1,7 +1,8 @@
 """YAML text -> Documents with positions, read as Kubernetes reads YAML.
 
-YAML is read with YAML 1.1 rules, as kubectl and the API server read manifests, so
-`on`, `yes` and `0755` mean for mpigen what they mean for Kubernetes. Aliases are
+YAML is read as kubectl and the API server read manifests (sigs.k8s.io/yaml over go-yaml v2:
+mpigen.load.go_yaml_scalars), so `on`, `yes`, `0755` and `1:30` mean for mpigen what they mean
+for Kubernetes. Aliases are
 refused (they buy nothing in a blueprint and make alias bombs possible), and so are
 duplicate keys, custom tags and deep nesting.
 """
@@ -19,6 +20,7 @@ from yaml.nodes import ScalarNode
 from mpigen.errors import Diagnostic, InputError, Mark, error, warning
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.load.files import NAMED, display_path, read_text
+from mpigen.load.go_yaml_scalars import resolve
 from mpigen.load.syntax_hints import source_lines, syntax_hint
 
 MAX_DEPTH = 64
@@ -29,19 +31,14 @@ _LOADERS: dict = {}
 
 
 def _loader_class(pure: bool = False):
-    """PyYAML's safe loader (libyaml's parser when available, unless `pure`) with the YAML
-    1.1 scalars that PyYAML leaves out but Kubernetes' reader (go-yaml v2) resolves: y/Y/n/N
-    are booleans, and 1e3 (an exponent without a dot) is a number. So a value means for
-    mpigen what it means for kubectl."""
+    """PyYAML's safe loader (libyaml's parser when available, unless `pure`), for its events:
+    a plain scalar's type is go-yaml's, not PyYAML's YAML 1.1 resolver's
+    (mpigen.load.go_yaml_scalars), so that a value means for mpigen what it means for kubectl."""
     base = (None if pure else getattr(yaml, "CSafeLoader", None)) or yaml.SafeLoader
     if base not in _LOADERS:
         class Loader(base):
             pass
 
-        Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
-        Loader.add_implicit_resolver("tag:yaml.org,2002:float",
-                                     re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
-                                     list("-+0123456789"))
         _LOADERS[base] = Loader
     return _LOADERS[base]
 
@@ -263,10 +260,10 @@ class _Composer:
         frame[3] = _SKIP
 
     def _tag(self, event) -> str:
-        """The tag of a scalar, resolved as YAML 1.1 does when it has none."""
+        """The tag of a scalar, resolved as go-yaml does when it has none (a quoted one is a string)."""
         tag = event.tag
         if tag is None or tag == "!":
-            tag = _STR if not event.implicit[0] else self.loader.resolve(ScalarNode, event.value, event.implicit)
+            tag = _STR if not event.implicit[0] else resolve(event.value)[0]
         return tag
 
     def _node(self, event, cls, mark: Mark, loc: Loc, doc: Document, stack: list[list]):
@@ -284,8 +281,13 @@ class _Composer:
     def _scalar(self, event, mark: Mark, loc: Loc, doc: Document):
         if not event.style and event.end_mark.line > event.start_mark.line:
             self._list_item_in_a_value(event, doc)
-        tag = self._tag(event)
         text = event.value
+        if (event.tag is None or event.tag == "!") and event.implicit[0]:  # plain: go-yaml's type and value
+            tag, value = resolve(text)
+            if tag != _MERGE:
+                return value
+            return self._unsupported(tag, mark, loc, doc)
+        tag = self._tag(event)
         if tag == _STR or tag == _TIMESTAMP:
             return text
         if tag == _NULL:
@@ -294,6 +296,9 @@ class _Composer:
             return text.lower() in ("yes", "true", "on", "y")
         if tag == _INT or tag == _FLOAT:
             return self._number(tag, text, mark, loc, doc)
+        return self._unsupported(tag, mark, loc, doc)
+
+    def _unsupported(self, tag: str, mark: Mark, loc: Loc, doc: Document) -> None:
         doc.problems.append(error(mark, f"YAML tag {tag!r} is not supported; remove the tag and write a plain value"))
         doc.reported.add(loc)
         return None

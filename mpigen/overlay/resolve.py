@@ -172,12 +172,12 @@ def _repository(file: Path, root: Path, problems: list[Diagnostic]) -> Path:
 
 
 class _Loader:
-    """Overlays loaded once each (by their file's real path), bases followed, cycles refused."""
+    """Overlays loaded once each (by their file's path as written), bases followed, cycles refused."""
 
     def __init__(self, root: Path):
         self.root = root
         self.cache: dict[Path, Overlay] = {}
-        self.loading: list[Path] = []
+        self.loading: list[tuple[Path, Path]] = []  # (real path, path as written) of the overlays being loaded
         self.problems: list[Diagnostic] = []
 
     def load(self, path: Path, referrer: Mark | None, name: str | None = None) -> Overlay | None:
@@ -186,12 +186,18 @@ class _Loader:
         file = overlay_file(path, referrer, self.problems, name)
         if file is None:
             return None
-        key = file.resolve()  # an overlay named by its folder or by its file is one overlay
+        # An overlay named by its folder or by its file is one overlay, named by the folder as
+        # the path is written: folders whose files are links to one shared file are overlays
+        # of their own, each its environment (a link's target names none). Cycles are found
+        # on the files themselves, links followed, so that a link to a folder above ends too.
+        key, real = Path(os.path.abspath(file)), file.resolve()
         if key in self.cache:
             return self.cache[key]
-        if key in self.loading:
-            cycle = " -> ".join(p.parent.name for p in self.loading[self.loading.index(key):] + [key])
-            self.problems.append(error(referrer, f"overlay bases form a cycle: {cycle}; remove one of the bases"))
+        walked = [r for r, _ in self.loading]
+        if real in walked:
+            names = [k.parent.name for _, k in self.loading[walked.index(real):]] + [key.parent.name]
+            self.problems.append(error(referrer, f"overlay bases form a cycle: {' -> '.join(names)}; "
+                                                 "remove one of the bases"))
             return None
         doc, model = read_overlay(file, self.problems)
         if doc is None:
@@ -199,7 +205,7 @@ class _Loader:
         overlay = Overlay(key.parent.name, doc, model) if model is not None else None
         # Bases are followed even when this overlay has errors, so that one run reports all.
         bases = doc.data.get("bases")
-        self.loading.append(key)
+        self.loading.append((real, key))
         for index, base in enumerate(bases if isinstance(bases, list) else []):
             if not isinstance(base, str):
                 continue

@@ -22,7 +22,7 @@ from mpigen.validate.written_patches import written_patch_problems
 class Gathered:
     """What one environment has gathered so far: its jobs (where each is named, for
     duplicates), its objects, the job that renders each object (for collisions), and what
-    the jobs' alerts watch."""
+    the jobs' alerts watch, and where a field of the first job names an object (Named)."""
 
     seen: dict[Job, Mark | None] = field(default_factory=dict)
     objects: list[RenderedObject] = field(default_factory=list)
@@ -30,6 +30,7 @@ class Gathered:
     digests: dict[tuple, bytes] = field(default_factory=dict)  # sort key -> the sha256 of the first job's text of it
     expected: dict[tuple, Mark] = field(default_factory=dict)  # sort key -> where a job says the cluster has it
     watched: list[Watched] = field(default_factory=list)  # what each job's alerts watch (a monitored environment)
+    named_at: dict[tuple, Mark] = field(default_factory=dict)  # sort key -> where the first job's field names it
 
     def add(self, results: list[DocResult], diagnostics: list[Diagnostic]) -> None:
         """Take the results of one file's documents in this environment, their problems and
@@ -45,16 +46,27 @@ class Gathered:
             if item.watched is not None:
                 self.watched.append(item.watched)
             diagnostics.extend(self._expected(item))
-            for obj in item.objects:
-                owner = self.owners.setdefault(obj.sort_key, item.name_mark)
-                if owner is item.name_mark:
-                    self.objects.append(obj)
-                    self.digests[obj.sort_key] = obj.digest
-                elif not obj.shared or self.digests[obj.sort_key] != obj.digest:
-                    fix = (" with other content; give one of them another spec.runtime.name" if obj.shared
-                           else "; rename one of the jobs")
-                    diagnostics.append(error(item.name_mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, "
-                                                             f"as the job at {owner} does{fix}"))
+            diagnostics.extend(self._objects(item))
+
+    def _objects(self, item: DocResult) -> list[Diagnostic]:
+        """The job's objects gathered, and an error for each that another job renders too
+        (unless both render the same shared object): at the field that names it where one of
+        the job's fields does (Named), with advice to change that field; else at the job's name."""
+        out, named = [], {key: (where, mark) for key, where, mark in item.named}
+        for obj in item.objects:
+            owner = self.owners.setdefault(obj.sort_key, item.name_mark)
+            if owner is item.name_mark:
+                self.objects.append(obj)
+                self.digests[obj.sort_key] = obj.digest
+                if obj.sort_key in named:
+                    self.named_at[obj.sort_key] = named[obj.sort_key][1]
+            elif not obj.shared or self.digests[obj.sort_key] != obj.digest:
+                other = " with other content" if obj.shared else ""
+                where, mark = named.get(obj.sort_key, ("", item.name_mark))
+                fix = f"give one of them another {where}" if where else "rename one of the jobs"
+                out.append(error(mark, f"job {item.job[0]}/{item.job[1]} renders {obj.path}, as the job at "
+                                       f"{self.named_at.get(obj.sort_key, owner)} does{other}; {fix}"))
+        return out
 
     def _expected(self, item: DocResult) -> list[Diagnostic]:
         """A job that writes an object which another says the cluster has, or the other way

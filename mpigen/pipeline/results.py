@@ -22,6 +22,9 @@ Job = tuple[str, str]  # (namespace, name)
 # An object a job references and does not write (a Trainer runtime the cluster has): its sort
 # key (mpigen.emit.install_order), "<Kind> <namespace>/<name>", and where the blueprint names it.
 Expected = tuple[tuple, str, Mark]
+# An object a job writes under a name one of its fields gives (Target.names): its sort key, the
+# field, and where the blueprint writes it.
+Named = tuple[tuple, str, Mark]
 UsedPatch = tuple[str, str, int]  # (overlay document's path, "patches" or "images", index): mpigen.overlay.apply.Usage
 
 
@@ -29,7 +32,7 @@ UsedPatch = tuple[str, str, int]  # (overlay document's path, "patches" or "imag
 class DocResult:
     """What one blueprint document gives under one environment: its problems and warnings,
     where its metadata.name is written and its job (None: not valid), its objects, and the
-    objects it says the cluster has (Expected), and, where the environment is monitored, what
+    objects it says the cluster has (Expected), those a field of its names (Named), and, where the environment is monitored, what
     its alerts watch (mpigen.render.watched)."""
 
     diagnostics: list[Diagnostic]
@@ -37,6 +40,7 @@ class DocResult:
     job: Job | None = None
     objects: list[RenderedObject] = field(default_factory=list)
     expects: list[Expected] = field(default_factory=list)
+    named: list[Named] = field(default_factory=list)
     watched: Watched | None = None
 
 
@@ -54,7 +58,7 @@ class FileResult:
 # The fields of each type that the shape covers, and those it leaves out: the documents' bytes
 # (an object's text, where a store keeps it, and its sha256) and the shape itself.
 FILE_SHAPE, FILE_LEFT_OUT = ("problems", "per_env", "used"), ("shape",)
-DOC_SHAPE, DOC_LEFT_OUT = ("diagnostics", "name_mark", "job", "objects", "expects", "watched"), ()
+DOC_SHAPE, DOC_LEFT_OUT = ("diagnostics", "name_mark", "job", "objects", "expects", "named", "watched"), ()
 OBJECT_SHAPE, OBJECT_LEFT_OUT = (("sort_key", "path", "env", "running_workers", "root", "admitted", "cluster_scoped"),
                                  ("text", "ref", "digest"))
 

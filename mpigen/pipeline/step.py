@@ -28,7 +28,7 @@ from mpigen.load.blueprints import load_files
 from mpigen.load.document import Document
 from mpigen.overlay.apply import Usage, apply, with_namespace
 from mpigen.pipeline.oversize import size_errors, size_marks
-from mpigen.pipeline.results import DocResult, Expected, FileResult, UsedPatch, shape
+from mpigen.pipeline.results import DocResult, Expected, FileResult, Named, UsedPatch, shape
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import FluxSteps, Lifecycle, Options
 from mpigen.render.kueue import ignored_paths, renders_nothing
@@ -36,7 +36,7 @@ from mpigen.kube.kueue_limits import pod_set_errors
 from mpigen.kube.sizes import compact_json
 from mpigen.render.refusals import oversized, pod_security_problems
 from mpigen.render.watched import Watched, with_job
-from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, expected_objects, kind_facts,
+from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, expected_objects, kind_facts, named_objects,
                                    kueue_pod_sets, render_job, target_rules)
 from mpigen.validate.document import attributed, validate_document, written_problems
 
@@ -150,6 +150,7 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic], u
     result.job = (blueprint.metadata.namespace, blueprint.metadata.name)
     result.name_mark = patched.value_mark(("metadata", "name"))
     result.expects = _expected(patched, blueprint, options)
+    result.named = _named(patched, blueprint, options)
     checked = options is not None and options.pod_security not in (None, PRIVILEGED)
     queue = patched.value_mark(SCHEDULING_QUEUE) if blueprint.spec.scheduling.queue is not None else None
     pending = _Pending(blueprint, job, patched.path, env, options, size_marks(patched), patched if checked else None,
@@ -167,6 +168,13 @@ def _expected(doc: Document, blueprint: Blueprint, options: Options | None) -> l
         where = f"{meta['namespace']}/{meta['name']}" if "namespace" in meta else meta["name"]
         out.append((sort_key(obj, APPLIED_FIRST), f"{obj['kind']} {where}", mark))
     return out
+
+
+def _named(doc: Document, blueprint: Blueprint, options: Options | None) -> list[Named]:
+    """The objects the job writes under a name one of its fields gives, keyed as rendered objects."""
+    if options is None:
+        return []
+    return [(sort_key(obj, APPLIED_FIRST), where, mark) for obj, where, mark in named_objects(doc, blueprint, options)]
 
 
 def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[RenderedObject], list[Diagnostic],

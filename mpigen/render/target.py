@@ -125,6 +125,10 @@ def _nothing_expected(doc: Document, blueprint: Blueprint, options: Options) -> 
     return []
 
 
+def _nothing_named(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, str, Mark]]:
+    return []
+
+
 def _no_libraries(options: Options) -> tuple[str, ...]:
     return ()
 
@@ -173,6 +177,10 @@ class Target:
     # The objects its output references that the cluster must have already (the runtime a
     # TrainJob names), each as its kind and metadata, with the blueprint's position that names it.
     expects: Callable[[Document, Blueprint, Options], list[tuple[dict, Mark]]] = _nothing_expected
+    # The objects it writes whose name a blueprint field other than metadata.name gives (the
+    # runtime spec.runtime.name names), each as its kind and metadata, with that field and its
+    # position: two jobs that write one are told to change that field, there.
+    names: Callable[[Document, Blueprint, Options], list[tuple[dict, str, Mark]]] = _nothing_named
     # The kinds it writes beyond Kubernetes' own (mpigen.render.kinds), with what diff
     # and validate --server need to know of them (mpigen.render.kinds).
     kinds: tuple[Kind, ...] = ()

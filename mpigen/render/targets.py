@@ -100,6 +100,13 @@ def expected_objects(doc: Document, blueprint: Blueprint, options: Options) -> l
     return options.definition.expects(doc, blueprint, options)
 
 
+def named_objects(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, str, Mark]]:
+    """The objects the job writes whose name a blueprint field other than metadata.name gives,
+    with that field (Target.names)."""
+    options = resolved(options)
+    return options.definition.names(doc, blueprint, options)
+
+
 def resolved(options: Options) -> Options:
     """The options with their Target (`definition`), and its own options at their defaults where
     none are given: what the run's settings carry (mpigen.pipeline.settings.run_settings), so that

@@ -4,6 +4,9 @@ it, and checked at its lines as the API server checks a Job's podFailurePolicy."
 from __future__ import annotations
 
 import pytest
+import yaml
+
+from tests.support.text import pos
 
 BLUEPRINT = """\
 apiVersion: mpigen.dev/v1alpha1
@@ -89,3 +92,57 @@ def test_a_rule_has_one_requirement_and_at_most_nineteen_rules_follow_the_disrup
                                        encoding="utf-8")
     done = cli("validate", "job.yaml")
     assert done.returncode == 2 and "longer than the 19 allowed" in done.stderr, done.stderr
+
+
+# The MPI containers renamed by podTemplatePatch.<role>.containerName (issue 50): a rule names a
+# container by the name its pods have. The API server refuses a Job whose podFailurePolicy
+# names a container its pod template lacks (Kubernetes pkg/apis/batch/validation/validation.go
+# validatePodFailurePolicyRuleOnExitCodes: "must be one of the container or initContainer names
+# in the pod template"), so the name mpigen checks is the one it renders.
+RENAMED = "  podTemplatePatch:\n    launcher: {containerName: launch}\n    worker: {containerName: trainer}\n"
+
+
+def _pod_failure_rules(stream: str) -> list[dict]:
+    """Every rule of every podFailurePolicy of the rendered objects."""
+    found, stack = [], [o for o in yaml.safe_load_all(stream) if o]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found += node.get("podFailurePolicy", {}).get("rules", []) if "podFailurePolicy" in node else []
+            stack += node.values()
+        elif isinstance(node, list):
+            stack += node
+    return found
+
+
+@pytest.mark.parametrize("target, container", [("static", "launch"), ("jobset", "trainer"), ("jobset", "launch")])
+def test_a_rule_on_a_renamed_container_renders_into_the_pod_failure_policy(cli, tmp_path, target, container):
+    done = cli("render", "--stdout", written(tmp_path / "job.yaml", container=container, runtime=RENAMED),
+               "--target", target)
+    assert done.returncode == 0, done.stderr
+    named = [r for r in _pod_failure_rules(done.stdout) if r.get("onExitCodes", {}).get("containerName") == container]
+    assert named and all(r["onExitCodes"]["values"] == [3] for r in named)
+
+
+@pytest.mark.parametrize("target, default, names", [
+    ("static", "mpi-launcher", "launch"),
+    ("jobset", "mpi-worker", "launch, trainer"),
+    ("jobset", "mpi-launcher", "launch, trainer"),
+])
+def test_a_rule_on_a_renamed_containers_old_name_is_refused_at_its_name(cli, tmp_path, target, default, names):
+    """Accepted before, and left out of every podFailurePolicy: the exit code restarted the job."""
+    text_name = written(tmp_path / "job.yaml", container=default, runtime=RENAMED)
+    text = (tmp_path / text_name).read_text(encoding="utf-8")
+    line, column = pos(text, default)
+    done = cli("validate", text_name, "--target", target)
+    assert done.returncode == 2
+    assert f"job.yaml:{line}:{column}: error: spec.runPolicy.failurePolicy.rules[0].onExitCodes.containerName: with " \
+           f"--target {target} the job's pods have no container {default}; name one of {names}" in done.stderr, \
+        done.stderr
+
+
+def test_static_refuses_a_rule_on_the_renamed_worker_container(cli, tmp_path):
+    """The workers' StatefulSet has no failure policy, whatever its container is called."""
+    done = cli("validate", written(tmp_path / "job.yaml", container="trainer", runtime=RENAMED), "--target", "static")
+    assert done.returncode == 2
+    assert "with --target static trainer runs in the workers' StatefulSet" in done.stderr, done.stderr

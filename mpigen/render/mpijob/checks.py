@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from mpigen.check.effective import EffectivePods, sharing
 from mpigen.check.failure_checks import refused
+from mpigen.check.pod_templates import launcher_name_taken
 from mpigen.check.shared_rules import one_workload_only, worker_set_checks
 from mpigen.compile.launcher_env import OPENMPI5_ENV_NAMES
 from mpigen.compile.mpijob import V1, V2BETA1
@@ -18,6 +19,7 @@ from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
+from mpigen.render.mpijob.kinds import KUBECTL_DELIVERY
 from mpigen.render.target import Options
 from mpigen.validate.gang import MIN_AVAILABLE, gang_pods, never_starts
 from mpigen.validate.reserved import Reserved
@@ -33,7 +35,10 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME,), mounts=(CONFIG_MOUNT,), env=OPENMP
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     out = worker_set_checks(doc, blueprint, options.gitops) + refused(doc, _NO_FAILURE_POLICY)
     if options.own.api == V1:
-        return out + one_workload_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
+        return (out + one_workload_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
+                + launcher_name_taken(doc, blueprint, KUBECTL_DELIVERY["name"], "with --mpijob-api kubeflow.org/v1 "
+                                      "the training-operator appends its init container "
+                                      f"{KUBECTL_DELIVERY['name']} to the launcher's pod"))
     if options.own.api == V2BETA1:
         return out + _ssh_user(doc, blueprint, pods) + _v2beta1_checks(doc, blueprint, pods)
     return out

@@ -5,6 +5,7 @@ failure policy the workers' StatefulSet cannot honour."""
 from __future__ import annotations
 
 from mpigen.check.effective import EffectivePods
+from mpigen.check.pod_templates import launcher_name_taken
 from mpigen.check.shared_rules import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
@@ -13,7 +14,7 @@ from mpigen.check.failure_checks import (POLICY, download_containers, main_conta
                                           written)
 from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME, KUBECTL_MOUNT, KUBECTL_VOLUME, OPERATOR_LABEL_KEYS
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_ENV_NAMES
-from mpigen.render.static.launcher import OPERATOR_ENV_NAMES
+from mpigen.render.static.launcher import KUBECTL_DELIVERY_CONTAINER, OPERATOR_ENV_NAMES
 from mpigen.render.target import Options
 from mpigen.validate.reserved import Reserved
 
@@ -26,7 +27,10 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
             + one_workload_only(doc, blueprint, "static") + _two_workloads(doc, blueprint)
-            + _failure_policy(doc, blueprint)
+            + _failure_policy(doc, blueprint) 
+            + launcher_name_taken(doc, blueprint, KUBECTL_DELIVERY_CONTAINER, "with --target static the launcher's "
+                                  f"pod has the operator's init container {KUBECTL_DELIVERY_CONTAINER}, which "
+                                  "copies kubectl into it")
             + _root_workers(doc, pods)
             + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
                                                   "target or keep the launcher off the host network"))

@@ -27,9 +27,13 @@ OPERATOR_ENV_NAMES = {
 _DELIVERY_RESOURCES = {"cpu": "100m", "memory": "512Mi", "ephemeral-storage": "5Gi"}
 
 
+# The operator's init container of the launcher, which copies kubectl into it.
+KUBECTL_DELIVERY_CONTAINER = "kubectl-delivery"
+
+
 def kubectl_delivery(job: MPIJob, image: str) -> dict:
     return {
-        "name": "kubectl-delivery",
+        "name": KUBECTL_DELIVERY_CONTAINER,
         "image": image,
         "imagePullPolicy": "IfNotPresent",
         "env": [

@@ -64,6 +64,20 @@ def cluster_runtime(doc: Document, blueprint: Blueprint, options: Options) -> li
     return [({"apiVersion": TRAINER_API, "kind": kind, "metadata": meta}, mark)]
 
 
+def runtime_named(doc: Document, blueprint: Blueprint, options: Options) -> list[tuple[dict, str, Mark]]:
+    """The runtime mpigen writes under the name spec.runtime.name gives it (with emit), at that
+    field: two jobs that write one runtime (of one namespace, for a TrainingRuntime) are told to
+    give one of them another name there, not to rename a job whose name the runtime does not bear."""
+    runtime, where = blueprint.spec.runtime, ("spec", "runtime", "name")
+    if runtime is None or runtime.emit is None or runtime.name is None or doc.get(where) is None:
+        return []
+    meta = {"name": runtime.name}
+    if runtime.emit == "TrainingRuntime":
+        meta["namespace"] = blueprint.metadata.namespace
+    return [({"apiVersion": TRAINER_API, "kind": runtime.emit, "metadata": meta}, "spec.runtime.name",
+             doc.value_mark(where))]
+
+
 def _name_length(doc: Document, blueprint: Blueprint, options: Options) -> list[Diagnostic]:
     """The Trainer accepts any TrainJob name up to 63 characters, but its JobSet is refused when
     the longest pod name (with the five characters Kubernetes adds) is longer."""

@@ -121,7 +121,7 @@ def _flux_step(obj: dict) -> str:
 
 
 TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED,
-                  expects=checks.cluster_runtime,
+                  expects=checks.cluster_runtime, names=checks.runtime_named,
                   # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
                   flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
                   applied_first=("ClusterTrainingRuntime", "TrainingRuntime"),

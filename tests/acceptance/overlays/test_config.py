@@ -145,3 +145,48 @@ def test_without_mpigen_yaml_the_output_must_be_given(cli):
     assert done.returncode == 2 and done.stdout == b""
     assert done.stderr.startswith("error: ") and "--stdout" in done.stderr
     assert sorted(p.name for p in Path(".").iterdir()) == ["blueprints"]
+
+
+def test_overlays_whose_files_link_to_one_shared_file_are_each_its_own_environment(cli):
+    """Issue 50: `overlays: [eu, us]` whose overlay.yaml files are symbolic links to one shared
+    file rendered one environment, named after the links' target folder, and eu and us were
+    gone (exit 0). An environment is named by the path the user wrote (docs/overlays.md: the
+    folder name is the overlay's name), never by where a link leads."""
+    add_blueprint("one", namespace="team")
+    overlay("shared", "labels: {region: any}\n", folder="common")
+    for name in ("eu", "us"):
+        Path("overlays", name).mkdir(parents=True)
+        Path("overlays", name, "overlay.yaml").symlink_to(Path("..", "..", "common", "shared", "overlay.yaml"))
+    write("mpigen.yaml", CONFIG_HEAD + "blueprints: [blueprints]\noverlays: [eu, us]\noutput: out\n")
+    done = cli("render")
+    assert done.returncode == 0, done.stderr
+    out = Path("out")
+    assert sorted(p.name for p in out.iterdir()) == [".mpigen-index", "eu", "us"]
+    for env in ("eu", "us"):
+        workers = yaml.safe_load((out / env / "team/statefulset-one-worker.yaml").read_text())
+        assert workers["metadata"]["labels"]["region"] == "any"
+    streamed = cli("render", "--overlay", "us", "--stdout")
+    assert streamed.returncode == 0, streamed.stderr
+    assert "# Source: blueprints/one.yaml, overlays/us/overlay.yaml" in streamed.stdout.decode()
+
+
+def test_an_overlay_folder_that_links_to_another_is_named_as_written(cli):
+    """A folder that is itself a link (overlays/eu -> shared) is the overlay eu."""
+    add_blueprint("one", namespace="team")
+    overlay("shared", "labels: {region: any}\n")
+    Path("overlays", "eu").symlink_to("shared", target_is_directory=True)
+    write("mpigen.yaml", CONFIG_HEAD + "blueprints: [blueprints]\noverlays: [eu, shared]\noutput: out\n")
+    done = cli("render")
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in Path("out").iterdir()) == [".mpigen-index", "eu", "shared"]
+
+
+def test_bases_that_link_back_to_an_overlay_being_loaded_are_a_cycle(cli):
+    """Cycles are found on the files, links followed: a base reached again through a link ends."""
+    add_blueprint("one", namespace="team")
+    overlay("a", "bases: [b]\n")
+    Path("overlays", "b").mkdir()
+    Path("overlays", "b", "overlay.yaml").symlink_to(Path("..", "a", "overlay.yaml"))
+    done = cli("render", "--overlay", "a", "--stdout")
+    assert done.returncode == 2
+    assert "overlay bases form a cycle: a -> b; " in done.stderr, done.stderr  # b is a, through its link

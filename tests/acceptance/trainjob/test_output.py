@@ -16,7 +16,7 @@ import yaml
 from tests.support.blueprints import blueprint_text
 from tests.support.command_line import run_mpigen
 from tests.support.rendering import by_kind, render_text
-from tests.support.text import write
+from tests.support.text import pos, write
 
 ANCESTOR = "trainer.kubeflow.org/trainjob-ancestor-step"
 RESERVED = {"OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_args", "OMPI_MCA_orte_keep_fqdn_hostnames",
@@ -314,17 +314,44 @@ def test_jobs_share_a_cluster_runtime_they_render_the_same(tmp_path):
     assert [o["kind"] for o in objects] == ["ClusterTrainingRuntime", "TrainJob", "TrainJob"]
 
 
+def _runtime_name(text: str) -> str:
+    """LINE:COLUMN of spec.runtime.name's value in a blueprint's text."""
+    line, column = pos(text, "\"shared\"", after="\"runtime\":")
+    return f"{line}:{column}"
+
+
 def test_one_runtime_name_with_two_contents_is_an_error_naming_both(tmp_path):
-    write(tmp_path / "a.yaml", blueprint_text("a", runtime={"emit": "ClusterTrainingRuntime", "name": "shared"}))
-    write(tmp_path / "b.yaml", blueprint_text("b", workers=3, gpusPerWorker=1,
-                                              runtime={"emit": "ClusterTrainingRuntime", "name": "shared"}))
+    at_a = _runtime_name(write(tmp_path / "a.yaml",
+                               blueprint_text("a", runtime={"emit": "ClusterTrainingRuntime", "name": "shared"})))
+    at_b = _runtime_name(write(tmp_path / "b.yaml", blueprint_text("b", workers=3, gpusPerWorker=1,
+                                                                   runtime={"emit": "ClusterTrainingRuntime",
+                                                                            "name": "shared"})))
     out = tmp_path / "out"
     done = run_mpigen("render", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--target", "trainjob", "-o", str(out),
                       text=True)
     assert done.returncode == 2 and not out.exists()
-    assert f"{tmp_path / 'b.yaml'}:5:13: error: job default/b renders _cluster/clustertrainingruntime-shared.yaml, " \
-           f"as the job at {tmp_path / 'a.yaml'}:5:13 does with other content; give one of them another " \
+    # At spec.runtime.name, the field that names the runtime, of both jobs.
+    assert f"{tmp_path / 'b.yaml'}:{at_b}: error: job default/b renders _cluster/clustertrainingruntime-shared.yaml, " \
+           f"as the job at {tmp_path / 'a.yaml'}:{at_a} does with other content; give one of them another " \
            "spec.runtime.name" in done.stderr
+
+
+def test_two_jobs_naming_their_training_runtime_alike_are_told_to_change_the_name_at_its_field(tmp_path):
+    """Regression (issue 50): two jobs that write one TrainingRuntime by spec.runtime.name were
+    told to rename one of the jobs, at metadata.name, whose name the runtime does not bear. A
+    namespace holds one TrainingRuntime of a name (the API server's uniqueness of a namespaced
+    object's name, k8s.io/apiserver pkg/registry/generic/registry/store.go Create: AlreadyExists),
+    so the second would replace the first's: the error is at spec.runtime.name of each."""
+    at = {name: _runtime_name(write(tmp_path / f"{name}.yaml",
+                                    blueprint_text(name, runtime={"emit": "TrainingRuntime", "name": "shared"})))
+          for name in ("a", "b")}
+    a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    done = run_mpigen("render", str(a), str(b), "--target", "trainjob", "--stdout", text=True)
+    assert done.returncode == 2 and not done.stdout
+    assert f"{b}:{at['b']}: error: job default/b renders default/trainingruntime-shared.yaml, as the job at " \
+           f"{a}:{at['a']} " \
+           "does; give one of them another spec.runtime.name\n" in done.stderr
+    assert "rename one of the jobs" not in done.stderr
 
 
 
