@@ -130,6 +130,12 @@ def _pod(doc: Document, job: MPIJob, role: str, rank: bool) -> EffectivePod:
         ports=ports)
 
 
+def written_at(doc: Document, patched: Loc, field: Loc) -> Loc:
+    """Where a value of a role's pod is written: the role's podTemplatePatch when it writes
+    it, else the blueprint's own field."""
+    return patched if doc.get(patched) is not None else field
+
+
 def _stated(doc: Document, value: Any, patched: Loc, field: Loc | None) -> Stated:
     """A pod value with its origin: the patch when it writes the value, else the blueprint's
     field when it states one (None: the value is a default)."""

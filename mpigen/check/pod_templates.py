@@ -16,7 +16,7 @@ Trainer runtime hands to a Job) is validated by Kubernetes' ValidatePodTemplateS
 
 from __future__ import annotations
 
-from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS
+from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS, written_at
 from mpigen.compile.blueprint import main_container_name
 from mpigen.compile.mpijob import LAUNCHER, MPIJob
 from mpigen.errors import Diagnostic, error
@@ -59,8 +59,8 @@ def _seccomp(doc: Document, template: dict, role: str) -> list[tuple[Loc, str, b
     out = []
     pod_profile = spec.get("securityContext", {}).get("seccompProfile")
     if pod_profile is not None and SECCOMP_POD in annotations:
-        patched = patch + ("pod", "securityContext", "seccompProfile")
-        field = patched if doc.get(patched) is not None else ("spec", "security", "seccompProfile")
+        field = written_at(doc, patch + ("pod", "securityContext", "seccompProfile"),
+                           ("spec", "security", "seccompProfile"))
         out += _contradiction(_annotation(doc, role, SECCOMP_POD), annotations[SECCOMP_POD], pod_profile,
                               field_path(field))
     for key in _CONTAINER_LISTS:
@@ -97,8 +97,8 @@ def _contradiction(loc: Loc, value: str, profile: dict, field: str) -> list[tupl
 
 def _annotation(doc: Document, role: str, key: str) -> Loc:
     """Where the template's annotation is written: the role's patch, else metadata.annotations."""
-    patched = ("spec", "podTemplatePatch", role, "metadata", "annotations", key)
-    return patched if doc.get(patched) is not None else ("metadata", "annotations", key)
+    return written_at(doc, ("spec", "podTemplatePatch", role, "metadata", "annotations", key),
+                      ("metadata", "annotations", key))
 
 
 def launcher_name_taken(doc: Document, blueprint: Blueprint, name: str, has: str) -> list[Diagnostic]:
@@ -109,7 +109,6 @@ def launcher_name_taken(doc: Document, blueprint: Blueprint, name: str, has: str
     regular and init containers", field.Duplicate), so the launcher's pods are never created."""
     if main_container_name(blueprint.spec, LAUNCHER) != name:
         return []
-    own = ("spec", "podTemplatePatch", "launcher", "containerName")
-    loc = own if doc.get(own) is not None else ("spec", "mainContainer")
+    loc = written_at(doc, ("spec", "podTemplatePatch", "launcher", "containerName"), ("spec", "mainContainer"))
     return [error(doc.value_mark(loc), f"{field_path(loc)}: {has}, and the API server refuses two containers of "
                                        "one name in a pod; choose another name")]
