@@ -44,9 +44,8 @@ from typing import NamedTuple
 
 from mpigen.emit import companion_names as names
 from mpigen.emit.comments import COMPANION
-from mpigen.emit.flux_substitution import kept_from_substitution
+from mpigen.emit.flux_substitution import kept_document
 from mpigen.emit.rendered import Admitted
-from mpigen.emit.yaml import dump_object
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.kube.labels import MANAGED_BY
 from mpigen.render.target import FluxSteps
@@ -60,7 +59,7 @@ RETRY = {"limit": 10, "backoff": {"duration": "5s", "factor": 2, "maxDuration": 
 
 
 def _document(obj: dict) -> str:
-    return dump_object(kept_from_substitution(obj), COMPANION)
+    return kept_document(obj, COMPANION)
 
 
 def argocd_applications(argocd, output: Path, result, overlays) -> dict[str, str]:

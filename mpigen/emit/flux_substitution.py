@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mpigen.emit.yaml import dump_object
 from mpigen.kube.labels import FLUX_SUBSTITUTE
 from mpigen.kube.sizes import compact_json
 
@@ -35,20 +36,34 @@ DISABLED = "disabled"
 SUBSTITUTED = ("${", "$$")
 
 
-def holds_substitution(value: Any, json_text: str | None = None) -> bool:
+def holds_substitution(value: Any) -> bool:
     """Whether any key or string of the value holds what envsubst would read. Read in the
-    value's JSON (`json_text`, where the caller has it: mpigen.kube.sizes.compact_json),
-    written in one pass in C: JSON escapes neither `$` nor `{`, and writes a `"` before and
-    after every key and string, so the two characters of a mark stand side by side in the JSON
-    exactly when they do in one key or string of the value."""
-    text = compact_json(value) if json_text is None else json_text
+    value's JSON (mpigen.kube.sizes.compact_json), written in one pass in C: JSON escapes
+    neither `$` nor `{`, and writes a `"` before and after every key and string, so the two
+    characters of a mark stand side by side in the JSON exactly when they do in one key or
+    string of the value."""
+    text = compact_json(value)
     return any(mark in text for mark in SUBSTITUTED)
 
 
-def kept_from_substitution(obj: dict, json_text: str | None = None) -> dict:
+def kept_from_substitution(obj: dict) -> dict:
     """The object, annotated so that Flux's substitution skips it if it holds `${` or `$$`
     (a copy: the object itself may be shared by several environments)."""
-    if not holds_substitution(obj, json_text):
+    if not holds_substitution(obj):
         return obj
     meta = obj["metadata"]
     return {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), FLUX_SUBSTITUTE: DISABLED}}}
+
+
+def kept_document(obj: dict, *comments: str | None) -> str:
+    """The object's document as mpigen writes it (mpigen.emit.yaml.dump_object), annotated as
+    kept_from_substitution says. Most objects hold no mark, and their document says so: the
+    emitter escapes neither `$` nor `{` and breaks a string only at its line breaks (a literal
+    block), so a mark that stands in a key or string stands in the document too; only a
+    document that shows one (or whose comment does) is checked against the object."""
+    text = dump_object(obj, *comments)
+    if any(mark in text for mark in SUBSTITUTED):
+        kept = kept_from_substitution(obj)
+        if kept is not obj:
+            text = dump_object(kept, *comments)
+    return text

@@ -268,6 +268,19 @@ def _emit_sequence(items: list, indent: str, out: list[str]) -> None:
             _emit_value(item, indent, out)
 
 
+# An object's compact JSON (mpigen.kube.sizes.compact_json) takes at most this many bytes per
+# byte of its document as dump_object writes it, so the document's size bounds the JSON's
+# without encoding it (mpigen.render.refusals.oversized). Both write every key and string, and
+# a character as the same UTF-8 bytes unless they escape it: JSON takes six bytes where this
+# takes at least two (a control character: \u0000 against \0) and two where this may take
+# one (`"` or a backslash, which a single-quoted or plain scalar writes as it is); a string
+# costs JSON two quotes, which this writes too or, plain, where it writes a space and a line
+# break around it; a key ":" and ",", against ":" and a line break here; a list item ",", against
+# "- " and a line break; braces and brackets two, as `{}` and `[]` or a key and a line break
+# before the first entry. No floats are written, and integers and booleans read the same.
+JSON_BYTES_PER_BYTE = 3
+
+
 def dump_object(obj: dict, *comments: str | None) -> str:
     """One document: `---`, a `# comment` line for each comment given (empty ones left out),
     then the object."""

@@ -16,11 +16,11 @@ from mpigen.check.stage import check_job
 from mpigen.compile.blueprint import compile_blueprint
 from mpigen.compile.mpijob import MPIJob
 from mpigen.emit.comments import OBJECT as GENERATED, SHARED_SOURCE, source_comment
-from mpigen.emit.flux_substitution import kept_from_substitution
+from mpigen.emit.flux_substitution import kept_document
 from mpigen.emit.install_order import sort_key
 from mpigen.emit.layout import object_path, step_placement
 from mpigen.emit.rendered import Admitted, RenderedObject, TextStore
-from mpigen.emit.yaml import dump_object
+from mpigen.emit.yaml import JSON_BYTES_PER_BYTE
 from mpigen.errors import Diagnostic, Mark
 from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.pod_security import PRIVILEGED
@@ -33,7 +33,6 @@ from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import FluxSteps, Lifecycle, Options
 from mpigen.render.kueue import ignored_paths, renders_nothing
 from mpigen.kube.kueue_limits import pod_set_errors
-from mpigen.kube.sizes import compact_json
 from mpigen.render.refusals import oversized, pod_security_problems
 from mpigen.render.watched import Watched, with_job
 from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, expected_objects, kind_facts, named_objects,
@@ -188,8 +187,13 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
     lifecycle = Lifecycle(spec.state, spec.run, spec.runPolicy.ttlSecondsAfterFinished)
     job = pending.job
     objects = render_job(job, options, lifecycle)
-    json_texts = [compact_json(obj) for obj in objects]  # what the size checks and Flux's marks read
-    refused = size_errors(oversized(objects, json_texts), blueprint, pending.size_marks, pending.source)
+    # The documents first, where the run writes them: their sizes bound the objects' JSON, which
+    # the size checks then need not encode.
+    texts = [kept_document(obj, comment if obj["metadata"].get("namespace") else SHARED_SOURCE, GENERATED)
+             for obj in objects] if emit else None
+    encoded = [text.encode("utf-8") for text in texts] if texts is not None else None
+    bounds = [JSON_BYTES_PER_BYTE * len(data) for data in encoded] if encoded is not None else None
+    refused = size_errors(oversized(objects, bounds), blueprint, pending.size_marks, pending.source)
     if pending.queue is not None:
         refused += pod_set_errors(kueue_pod_sets(objects), options.kueue_version, pending.queue)
     if pending.doc is not None:
@@ -198,10 +202,9 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
         return [], refused, None
     rendered = []
     beside_steps = stepped(pending.env)
-    for obj, json_text in zip(objects, json_texts):
-        shown = comment if obj["metadata"].get("namespace") else SHARED_SOURCE
+    for obj, text, data in zip(objects, texts, encoded):
         placement = placed_object(obj, options, blueprint.metadata.name, beside_steps)
-        rendered.append(emitted(obj, shown, pending.env.name, placement, json_text))
+        rendered.append(_carried(obj, text, data, pending.env.name, placement))
     return rendered, [], _watched(objects, pending, lifecycle, asked)
 
 
@@ -223,13 +226,18 @@ def _watched(objects: list[dict], pending: _Pending, lifecycle: Lifecycle, asked
     return with_job(watched, pending.job, objects, pending.source)._replace(target=options.target)
 
 
-def emitted(obj: dict, comment: str, env: str, placement: Placement, json_text: str | None = None) -> RenderedObject:
+def emitted(obj: dict, comment: str, env: str, placement: Placement) -> RenderedObject:
     """An object as the run carries it: its document (opened by `comment`), where it goes, its
-    sort key and the sha256 of its bytes (`json_text`: its compact JSON, where the caller has it)."""
-    text = dump_object(kept_from_substitution(obj, json_text), comment, GENERATED)
+    sort key and the sha256 of its bytes."""
+    text = kept_document(obj, comment, GENERATED)
+    return _carried(obj, text, text.encode("utf-8"), env, placement)
+
+
+def _carried(obj: dict, text: str, data: bytes, env: str, placement: Placement) -> RenderedObject:
+    """emitted's, of a document written already (`data`: its UTF-8 bytes)."""
     facts = kind_facts(obj["apiVersion"], obj["kind"])
     return RenderedObject(sort_key(obj, APPLIED_FIRST), placement.path, text, env, placement.running_workers,
-                          placement.root, None, hashlib.sha256(text.encode("utf-8")).digest(), placement.admitted,
+                          placement.root, None, hashlib.sha256(data).digest(), placement.admitted,
                           facts is not None and facts.cluster_scoped)
 
 

@@ -178,16 +178,17 @@ class TooLarge(NamedTuple):
     limit: str = "kind"  # "kind" (its kind's own), "annotations" or "etcd"
 
 
-def oversized(objects: list[dict], json_texts: list[str] | None = None) -> list[TooLarge]:
+def oversized(objects: list[dict], json_at_most: list[int] | None = None) -> list[TooLarge]:
     """Why the cluster would refuse each object of a render, or one its controller creates from
     one (the table of kinds' `creates` fact), for its size: over a limit of its kind's own (its
     `size_limit` fact), or over what etcd stores in one request (mpigen.kube.sizes). One pass over
-    what each counts. `json_texts`: each object's compact JSON (mpigen.kube.sizes.compact_json),
-    where the caller has it."""
+    what each counts. `json_at_most`: for each object, a number of bytes its compact JSON
+    (mpigen.kube.sizes.compact_json) does not exceed, where the caller knows one: an object
+    whose JSON fits under both limits that read it is not encoded at all."""
     find = finder(objects)
     problems = []
     for i, obj in enumerate(objects):
-        problems += _too_large(obj, "", "", json_texts[i] if json_texts is not None else None)
+        problems += _too_large(obj, "", "", json_at_most[i] if json_at_most is not None else None)
         facts = kind_facts(obj["apiVersion"], obj["kind"])
         if facts is not None and facts.creates is not None:
             creator = f"the {obj['kind']} {obj['metadata']['name']}"
@@ -197,7 +198,7 @@ def oversized(objects: list[dict], json_texts: list[str] | None = None) -> list[
     return problems
 
 
-def _too_large(obj: dict, made_by: str, consequence: str, json_text: str | None = None) -> list[TooLarge]:
+def _too_large(obj: dict, made_by: str, consequence: str, json_at_most: int | None = None) -> list[TooLarge]:
     facts = kind_facts(obj["apiVersion"], obj["kind"])
     named = f"the {obj['kind']} {obj['metadata']['name']}{made_by}"
     limit = facts.size_limit if facts is not None else None
@@ -205,9 +206,11 @@ def _too_large(obj: dict, made_by: str, consequence: str, json_text: str | None 
         return [TooLarge(limit.field, f"{named} would hold {size:,} bytes, over the API server's limit of "
                                       f"{limit.limit:,} bytes for its kind, and the cluster would refuse it"
                                       f"{consequence}; {limit.advice}")]
+    if json_at_most is not None and json_at_most <= min(MAX_ANNOTATIONS, MAX_ETCD_REQUEST):
+        return []  # its JSON fits under both limits below, and so do its annotations and strings
     # One pass in C that most objects fit in: their JSON holds every annotation whole, and is
     # never less than their strings.
-    json_size = len((json_text if json_text is not None else compact_json(obj)).encode("utf-8"))
+    json_size = len(compact_json(obj).encode("utf-8"))
     if json_size > MAX_ANNOTATIONS and (size := largest_annotations(obj)) > MAX_ANNOTATIONS:
         return [TooLarge("", f"{named} would carry {size:,} bytes of annotations (keys and values, on the object "
                              f"or a pod template), over the API server's limit of {MAX_ANNOTATIONS:,} bytes, and the "
