@@ -45,16 +45,16 @@ File = tuple[Path, bool]  # a file to read, and whether the user named it (mpige
 
 @dataclass
 class _Pending:
-    """A valid blueprint waiting to be rendered in one environment (after the file's documents,
-    with the marks of every key and value, are dropped)."""
+    """A valid blueprint waiting to be rendered in one environment, with its document as
+    patched there (whose marks are read only if the cluster would refuse the render)."""
 
     blueprint: Blueprint
     job: MPIJob  # compiled once: the checks judge its pods, the target renders it
     source: str
     env: Environment
     options: Options  # the environment's for the job's target (mpigen.pipeline.targeting)
-    size_marks: dict[str, Mark]  # where an object too large for the cluster is reported (mpigen.pipeline.oversize)
-    doc: Document | None = None  # kept where the pods are checked against a Pod Security level
+    doc: Document  # as patched for the environment: where what the cluster would refuse is reported
+    pod_security: bool  # the pods are checked against a Pod Security level
     queue: Mark | None = None  # spec.scheduling.queue's value, where the job is queued (mpigen.kube.kueue_limits)
 
 
@@ -90,13 +90,14 @@ def file_results(files: list[File], settings: RunSettings, memo: Memo, store: Te
 
 def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
     """What one file gives (its text from `read`). Only the results are kept, never the
-    loaded documents (with the marks of every key and value, they are the bulk)."""
+    loaded documents (with the marks of every key and value, they are the bulk): each is
+    rendered in every environment as soon as it is validated there, and dropped."""
     result = FileResult([], [[] for _ in settings.environments], set())
     docs, result.problems = load_files([file], read, IMPORTABLE)
-    validated = [_environments(doc, settings, result.used) for doc in docs]
-    del docs  # rendering needs the blueprints, not the documents and their marks
-    for results in validated:
-        for env_results, validated_here in zip(result.per_env, results):
+    docs.reverse()
+    while docs:
+        doc = docs.pop()  # and no longer held here
+        for env_results, validated_here in zip(result.per_env, _environments(doc, settings, result.used)):
             if validated_here.pending is not None:
                 objects, refused, watched = _render(validated_here.pending, settings.render, settings.watched)
                 validated_here.result.objects = [] if refused else objects
@@ -152,8 +153,7 @@ def _validated(patched: Document, env: Environment, written: list[Diagnostic], u
     result.named = _named(patched, blueprint, options)
     checked = options is not None and options.pod_security not in (None, PRIVILEGED)
     queue = patched.value_mark(SCHEDULING_QUEUE) if blueprint.spec.scheduling.queue is not None else None
-    pending = _Pending(blueprint, job, patched.path, env, options, size_marks(patched), patched if checked else None,
-                       queue)
+    pending = _Pending(blueprint, job, patched.path, env, options, patched, checked, queue)
     return _Validated(result, pending)
 
 
@@ -193,10 +193,11 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
              for obj in objects] if emit else None
     encoded = [text.encode("utf-8") for text in texts] if texts is not None else None
     bounds = [JSON_BYTES_PER_BYTE * len(data) for data in encoded] if encoded is not None else None
-    refused = size_errors(oversized(objects, bounds), blueprint, pending.size_marks, pending.source)
+    too_large = oversized(objects, bounds)
+    refused = size_errors(too_large, blueprint, size_marks(pending.doc), pending.source) if too_large else []
     if pending.queue is not None:
         refused += pod_set_errors(kueue_pod_sets(objects), options.kueue_version, pending.queue)
-    if pending.doc is not None:
+    if pending.pod_security:
         refused += pod_security_problems(objects, options, pending.doc, blueprint, job, lifecycle)
     if refused or not emit:
         return [], refused, None
