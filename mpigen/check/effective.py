@@ -13,8 +13,9 @@ so a value an overlay wrote is marked in the overlay's file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from mpigen.compile.mpijob import LAUNCHER, WORKER, MPIJob
@@ -107,12 +108,14 @@ def _pod(doc: Document, job: MPIJob, role: str, rank: bool) -> EffectivePod:
     name = ROLE_PATHS[role]
     patch: Loc = ("spec", "podTemplatePatch", name)
     container = pod["containers"][0]
+    # Most roles have no patch: then no value of the pod is the patch's, and none is looked up there.
+    stated = partial(_stated, doc) if doc.get(patch) is not None else partial(_stated, doc, patched_role=False)
 
     def security(key: str, field: Loc | None) -> Stated:
         own = container.get("securityContext", {})
         if own.get(key) is not None:  # only the container's patch writes identity into the container
             return Stated(own[key], patch + ("container", "securityContext", key))
-        return _stated(doc, pod.get("securityContext", {}).get(key), patch + ("pod", "securityContext", key), field)
+        return stated(pod.get("securityContext", {}).get(key), patch + ("pod", "securityContext", key), field)
 
     host = ("spec", "network", "hostNetwork")
     ports = tuple(Port(p.get("name"), p.get("containerPort"), p.get("protocol", "TCP"), patch + ("container", "ports", i))
@@ -121,11 +124,11 @@ def _pod(doc: Document, job: MPIJob, role: str, rank: bool) -> EffectivePod:
         role=name, rank=rank, spec=pod,
         user=security("runAsUser", ("spec", "security", "runAsUser")),
         group=security("runAsGroup", ("spec", "security", "runAsGroup")),
-        fs_group=_stated(doc, pod.get("securityContext", {}).get("fsGroup"), patch + ("pod", "securityContext", "fsGroup"),
-                         ("spec", "security", "fsGroup")),
+        fs_group=stated(pod.get("securityContext", {}).get("fsGroup"), patch + ("pod", "securityContext", "fsGroup"),
+                        ("spec", "security", "fsGroup")),
         run_as_non_root=security("runAsNonRoot", ("spec", "security", "runAsNonRoot")),
-        host_network=_stated(doc, pod.get("hostNetwork", False), patch + ("pod", "hostNetwork"), host),
-        dns_policy=_stated(doc, pod.get("dnsPolicy"), patch + ("pod", "dnsPolicy"), host),
+        host_network=stated(pod.get("hostNetwork", False), patch + ("pod", "hostNetwork"), host),
+        dns_policy=stated(pod.get("dnsPolicy"), patch + ("pod", "dnsPolicy"), host),
         one_per_node=template.get("metadata", {}).get("labels", {}).get(EXCLUSIVE_LABEL) == "true",
         ports=ports)
 
@@ -136,10 +139,11 @@ def written_at(doc: Document, patched: Loc, field: Loc) -> Loc:
     return patched if doc.get(patched) is not None else field
 
 
-def _stated(doc: Document, value: Any, patched: Loc, field: Loc | None) -> Stated:
+def _stated(doc: Document, value: Any, patched: Loc, field: Loc | None, patched_role: bool = True) -> Stated:
     """A pod value with its origin: the patch when it writes the value, else the blueprint's
-    field when it states one (None: the value is a default)."""
-    if doc.get(patched) is not None:
+    field when it states one (None: the value is a default). `patched_role`: False when the
+    role has no patch at all."""
+    if patched_role and doc.get(patched) is not None:
         return Stated(value, patched)
     stated = doc.get(field) if field is not None else None
     if stated is not None and stated is not False:  # 0 is stated
