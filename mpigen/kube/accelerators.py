@@ -4,6 +4,7 @@ device plugins advertise them under."""
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 from mpigen.errors import close_matches
 
@@ -42,10 +43,12 @@ ACCELERATORS = ("nvidia.com/gpu*", "nvidia.com/mig-*", "amd.com/gpu*", "habana.a
                 "aws.amazon.com/neuron*", "google.com/tpu*")
 
 
+@lru_cache(maxsize=4096)  # asked of every resource of every job, and the names repeat
 def is_accelerator(resource: str) -> bool:
     return "gpu" in resource.lower() or any(fnmatchcase(resource, pattern) for pattern in ACCELERATORS)
 
 
+@lru_cache(maxsize=4096)
 def is_known_accelerator(resource: str) -> bool:
     """Whether a device plugin of KNOWN_ACCELERATORS advertises this resource."""
     return any(fnmatchcase(resource, pattern) for pattern, _ in KNOWN_ACCELERATORS)
