@@ -62,7 +62,7 @@ def kept_document(obj: dict, *comments: str | None) -> str:
     block), so a mark that stands in a key or string stands in the document too; only a
     document that shows one (or whose comment does) is checked against the object."""
     text = dump_object(obj, *comments)
-    if any(mark in text for mark in SUBSTITUTED):
+    if "${" in text or "$$" in text:  # SUBSTITUTED
         kept = kept_from_substitution(obj)
         if kept is not obj:
             text = dump_object(kept, *comments)

@@ -60,9 +60,17 @@ def _is_plain(value: str) -> bool:
     return True
 
 
+# How a text that Python's float() or Go's strconv reads as a number may begin (signs, digits,
+# a point, inf, infinity and nan in any case; 0x, 0o and 0b begin with a digit). Asked only of
+# ASCII text (_PLAIN), so Python's other Unicode digits do not arise.
+_NUMBER_START = frozenset("+-.0123456789iInN")
+
+
 def _number_like(value: str) -> bool:
     """What Go's strconv (go-yaml v2, used by kubectl) would still read as a number."""
     text = value.replace("_", "")
+    if text[:1] not in _NUMBER_START:
+        return False  # most strings: names, paths, flags
     try:
         float(text)
         return True
