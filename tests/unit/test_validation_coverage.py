@@ -1,9 +1,10 @@
 """docs/validation.md, the table of the rules that can refuse or break mpigen's objects, kept in
 step with the code: every check a row names is a name mpigen has, every test it names exists
 (a case file, or a test function in its file), a checked row names both, the figure the doc and
-the README state is the one the tables give, and every module of mpigen/validate and
-mpigen/check that holds a rule is named by a checked row (so that a new check comes with its
-row), the others being listed here with what they are instead."""
+the README state is the one the tables give, and every module of mpigen/validate,
+mpigen/check, a target's checks and mpigen/render/refusals.py that holds a rule is named by a
+checked row (so that a new check comes with its row), the others being listed here with what
+they are instead."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ STATUSES = ("checked", "on request", "unchecked", "not needed")
 NAMED = re.compile(r"`(mpigen(?:\.\w+)+)`")
 TEST = re.compile(r"`(tests/[^`\s]+)`")
 FIGURE = re.compile(r"(\d+) of (\d+) rules (?:are )?checked before anything reaches a cluster")
-# The modules of the two rule packages that hold no rule of their own: the stages' plumbing.
+# Where mpigen's rules live: the validate and check stages, each target's checks, and the
+# refusals of rendered objects; and the modules there that hold no rule: the stages' plumbing.
+RULE_MODULES = ("mpigen/validate/*.py", "mpigen/check/*.py", "mpigen/render/*/checks.py", "mpigen/render/refusals.py")
 NOT_RULES = {
     "mpigen/validate/__init__.py": "the package's door",
     "mpigen/validate/document.py": "runs the rules on a document",
@@ -127,8 +130,7 @@ def test_the_doc_and_the_readme_state_the_tables_figure():
 def test_every_module_that_holds_a_rule_is_named_by_a_checked_row():
     named = {name for row in ROWS if row["status"] in ("checked", "on request")
              for name in NAMED.findall(row["check"])}
-    modules = sorted(str(path.relative_to(ROOT)) for package in ("validate", "check")
-                     for path in (ROOT / "mpigen" / package).glob("*.py"))
+    modules = sorted(str(path.relative_to(ROOT)) for pattern in RULE_MODULES for path in ROOT.glob(pattern))
     unnamed = [module for module in modules if module not in NOT_RULES and not any(
         (name + ".").startswith(module.removesuffix(".py").replace("/", ".") + ".") for name in named)]
     assert unnamed == [], "add a row to docs/validation.md for each"
