@@ -6,7 +6,9 @@ ValidateServiceAccountName); user and group ids from 0 to 2147483647 (validatePo
 a Job's activeDeadlineSeconds not negative (pkg/apis/batch/validation/validation.go
 validateJobSpec); a pod condition of a failure rule a qualified name with status True, False or
 Unknown (validatePodFailurePolicyRuleOnPodConditions); the Trainer's numProcPerNode at least 1
-(kubeflow/trainer trainingruntime_types.go CEL); Kueue's queue-name a DNS-1123 subdomain
+(kubeflow/trainer trainingruntime_types.go CEL) and the MPI Operator's slotsPerWorker
+and cleanPodPolicy (kubeflow/mpi-operator pkg/apis/kubeflow/validation/validation.go
+validateMPIJobSpec, validateRunPolicy); Kueue's queue-name a DNS-1123 subdomain
 (kubernetes-sigs/kueue pkg/controller/jobframework/validation.go ValidateQueueName); a path
 without NUL (runc cannot mount one); and restartPolicy, which each target writes as its kind
 requires (OnFailure or Never for a Job, Always for a StatefulSet), never from a patch. The
@@ -55,6 +57,8 @@ CASES = {
                            condition(type_="example.com/Preempted")),
     "pod condition status": (condition(status="Maybe"), "onPodConditions[0].status", condition(status="Unknown")),
     "numProcPerNode": ({"slotsPerWorker": 0}, "spec.slotsPerWorker", {"slotsPerWorker": 1}),
+    "cleanPodPolicy": ({"runPolicy": {"cleanPodPolicy": "Sometimes"}}, "spec.runPolicy.cleanPodPolicy",
+                       {"runPolicy": {"cleanPodPolicy": "All"}}),
     "queue name": ({"scheduling": {"queue": "Team_A"}}, "spec.scheduling.queue", {"scheduling": {"queue": "team-a"}}),
     "NUL in a mount path": (dataset(mount="/data\0x"), "spec.datasets[0].mountPath", dataset(mount="/data-x")),
 }
