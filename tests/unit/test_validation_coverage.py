@@ -22,7 +22,7 @@ HEADER = "| id | rule | status | check | test |"
 STATUSES = ("checked", "on request", "unchecked", "not needed")
 NAMED = re.compile(r"`(mpigen(?:\.\w+)+)`")
 TEST = re.compile(r"`(tests/[^`\s]+)`")
-FIGURE = re.compile(r"(\d+) of (\d+) rules (?:are )?checked before anything reaches a cluster")
+FIGURE = re.compile(r"(\d+) of (\d+) rules\s+(?:are\s+)?checked\s+before\s+anything\s+reaches\s+a\s+cluster")
 # Where mpigen's rules live: the validate and check stages, each target's checks, and the
 # refusals of rendered objects; and the modules there that hold no rule: the stages' plumbing.
 RULE_MODULES = ("mpigen/validate/*.py", "mpigen/check/*.py", "mpigen/render/*/checks.py", "mpigen/render/refusals.py")
