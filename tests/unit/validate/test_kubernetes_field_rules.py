@@ -3,7 +3,8 @@ validate_document at their field (docs/validation.md names each rule): a volume'
 DNS-1123 label and a priorityClassName and serviceAccountName DNS-1123 subdomains
 (kubernetes v1.30 pkg/apis/core/validation/validation.go validateVolumes, ValidatePodSpec,
 ValidateServiceAccountName); user and group ids from 0 to 2147483647 (validatePodSecurityContext);
-a Job's activeDeadlineSeconds not negative (pkg/apis/batch/validation/validation.go
+a Job's activeDeadlineSeconds not negative and an Indexed Job's parallelism (the workers of
+the jobset and trainjob targets) at most 100000 (pkg/apis/batch/validation/validation.go
 validateJobSpec); a pod condition of a failure rule a qualified name with status True, False or
 Unknown (validatePodFailurePolicyRuleOnPodConditions); the Trainer's numProcPerNode at least 1
 (kubeflow/trainer trainingruntime_types.go CEL) and the MPI Operator's slotsPerWorker
@@ -56,6 +57,7 @@ CASES = {
     "pod condition type": (condition(type_="Disruption Target"), "onPodConditions[0].type",
                            condition(type_="example.com/Preempted")),
     "pod condition status": (condition(status="Maybe"), "onPodConditions[0].status", condition(status="Unknown")),
+    "Indexed parallelism": ({"workers": 100_001}, "spec.workers", {"workers": 100_000}),
     "numProcPerNode": ({"slotsPerWorker": 0}, "spec.slotsPerWorker", {"slotsPerWorker": 1}),
     "cleanPodPolicy": ({"runPolicy": {"cleanPodPolicy": "Sometimes"}}, "spec.runPolicy.cleanPodPolicy",
                        {"runPolicy": {"cleanPodPolicy": "All"}}),
