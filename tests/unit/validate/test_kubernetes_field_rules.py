@@ -1,8 +1,9 @@
 """Blueprint fields that Kubernetes' own validation judges where mpigen writes them, refused by
 validate_document at their field (docs/validation.md names each rule): a volume's name is a
-DNS-1123 label and a priorityClassName and serviceAccountName DNS-1123 subdomains
-(kubernetes v1.30 pkg/apis/core/validation/validation.go validateVolumes, ValidatePodSpec,
-ValidateServiceAccountName); user and group ids from 0 to 2147483647 (validatePodSecurityContext);
+DNS-1123 label, an NFS export's path absolute, a CSI driver's name and a ConfigMap's or
+Secret's DNS-1123 subdomains, and so are a priorityClassName and a serviceAccountName
+(kubernetes v1.30 pkg/apis/core/validation/validation.go validateVolumes, validateVolumeSource,
+ValidatePodSpec, ValidateServiceAccountName); user and group ids from 0 to 2147483647 (validatePodSecurityContext);
 a Job's activeDeadlineSeconds not negative and an Indexed Job's parallelism (the workers of
 the jobset and trainjob targets) at most 100000 (pkg/apis/batch/validation/validation.go
 validateJobSpec); a pod condition of a failure rule a qualified name with status True, False or
@@ -31,8 +32,8 @@ def errors(**spec) -> list[str]:
     return [d.message for d in diagnostics if d.severity == "error"]
 
 
-def dataset(name: str = "data", mount: str = "/data") -> dict:
-    return {"datasets": [{"name": name, "mountPath": mount, "pvc": "claim"}]}
+def dataset(name: str = "data", mount: str = "/data", **source) -> dict:
+    return {"datasets": [{"name": name, "mountPath": mount, **(source or {"pvc": "claim"})}]}
 
 
 def condition(type_: str = "DisruptionTarget", status: str = "True") -> dict:
@@ -43,6 +44,13 @@ def condition(type_: str = "DisruptionTarget", status: str = "True") -> dict:
 # (the spec a rule refuses, the field the error names, the nearest spec it takes)
 CASES = {
     "volume name": (dataset(name="Data_1"), "spec.datasets[0].name", dataset(name="data-1")),
+    "NFS path": (dataset(nfs={"server": "fs.example.com", "path": "imagenet"}), "spec.datasets[0].nfs.path",
+                 dataset(nfs={"server": "fs.example.com", "path": "/imagenet"})),
+    "CSI driver": (dataset(csi={"driver": "Bucket_Driver"}), "spec.datasets[0].csi.driver",
+                   dataset(csi={"driver": "bucket.csi.example.com"})),
+    "ConfigMap name": (dataset(configMap="Train_Config"), "spec.datasets[0].configMap",
+                       dataset(configMap="train.config")),
+    "Secret name": (dataset(secret="Api_Key"), "spec.datasets[0].secret", dataset(secret="api-key")),
     "priorityClassName": ({"placement": {"worker": {"priorityClassName": "High_Prio"}}},
                           "spec.placement.worker.priorityClassName",
                           {"placement": {"worker": {"priorityClassName": "high-prio"}}}),
