@@ -15,7 +15,7 @@ import json
 from functools import lru_cache
 from typing import Any, Literal, Optional
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from mpigen.compile.mpijob import V1, V2BETA1, CleanPodPolicy
 from mpigen.formats.base import Model
@@ -41,7 +41,14 @@ INT_OR_STRING = ("io.k8s.apimachinery.pkg.util.intstr.IntOrString", "io.k8s.apim
 
 # --- the typed model of each API's spec ------------------------------------------------------
 
-class ReplicaSpec(Model):
+class _SpecModel(Model):
+    """A model read only for its JSON schema (`--with-crd`): built when first asked, so that
+    no other run pays for building it."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class ReplicaSpec(_SpecModel):
     replicas: Optional[int] = Field(None, json_schema_extra={"format": "int32"},
                                     description="Number of replicas (Launcher: 1).")
     restartPolicy: Optional[Literal["Always", "OnFailure", "Never", "ExitCode"]] = Field(
@@ -50,7 +57,7 @@ class ReplicaSpec(Model):
                            description="The pods of the replica.")
 
 
-class SchedulingPolicy(Model):
+class SchedulingPolicy(_SpecModel):
     minAvailable: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
     queue: Optional[str] = None
     minResources: Optional[dict[str, Any]] = Field(None, json_schema_extra={"x-mpigen-quantities": True})
@@ -58,7 +65,7 @@ class SchedulingPolicy(Model):
     scheduleTimeoutSeconds: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
 
 
-class RunPolicy(Model):
+class RunPolicy(_SpecModel):
     cleanPodPolicy: Optional[CleanPodPolicy] = Field(
         None, description="What the operator deletes when the job ends.")
     ttlSecondsAfterFinished: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
@@ -73,7 +80,7 @@ class V2beta1RunPolicy(RunPolicy):
     suspend: bool = Field(False, description="Suspend the job (its pods are deleted).")
 
 
-class V2beta1Spec(Model):
+class V2beta1Spec(_SpecModel):
     slotsPerWorker: int = Field(1, json_schema_extra={"format": "int32"}, description="MPI slots per worker.")
     runLauncherAsWorker: bool = Field(False, description="Also run ranks on the launcher.")
     runPolicy: Optional[V2beta1RunPolicy] = None
@@ -86,7 +93,7 @@ class V2beta1Spec(Model):
         "OpenMPI", description="The MPI implementation: the hostfile format and environment.")
 
 
-class V1Spec(Model):
+class V1Spec(_SpecModel):
     slotsPerWorker: Optional[int] = Field(None, json_schema_extra={"format": "int32"})
     cleanPodPolicy: Optional[CleanPodPolicy] = Field(
         None, description="Deprecated: use runPolicy.cleanPodPolicy.")
