@@ -185,31 +185,21 @@ def find_yaml_files(paths: list[Path]) -> tuple[list[tuple[Path, bool]], list[Di
 
 def _search(folder: Path, problems: list[Diagnostic]) -> list[tuple[Path, bool]]:
     """The regular *.yaml/*.yml files below folder, in path order; what cannot be read, or
-    is not a regular file, goes to problems."""
-    def cannot_list(exc: OSError) -> None:
-        where = Path(exc.filename) if exc.filename else folder
-        problems.append(error(Mark(display_path(where)), unreadable_problem("folder", exc, SEARCHED)))
-
-    files = []
-    for root, dirs, names in os.walk(folder, onerror=cannot_list, followlinks=False):
-        for d in dirs:
-            if not d.startswith(".") and os.path.islink(os.path.join(root, d)):
-                problems.append(error(Mark(display_path(Path(root, d))),
-                                      "a symbolic link to a folder: mpigen does not follow them (they can "
-                                      "loop or lead out of the repository); name the folder itself"))
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not os.path.islink(os.path.join(root, d)))
-        files.extend(Path(root, n) for n in names if n.endswith(YAML_SUFFIXES) and not n.startswith("."))
-    bounds = (folder.resolve(), Path.cwd().resolve())
-    out = []
-    for file in sorted(files, key=lambda p: p.as_posix()):
+    is not a regular file, goes to problems. Each folder is listed once (os.scandir), and
+    the listing says what each name is, so that a file costs no system call of its own."""
+    found = []
+    for file, entry in sorted(_listed(folder, problems), key=lambda item: item[0].as_posix()):
         try:
-            mode = os.lstat(file).st_mode
-            if stat.S_ISLNK(mode):
-                problem = _link_problem(file, bounds)
+            if entry.is_symlink():
+                problem = _link_problem(file, (folder.resolve(), Path.cwd().resolve()))
                 if problem:
                     problems.append(error(Mark(display_path(file)), problem))
                     continue
                 mode = stat_input(file, display_path(file), SEARCHED).st_mode
+            elif entry.is_file(follow_symlinks=False):
+                mode = stat.S_IFREG
+            else:
+                mode = entry.stat(follow_symlinks=False).st_mode
         except Unreadable as exc:
             problems.extend(exc.diagnostics)
             continue
@@ -217,10 +207,47 @@ def _search(folder: Path, problems: list[Diagnostic]) -> list[tuple[Path, bool]]
             problems.append(error(Mark(display_path(file)), unreadable_problem("path", exc, SEARCHED)))
             continue
         if stat.S_ISREG(mode):
-            out.append((file, False))
-        elif not stat.S_ISDIR(mode):  # (a name os.walk could not tell was a folder, now one: not a file)
+            found.append((file, False))
+        elif not stat.S_ISDIR(mode):  # (a name the listing could not tell was a folder, now one: not a file)
             problems.append(error(Mark(display_path(file)), special_problem(mode, SEARCHED)))
-    return out
+    return found
+
+
+def _listed(folder: Path, problems: list[Diagnostic]) -> list[tuple[Path, os.DirEntry]]:
+    """The *.yaml/*.yml names below folder that are not folders, with their listing entries,
+    hidden names and folders left out, folders searched in name order, as os.walk (top down,
+    links to folders not followed) finds them; a folder that cannot be listed and a link to a
+    folder go to problems."""
+    files = []
+    pending = [folder]
+    while pending:
+        here = pending.pop()
+        try:
+            with os.scandir(here) as listing:
+                entries = list(listing)
+        except OSError as exc:
+            where = Path(exc.filename) if exc.filename else here
+            problems.append(error(Mark(display_path(where)), unreadable_problem("folder", exc, SEARCHED)))
+            continue
+        folders = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                is_folder = entry.is_dir()
+            except OSError:
+                is_folder = False
+            if is_folder and entry.is_symlink():
+                problems.append(error(Mark(display_path(here / name)),
+                                      "a symbolic link to a folder: mpigen does not follow them (they can "
+                                      "loop or lead out of the repository); name the folder itself"))
+            elif is_folder:
+                folders.append(name)
+            elif name.endswith(YAML_SUFFIXES):
+                files.append((here / name, entry))
+        pending.extend(here / name for name in sorted(folders, reverse=True))
+    return files
 
 
 def _link_problem(file: Path, bounds: tuple[Path, ...]) -> str | None:
