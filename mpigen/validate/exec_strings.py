@@ -69,8 +69,8 @@ def check_env_names(f: Fields, out: list[Diagnostic]) -> None:
     for loc, name, what in _env_names(f):
         if not f.ok(loc):
             continue
-        if not name and what == "prefix":
-            continue  # an empty prefix is none (validateEnvFrom checks one only when given)
+        if (not name and what == "prefix") or "\0" in name:
+            continue  # an empty prefix is none (validateEnvFrom checks one only when given); a NUL is check_exec_strings'
         relaxed = _relaxed_problem(name)
         if relaxed:
             out.append(error(f.doc.value_mark(loc),
