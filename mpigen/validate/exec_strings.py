@@ -33,8 +33,15 @@ from mpigen.validate.fields import Fields
 
 # A key on the way to a string that becomes argv, environment or a working directory: the
 # blueprint's command fields and env, a download step's, and those of podTemplatePatch's
-# containers (command, args, env[].value, probes' and hooks' exec commands, workingDir).
-EXEC_KEYS = frozenset({"command", "args", "mpirunArgs", "launcherCommand", "env", "workingDir"})
+# containers (command, args, env[].value, probes' and hooks' exec commands, workingDir); and
+# a dataset's nfs source, which becomes the kubelet's mount(8) argument.
+EXEC_KEYS = frozenset({"command", "args", "mpirunArgs", "launcherCommand", "env", "workingDir", "nfs"})
+# A dataset's nfs server and path: the kubelet mounts the volume by running mount(8) with
+# `<server>:<path>` as an argument (kubernetes pkg/volume/nfs/nfs.go SetUpAt ->
+# k8s.io/mount-utils mount_linux.go doMount, exec.Command), which Go's os/exec refuses to start
+# with a NUL in an argument (syscall.SlicePtrFromStrings: EINVAL).
+MOUNTED = ("which the volume cannot be mounted with: the kubelet runs mount(8) with <server>:<path> as an argument, "
+           "and exec refuses an argument that holds a NUL, so no pod of the job starts")
 STRICT_ENV_NAME = re.compile(r"[-._a-zA-Z][-._a-zA-Z0-9]*")  # apimachinery envVarNameFmt
 
 
@@ -44,11 +51,12 @@ def check_exec_strings(f: Fields, out: list[Diagnostic]) -> None:
         return
     for loc, value in _strings(spec, ("spec",), False):
         if "\0" in value and f.ok(loc):
+            why = MOUNTED if "nfs" in loc else ("which no container can be started with: the runtime passes commands, "
+                                                "arguments and environment to execve(2) as NUL-terminated strings and "
+                                                "refuses one that holds a NUL")
             out.append(error(f.doc.value_mark(loc),
                              f"{field_path(loc)}: holds a NUL character (\\0, at character {value.index(chr(0)) + 1}), "
-                             "which no container can be started with: the runtime passes commands, arguments and "
-                             "environment to execve(2) as NUL-terminated strings and refuses one that holds a NUL; "
-                             "remove it"))
+                             f"{why}; remove it"))
 
 
 def _strings(node: object, loc: Loc, reaches: bool) -> Iterator[tuple[Loc, str]]:
