@@ -77,7 +77,9 @@ def _seccomp(doc: Document, template: dict, role: str) -> list[tuple[Loc, str, b
         out += _contradiction(_annotation(doc, role, SECCOMP_POD), annotations[SECCOMP_POD], pod_profile,
                               field_path(field))
     for key in _CONTAINER_LISTS:
-        for container in spec.get(key, []):
+        for container in spec.get(key) or []:
+            if not isinstance(container, dict):
+                continue  # refused as it is (mpigen.validate.container_names), or as ephemeral
             profile = container.get("securityContext", {}).get("seccompProfile")
             annotation = SECCOMP_CONTAINER + str(container.get("name"))
             if profile is not None and annotation in annotations:

@@ -38,8 +38,15 @@ def check_patch_images(f: Fields, out: list[Diagnostic]) -> None:
         inits = f.get(("spec", "podTemplatePatch", role, "pod", "initContainers"))
         for index, container in enumerate(inits if isinstance(inits, list) else []):
             loc = ("spec", "podTemplatePatch", role, "pod", "initContainers", index, "image")
-            image = container.get("image") if isinstance(container, dict) else None
-            if not isinstance(image, str) or not f.ok(loc):
+            if not isinstance(container, dict) or not f.ok(loc):
+                continue
+            image = container.get("image")
+            if image is None or image == "":
+                out.append(error(f.doc.value_mark(loc[:-1] if image is None else loc),
+                                 f"{_field(loc[:-1])}: an init container needs an image, and the API server refuses "
+                                 "one without (validateContainerCommon: field.Required); give it one"))
+                continue
+            if not isinstance(image, str):
                 continue
             problem = image_problem(image)
             if problem is not None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from mpigen.errors import Diagnostic, close_matches, error
-from mpigen.formats.pod_template_patch import CONTAINER_FIELDS, CONTAINER_OWNED, POD_FIELDS, POD_OWNED
+from mpigen.formats.pod_template_patch import CONTAINER_FIELDS, CONTAINER_OWNED, POD_FIELDS, POD_OWNED, field_type
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.validate.fields import Fields, run_as_worker, spec
 
@@ -56,8 +56,32 @@ def check_pod_patch(f: Fields, out: list[Diagnostic]) -> None:
                     out.append(error(f.doc.key_mark(loc + (key,)),
                                      f"{where}: {key!r} cannot be patched: the launcher runs as <name>-launcher, "
                                      "the account the operator's Role is bound to"))
+                elif not _typed(f.get(loc + (key,)), field_type(key)):
+                    out.append(error(f.doc.value_mark(loc + (key,)),
+                                     f"{where}.{key}: expected {_A[field_type(key)]}, got "
+                                     f"{_kind(f.get(loc + (key,)))}, which the API server cannot read (\"cannot "
+                                     "unmarshal\"); write it as the Kubernetes field is written"))
                 else:
                     out += _fractions(f.doc, loc + (key,))
+
+
+_A = {"object": "a mapping", "array": "a list", "integer": "a whole number", "boolean": "true or false",
+      "string": "a string"}
+
+
+def _typed(value: object, kind: str) -> bool:
+    """Whether a patched value has its field's JSON type (null: the merge patch removes it; a
+    number with a fraction is _fractions' to report)."""
+    if value is None:
+        return True
+    python = {"object": dict, "array": list, "string": str, "boolean": bool}.get(kind)
+    if python is not None:
+        return isinstance(value, python)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _kind(value: object) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), "a number")
 
 
 def _fractions(doc: Document, loc: Loc) -> list[Diagnostic]:

@@ -21,6 +21,23 @@ def test_the_patchable_fields_are_kubernetes_1_30_fields():
     assert set(CONTAINER_FIELDS) == set(definitions["io.k8s.api.core.v1.Container"]["properties"])
 
 
+def test_each_patchable_field_has_its_kubernetes_1_30_type():
+    """A patched value of another JSON type than its field's is refused by the API server's
+    decoder: mpigen's table of the types is the schema's (a $ref is an object)."""
+    from importlib.resources import files
+
+    from mpigen.formats.pod_template_patch import CONTAINER_FIELDS, POD_FIELDS, field_type
+
+    folder = files("kubernetes_validate") / "kubernetes-json-schema" / "v1.30.0-local"
+    definitions = json.loads((folder / "_definitions.json").read_text())["$defs"]
+    for kind, fields in (("PodSpec", POD_FIELDS), ("Container", CONTAINER_FIELDS)):
+        properties = definitions[f"io.k8s.api.core.v1.{kind}"]["properties"]
+        for key in fields:
+            schema = properties[key].get("type", "object")
+            types = {schema} if isinstance(schema, str) else set(schema) - {"null"}
+            assert types == {field_type(key)}, (kind, key, types)
+
+
 PATCH = {"launcher": {"pod": {"priorityClassName": "batch", "securityContext": {"runAsNonRoot": True}},
                       "container": {"workingDir": "/workspace"}},
          "worker": {"pod": {"shareProcessNamespace": True, "terminationGracePeriodSeconds": 30},
