@@ -27,27 +27,6 @@ POD_FIELDS = (
     "serviceAccountName", "setHostnameAsFQDN", "shareProcessNamespace", "subdomain",
     "terminationGracePeriodSeconds", "tolerations", "topologySpreadConstraints", "volumes",
 )
-# The JSON type of each PodSpec and Container field (Kubernetes 1.30's OpenAPI; a test compares
-# them with the schema): a value of another type is refused by the API server's decoder ("json:
-# cannot unmarshal string into Go struct field ...") before any validation. null removes the field.
-_OBJECTS = {"affinity", "dnsConfig", "nodeSelector", "os", "overhead", "securityContext", "lifecycle",
-            "livenessProbe", "readinessProbe", "resources", "startupProbe"}
-_ARRAYS = {"containers", "ephemeralContainers", "hostAliases", "imagePullSecrets", "initContainers", "readinessGates",
-           "resourceClaims", "schedulingGates", "tolerations", "topologySpreadConstraints", "volumes", "args",
-           "command", "env", "envFrom", "ports", "resizePolicy", "volumeDevices", "volumeMounts"}
-_INTEGERS = {"activeDeadlineSeconds", "priority", "terminationGracePeriodSeconds"}
-_BOOLEANS = {"automountServiceAccountToken", "enableServiceLinks", "hostIPC", "hostNetwork", "hostPID", "hostUsers",
-             "setHostnameAsFQDN", "shareProcessNamespace", "stdin", "stdinOnce", "tty"}
-
-
-def field_type(key: str) -> str:
-    """The JSON type of a PodSpec or Container field: object, array, integer, boolean or string."""
-    for kind, keys in (("object", _OBJECTS), ("array", _ARRAYS), ("integer", _INTEGERS), ("boolean", _BOOLEANS)):
-        if key in keys:
-            return kind
-    return "string"
-
-
 CONTAINER_OWNED = {"name": "use spec.podTemplatePatch.<role>.containerName (or spec.mainContainer for both)",
                    "image": "use spec.image",
                    "command": "use spec.command or spec.launcherCommand", "args": "use spec.command",

@@ -47,6 +47,8 @@ def check_init_container_names(f: Fields, out: list[Diagnostic]) -> None:
             if not f.ok(here):
                 continue
             if not isinstance(container, dict):
+                if container is not None:
+                    continue  # another type: mpigen.validate.pod_patch says so
                 out.append(error(f.doc.value_mark(here), f"{field_path(here)}: expected a container (a mapping with "
                                                          "a name and an image), and the API server cannot read "
                                                          "anything else"))
