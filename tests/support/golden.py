@@ -26,6 +26,11 @@ GOLDEN = ROOT / "golden"
 MPIJOB_REFUSED = {"blueprints/failure-policy.yaml": "spec.runPolicy.failurePolicy"}
 MPIJOB_EXAMPLES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "blueprints").glob("*.yaml")
                          if p.relative_to(ROOT).as_posix() not in MPIJOB_REFUSED)
+
+
+def examples_for(target: str) -> list[str]:
+    """The paths that render the examples under `target`: blueprints/, less what it refuses."""
+    return list(MPIJOB_EXAMPLES) if target == "mpijob" else ["blueprints"]
 CASES = {
     "static": ["blueprints", "--target", "static", "--gitops", "none"],
     "argocd": ["blueprints", "--target", "static", "--gitops", "argocd"],
