@@ -23,7 +23,7 @@ from tests.support.command_line import run_mpigen
 from tests.support.docs_names import Claim, Render, Scope, claims, problems, unnamed, written
 from tests.support.docs_run import shell_blocks
 from tests.support.golden import CASES, render_stream
-from tests.support.golden import MPIJOB_REFUSED
+from tests.support.golden import config_target
 from tests.support.paths import BLUEPRINTS, ROOT
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs").rglob("*.yaml"))]
@@ -38,14 +38,8 @@ def config_block(doc: str, heading: str) -> str:
 
 
 def with_target(config: str, target: str) -> str:
-    """The configuration with every job's target; under mpijob, the examples it refuses (an
-    MPIJob has no failure policy: tests/support/golden.py) go to jobset, as a repository's
-    targets rule sends them."""
-    if target != "mpijob":
-        return f"{config}target: {target}\n"
-    refused = [yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))["metadata"]["name"] for path in MPIJOB_REFUSED]
-    return f"{config}target: {target}\ntargets:\n" + "".join(
-        f"  - jobs: {{name: {name}}}\n    target: jobset\n" for name in refused)
+    """The configuration with every job's target (under mpijob, less the examples it refuses)."""
+    return config + config_target(target)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
 # The examples the mpijob target refuses, with the field it refuses: an MPIJob has no failure
@@ -31,6 +33,16 @@ MPIJOB_EXAMPLES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "bluepr
 def examples_for(target: str) -> list[str]:
     """The paths that render the examples under `target`: blueprints/, less what it refuses."""
     return list(MPIJOB_EXAMPLES) if target == "mpijob" else ["blueprints"]
+
+
+def config_target(target: str) -> str:
+    """mpigen.yaml's lines that render the examples with `target`: under mpijob, the jobs it
+    refuses go to jobset, as a repository's targets rule sends them (docs/overlays.md)."""
+    if target != "mpijob":
+        return f"target: {target}\n"
+    refused = [yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))["metadata"]["name"] for path in MPIJOB_REFUSED]
+    return f"target: {target}\ntargets:\n" + "".join(f"  - jobs: {{name: {name}}}\n    target: jobset\n"
+                                                      for name in refused)
 CASES = {
     "static": ["blueprints", "--target", "static", "--gitops", "none"],
     "argocd": ["blueprints", "--target", "static", "--gitops", "argocd"],
