@@ -24,6 +24,13 @@ def worker_command(r, worker: dict, spec: dict, out: dict) -> None:
     cloc = worker["cloc"]
     if r.api == V2BETA1 and (worker["command"] or worker["args"]) and _sshd(r, worker, spec, out):
         return
+    if r.api == V2BETA1 and not worker["command"] and not worker["args"] and _non_root(r, worker):
+        r.differs(_user_loc(r, worker), "the v2beta1 operator runs /usr/sbin/sshd -De in workers without a "
+                                        "command, which as a user other than root cannot read the image's host "
+                                        "keys and stops (the workers never get Ready); the imported blueprint's "
+                                        "workers run an sshd line of mpigen's that starts as this user "
+                                        "(docs/ssh.md), or the image's own configuration with spec.ssh.sshdConfig")
+        return
     if worker["command"]:
         idle = "/usr/sbin/sshd -De" if r.api == V2BETA1 else "sleep 365d"
         r.differs(cloc + ("command",), f"the operator runs the workers' command {worker['command']!r} as written "
@@ -43,7 +50,7 @@ def _sshd(r, worker: dict, spec: dict, out: dict) -> bool:
         out.setdefault("ssh", {})["sshdConfig"] = argv[3]
         r.came_from(("ssh", "sshdConfig"), where)
     elif _non_root(r, worker) and (port := _port(argv)) is not None \
-            and argv == user_line(spec.get("sshAuthMountPath") or ROOT_SSH_PATH, port):
+            and argv == user_line(_text(spec.get("sshAuthMountPath")) or ROOT_SSH_PATH, port):
         if port != DEFAULT_SSH_PORT:
             out.setdefault("ssh", {})["port"] = port
             r.came_from(("ssh", "port"), where)
@@ -55,12 +62,21 @@ def _sshd(r, worker: dict, spec: dict, out: dict) -> bool:
     return True
 
 
+def _user_loc(r, worker: dict):
+    """Where the worker's template says its container's user (the container's, else the pod's)."""
+    container = worker["cloc"] + ("securityContext", "runAsUser")
+    return container if r.get(container) is not None else worker["loc"] + ("spec", "securityContext", "runAsUser")
+
+
 def _non_root(r, worker: dict) -> bool:
     """Whether the worker's template runs its container as a user other than root."""
-    user = r.get(worker["cloc"] + ("securityContext", "runAsUser"))
-    if user is None:
-        user = r.get(worker["loc"] + ("spec", "securityContext", "runAsUser"))
+    user = r.get(_user_loc(r, worker))
     return isinstance(user, int) and not isinstance(user, bool) and user != 0
+
+
+def _text(value) -> str | None:
+    """A string value, or None (a value of another type is refused where it is read)."""
+    return value if isinstance(value, str) else None
 
 
 def _port(argv: list[str]) -> int | None:

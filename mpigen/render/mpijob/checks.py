@@ -38,7 +38,8 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
         return (out + one_workload_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
                 + launcher_name_taken(doc, blueprint, KUBECTL_DELIVERY["name"], "with --mpijob-api kubeflow.org/v1 "
                                       "the training-operator appends its init container "
-                                      f"{KUBECTL_DELIVERY['name']} to the launcher's pod"))
+                                      f"{KUBECTL_DELIVERY['name']} to the launcher's pod")
+                + _no_sshd(doc, blueprint))
     if options.own.api == V2BETA1:
         return out + _ssh_user(doc, blueprint, pods) + _v2beta1_checks(doc, blueprint, pods)
     return out
@@ -68,6 +69,15 @@ def _v1_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
                      "MPIJob: the training-operator writes an Open MPI hostfile (host slots=N) that Hydra cannot "
                      "read; use --mpijob-api kubeflow.org/v2beta1, or the static target"))
     return out
+
+
+def _no_sshd(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    """kubeflow.org/v1's launcher reaches its workers with kubectl exec: no sshd runs."""
+    if blueprint.spec.ssh.sshdConfig is None:
+        return []
+    return [warning(doc.value_mark(("spec", "ssh", "sshdConfig")),
+                    "spec.ssh.sshdConfig is for --mpijob-api kubeflow.org/v2beta1; kubeflow.org/v1's launcher "
+                    "reaches the workers with kubectl exec, and no sshd runs")]
 
 
 def _ssh_user(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:
