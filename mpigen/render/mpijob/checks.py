@@ -9,7 +9,7 @@ the workers run when it waits for them.
 
 from __future__ import annotations
 
-from mpigen.check.effective import EffectivePods, sharing
+from mpigen.check.effective import EffectivePods, set_by, sharing
 from mpigen.check.failure_checks import refused
 from mpigen.check.pod_templates import launcher_name_taken
 from mpigen.check.shared_rules import one_workload_only, worker_set_checks
@@ -41,7 +41,8 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
                                       f"{KUBECTL_DELIVERY['name']} to the launcher's pod")
                 + _no_sshd(doc, blueprint))
     if options.own.api == V2BETA1:
-        return out + _ssh_user(doc, blueprint, pods) + _v2beta1_checks(doc, blueprint, pods)
+        return out + _ssh_user(doc, blueprint, pods) + _user_sshd_port(doc, blueprint, pods) \
+            + _v2beta1_checks(doc, blueprint, pods)
     return out
 
 
@@ -90,6 +91,17 @@ def _ssh_user(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[
                   f"{pod.identity.where}: the user of {who} is not root, and cannot read SSH keys mounted at "
                   "/root/.ssh; set spec.security.sshAuthMountPath to its ~/.ssh (the operator's images: "
                   "/home/mpiuser/.ssh)") for pod, who in sharing(readers, lambda pod: pod.identity)]
+
+
+def _user_sshd_port(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:
+    """A non-root worker without the image's sshd configuration runs mpigen's sshd line on
+    spec.ssh.port (mpigen.compile.user_sshd), which that user cannot bind below 1024."""
+    port = blueprint.spec.ssh.port
+    if blueprint.spec.ssh.sshdConfig is not None or not pods.worker.non_root or port >= 1024:
+        return []
+    return [error(doc.value_mark(("spec", "ssh", "port")),
+                  f"spec.ssh.port: {port} is below 1024, which the workers' sshd cannot bind as a user other than "
+                  f"root{set_by(pods.worker.identity)}; use 2222 (the default, the port of the operator's images)")]
 
 
 def _v2beta1_checks(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:
