@@ -129,3 +129,23 @@ def test_a_non_root_worker_the_operator_cannot_start_is_reported_at_its_user(cli
     (report,) = [line for line in done.stderr.splitlines() if "Worker" in line]
     assert "Worker.template.spec.containers[0].securityContext.runAsUser: the v2beta1 operator runs " \
            "/usr/sbin/sshd -De" in report
+
+
+@pytest.mark.parametrize("port, keys", [(2022, "/home/u/.ssh/"), (2222, "/opt/keys")])
+def test_mpigens_line_names_the_port_and_the_keys_and_imports_back(cli, tmp_path, port, keys):
+    """The line listens on spec.ssh.port and reads the operator's id_rsa and authorized_keys
+    where sshAuthMountPath mounts them; import gives the port back (the keys' folder is
+    sshAuthMountPath itself)."""
+    text = NON_ROOT.replace("/home/mpiuser/.ssh", keys) + f"  ssh:\n    port: {port}\n"
+    (tmp_path / "job.yaml").write_text(text)
+    rendered = cli("render", "job.yaml", "--target", "mpijob", "--stdout")
+    assert rendered.returncode == 0, rendered.stderr
+    (mpijob,) = [d for d in rendered.objects() if d["kind"] == "MPIJob"]
+    said = options(worker(mpijob)[0])
+    folder = keys.rstrip("/")
+    assert (said["Port"], said["HostKey"], said["AuthorizedKeysFile"], said["config"]) == (
+        str(port), f"{folder}/id_rsa", f"{folder}/authorized_keys", "/dev/null")
+    (tmp_path / "mpijob.yaml").write_text(yaml.safe_dump(mpijob))
+    done = cli("import", "mpijob.yaml", "--stdout")
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert yaml.safe_load(done.stdout)["spec"].get("ssh", {}).get("port", 2222) == port
