@@ -147,6 +147,9 @@ def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagn
         refuse(("spec", "security", "sshAuthMountPath"), "spec.security.sshAuthMountPath is for --target mpijob; "
                f"--target trainjob has the Trainer mount the key at {TRAINER_KEY_MOUNT} and copies it for any user",
                severity=warning)
+    if spec.ssh.sshdConfig is not None:
+        refuse(("spec", "ssh", "sshdConfig"), "spec.ssh.sshdConfig is for --target mpijob; --target trainjob runs "
+               "sshd with its own sshd_config, for any user (docs/ssh.md)", severity=warning)
     if named:
         _named_runtime(doc, blueprint, refuse)
     return out
