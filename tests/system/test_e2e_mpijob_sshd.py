@@ -29,11 +29,12 @@ import pytest
 import yaml
 
 from tests.support.command_line import run_mpigen
+from tests.support.e2e.container import as_pod_user
 from tests.support.e2e.harness import NON_ROOT, missing_for_ssh, require
 from tests.support.paths import ROOT
 
 IMAGE_CONFIG = ROOT / "tests" / "support" / "fixtures" / "mpi-operator-base" / "sshd_config"
-AS_USER = ["setpriv", f"--reuid={NON_ROOT}", f"--regid={NON_ROOT}", "--clear-groups"]
+AS_USER = as_pod_user(NON_ROOT)
 
 
 @pytest.fixture(scope="module")

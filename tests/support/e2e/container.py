@@ -72,5 +72,11 @@ def _privileges(pod: Pod, security: dict) -> list[str]:
     return priv
 
 
+def as_pod_user(uid: int) -> list[str]:
+    """The prefix that runs a process of a pretend pod as its user `uid` (its group `uid`, no
+    other groups), for a test that starts the machine's own programs (sshd, ssh) as a pod would."""
+    return ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups"]
+
+
 def rendered_command(container: dict) -> list[str]:
     return [*container.get("command", []), *container.get("args", [])]
