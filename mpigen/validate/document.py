@@ -27,7 +27,7 @@ from mpigen.validate.exec_strings import check_env_names, check_exec_strings
 from mpigen.validate.fields import Fields
 from mpigen.validate.gang import check_gang
 from mpigen.validate.images import check_image_tags, check_patch_images
-from mpigen.validate.kueue import check_kueue, check_kueue_keys
+from mpigen.validate.kueue import check_kueue, check_kueue_keys, check_kueue_values
 from mpigen.validate.names import check_name_length
 from mpigen.validate.pod_patch import check_patch_overlap, check_pod_patch
 from mpigen.validate.process_count import check_process_count
@@ -102,7 +102,7 @@ CROSS_FIELD_CHECKS = (
     check_accelerators, check_slots, check_mpirun_args, check_shared_memory, check_hugepages, check_host_network,
     check_launcher_placement, check_storage, check_gang, check_kueue, check_patch_overlap, check_image_tags,
     check_patch_images,
-    check_launcher_resources, check_kueue_keys,
+    check_launcher_resources, check_kueue_keys, check_kueue_values,
 )
 # The rules that judge one key, or a list (which a merge patch replaces whole), wrong
 # wherever it stands: they also run on the file as written (written_problems), so that an

@@ -17,16 +17,30 @@ template patch):
   object, a new run under a GitOps profile among them, is ignored ("already controlled by
   another object"): the job is never admitted. Kueue names the Workloads it makes itself after
   the job's UID (jobframework/workload_names.go getHash), so no name given in Git is one.
+
+And the values of Kueue's labels that its job webhook refuses on create (kubernetes-sigs/kueue
+at 0326037, pkg/controller/jobframework/validation.go ValidateJobOnCreate), written in
+`metadata.labels` (which reach the job objects) rather than through `spec.scheduling`:
+- ValidateQueueName -> ValidateLabelAsCRDName, ValidateAnnotationAsCRDName: the queue-name
+  label (and annotation) a DNS-1123 subdomain (IsDNS1123Subdomain: at most 253 characters);
+- validateCreateForMaxExecTime: the max-exec-time-seconds label an integer strconv.Atoi reads
+  (an optional sign and decimal digits, within int64) and above 0 ("should be greater than 0").
 """
 
 from __future__ import annotations
 
 from mpigen.errors import Diagnostic, error
-from mpigen.kube.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_PREBUILT_WORKLOAD
+import re
+
+from mpigen.kube.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_MAX_EXEC_TIME_LABEL, KUEUE_PREBUILT_WORKLOAD, KUEUE_QUEUE_LABEL
+from mpigen.kube.names import DNS1123_SUBDOMAIN
 from mpigen.load.document import field_path
 from mpigen.validate.fields import Fields
 
 SCHEDULING = ("spec", "scheduling")
+_SUBDOMAIN = re.compile(DNS1123_SUBDOMAIN)
+_ATOI = re.compile(r"^[+-]?[0-9]+$")  # strconv.Atoi, base 10
+INT64_MAX = 2**63 - 1
 QUEUED = {"priorityClass": "the label kueue.x-k8s.io/priority-class is read only for a queued workload",
           "topology": "Kueue places only the pods it admits",
           "multiKueue": "only a queue's ClusterQueue can dispatch the job to a worker cluster"}
@@ -66,3 +80,32 @@ def check_kueue_keys(f: Fields, out: list[Diagnostic]) -> None:
             for key in f.get(loc):
                 if key in REFUSED_KEYS:
                     out.append(error(f.doc.key_mark(loc + (key,)), f"{field_path(loc)}: {key}: {REFUSED_KEYS[key]}"))
+
+
+def check_kueue_values(f: Fields, out: list[Diagnostic]) -> None:
+    """The queue-name label or annotation and the max-exec-time-seconds label written in the
+    objects' metadata, each at its value, where Kueue's job webhook would refuse the job."""
+    for where in ("labels", "annotations"):
+        loc = ("metadata", where, KUEUE_QUEUE_LABEL)
+        value = f.get(loc) if f.ok(("metadata", where)) and isinstance(f.get(("metadata", where)), dict) else None
+        if isinstance(value, str) and (len(value) > 253 or not _SUBDOMAIN.match(value)):
+            out.append(error(f.doc.value_mark(loc), f"{field_path(loc)}: {value!r} is no queue name: Kueue's webhook "
+                                                    "refuses the job (ValidateQueueName: a LocalQueue's name is a "
+                                                    "DNS-1123 subdomain, at most 253 lowercase letters, digits, '-' "
+                                                    "and '.'); give the LocalQueue's name, or better "
+                                                    "spec.scheduling.queue, which is checked as one"))
+    loc = ("metadata", "labels", KUEUE_MAX_EXEC_TIME_LABEL)
+    value = f.get(loc) if f.ok(("metadata", "labels")) and isinstance(f.get(("metadata", "labels")), dict) else None
+    if isinstance(value, str) and max_exec_time_problem(value):
+        out.append(error(f.doc.value_mark(loc), f"{field_path(loc)}: {value!r} {max_exec_time_problem(value)}: "
+                                                "Kueue's webhook refuses the job (validateCreateForMaxExecTime); give "
+                                                "the job's longest run in seconds, a whole number above 0"))
+
+
+def max_exec_time_problem(value: str) -> str | None:
+    """What validateCreateForMaxExecTime says of a max-exec-time-seconds value (None: it takes it)."""
+    if not _ATOI.match(value) or not -INT64_MAX - 1 <= int(value) <= INT64_MAX:
+        return "is not an integer (strconv.Atoi)"
+    if int(value) <= 0:
+        return "is not greater than 0"
+    return None
