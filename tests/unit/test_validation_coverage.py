@@ -35,6 +35,7 @@ NOT_RULES = {
     "mpigen/check/stage.py": "runs the rules on a compiled job",
     "mpigen/check/effective.py": "the pods as they will run, which the rules read",
     "mpigen/check/pod_fields.py": "which blueprint field set a rendered pod's field, for the rules' messages",
+    "mpigen/check/pod_spec_rules.py": "runs the pod spec's rule modules on each role's template, each problem at its line",
 }
 
 

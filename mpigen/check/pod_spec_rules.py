@@ -1,0 +1,55 @@
+"""The value rules of the API server's pod template validation that reach below what
+mpigen.check.pod_templates judges: each rule module reads one role's compiled pod template
+(after podTemplatePatch and overlays) and says what Kubernetes v1.30
+pkg/apis/core/validation/validation.go refuses, with the path in the template; this module
+reports each problem once, at the blueprint line that wrote the value (the role's
+podTemplatePatch, or the blueprint's own field: spec.placement.<role>.affinity,
+metadata.annotations), and only where the blueprint wrote it:
+- topologySpreadConstraints (mpigen.check.topology_spread: validateTopologySpreadConstraints)."""
+
+from __future__ import annotations
+
+from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS
+from mpigen.check.selectors import NEVER_SCHEDULED
+from mpigen.check.topology_spread import topology_problems
+from mpigen.compile.mpijob import MPIJob
+from mpigen.errors import Diagnostic, error
+from mpigen.load.document import Document, Loc, field_path
+
+RULES = (topology_problems,)
+
+
+def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
+    """Each problem at the line that wrote the value, once however many roles share it."""
+    found: dict[tuple[Loc, str], list[str]] = {}
+    for role, name in ROLE_PATHS.items():
+        template = job.spec.mpiReplicaSpecs[role].template
+        for rule in RULES:
+            for where, path, message in rule(template):
+                loc = written_within(doc, _bases(name, where), path)
+                if loc is not None:
+                    found.setdefault((loc, message), []).append(PODS_OF_ROLE[name])
+    return [error(doc.value_mark(loc), f"{field_path(loc)}: {message}; " + (
+        f"the pods of {' and '.join(pods)} would never be scheduled" if NEVER_SCHEDULED in message else
+        f"the API server refuses the pod template of {' and '.join(pods)}, whose pods would never be created"))
+            for (loc, message), pods in found.items()]
+
+
+def _bases(role: str, where: str) -> tuple[Loc, ...]:
+    """Where the blueprint writes a part of the role's template: its patch, then its own field."""
+    patch: Loc = ("spec", "podTemplatePatch", role)
+    if where == "container":
+        return (patch + ("container",),)
+    if where == "metadata":
+        return (patch + ("metadata",), ("metadata",))
+    return (patch + ("pod",), ("spec", "placement", role))
+
+
+def written_within(doc: Document, bases: tuple[Loc, ...], path: tuple) -> Loc | None:
+    """The deepest location under one of `bases` (the first that writes it) that the blueprint
+    writes on the way to `path`; None when none writes even the path's first key."""
+    for depth in range(len(path), 0, -1):
+        for base in bases:
+            if doc.get(base + path[:depth]) is not None:
+                return base + path[:depth]
+    return None
