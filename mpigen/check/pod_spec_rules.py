@@ -5,18 +5,21 @@ pkg/apis/core/validation/validation.go refuses, with the path in the template; t
 reports each problem once, at the blueprint line that wrote the value (the role's
 podTemplatePatch, or the blueprint's own field: spec.placement.<role>.affinity,
 metadata.annotations), and only where the blueprint wrote it:
+- the MPI container's probes (mpigen.check.probes: validateProbe, validateLivenessProbe,
+  validateReadinessProbe, validateStartupProbe);
 - topologySpreadConstraints (mpigen.check.topology_spread: validateTopologySpreadConstraints)."""
 
 from __future__ import annotations
 
 from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS
+from mpigen.check.probes import probe_problems
 from mpigen.check.selectors import NEVER_SCHEDULED
 from mpigen.check.topology_spread import topology_problems
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document, Loc, field_path
 
-RULES = (topology_problems,)
+RULES = (topology_problems, probe_problems)
 
 
 def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
