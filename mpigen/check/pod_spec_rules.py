@@ -8,10 +8,12 @@ metadata.annotations), and only where the blueprint wrote it:
 - the MPI container's probes (mpigen.check.probes: validateProbe, validateLivenessProbe,
   validateReadinessProbe, validateStartupProbe);
 - dnsConfig and dnsPolicy (mpigen.check.dns_config: validatePodDNSConfig);
-- topologySpreadConstraints (mpigen.check.topology_spread: validateTopologySpreadConstraints)."""
+- topologySpreadConstraints (mpigen.check.topology_spread: validateTopologySpreadConstraints);
+- affinity (mpigen.check.affinity: validateAffinity)."""
 
 from __future__ import annotations
 
+from mpigen.check.affinity import affinity_problems
 from mpigen.check.dns_config import dns_problems
 from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS
 from mpigen.check.probes import probe_problems
@@ -21,7 +23,7 @@ from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document, Loc, field_path
 
-RULES = (topology_problems, probe_problems, dns_problems)
+RULES = (topology_problems, probe_problems, dns_problems, affinity_problems)
 
 
 def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
