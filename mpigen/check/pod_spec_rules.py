@@ -9,7 +9,8 @@ metadata.annotations), and only where the blueprint wrote it:
   validateReadinessProbe, validateStartupProbe);
 - dnsConfig and dnsPolicy (mpigen.check.dns_config: validatePodDNSConfig);
 - topologySpreadConstraints (mpigen.check.topology_spread: validateTopologySpreadConstraints);
-- affinity (mpigen.check.affinity: validateAffinity)."""
+- affinity (mpigen.check.affinity: validateAffinity);
+- the template's annotations (mpigen.check.template_annotations: ValidatePodSpecificAnnotations)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from mpigen.check.dns_config import dns_problems
 from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS
 from mpigen.check.probes import probe_problems
 from mpigen.check.selectors import NEVER_SCHEDULED
+from mpigen.check.template_annotations import annotation_problems
 from mpigen.check.topology_spread import topology_problems
 from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document, Loc, field_path
 
-RULES = (topology_problems, probe_problems, dns_problems, affinity_problems)
+RULES = (topology_problems, probe_problems, dns_problems, affinity_problems, annotation_problems)
 
 
 def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
