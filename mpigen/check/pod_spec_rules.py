@@ -25,7 +25,7 @@ from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document, Loc, field_path
 
-RULES = (topology_problems, probe_problems, dns_problems, affinity_problems, annotation_problems)
+RULES = (probe_problems, dns_problems, topology_problems, affinity_problems, annotation_problems)
 
 
 def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
