@@ -39,7 +39,7 @@ def check_scratch(f: Fields, out: list[Diagnostic]) -> None:
         where = f"spec.datasets[{index}]"
         if dataset.get("readOnly") is True:
             out.append(error(f.doc.value_mark(here + ("readOnly",)),
-                             f"{where}.readOnly: a {source} volume starts empty in every pod, so a read-only mount "
+                             f"{where}.readOnly: an {source} volume starts empty in every pod, so a read-only mount "
                              "of it can never hold anything; remove readOnly (scratch is writable)"))
         size_key = "sizeLimit" if source == "emptyDir" else "size"
         size = dataset[source].get(size_key)
