@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from mpigen.compile.blueprint import SHM_MOUNT, SHM_VOLUME
 from mpigen.compile.environment import RANK_ENV_VOLUME
+from mpigen.decompile import scratch_volumes
 
 MOUNT_KEYS = ("name", "mountPath", "readOnly")
 DEFAULT_MODE = 420  # what the API server sets on a configMap or secret volume without one (0644)
@@ -32,6 +33,9 @@ def datasets(r, launcher: dict, worker: dict) -> list[dict]:
             r.lost(vloc, f"the launcher's volume {name!r}, which its MPI container does not mount (a dataset is a "
                          "volume mounted in the MPI containers)")
             continue
+        if "emptyDir" in volume and any(m.get("mountPath") == SHM_MOUNT for _, m in mounts):
+            r.lost(vloc, f"the launcher's /dev/shm volume {name!r} (spec.sharedMemory sizes /dev/shm in rank pods)")
+            continue
         source = _source(r, volume, vloc)
         if source is None:
             continue
@@ -45,7 +49,11 @@ def datasets(r, launcher: dict, worker: dict) -> list[dict]:
         read_only = mount.get("readOnly", False) is True
         if source.get("read_only_source") and not read_only:
             read_only = True  # the volume source makes the mount read-only: keep it so
-        if "configMap" in dataset or "secret" in dataset:
+        if source.get("scratch"):
+            if read_only:
+                r.differs(mloc + ("readOnly",), f"a read-only mount of the scratch volume {name!r}, which starts "
+                                                "empty; a blueprint's scratch dataset is writable")
+        elif "configMap" in dataset or "secret" in dataset:
             if not read_only:
                 r.differs(mloc, f"the mount of {name!r} is not marked readOnly; a blueprint's "
                                 f"{'configMap' if 'configMap' in dataset else 'secret'} dataset renders readOnly: "
@@ -98,14 +106,14 @@ def _source(r, volume: dict, vloc) -> dict | None:
     kind = kinds[0] if len(kinds) == 1 else None
     body = volume.get(kind) if kind else None
     if not isinstance(body, dict):
-        r.lost(vloc, f"the volume {volume['name']!r} (only persistentVolumeClaim, nfs, hostPath, csi, configMap and "
-                     "secret volumes become datasets)")
+        r.lost(vloc, f"the volume {volume['name']!r} (only persistentVolumeClaim, nfs, hostPath, csi, configMap, "
+                     "secret, emptyDir and ephemeral volumes become datasets)")
         return None
     here = vloc + (kind,)
     reader = _SOURCES.get(kind)
     if reader is None:
         r.lost(vloc, f"the {kind} volume {volume['name']!r} (only persistentVolumeClaim, nfs, hostPath, csi, "
-                     "configMap and secret volumes become datasets)")
+                     "configMap, secret, emptyDir and ephemeral volumes become datasets)")
         return None
     return reader(r, body, here)
 
@@ -174,7 +182,8 @@ def _by_name(key: str, what: str):
 
 
 _SOURCES = {"persistentVolumeClaim": _pvc, "nfs": _nfs, "hostPath": _host_path, "csi": _csi,
-            "configMap": _by_name("name", "configMap"), "secret": _by_name("secretName", "secret")}
+            "configMap": _by_name("name", "configMap"), "secret": _by_name("secretName", "secret"),
+            "emptyDir": scratch_volumes.empty_dir, "ephemeral": scratch_volumes.ephemeral}
 
 
 def _same_on_workers(r, worker: dict, volume: dict, mount: dict, name: str) -> None:
