@@ -29,6 +29,9 @@ SHAPES = {
             {"name": "checkpoints", "ephemeral": {"size": "100Gi", "storageClass": "local-nvme"},
              "mountPath": "/checkpoints"},
         ]}, []),
+    "worker-only-env": ({"OMP_NUM_THREADS", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME"}, {
+        "env": {"OMP_NUM_THREADS": "4", "NCCL_DEBUG": "INFO", "NCCL_SOCKET_IFNAME": "eth0"}},
+        [("{name: NCCL_DEBUG",), ("{name: NCCL_SOCKET_IFNAME",)]),
 }
 
 
