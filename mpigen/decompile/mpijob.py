@@ -130,9 +130,9 @@ def _volumes(r: Reader, launcher: dict, worker: dict, out: dict, rank_env: bool)
         if part["limits"]:
             out.setdefault("resources", {})[role] = part["limits"]
     found = datasets(r, launcher, worker)
+    shm = worker_only_volumes(r, launcher, worker, rank_env, bool(out.get("gpusPerWorker")), found)
     if found:
         out["datasets"] = found
-    shm = worker_only_volumes(r, launcher, worker, rank_env, bool(out.get("gpusPerWorker")))
     if shm is not None:
         out["sharedMemory"] = shm
 

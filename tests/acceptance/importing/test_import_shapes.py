@@ -32,6 +32,13 @@ SHAPES = {
     "worker-only-env": ({"OMP_NUM_THREADS", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME"}, {
         "env": {"OMP_NUM_THREADS": "4", "NCCL_DEBUG": "INFO", "NCCL_SOCKET_IFNAME": "eth0"}},
         [("{name: NCCL_DEBUG",), ("{name: NCCL_SOCKET_IFNAME",)]),
+    "worker-only-volumes": ({"imagenet", "results", "staging"}, {
+        "datasets": [
+            {"name": "imagenet", "mountPath": "/data/imagenet", "pvc": "imagenet"},
+            {"name": "results", "mountPath": "/results", "readOnly": False,
+             "nfs": {"server": "fs.example.com", "path": "/exports/results"}},
+            {"name": "staging", "mountPath": "/staging", "emptyDir": {"sizeLimit": "50Gi"}},
+        ]}, [("{name: imagenet, persistentVolumeClaim",), ("{name: results, nfs",), ("{name: staging, emptyDir",)]),
 }
 
 
@@ -72,3 +79,10 @@ def test_every_pod_of_every_target_carries_the_hand_written_workers_volumes_moun
         assert pod["volumes"] == worker["volumes"]
         assert pod["mounts"] == worker["mounts"]
         assert pod["env"] == worker["env"]
+
+
+def test_a_worker_only_claim_says_what_the_launchers_mount_means_for_a_read_write_once_claim(cli, tmp_path):
+    text, done = _import(cli, tmp_path, "worker-only-volumes")
+    line, column = pos(text, "{name: imagenet, persistentVolumeClaim")
+    (warning,) = [w for w in done.stderr.splitlines() if w.startswith(f"job.yaml:{line}:{column}: warning: ")]
+    assert "ReadWriteOnce" in warning and "Multi-Attach" in warning and "launcher" in warning
