@@ -223,10 +223,10 @@ def dangling_mounts(r, part: dict) -> None:
 
 # What a worker-only volume imported as a dataset means for the launcher (docs/migrate.md).
 WORKER_ONLY_VOLUME = (
-    "a ReadWriteOnce claim attaches to one node: the launcher's pod must then run on the workers' node, or "
-    "it waits in ContainerCreating with FailedAttachVolume \"Multi-Attach error\" (kubernetes "
-    "pkg/controller/volume/attachdetach/reconciler/reconciler.go, reportMultiAttachError), and with several "
-    "workers on several nodes so do they; use a ReadWriteMany or ReadOnlyMany claim, or nfs, csi or hostPath")
+    "a ReadWriteOnce claim attaches to one node: every pod that mounts it, now the launcher's too, must run on "
+    "that node, or it waits in ContainerCreating with FailedAttachVolume \"Multi-Attach error\" (kubernetes "
+    "pkg/controller/volume/attachdetach/reconciler/reconciler.go, reportMultiAttachError); use a ReadWriteMany "
+    "or ReadOnlyMany claim, or nfs, csi or hostPath")
 
 
 def worker_only_volumes(r, launcher: dict, worker: dict, rank_env: bool, gpus: bool,
