@@ -117,9 +117,10 @@ def container_names(r, spec: dict, launcher: dict, worker: dict, out: dict) -> N
                                                 "containers so")
 
 
-def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
+def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> set[str]:
     """The blueprint's env is set on both roles, in its order: the launcher's entries,
-    each one the workers have too, in the same order."""
+    each one the workers have too, in the same order, then those the workers alone set
+    (returned: the hand-written launch line does not forward them)."""
     entries = {}
     for part in (launcher, worker):
         kept = []
@@ -152,6 +153,7 @@ def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
         _env_differences(r, entries, env, worker)
     if env:
         out["env"] = env
+    return {name for name, _, _ in workers_only}
 
 
 # How the ranks get spec.env (mpigen.compile.environment.forward_env), as import says it.

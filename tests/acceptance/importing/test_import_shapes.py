@@ -32,6 +32,10 @@ SHAPES = {
     "worker-only-env": ({"OMP_NUM_THREADS", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME"}, {
         "env": {"OMP_NUM_THREADS": "4", "NCCL_DEBUG": "INFO", "NCCL_SOCKET_IFNAME": "eth0"}},
         [("{name: NCCL_DEBUG",), ("{name: NCCL_SOCKET_IFNAME",)]),
+    "worker-only-data-and-env": ({"imagenet", "NCCL_DEBUG"}, {
+        "command": ["python", "/workspace/train.py"], "launcherCommand": None, "env": {"NCCL_DEBUG": "INFO"},
+        "datasets": [{"name": "imagenet", "mountPath": "/data/imagenet", "pvc": "imagenet"}]},
+        [("{name: NCCL_DEBUG",), ("{name: imagenet, persistentVolumeClaim",)]),
     "worker-only-volumes": ({"imagenet", "results", "staging"}, {
         "datasets": [
             {"name": "imagenet", "mountPath": "/data/imagenet", "pvc": "imagenet"},
