@@ -50,6 +50,7 @@ class Port:
     number: Any
     protocol: str
     origin: Loc
+    host: Any = None  # hostPort (None or 0: none)
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,8 @@ def _pod(doc: Document, job: MPIJob, role: str, rank: bool) -> EffectivePod:
         return stated(pod.get("securityContext", {}).get(key), patch + ("pod", "securityContext", key), field)
 
     host = ("spec", "network", "hostNetwork")
-    ports = tuple(Port(p.get("name"), p.get("containerPort"), p.get("protocol", "TCP"), patch + ("container", "ports", i))
-                  for i, p in enumerate(container.get("ports", [])) if isinstance(p, dict))
+    ports = tuple(Port(p.get("name"), p.get("containerPort"), p.get("protocol", "TCP"), patch + ("container", "ports", i),
+                       p.get("hostPort")) for i, p in enumerate(container.get("ports", [])) if isinstance(p, dict))
     return EffectivePod(
         role=name, rank=rank, spec=pod,
         user=security("runAsUser", ("spec", "security", "runAsUser")),

@@ -2,7 +2,8 @@
 will run (mpigen.check.effective, after podTemplatePatch and overlays), in the order the
 rules report: what the environment's GitOps profile cannot render (mpigen.check.shared_rules),
 what the job's life in Git cannot be, what no target's pods can run (mpigen.check.pod_checks)
-and the API server refuses of their templates (mpigen.check.pod_templates),
+and the API server refuses of their templates (mpigen.check.pod_templates) and of the MPI
+container's ports and security context (mpigen.check.container_rules),
 and what the target cannot render. The second and the last are the render's to say (the
 Kueue lifecycle, mpigen.render.kueue; each target's checks, mpigen.render.<target>.checks):
 they come in as TargetRules (mpigen.render.targets.target_rules), as check imports no render."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
+from mpigen.check.container_rules import container_rules
 from mpigen.check.effective import EffectivePods, effective_pods
 from mpigen.check.pod_checks import pod_checks
 from mpigen.check.pod_templates import template_checks
@@ -33,4 +35,5 @@ def check_job(doc: Document, blueprint: Blueprint, job: MPIJob, gitops: str, rul
     (`rules`), each at the line of `doc` (the blueprint after overlays) that set it."""
     pods = effective_pods(doc, job)
     return (profile_checks(doc, blueprint, gitops) + rules.lifecycle(doc, blueprint)
-            + pod_checks(doc, pods) + template_checks(doc, job) + rules.own(doc, blueprint, pods))
+            + pod_checks(doc, pods) + [d for pod in pods for d in container_rules(doc, pod)]
+            + template_checks(doc, job) + rules.own(doc, blueprint, pods))

@@ -29,11 +29,12 @@ from mpigen.decompile.launch_line import launch_fields
 from mpigen.decompile.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
                                           service_account, topology)
 from mpigen.decompile.own_objects import written_by_mpigen
-from mpigen.decompile.pod_templates import gpus, read_role, worker_command
+from mpigen.decompile.pod_templates import gpus, read_role
 from mpigen.decompile.port import Given, Imported
 from mpigen.decompile.reader import Reader
 from mpigen.decompile.refusals import refuse_what_mpigen_would
 from mpigen.decompile.volumes import dangling_mounts, datasets, worker_only_volumes
+from mpigen.decompile.worker_sshd import worker_command
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
 from mpigen.load.document import Document
@@ -104,7 +105,7 @@ def _spec(r: Reader, spec: dict, metadata: dict, identity: dict | None, launcher
     container_names(r, spec, launcher, worker, out)
     argv = launcher["command"] + launcher["args"]
     workers_only = env(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
-    worker_command(r, worker)
+    worker_command(r, worker, spec, out)
     _volumes(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
     placement = {role: part["placement"] for role, part in (("launcher", launcher), ("worker", worker))
                  if part["placement"]}

@@ -233,18 +233,3 @@ def gpus(r, worker: dict, out: dict) -> None:
             out["gpusPerWorker"], out["gpuResource"] = int(count), name
             r.came_from(("gpusPerWorker",), loc + (name,))
             r.came_from(("gpuResource",), loc + (name,))
-
-
-def worker_command(r, worker: dict) -> None:
-    """The operator runs `sleep 365d` (v2beta1: sshd) in a worker whose command is empty
-    (v2beta1: command and args); a blueprint's workers always get that."""
-    cloc = worker["cloc"]
-    if worker["command"]:
-        idle = "/usr/sbin/sshd -De" if r.api == V2BETA1 else "sleep 365d"
-        r.differs(cloc + ("command",), f"the operator runs the workers' command {worker['command']!r} as written "
-                                       f"(it runs {idle} only when there is none); a blueprint cannot express it: "
-                                       f"its workers run {idle}")
-    elif worker["args"] and r.api == V2BETA1:
-        r.differs(cloc + ("args",), "the v2beta1 operator keeps the workers' args (it runs /usr/sbin/sshd -De only "
-                                    "when command and args are both empty); a blueprint cannot express them: its "
-                                    "workers run sshd")

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 from pydantic import Field
 
 from mpigen.formats.base import Model
-from mpigen.formats.types import ImageReference
+from mpigen.formats.types import AbsolutePath, ImageReference
 from mpigen.kube.names import DNS1123_SUBDOMAIN
 
 DEFAULT_SSH_PORT = 2222  # the MPI Operator's images: a non-root sshd, and no clash with a node's sshd
@@ -41,3 +41,11 @@ class SSH(Model):
                     "look up. Default: the job's image, which has them since its workers run sshd, but which is "
                     "then pulled whole onto the node that runs the step.",
         examples=["registry.example.com/tools/openssh-client:9.6"])
+    sshdConfig: Optional[AbsolutePath] = Field(
+        None,
+        description="Target mpijob (kubeflow.org/v2beta1): the sshd configuration file in the job's image that the "
+                    "workers' sshd reads (`/usr/sbin/sshd -De -f <it>`), for images that run sshd as a user who is "
+                    "not root, such as the MPI Operator's (/home/mpiuser/.sshd_config). Default: root's sshd keeps "
+                    "the operator's `/usr/sbin/sshd -De`; another user's gets mpigen's line, which needs no file "
+                    "(docs/ssh.md). Targets jobset and trainjob run mpigen's own configuration, for any user.",
+        examples=["/home/mpiuser/.sshd_config"])

@@ -33,7 +33,7 @@ from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.render.target import FluxSteps, Lifecycle, Options
 from mpigen.render.kueue import ignored_paths, renders_nothing
 from mpigen.kube.kueue_limits import pod_set_errors
-from mpigen.render.refusals import oversized, pod_security_problems
+from mpigen.render.refusals import annotation_problems, oversized, pod_security_problems, writes_apparmor
 from mpigen.render.watched import Watched, with_job
 from mpigen.render.targets import (APPLIED_FIRST, IMPORTABLE, RESERVED, expected_objects, kind_facts, named_objects,
                                    kueue_pod_sets, render_job, target_rules)
@@ -199,6 +199,8 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
         refused += pod_set_errors(kueue_pod_sets(objects), options.kueue_version, pending.queue)
     if pending.pod_security:
         refused += pod_security_problems(objects, options, pending.doc, blueprint, job, lifecycle)
+    if writes_apparmor(pending.doc):
+        refused += annotation_problems(objects, pending.doc)
     if refused or not emit:
         return [], refused, None
     rendered = []

@@ -1,6 +1,7 @@
 """What the cluster refuses of rendered objects, checked at render time: their size (over a
 limit of its kind's own, the API server's on annotations, or etcd's on one request), and the
-Pod Security level an environment's namespaces enforce, checked on every
+Pod Security level an environment's namespaces enforce and the AppArmor annotations the API
+server checks (annotation_problems), checked on every
 pod template of the rendered objects (the kinds' `pod_templates` fact, mpigen.render.kinds),
 the targets' own additions included: each refused field an error at the blueprint field that
 set it (mpigen.check.pod_fields), or at the blueprint's path where none did, naming the
@@ -167,6 +168,67 @@ def pod_security_problems(objects: list[dict], options: Options, doc: Document, 
     for obj, where, template, v in refused(objects, options):
         report.violation(obj, where, template, v)
     return list(report.out.values())
+
+
+# v1.DeprecatedAppArmorBetaContainerAnnotationKeyPrefix, and the profiles ValidateProfileFormat takes
+APPARMOR_CONTAINER = "container.apparmor.security.beta.kubernetes.io/"
+APPARMOR_PROFILES = ("", "runtime/default", "unconfined")
+APPARMOR_LOCALHOST = "localhost/"
+
+
+def annotation_problems(objects: list[dict], doc: Document) -> list[Diagnostic]:
+    """The AppArmor annotations of the rendered pod templates (their controllers' init containers
+    included) that the API server refuses (Kubernetes v1.30 pkg/apis/core/validation/validation.go
+    ValidatePodTemplateSpec -> ValidatePodSpecificAnnotations -> ValidateAppArmorPodAnnotations):
+    one naming a container the template lacks ("container not found": metadata.annotations go on
+    every pod template, the launcher's, the workers' and a target's own), or a value no profile
+    (ValidateProfileFormat: "", runtime/default, unconfined or localhost/<profile>, else "invalid
+    AppArmor profile name"); each an error at the blueprint line that wrote the annotation."""
+    out: dict[tuple[Loc, bool], Diagnostic] = {}
+    for obj in objects:
+        for where, template in pod_templates(obj):
+            meta, spec = template.get("metadata") or {}, template.get("spec") or {}
+            names = {c.get("name") for key in ("containers", "initContainers", "ephemeralContainers")
+                     for c in spec.get(key) or [] if isinstance(c, dict)}
+            for key, value in (meta.get("annotations") or {}).items():
+                if not key.startswith(APPARMOR_CONTAINER):
+                    continue
+                container = key[len(APPARMOR_CONTAINER):]
+                for loc in _written_annotation(doc, key, value):
+                    if container not in names and (loc, True) not in out:
+                        out[(loc, True)] = error(doc.key_mark(loc), (
+                            f"{field_path(loc)}: {_where(obj, where)} have no container {container!r} (they have "
+                            f"{', '.join(sorted(map(str, names)))}), and the API server refuses a pod template whose "
+                            "AppArmor annotation names none of its containers (\"container not found\"); "
+                            "metadata.annotations go on every pod template: write it under "
+                            "spec.podTemplatePatch.<role>.metadata.annotations of the role that has the container, or "
+                            "set that container's securityContext.appArmorProfile instead"))
+                    valid = value in APPARMOR_PROFILES or str(value).startswith(APPARMOR_LOCALHOST)
+                    if not valid and (loc, False) not in out:
+                        out[(loc, False)] = error(doc.value_mark(loc), (
+                            f"{field_path(loc)}: {value!r} is no AppArmor profile, and the API server refuses the pod "
+                            "template (\"invalid AppArmor profile name\"); write runtime/default, unconfined or "
+                            "localhost/<profile>"))
+    return list(out.values())
+
+
+_ANNOTATIONS = (("metadata", "annotations"),
+                *(("spec", "podTemplatePatch", role, "metadata", "annotations") for role in ("launcher", "worker")))
+
+
+def writes_apparmor(doc: Document) -> bool:
+    """Whether the blueprint writes an AppArmor annotation (only then does annotation_problems
+    need its document at render time)."""
+    return any(isinstance(found := doc.get(loc), dict) and any(str(k).startswith(APPARMOR_CONTAINER) for k in found)
+               for loc in _ANNOTATIONS)
+
+
+def _written_annotation(doc: Document, key: str, value: object) -> list[Loc]:
+    """Where the blueprint writes an annotation with this value: metadata.annotations, else a
+    role's podTemplatePatch metadata."""
+    spots = [loc + (key,) for loc in _ANNOTATIONS]
+    found = [loc for loc in spots if doc.get(loc) == value]
+    return found[:1]
 
 
 class TooLarge(NamedTuple):

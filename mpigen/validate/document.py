@@ -21,12 +21,12 @@ from mpigen.kube.names import path_problem
 from mpigen.load.document import Document, Loc
 from mpigen.load.model import validate_model
 from mpigen.validate.command import check_command
-from mpigen.validate.container_names import check_container_names
+from mpigen.validate.container_names import check_container_names, check_init_container_names
 from mpigen.validate.datasets import check_datasets, check_storage
-from mpigen.validate.exec_strings import check_exec_strings
+from mpigen.validate.exec_strings import check_env_names, check_exec_strings
 from mpigen.validate.fields import Fields
 from mpigen.validate.gang import check_gang
-from mpigen.validate.images import check_image_tags
+from mpigen.validate.images import check_image_tags, check_patch_images
 from mpigen.validate.kueue import check_kueue, check_kueue_keys
 from mpigen.validate.names import check_name_length
 from mpigen.validate.pod_patch import check_patch_overlap, check_pod_patch
@@ -95,18 +95,22 @@ def validate_document(doc: Document, reserved: Reserved) -> tuple[Blueprint | No
 
 # Every rule across fields, in the order they report.
 CROSS_FIELD_CHECKS = (
-    check_name_length, check_reserved_metadata, check_command, check_exec_strings, check_process_count,
+    check_name_length, check_reserved_metadata, check_command, check_exec_strings, check_env_names,
+    check_process_count,
     check_resources, check_env, check_datasets, check_pod_patch, check_container_names,
+    check_init_container_names,
     # production rules
     check_accelerators, check_slots, check_mpirun_args, check_shared_memory, check_hugepages, check_host_network,
-    check_launcher_placement, check_storage, check_scratch, check_gang, check_kueue, check_patch_overlap, check_image_tags,
+    check_launcher_placement, check_storage, check_scratch, check_gang, check_kueue, check_patch_overlap,
+    check_image_tags, check_patch_images,
     check_launcher_resources, check_kueue_keys,
 )
 # The rules that judge one key, or a list (which a merge patch replaces whole), wrong
 # wherever it stands: they also run on the file as written (written_problems), so that an
 # overlay cannot hide what they find.
 VALUE_CHECKS = (check_reserved_metadata, check_pod_patch, check_env, check_datasets, check_image_tags,
-                check_kueue_keys, check_exec_strings)
+                check_patch_images, check_kueue_keys, check_exec_strings, check_env_names,
+                check_init_container_names)
 
 
 def cross_field_checks(doc: Document, bad: set[Loc], reserved: Reserved) -> list[Diagnostic]:

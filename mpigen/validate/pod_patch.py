@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 from mpigen.errors import Diagnostic, close_matches, error
+from mpigen.formats.pod_field_types import JSON_TYPES, TYPES
 from mpigen.formats.pod_template_patch import CONTAINER_FIELDS, CONTAINER_OWNED, POD_FIELDS, POD_OWNED
 from mpigen.load.document import Document, Loc, field_path
 from mpigen.validate.fields import Fields, run_as_worker, spec
@@ -56,8 +57,41 @@ def check_pod_patch(f: Fields, out: list[Diagnostic]) -> None:
                     out.append(error(f.doc.key_mark(loc + (key,)),
                                      f"{where}: {key!r} cannot be patched: the launcher runs as <name>-launcher, "
                                      "the account the operator's Role is bound to"))
+                elif (wrong := _mistyped(f.doc, loc + (key,), _DEFINITION[part][key])):
+                    out += wrong
                 else:
                     out += _fractions(f.doc, loc + (key,))
+
+
+_DEFINITION = {"pod": TYPES["PodSpec"], "container": TYPES["Container"]}
+_A = {"object": "a mapping", "array": "a list", "integer": "a whole number", "boolean": "true or false",
+      "string": "a string"}
+_PYTHON = {"object": dict, "array": list, "string": str, "boolean": bool}
+
+
+def _mistyped(doc: Document, loc: Loc, kind: str) -> list[Diagnostic]:
+    """The values under loc of another JSON type than their field's (TYPES), each at its line;
+    a mapping of a definition of the table, and a list's items, judged in turn. null is the
+    merge patch's removal; a number with a fraction is _fractions' to report."""
+    value = doc.get(loc)
+    if value is None:
+        return []
+    base = "array" if kind.startswith("[") else kind if kind in JSON_TYPES else "object"
+    python = _PYTHON.get(base)
+    if (not isinstance(value, python)) if python else (not isinstance(value, (int, float)) or isinstance(value, bool)):
+        return [error(doc.value_mark(loc), f"{field_path(loc)}: expected {_A[base]}, got {_kind(value)}, which the "
+                                           "API server cannot read (\"cannot unmarshal\"); write it as the "
+                                           "Kubernetes field is written")]
+    if base == "array":
+        return [d for i in range(len(value)) for d in _mistyped(doc, loc + (i,), kind[1:-1])]
+    if not isinstance(value, dict):
+        return []
+    fields = TYPES.get(kind, {})
+    return [d for key in value if key in fields for d in _mistyped(doc, loc + (key,), fields[key])]
+
+
+def _kind(value: object) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}.get(type(value), "a number")
 
 
 def _fractions(doc: Document, loc: Loc) -> list[Diagnostic]:

@@ -23,6 +23,7 @@ from tests.support.command_line import run_mpigen
 from tests.support.docs_names import Claim, Render, Scope, claims, problems, unnamed, written
 from tests.support.docs_run import shell_blocks
 from tests.support.golden import CASES, render_stream
+from tests.support.golden import config_target
 from tests.support.paths import BLUEPRINTS, ROOT
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs").rglob("*.yaml"))]
@@ -37,7 +38,8 @@ def config_block(doc: str, heading: str) -> str:
 
 
 def with_target(config: str, target: str) -> str:
-    return f"{config}target: {target}\n"
+    """The configuration with every job's target (under mpijob, less the examples it refuses)."""
+    return config + config_target(target)
 
 
 @dataclass(frozen=True)

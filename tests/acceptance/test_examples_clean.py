@@ -50,9 +50,23 @@ def test_the_examples_are_found_and_only_a_few_leave_a_target_out():
         == ["docs/blueprints.md-8.yaml"]  # the failure policy's worked example: jobset and trainjob
     # the default target, always, for the examples a repository starts from, but the Kueue
     # example's: Kueue admits the static target's job as two workloads (render/static/checks.py),
-    # so this repository renders it with jobset (mpigen.yaml's targets rule)
+    # and the failure policy example's: the static target applies its rules to the launcher alone
+    # (render/static/checks.py warns); this repository renders both with jobset (mpigen.yaml's
+    # targets rules)
     assert [name for name, text in EXAMPLES.items()
-            if name.startswith("blueprints/") and "static" not in meant_for(text)] == ["blueprints/kueue-queued.yaml"]
+            if name.startswith("blueprints/") and "static" not in meant_for(text)] == \
+        ["blueprints/failure-policy.yaml", "blueprints/kueue-queued.yaml"]
+
+
+def test_an_example_left_off_a_target_gets_that_targets_warning_or_refusal(cli, tmp_path):
+    """What keeps the failure policy example off the static and mpijob targets, as its header says."""
+    (tmp_path / "job.yaml").write_bytes((BLUEPRINTS / "failure-policy.yaml").read_bytes())
+    static = cli("render", "job.yaml", "--stdout", "--target", "static")
+    assert static.returncode == 0 and len(static.lines("warning")) == 1
+    assert "the rules act on the launcher's Job" in static.lines("warning")[0]
+    mpijob = cli("render", "job.yaml", "--stdout", "--target", "mpijob")
+    assert mpijob.returncode == 2 and len(mpijob.lines("error")) == 1
+    assert "an MPIJob (kubeflow.org/v2beta1 and v1) has no failure policy" in mpijob.lines("error")[0]
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.golden import MPIJOB_REFUSED
 from tests.support.paths import ROOT
 
 GOLDEN = ROOT / "golden"
@@ -289,9 +290,14 @@ def test_every_container_drops_every_capability_it_was_not_asked_for():
     # A non-root sshd needs none; the examples all run as root (the static target's workers
     # must), and tests/acceptance/production/test_effective_pods.py renders non-root ones.
     as_root = {name for name, b in jobs.items() if not (b["spec"].get("security") or {}).get("runAsUser")}
+    # the v2beta1 workers' own (NET_BIND_SERVICE), on the jobs the mpijob target renders
+    mpijob_only = TARGET_CAPABILITIES[("kubeflow.org/v2beta1", "Worker")] - \
+        TARGET_CAPABILITIES[("jobset.x-k8s.io/v1alpha2", "worker")]
+    refused = {yaml.safe_load((ROOT / path).read_text())["metadata"]["name"] for path in MPIJOB_REFUSED}
     assert seen == {
         "IPC_LOCK": {"bert-large-ib"},
         **{name: as_root for capabilities in TARGET_CAPABILITIES.values() for name in capabilities},
+        **{name: as_root - refused for name in mpijob_only},
     }, seen
 
 

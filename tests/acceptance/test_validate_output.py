@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.support.command_line import run_mpigen
+from tests.support.golden import examples_for
 from tests.support.paths import ROOT
 from tests.support.text import write
 
@@ -43,7 +44,8 @@ def test_every_example_validates_on_every_supported_version(version):
 
 
 def test_mpijobs_are_checked_against_the_generated_crd():
-    done = run_mpigen("validate", "--output", "--target", "mpijob", "--format", "json", "blueprints", cwd=ROOT)
+    done = run_mpigen("validate", "--output", "--target", "mpijob", "--format", "json", *examples_for("mpijob"),
+                      cwd=ROOT)
     assert done.returncode == 0
     report = json.loads(done.stdout)
     assert {r["kind"] for r in report["resources"] if r["status"] == "valid"} >= {"MPIJob"}
@@ -78,12 +80,13 @@ def test_an_object_a_cluster_would_refuse_fails_with_a_report_per_object(tmp_pat
 
 
 def test_the_examples_print_no_verdict_but_their_summary_unless_asked():
-    """140 objects: not 140 'is valid' lines; -v shows each object's verdict, skipped ones too (the
-    Kueue example's JobSet, with jobset by mpigen.yaml's targets rule, is 6 objects where static made 7)."""
+    """152 objects: not 150 'is valid' lines; -v shows each object's verdict, skipped ones too (the
+    Kueue example and the failure policy example, rendered with jobset by mpigen.yaml's targets
+    rules, are 6 objects each in every environment)."""
     done = run_mpigen("validate", "--output", cwd=ROOT)  # every overlay of mpigen.yaml
     assert done.returncode == 0 and done.stdout == b""
     summary, = done.stderr.decode().splitlines()
-    counts = re.fullmatch(r"mpigen: 140 objects of \d+ jobs against Kubernetes 1.30: (\d+) valid, 0 invalid, "
+    counts = re.fullmatch(r"mpigen: 152 objects of \d+ jobs against Kubernetes 1.30: (\d+) valid, 0 invalid, "
                           r"(\d+) skipped", summary)
     every = run_mpigen("validate", "--output", "-v", cwd=ROOT).stdout.decode().splitlines()
     assert sum(line.endswith(" is valid") for line in every) == int(counts[1])

@@ -15,6 +15,7 @@ from mpigen.render.targets import TARGETS
 from tests.support import alert_states as s
 from tests.support.alert_series import World, controllers, crs, dcgm, ksm, kubelet, scraped
 from tests.support.command_line import run_mpigen
+from tests.support.golden import examples_for
 from tests.support.paths import ROOT
 
 DOCS = ROOT / "docs" / "monitoring.md"
@@ -25,7 +26,8 @@ def overlay_renders(overlay: str) -> dict[str, list[dict]]:
     """The repository's blueprints rendered for `overlay` under each target: target -> objects."""
     out = {}
     for target in TARGETS:
-        done = run_mpigen("render", "--stdout", "--overlay", overlay, "--target", target, cwd=ROOT, timeout=120)
+        done = run_mpigen("render", *examples_for(target), "--stdout", "--overlay", overlay, "--target", target,
+                          cwd=ROOT, timeout=120)
         assert done.returncode == 0, done.stderr.decode()
         out[target] = [d for d in yaml.safe_load_all(done.stdout) if d]
     return out

@@ -18,13 +18,37 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "golden"
+# The examples the mpijob target refuses, with the field it refuses: an MPIJob has no failure
+# policy (docs/blueprints.md, "Failure policies"; tests/acceptance/test_examples_clean.py shows
+# the refusal).
+MPIJOB_REFUSED = {"blueprints/failure-policy.yaml": "spec.runPolicy.failurePolicy"}
+MPIJOB_EXAMPLES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "blueprints").glob("*.yaml")
+                         if p.relative_to(ROOT).as_posix() not in MPIJOB_REFUSED)
+
+
+def examples_for(target: str) -> list[str]:
+    """The paths that render the examples under `target`: blueprints/, less what it refuses."""
+    return list(MPIJOB_EXAMPLES) if target == "mpijob" else ["blueprints"]
+
+
+def config_target(target: str) -> str:
+    """mpigen.yaml's lines that render the examples with `target`: under mpijob, the jobs it
+    refuses go to jobset, as a repository's targets rule sends them (docs/overlays.md)."""
+    if target != "mpijob":
+        return f"target: {target}\n"
+    refused = [yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))["metadata"]["name"] for path in MPIJOB_REFUSED]
+    return f"target: {target}\ntargets:\n" + "".join(f"  - jobs: {{name: {name}}}\n    target: jobset\n"
+                                                      for name in refused)
 CASES = {
     "static": ["blueprints", "--target", "static", "--gitops", "none"],
     "argocd": ["blueprints", "--target", "static", "--gitops", "argocd"],
     "flux": ["blueprints", "--target", "static", "--gitops", "flux"],
-    "mpijob-v2beta1": ["blueprints", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v2beta1"],
+    # every example but those --target mpijob refuses (MPIJOB_REFUSED)
+    "mpijob-v2beta1": [*MPIJOB_EXAMPLES, "--target", "mpijob", "--mpijob-api", "kubeflow.org/v2beta1"],
     # the training-operator's v1 runs Open MPI only (its hostfile is Open MPI's)
     "mpijob-v1": ["blueprints/tensorflow-mnist.yaml", "blueprints/resnet50-imagenet.yaml",
                   "--target", "mpijob", "--mpijob-api", "kubeflow.org/v1"],

@@ -74,12 +74,25 @@ def mpijobs(draw, api: str, lossy: bool = False):
     implementation = spec.get("mpiDistribution", spec.get("mpiImplementation", "OpenMPI"))
     shared = _shared(draw, api, workers, slots, spec.get("mainContainer"), implementation)
     spec["mpiReplicaSpecs"] = {role: _replica(draw, role, shared) for role in ("Launcher", "Worker")}
+    if api == V2BETA1:
+        _user_sshd(spec)
     # a copy of its own in every place (shared values would be written as YAML aliases)
     mpijob = json.loads(json.dumps({"apiVersion": api, "kind": "MPIJob", "metadata": metadata, "spec": spec}))
     if not lossy:
         return mpijob, []
     losses = draw(st.lists(st.sampled_from(LOSSES), unique=True, min_size=1, max_size=3))
     return mpijob, [loc for loss in losses for loc in _lose(mpijob, loss, api)]
+
+
+def _user_sshd(spec: dict) -> None:
+    """A non-root v2beta1 worker runs an sshd line that starts as its user (the operator's own
+    `/usr/sbin/sshd -De` cannot read the image's host keys): mpigen's, as written by hand."""
+    pod = spec["mpiReplicaSpecs"]["Worker"]["template"]["spec"]
+    if pod.get("securityContext", {}).get("runAsUser", 0) != 0:
+        keys = spec.get("sshAuthMountPath", "/root/.ssh")
+        pod["containers"][0].update({"command": ["/usr/sbin/sshd"], "args": [
+            "-De", "-f", "/dev/null", "-p", "2222", "-h", f"{keys}/id_rsa", "-o",
+            f"AuthorizedKeysFile={keys}/authorized_keys", "-o", "PidFile=none", "-o", "StrictModes=no"]})
 
 
 def _metadata(draw, api: str) -> dict:

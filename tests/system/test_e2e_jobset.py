@@ -309,3 +309,25 @@ def test_a_disrupted_worker_restarts_the_job_uncounted_and_a_fail_fast_exit_code
     assert {pod.labels["jobset.sigs.k8s.io/restart-attempt"] for pod in workers} == {"1"}
     status = fail_pod(cluster, "worker", workers[1], status, code=3)
     assert (status.phase, status.restarts, status.restarts_counted, status.rule) == ("Failed", 1, 0, "rule1")
+
+
+def test_the_failure_policy_example_counts_a_crash_not_a_preemption_and_ends_on_nccls_code(tmp_path, jobset_for):
+    """blueprints/failure-policy.yaml's runPolicy under the pretend Job and JobSet controllers:
+    a worker whose program exits with 1 restarts the JobSet counted; a preempted worker restarts
+    it uncounted; a worker whose program exits with 76 (the script's NCCL code) ends it."""
+    import yaml
+
+    from tests.support.e2e.jobset_failures import JobSetStatus, fail_pod, recreate
+    from tests.support.paths import BLUEPRINTS
+
+    policy = yaml.safe_load((BLUEPRINTS / "failure-policy.yaml").read_text())["spec"]["runPolicy"]
+    _, objects, _ = rendered(tmp_path, runPolicy=policy)
+    cluster = jobset_for(objects)
+    status = fail_pod(cluster, "worker", cluster.workers()[0], JobSetStatus(), code=1)
+    assert (status.phase, status.restarts, status.restarts_counted, status.rule) == ("Restarting", 1, 1, None)
+    recreate(cluster)
+    status = fail_pod(cluster, "worker", cluster.workers()[0], status, disrupted=True)
+    assert (status.phase, status.restarts, status.restarts_counted, status.rule) == ("Restarting", 2, 1, "disruption")
+    recreate(cluster)
+    status = fail_pod(cluster, "worker", cluster.workers()[1], status, code=76)
+    assert (status.phase, status.restarts, status.restarts_counted, status.rule) == ("Failed", 2, 1, "rule2")

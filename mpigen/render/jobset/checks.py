@@ -80,6 +80,10 @@ def _unsupported(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
         out.append(warning(doc.value_mark(("spec", "security", "sshAuthMountPath")),
                            f"spec.security.sshAuthMountPath is for --target mpijob; --target jobset mounts the key "
                            f"at {KEY_MOUNT} for any user"))
+    if spec.ssh.sshdConfig is not None:
+        out.append(warning(doc.value_mark(("spec", "ssh", "sshdConfig")),
+                           "spec.ssh.sshdConfig is for --target mpijob; --target jobset runs sshd with its own "
+                           "/etc/mpi/sshd_config, for any user (docs/ssh.md)"))
     for image in ("kubectlImage", "keygenImage"):
         if spec.ssh.keySecret is not None and doc.get(("spec", "ssh", image)) is not None:
             out.append(warning(doc.value_mark(("spec", "ssh", image)),

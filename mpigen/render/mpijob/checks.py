@@ -9,7 +9,7 @@ the workers run when it waits for them.
 
 from __future__ import annotations
 
-from mpigen.check.effective import EffectivePods, sharing
+from mpigen.check.effective import EffectivePods, set_by, sharing
 from mpigen.check.failure_checks import refused
 from mpigen.check.pod_templates import launcher_name_taken
 from mpigen.check.shared_rules import one_workload_only, worker_set_checks
@@ -38,9 +38,11 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
         return (out + one_workload_only(doc, blueprint, "mpijob --mpijob-api kubeflow.org/v1") + _v1_checks(doc, blueprint)
                 + launcher_name_taken(doc, blueprint, KUBECTL_DELIVERY["name"], "with --mpijob-api kubeflow.org/v1 "
                                       "the training-operator appends its init container "
-                                      f"{KUBECTL_DELIVERY['name']} to the launcher's pod"))
+                                      f"{KUBECTL_DELIVERY['name']} to the launcher's pod")
+                + _no_sshd(doc, blueprint))
     if options.own.api == V2BETA1:
-        return out + _ssh_user(doc, blueprint, pods) + _v2beta1_checks(doc, blueprint, pods)
+        return out + _ssh_user(doc, blueprint, pods) + _user_sshd_port(doc, blueprint, pods) \
+            + _v2beta1_checks(doc, blueprint, pods)
     return out
 
 
@@ -70,6 +72,15 @@ def _v1_checks(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
     return out
 
 
+def _no_sshd(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
+    """kubeflow.org/v1's launcher reaches its workers with kubectl exec: no sshd runs."""
+    if blueprint.spec.ssh.sshdConfig is None:
+        return []
+    return [warning(doc.value_mark(("spec", "ssh", "sshdConfig")),
+                    "spec.ssh.sshdConfig is for --mpijob-api kubeflow.org/v2beta1; kubeflow.org/v1's launcher "
+                    "reaches the workers with kubectl exec, and no sshd runs")]
+
+
 def _ssh_user(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:
     """v2beta1 reaches the workers over SSH, with the keys the operator mounts into both roles'
     pods at sshAuthMountPath (default /root/.ssh), which only root can read."""
@@ -80,6 +91,17 @@ def _ssh_user(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[
                   f"{pod.identity.where}: the user of {who} is not root, and cannot read SSH keys mounted at "
                   "/root/.ssh; set spec.security.sshAuthMountPath to its ~/.ssh (the operator's images: "
                   "/home/mpiuser/.ssh)") for pod, who in sharing(readers, lambda pod: pod.identity)]
+
+
+def _user_sshd_port(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:
+    """A non-root worker without the image's sshd configuration runs mpigen's sshd line on
+    spec.ssh.port (mpigen.compile.user_sshd), which that user cannot bind below 1024."""
+    port = blueprint.spec.ssh.port
+    if blueprint.spec.ssh.sshdConfig is not None or not pods.worker.non_root or port >= 1024:
+        return []
+    return [error(doc.value_mark(("spec", "ssh", "port")),
+                  f"spec.ssh.port: {port} is below 1024, which the workers' sshd cannot bind as a user other than "
+                  f"root{set_by(pods.worker.identity)}; use 2222 (the default, the port of the operator's images)")]
 
 
 def _v2beta1_checks(doc: Document, blueprint: Blueprint, pods: EffectivePods) -> list[Diagnostic]:

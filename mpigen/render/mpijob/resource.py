@@ -33,7 +33,8 @@ from mpigen.formats.scheduling import DEFAULT_SCHEDULER_NAMES
 from mpigen.kube.data import copy_data
 from mpigen.kube.labels import (GANG_SCHEDULER_ANNOTATION, GANG_SCHEDULER_NAME_ANNOTATION, KUEUE_PRIORITY_LABEL,
                                 KUEUE_QUEUE_LABEL, MULTIKUEUE, topology_annotation)
-from mpigen.render.parts.sshd import allow_root_sshd
+from mpigen.compile.user_sshd import worker_line
+from mpigen.render.parts.sshd import allow_root_sshd, runs_as_root
 
 
 # The blueprint's names for MPI implementations, as each API spells them.
@@ -48,6 +49,20 @@ def openmpi5_env(kubexec: bool) -> list[dict]:
     """Open MPI 5's names on an MPIJob resource's launcher: the hostfile, and the agent when
     the operator reaches the workers through kubexec.sh rather than ssh."""
     return [dict(e) for e in OPENMPI5_ENV if kubexec or e["name"] != OPENMPI5_AGENT]
+
+
+def worker_sshd(pod: dict, job: MPIJob) -> None:
+    """The v2beta1 workers' sshd: the operator's `/usr/sbin/sshd -De` for root, with what a root
+    sshd needs of the dropped capabilities; a command of mpigen's for another user, whose sshd
+    cannot read the image's host keys, or for the image's configuration the blueprint names
+    (mpigen.compile.user_sshd)."""
+    source = job.source
+    mount = source.security.sshAuthMountPath or SSH_AUTH_MOUNT_PATH
+    line = worker_line(source.ssh.sshdConfig, mount, source.ssh.port, runs_as_root(pod))
+    if line is not None:
+        container = pod["containers"][0]
+        container["command"], container["args"] = line[:1], line[1:]
+    allow_root_sshd(pod, SSHD_PORT)
 
 
 def scheduling_policy(job: MPIJob) -> dict:
@@ -101,7 +116,7 @@ def new_mpijob(job: MPIJob, api: str, ttl_seconds_after_finished: int | None = N
             container = template["spec"]["containers"][0]
             container["env"] = container.get("env", []) + openmpi5_env(kubexec=api == V1)
         if role == WORKER and api == V2BETA1:
-            allow_root_sshd(template["spec"], SSHD_PORT)
+            worker_sshd(template["spec"], job)
         if not calls_api(api, role):
             without_api_token(template["spec"])
         if ext.topology is not None and (role == WORKER or ext.runLauncherAsWorker):

@@ -43,6 +43,13 @@ def job_policy(job: MPIJob) -> FailurePolicy:
     return written_policy(job) or FailurePolicy()
 
 
+def disruption_policy(policy: FailurePolicy) -> FailurePolicy:
+    """The policy of a Job that runs no rank (the SSH key's): the disruption rule alone. The
+    blueprint's rules are about its program; one on exit codes without a containerName would
+    otherwise match the key step's ssh-keygen or kubectl."""
+    return FailurePolicy(disruptions=policy.disruptions)
+
+
 def containers_of(template: dict) -> set[str]:
     spec = template.get("spec", {})
     return {c["name"] for c in (*spec.get("containers", []), *spec.get("initContainers", []))}
@@ -79,11 +86,14 @@ def pod_failure_policy(policy: FailurePolicy, template: dict, actions: dict[str,
     return {"rules": [pod_rule(rules[number], actions) for number in rule_indices(policy, template)]}
 
 
-def restart_rules(policy: FailurePolicy, templates: dict[str, dict]) -> list[dict]:
+def restart_rules(policy: FailurePolicy, templates: dict[str, dict],
+                  disruption_only: frozenset[str] = frozenset()) -> list[dict]:
     """The JobSet's rules for the Jobs (replicated job name -> pod template) the policy fails:
-    one per rule that ends or restarts the job uncounted, and per index it has in the Jobs."""
+    one per rule that ends or restarts the job uncounted, and per index it has in the Jobs.
+    The Jobs named in `disruption_only` have the disruption rule alone (disruption_policy)."""
     out = []
-    indices = {name: rule_indices(policy, template) for name, template in templates.items()}
+    indices = {name: rule_indices(disruption_policy(policy) if name in disruption_only else policy, template)
+               for name, template in templates.items()}
     for number, rule in enumerate(policy.pod_rules()):
         if rule.action not in SET_ACTIONS:
             continue

@@ -5,7 +5,7 @@ failure policy the workers' StatefulSet cannot honour."""
 from __future__ import annotations
 
 from mpigen.check.effective import EffectivePods
-from mpigen.check.pod_templates import launcher_name_taken
+from mpigen.check.pod_templates import launcher_name_taken, statefulset_template
 from mpigen.check.shared_rules import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
@@ -27,7 +27,7 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
             + one_workload_only(doc, blueprint, "static") + _two_workloads(doc, blueprint)
-            + _failure_policy(doc, blueprint) 
+            + _failure_policy(doc, blueprint) + statefulset_template(doc, "worker")
             + launcher_name_taken(doc, blueprint, KUBECTL_DELIVERY_CONTAINER, "with --target static the launcher's "
                                   f"pod has the operator's init container {KUBECTL_DELIVERY_CONTAINER}, which "
                                   "copies kubectl into it")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from mpigen.check.effective import EffectivePods
 from mpigen.check.failure_checks import download_containers, refused, unknown_containers
+from mpigen.check.pod_templates import name_taken
 from mpigen.check.run_names import name_room, run_suffix
 from mpigen.check.shared_rules import hydra_launcher_host
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV_NAMES
@@ -17,7 +18,7 @@ from mpigen.render.target import Options
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (DEFAULT_NAMED_KIND, NODE_CONTAINER, SSH_DIR, SSH_VOLUME, TRAINER_API,
                                           TRAINER_HOSTFILE_DIR, TRAINER_HOSTFILE_VOLUME, TRAINER_KEY_MOUNT,
-                                          TRAINER_KEY_VOLUME, longest_pod_name)
+                                          SSH_SETUP_CONTAINER, TRAINER_KEY_VOLUME, longest_pod_name)
 from mpigen.render.trainjob.patches import CONTAINER_FIELDS, POD_FIELDS
 from mpigen.render.trainjob.pods import OPENMPI4_AGENT
 from mpigen.render.trainjob.versions import ALL_PLUGIN_ENV
@@ -42,6 +43,11 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
     out = [*_name_length(doc, blueprint, options), *_user(doc, pods),
            *sshd_checks(doc, pods, blueprint.spec.ssh.port, "trainjob"),
            *hydra_launcher_host(doc, blueprint, "trainjob"), *_unsupported(doc, blueprint, named)]
+    for role in ("launcher", "worker"):
+        out += [d for taken, what in ((SSH_SETUP_CONTAINER, "the init container that writes the SSH files"),
+                                      (NODE_CONTAINER, "the MPI container, as the Trainer's MPI plugin names it"))
+                for d in name_taken(doc, blueprint, role, taken, f"with --target trainjob the {role}'s pod has "
+                                    f"{what}, {taken}", main=False)]
     if named:
         out += _not_patchable(doc, blueprint, pods) + refused(doc, _NAMED_RUNTIME_POLICY)
     else:
@@ -141,6 +147,9 @@ def _unsupported(doc: Document, blueprint: Blueprint, named: bool) -> list[Diagn
         refuse(("spec", "security", "sshAuthMountPath"), "spec.security.sshAuthMountPath is for --target mpijob; "
                f"--target trainjob has the Trainer mount the key at {TRAINER_KEY_MOUNT} and copies it for any user",
                severity=warning)
+    if spec.ssh.sshdConfig is not None:
+        refuse(("spec", "ssh", "sshdConfig"), "spec.ssh.sshdConfig is for --target mpijob; --target trainjob runs "
+               "sshd with its own sshd_config, for any user (docs/ssh.md)", severity=warning)
     if named:
         _named_runtime(doc, blueprint, refuse)
     return out

@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from tests.support.command_line import run_mpigen
+from tests.support.golden import config_target
 from tests.support.health_checks import flux_health_exprs
 from tests.support.paths import ROOT
 
@@ -32,7 +33,7 @@ def test_the_documented_patch_makes_the_kustomization_of_the_jobs_wait_with_the_
     shutil.copytree(ROOT / "overlays", tmp_path / "overlays")
     (tmp_path / "mpigen.yaml").write_text(
         "apiVersion: mpigen.dev/v1alpha1\nkind: Config\noverlays: [prod]\noutput: rendered\n"
-        f"target: {target}\nflux: {{kustomizations: clusters/flux}}\n", encoding="utf-8")
+        f"{config_target(target)}flux: {{kustomizations: clusters/flux}}\n", encoding="utf-8")
     assert run_mpigen("render", "--gitops", "flux", cwd=tmp_path).returncode == 0
     own = yaml.safe_load(doc.read_text(encoding="utf-8"))
     assert own["spec"]["path"] == "./clusters/flux" and own["spec"]["sourceRef"]["kind"] == "GitRepository"

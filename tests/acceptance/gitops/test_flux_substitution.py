@@ -16,7 +16,7 @@ from mpigen.validate.document import validate_document
 from mpigen.validate.reserved import Reserved
 from tests.support.blueprints import blueprint_text
 from tests.support.flux_substitution import LOADER, NotPorted, SubstitutionFailed, post_build, substitute
-from tests.support.golden import GOLDEN, ROOT
+from tests.support.golden import GOLDEN, MPIJOB_EXAMPLES, ROOT
 
 VARIABLES = {"CLUSTER": "prod-eu", "REGION": "eu-west-1"}  # a platform team's cluster variables
 KEY = "kustomize.toolkit.fluxcd.io/substitute"
@@ -94,7 +94,7 @@ def test_every_golden_object_goes_through_post_build_unchanged():
 
 
 @pytest.mark.parametrize("api, paths", [
-    ("kubeflow.org/v2beta1", ["blueprints"]),
+    ("kubeflow.org/v2beta1", MPIJOB_EXAMPLES),  # less the examples it refuses (tests/support/golden.py)
     # the training-operator's v1 runs Open MPI only (tests/support/golden.py)
     ("kubeflow.org/v1", ["blueprints/tensorflow-mnist.yaml", "blueprints/resnet50-imagenet.yaml"]),
 ])

@@ -1,5 +1,5 @@
-"""Hand-written MPIJobs in the shapes people write (issue 49), each a case file of
-tests/cases/import_shapes/: imported, the blueprint rendered under every target, and every pod
+"""Hand-written MPIJobs in the shapes people write (issue 49), each a file of
+tests/support/fixtures/import_shapes/: imported, the blueprint rendered under every target, and every pod
 template of each render compared, field by field, with the hand-written job's (volumes,
 mounts, env: tests/support/effective_pods.py). The contract mounts every dataset and sets
 every env variable on the launcher and every worker, so every template of a render must
@@ -18,7 +18,7 @@ from tests.support.effective_pods import hand_written, rendered_pods
 from tests.support.import_targets import EVERY_TARGET
 from tests.support.text import pos
 
-CASES = Path(__file__).resolve().parents[2] / "cases" / "import_shapes"
+CASES = Path(__file__).resolve().parents[2] / "support" / "fixtures" / "import_shapes"
 # case -> (the volume and env names compared; the blueprint's datasets and env import must give;
 #          the places, (needle, sub) in the case's text, of the warnings import must give).
 SHAPES = {

@@ -24,9 +24,12 @@ FIXTURES = ROOT / "tests" / "support" / "fixtures"
 ARGS_OF_LAUNCHER = ("warning: spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args: args without a command "
                     "run the image's entrypoint with them; a blueprint cannot express that, so the imported launcher "
                     "runs the args as its command")
-ARGS_OF_WORKERS = ("warning: spec.mpiReplicaSpecs.Worker.template.spec.containers[0].args: the v2beta1 operator keeps "
-                   "the workers' args (it runs /usr/sbin/sshd -De only when command and args are both empty); a "
-                   "blueprint cannot express them: its workers run sshd")
+# The workers' `args: [/usr/sbin/sshd, -De, -f, /home/mpiuser/.sshd_config]` with no command: spec.ssh.sshdConfig,
+# run as the workers' command rather than through the image's entrypoint (build/base/intel.Dockerfile and
+# mpich.Dockerfile: /entrypoint.sh, which sources Intel MPI's setvars.sh and execs its arguments).
+ARGS_OF_WORKERS = ("warning: spec.mpiReplicaSpecs.Worker.template.spec.containers[0].args: args without a command run "
+                   "the image's entrypoint with them; a blueprint cannot express that, so the imported workers run the "
+                   "args as their command")
 
 
 # `-n 2`, where mpigen writes -np: the line stays launcherCommand, its count no longer following workers
@@ -50,6 +53,7 @@ def test_the_operators_v2beta1_hydra_pi_examples(cli, tmp_path, name, implementa
     blueprints, warnings, text = imported(cli, tmp_path, f"mpi-operator-v2beta1/{name}.yaml")
     (blueprint,) = [b for b in blueprints if b]
     assert blueprint["spec"]["mpiImplementation"] == implementation and blueprint["spec"]["workers"] == 2
+    assert blueprint["spec"]["ssh"] == {"sshdConfig": "/home/mpiuser/.sshd_config"}
     launcher = pos(text, "            args:\n            - mpirun", "args")
     count = pos(text, '- -n\n            - "2"', '"2"')
     workers = pos(text, "            args:\n            - /usr/sbin/sshd", "args")

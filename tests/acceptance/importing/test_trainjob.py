@@ -221,13 +221,13 @@ def test_the_operators_v2beta1_examples_import_without_loss(cli, tmp_path, name)
     assert spec["workers"] == 2 and spec["slotsPerWorker"] == 1
 
 
-def test_the_operators_v2beta1_pi_example_reports_its_worker_command_and_its_frozen_process_count(cli, tmp_path):
+def test_the_operators_v2beta1_pi_example_keeps_its_worker_command_and_reports_its_frozen_process_count(cli, tmp_path):
     """pi.yaml's `mpirun -n 2 /home/mpiuser/pi` (no --allow-run-as-root, which mpigen's Open MPI line
-    always has) stays launcherCommand, and its -n 2 is said at its line: it no longer follows workers."""
+    always has) stays launcherCommand, and its -n 2 is said at its line: it no longer follows workers.
+    Its workers' `/usr/sbin/sshd -De -f /home/mpiuser/.sshd_config` (uid 1000) is spec.ssh.sshdConfig."""
     path = OPERATOR_V2BETA1 / "pi.yaml"
     text = path.read_text()
     done = cli("import", str(path))
-    line, column = pos(text, "command:\n            - /usr/sbin/sshd", "command")
     count = pos(text, '- -n\n            - "2"', '"2"')
     shown = path.relative_to(tmp_path) if path.is_relative_to(tmp_path) else path
     assert done.returncode == 0
@@ -235,11 +235,8 @@ def test_the_operators_v2beta1_pi_example_reports_its_worker_command_and_its_fro
         f"{shown}:{count[0]}:{count[1]}: warning: spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].args[1]: "
         "kept as spec.launcherCommand, so this process count stays 2 when spec.workers changes: mpigen writes "
         "`mpirun -np <workers x slots> <framework flags> <mpirunArgs> <command>` (its options in any order), whose "
-        "nearest to this line is 'mpirun -np 2 --allow-run-as-root /home/mpiuser/pi'",
-        f"{shown}:{line}:{column}: warning: spec.mpiReplicaSpecs.Worker.template.spec."
-        "containers[0].command: the operator runs the workers' command "
-        "['/usr/sbin/sshd'] as written (it runs /usr/sbin/sshd -De only when there is "
-        "none); a blueprint cannot express it: its workers run /usr/sbin/sshd -De"]
+        "nearest to this line is 'mpirun -np 2 --allow-run-as-root /home/mpiuser/pi'"]
+    assert yaml.safe_load(done.stdout)["spec"]["ssh"] == {"sshdConfig": "/home/mpiuser/.sshd_config"}
 
 
 def test_the_operators_readme_example_imports_its_line_as_command_so_np_follows_workers(cli, tmp_path):

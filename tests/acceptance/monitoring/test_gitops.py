@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from tests.support.command_line import run_mpigen
+from tests.support.golden import examples_for
 
 ROOT = Path(__file__).resolve().parents[3]
 RULE = "PrometheusRule"
@@ -39,8 +40,9 @@ def repository(tmp_path: Path, config: str) -> Path:
 @pytest.mark.parametrize("gitops", ["none", "argocd", "flux"])
 def test_monitoring_changes_no_job_object(target, gitops):
     """overlays/monitored is prod with monitoring: the same objects, the rule and the dashboard."""
-    plain = objects("--overlay", "prod", "--target", target, "--gitops", gitops)
-    watched = objects("--overlay", "monitored", "--target", target, "--gitops", gitops)
+    examples = examples_for(target)  # under mpijob, less the examples it refuses
+    plain = objects(*examples, "--overlay", "prod", "--target", target, "--gitops", gitops)
+    watched = objects(*examples, "--overlay", "monitored", "--target", target, "--gitops", gitops)
     assert [o for o in watched if not environments(o)] == plain
     (rule,) = [o for o in watched if o["kind"] == RULE]
     (board,) = [o for o in watched if environments(o) and o["kind"] != RULE]

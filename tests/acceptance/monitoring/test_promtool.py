@@ -34,6 +34,7 @@ import pytest
 import yaml
 
 from tests.support.command_line import run_mpigen
+from tests.support.golden import examples_for
 from tests.support.promtool import promtool
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -44,7 +45,8 @@ TARGETS = ("static", "jobset", "trainjob", "mpijob")
 
 
 def rendered(target: str) -> list[dict]:
-    done = run_mpigen("render", "--stdout", "--overlay", OVERLAY, "--target", target, cwd=ROOT, timeout=120)
+    done = run_mpigen("render", *examples_for(target), "--stdout", "--overlay", OVERLAY, "--target", target,
+                      cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr.decode()
     return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
 

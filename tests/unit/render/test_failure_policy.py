@@ -127,3 +127,24 @@ def test_a_policy_without_uncounted_or_fail_fast_rules_writes_no_jobset_rules(ta
     spec = jobset_spec(target, {"failurePolicy": {"disruptions": "Restart"}})
     assert "rules" not in spec["failurePolicy"]
     assert outcome(spec, "launcher", FailedPod("ml", "p", {"c": 137}, DISRUPTED)) == ("Restarting", 1)
+
+
+def test_a_disrupted_key_step_restarts_the_job_without_counting_and_the_programs_rules_pass_it_by():
+    """The keygen's Job has the disruption rule alone: a preempted key step is a disruption like
+    any other (the default policy's promise), while the blueprint's exit-code rules, about its
+    program, never match ssh-keygen's or kubectl's codes."""
+    spec = jobset_spec("jobset")
+    assert jobset_errors(spec) == []
+    assert outcome(spec, "keygen", FailedPod("ml", "p", {"publish-key": 143}, DISRUPTED), counted=6) == ("Restarting", 6)
+    assert outcome(spec, "keygen", FailedPod("ml", "p", {"keygen": 1}), counted=5) == ("Restarting", 6)
+    spec = jobset_spec("jobset", WORKED)  # exit code 3 fails the program fast, not the key step
+    assert outcome(spec, "keygen", FailedPod("ml", "p", {"keygen": 3})) == ("Restarting", 1)
+    assert outcome(spec, "keygen", FailedPod("ml", "p", {"keygen": 137}, DISRUPTED)) == ("Restarting", 0)
+    spec = jobset_spec("jobset", {"failurePolicy": {"disruptions": "FailJob"}})
+    assert outcome(spec, "keygen", FailedPod("ml", "p", {"keygen": 137}, DISRUPTED)) == ("Failed", 0)
+
+
+def test_with_the_platforms_key_there_is_no_key_step_for_a_rule_to_name():
+    spec = jobset_spec("jobset", ssh={"keySecret": "training-ssh"})
+    assert [rj["name"] for rj in spec["replicatedJobs"]] == ["worker", "launcher"]
+    assert jobset_errors(spec) == []  # JS validateFailurePolicy: every targetReplicatedJob exists
