@@ -22,6 +22,7 @@ from __future__ import annotations
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.datasets import SCRATCH_SOURCES
 from mpigen.kube.quantity import parse
+from mpigen.load.document import field_path
 from mpigen.validate.fields import Fields, run_as_worker
 
 
@@ -29,6 +30,7 @@ def check_scratch(f: Fields, out: list[Diagnostic]) -> None:
     datasets = f.get(("spec", "datasets"), [])
     if not isinstance(datasets, list):
         return
+    in_memory: list[tuple[tuple, str]] = []  # (the sizeLimit's location, the size) of each Memory emptyDir
     for index, dataset in enumerate(datasets):
         here = ("spec", "datasets", index)
         if not f.ok(here) or not isinstance(dataset, dict):
@@ -49,6 +51,8 @@ def check_scratch(f: Fields, out: list[Diagnostic]) -> None:
             out.append(error(f.doc.value_mark(here + (source, size_key)), f"{where}.{source}.{size_key}: {fix}"))
         elif size is not None and source == "emptyDir" and dataset[source].get("medium") == "Memory":
             _memory(f, out, here + (source, size_key), f"{where}.emptyDir.sizeLimit", str(size))
+            in_memory.append((here + (source, size_key), str(size)))
+    _memory_together(f, out, in_memory)
 
 
 def _memory(f: Fields, out: list[Diagnostic], loc, where: str, size: str) -> None:
@@ -72,3 +76,28 @@ def _memory(f: Fields, out: list[Diagnostic], loc, where: str, size: str) -> Non
                            f"limit is {memory}: the kubelet caps its tmpfs at that limit, and anything the launcher "
                            "writes there counts against it; raise spec.resources.launcher.memory if the launcher "
                            "writes to it"))
+
+
+def _memory_together(f: Fields, out: list[Diagnostic], in_memory: list[tuple[tuple, str]]) -> None:
+    """The Memory emptyDirs and an explicit spec.sharedMemory of a rank pod share its memory
+    limit: each below it, all together at or above it leave the ranks nothing (an error at the
+    last of them)."""
+    shm = ("spec", "sharedMemory")
+    shared = str(f.get(shm)) if f.ok(shm) and f.get(shm) is not None else "0"
+    if not in_memory or (len(in_memory) == 1 and parse(shared) == 0):
+        return
+    if not f.ok(("spec", "resources"), ("spec", "launcher")):
+        return
+    sizes = [parse(size) for _, size in in_memory] + [parse(shared)]
+    for role in ("worker", "launcher") if run_as_worker(f) else ("worker",):
+        memory = (f.get(("spec", "resources", role), {}) or {}).get("memory")
+        if memory is None or max(sizes) >= parse(str(memory)) or sum(sizes) < parse(str(memory)):
+            continue
+        loc, _ = in_memory[-1]
+        parts = " + ".join(size for _, size in in_memory) + (f" + sharedMemory {shared}" if parse(shared) else "")
+        out.append(error(f.doc.value_mark(loc),
+                         f"{field_path(loc)}: the Memory emptyDirs{' and /dev/shm' if parse(shared) else ''} of a "
+                         f"{role} pod hold {parts} together, at or above its memory limit of {memory}: tmpfs pages "
+                         f"count against it, which leaves the ranks nothing; raise spec.resources.{role}.memory or "
+                         "lower the sizeLimits"))
+        return
