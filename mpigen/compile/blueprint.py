@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from mpigen.formats.blueprint import Blueprint, Spec
-from mpigen.formats.datasets import Dataset
+from mpigen.formats.datasets import Dataset, Ephemeral
 from mpigen.formats.placement import RolePlacement
 from mpigen.kube.merge_patch import merge_patch
 from mpigen.compile.environment import env_list, uses_rank_env
@@ -254,9 +254,24 @@ def dataset_volume(dataset: Dataset) -> dict[str, Any]:
         source = {"csi": csi}
     elif dataset.configMap is not None:
         source = {"configMap": {"name": dataset.configMap}}
+    elif dataset.emptyDir is not None:
+        source = {"emptyDir": dataset.emptyDir.model_dump(exclude_defaults=True)}
+    elif dataset.ephemeral is not None:
+        source = {"ephemeral": {"volumeClaimTemplate": {"spec": ephemeral_claim(dataset.ephemeral)}}}
     else:
         source = {"secret": {"secretName": dataset.secret}}
     return {"name": dataset.name, **source}
+
+
+def ephemeral_claim(ephemeral: Ephemeral) -> dict[str, Any]:
+    """The claim spec of a generic ephemeral volume: ReadWriteOnce, since each pod gets a claim
+    of its own (kubernetes staging/src/k8s.io/component-helpers/storage/ephemeral/ephemeral.go
+    VolumeClaimName: the claim <pod>-<volume>, controlled by the pod)."""
+    claim: dict[str, Any] = {"accessModes": ["ReadWriteOnce"]}
+    if ephemeral.storageClass is not None:
+        claim["storageClassName"] = ephemeral.storageClass
+    claim["resources"] = {"requests": {"storage": ephemeral.size}}
+    return claim
 
 
 def dataset_mount(dataset: Dataset) -> dict[str, Any]:

@@ -117,9 +117,10 @@ def container_names(r, spec: dict, launcher: dict, worker: dict, out: dict) -> N
                                                 "containers so")
 
 
-def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
+def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> set[str]:
     """The blueprint's env is set on both roles, in its order: the launcher's entries,
-    each one the workers have too, in the same order."""
+    each one the workers have too, in the same order, then those the workers alone set
+    (returned: the hand-written launch line does not forward them)."""
     entries = {}
     for part in (launcher, worker):
         kept = []
@@ -136,12 +137,29 @@ def env(r, launcher: dict, worker: dict, out: dict, rank_env: bool) -> None:
             r.differs(loc, f"{name} is set twice; the imported env keeps the last value, once")
         env[name] = value
         r.came_from(("env", name), loc)
+    on_launcher = set(env)
+    workers_only = [(n, v, loc) for n, v, loc in entries["Worker"] if n not in on_launcher]
+    for name, value, loc in workers_only:
+        if name in env:
+            continue  # set twice on the workers: the first is kept, the second reported below
+        env[name] = value
+        r.came_from(("env", name), loc)
+        r.differs(loc, f"{name} is set on the workers only; imported into spec.env, which the launcher gets too "
+                       f"({WORKER_ENV_FORWARDED})")
+    entries["Worker"] = [e for e in entries["Worker"] if e not in workers_only or env[e[0]] != e[1]]
     ours = [(n, v) for n, v, _ in entries["Launcher"]]
     theirs = [(n, v) for n, v, _ in entries["Worker"]]
     if ours != theirs:
         _env_differences(r, entries, env, worker)
     if env:
         out["env"] = env
+    return {name for name, _, _ in workers_only}
+
+
+# How the ranks get spec.env (mpigen.compile.environment.forward_env), as import says it.
+WORKER_ENV_FORWARDED = ("the workers keep it, so every rank still sees it; mpigen's own launch line also forwards "
+                        "it from the launcher: `-x NAME` for Open MPI, and Intel MPI's and MPICH's Hydra pass the "
+                        "launcher's whole environment")
 
 
 def _env_differences(r, entries: dict, env: dict, worker: dict) -> None:

@@ -32,14 +32,19 @@ SPEC_KEYS = ("image", "workers", "slotsPerWorker", "env", "gpusPerWorker", "mpiI
 Group = tuple[str, ...]  # one mpirun option with its values
 
 
-def launch_fields(argv: list[str], implementation: str, spec: dict) -> tuple[dict, tuple[int, str] | None]:
+def launch_fields(argv: list[str], implementation: str, spec: dict,
+                  workers_only: set[str] = frozenset()) -> tuple[dict, tuple[int, str] | None]:
     """command, mpirunArgs and framework that render argv, or its Open MPI options in another
     order; else launcherCommand, and, when argv gives mpirun a literal process count, (its
     index in argv, why mpigen cannot write the line itself, so that the count no longer
-    follows spec.workers)."""
+    follows spec.workers). The env the workers alone set (workers_only) is not forwarded by
+    the hand-written line: argv is matched as mpigen writes it without them (with them, the
+    line also forwards them, which changes nothing: the workers have the same values)."""
     if argv[:1] == ["mpirun"] and implementation == "OpenMPI":
         argv = [TWO_DASH.get(arg, arg) if i < _program_start(argv) else arg for i, arg in enumerate(argv)]
     base = {k: v for k, v in spec.items() if k in SPEC_KEYS}
+    if workers_only and isinstance(base.get("env"), dict):
+        base["env"] = {k: v for k, v in base["env"].items() if k not in workers_only}
     if argv[:1] == ["mpirun"]:
         found = _exact(argv, implementation, base)
         if found is None and implementation == "OpenMPI" and RANK_ENV_SCRIPT not in argv:

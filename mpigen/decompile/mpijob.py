@@ -104,7 +104,7 @@ def _spec(r: Reader, spec: dict, metadata: dict, identity: dict | None, launcher
     restart_policies(r)
     container_names(r, spec, launcher, worker, out)
     argv = launcher["command"] + launcher["args"]
-    env(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
+    workers_only = env(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
     worker_command(r, worker, spec, out)
     _volumes(r, launcher, worker, out, rank_env=RANK_ENV_SCRIPT in argv)
     placement = {role: part["placement"] for role, part in (("launcher", launcher), ("worker", worker))
@@ -121,7 +121,7 @@ def _spec(r: Reader, spec: dict, metadata: dict, identity: dict | None, launcher
     if patch:
         out["podTemplatePatch"] = patch
     v2beta1_fields(r, spec, out, implementation)
-    out.update(_launch(r, launcher, argv, implementation, out))
+    out.update(_launch(r, launcher, argv, implementation, out, workers_only))
     return out
 
 
@@ -131,9 +131,9 @@ def _volumes(r: Reader, launcher: dict, worker: dict, out: dict, rank_env: bool)
         if part["limits"]:
             out.setdefault("resources", {})[role] = part["limits"]
     found = datasets(r, launcher, worker)
+    shm = worker_only_volumes(r, launcher, worker, rank_env, bool(out.get("gpusPerWorker")), found)
     if found:
         out["datasets"] = found
-    shm = worker_only_volumes(r, launcher, worker, rank_env, bool(out.get("gpusPerWorker")))
     if shm is not None:
         out["sharedMemory"] = shm
 
@@ -208,7 +208,8 @@ def _repels_rank_hosts(term) -> bool:
     return isinstance(labels, dict) and EXCLUSIVE_LABEL in labels
 
 
-def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spec: dict) -> dict:
+def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spec: dict,
+            workers_only: set[str]) -> dict:
     cloc = launcher["cloc"]
     if not launcher["command"]:
         if not launcher["args"]:
@@ -218,7 +219,7 @@ def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spe
             return {}
         r.differs(cloc + ("args",), "args without a command run the image's entrypoint with them; a blueprint "
                                     "cannot express that, so the imported launcher runs the args as its command")
-    fields, kept = launch_fields(argv, implementation, spec)
+    fields, kept = launch_fields(argv, implementation, spec, workers_only)
     for key in fields:
         r.came_from((key,), cloc + ("command",) if launcher["command"] else cloc + ("args",))
     if kept is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from mpigen.compile.blueprint import SHM_MOUNT, SHM_VOLUME
 from mpigen.compile.environment import RANK_ENV_VOLUME
+from mpigen.decompile import scratch_volumes
 
 MOUNT_KEYS = ("name", "mountPath", "readOnly")
 DEFAULT_MODE = 420  # what the API server sets on a configMap or secret volume without one (0644)
@@ -32,35 +33,51 @@ def datasets(r, launcher: dict, worker: dict) -> list[dict]:
             r.lost(vloc, f"the launcher's volume {name!r}, which its MPI container does not mount (a dataset is a "
                          "volume mounted in the MPI containers)")
             continue
-        source = _source(r, volume, vloc)
-        if source is None:
+        if "emptyDir" in volume and any(m.get("mountPath") == SHM_MOUNT for _, m in mounts):
+            r.lost(vloc, f"the launcher's /dev/shm volume {name!r} (spec.sharedMemory sizes /dev/shm in rank pods)")
             continue
-        (mindex, mount), *others = mounts
-        for extra, _ in others:
-            r.lost(launcher["cloc"] + ("volumeMounts", extra), f"a second mount of {name!r} (a dataset is "
-                                                                "mounted once)")
-        mloc = launcher["cloc"] + ("volumeMounts", mindex)
-        dataset = {"name": name, "mountPath": mount.get("mountPath"), **source.pop("dataset")}
-        _mount_keys(r, mount, mloc)
-        read_only = mount.get("readOnly", False) is True
-        if source.get("read_only_source") and not read_only:
-            read_only = True  # the volume source makes the mount read-only: keep it so
-        if "configMap" in dataset or "secret" in dataset:
-            if not read_only:
-                r.differs(mloc, f"the mount of {name!r} is not marked readOnly; a blueprint's "
-                                f"{'configMap' if 'configMap' in dataset else 'secret'} dataset renders readOnly: "
-                                "true (such volumes are read-only anyway)")
-        elif not read_only:
-            dataset["readOnly"] = False
-        if source.get("csi_read_only") is not None and source["csi_read_only"] != read_only:
-            r.differs(vloc + ("csi", "readOnly"), f"the csi volume {name!r} has readOnly "
-                                                  f"{str(source['csi_read_only']).lower()} and its mount "
-                                                  f"{str(read_only).lower()}; a blueprint's csi dataset writes the "
-                                                  "mount's on both")
+        found = as_dataset(r, launcher, volume, vloc, name, mounts)
+        if found is None:
+            continue
+        dataset, mount = found
         _same_on_workers(r, worker, volume, mount, name)
         r.came_from(("datasets", len(out)), vloc)
         out.append(dataset)
     return out
+
+
+def as_dataset(r, part: dict, volume: dict, vloc, name: str, mounts: list) -> tuple[dict, dict] | None:
+    """The dataset of a volume a role's MPI container mounts, and its (first) mount; None
+    when the volume is no dataset (reported)."""
+    source = _source(r, volume, vloc)
+    if source is None:
+        return None
+    (mindex, mount), *others = mounts
+    for extra, _ in others:
+        r.lost(part["cloc"] + ("volumeMounts", extra), f"a second mount of {name!r} (a dataset is mounted once)")
+    mloc = part["cloc"] + ("volumeMounts", mindex)
+    dataset = {"name": name, "mountPath": mount.get("mountPath"), **source.pop("dataset")}
+    _mount_keys(r, mount, mloc)
+    read_only = mount.get("readOnly", False) is True
+    if source.get("read_only_source") and not read_only:
+        read_only = True  # the volume source makes the mount read-only: keep it so
+    if source.get("scratch"):
+        if read_only:
+            r.differs(mloc + ("readOnly",), f"a read-only mount of the scratch volume {name!r}, which starts "
+                                            "empty; a blueprint's scratch dataset is writable")
+    elif "configMap" in dataset or "secret" in dataset:
+        if not read_only:
+            r.differs(mloc, f"the mount of {name!r} is not marked readOnly; a blueprint's "
+                            f"{'configMap' if 'configMap' in dataset else 'secret'} dataset renders readOnly: "
+                            "true (such volumes are read-only anyway)")
+    elif not read_only:
+        dataset["readOnly"] = False
+    if source.get("csi_read_only") is not None and source["csi_read_only"] != read_only:
+        r.differs(vloc + ("csi", "readOnly"), f"the csi volume {name!r} has readOnly "
+                                              f"{str(source['csi_read_only']).lower()} and its mount "
+                                              f"{str(read_only).lower()}; a blueprint's csi dataset writes the "
+                                              "mount's on both")
+    return dataset, mount
 
 
 def _name(r, volume, vloc, role: str) -> str | None:
@@ -98,14 +115,14 @@ def _source(r, volume: dict, vloc) -> dict | None:
     kind = kinds[0] if len(kinds) == 1 else None
     body = volume.get(kind) if kind else None
     if not isinstance(body, dict):
-        r.lost(vloc, f"the volume {volume['name']!r} (only persistentVolumeClaim, nfs, hostPath, csi, configMap and "
-                     "secret volumes become datasets)")
+        r.lost(vloc, f"the volume {volume['name']!r} (only persistentVolumeClaim, nfs, hostPath, csi, configMap, "
+                     "secret, emptyDir and ephemeral volumes become datasets)")
         return None
     here = vloc + (kind,)
     reader = _SOURCES.get(kind)
     if reader is None:
         r.lost(vloc, f"the {kind} volume {volume['name']!r} (only persistentVolumeClaim, nfs, hostPath, csi, "
-                     "configMap and secret volumes become datasets)")
+                     "configMap, secret, emptyDir and ephemeral volumes become datasets)")
         return None
     return reader(r, body, here)
 
@@ -174,7 +191,8 @@ def _by_name(key: str, what: str):
 
 
 _SOURCES = {"persistentVolumeClaim": _pvc, "nfs": _nfs, "hostPath": _host_path, "csi": _csi,
-            "configMap": _by_name("name", "configMap"), "secret": _by_name("secretName", "secret")}
+            "configMap": _by_name("name", "configMap"), "secret": _by_name("secretName", "secret"),
+            "emptyDir": scratch_volumes.empty_dir, "ephemeral": scratch_volumes.ephemeral}
 
 
 def _same_on_workers(r, worker: dict, volume: dict, mount: dict, name: str) -> None:
@@ -203,10 +221,21 @@ def dangling_mounts(r, part: dict) -> None:
                      "this mount names no volume of the pod (the API server refuses the pod); add the volume")
 
 
-def worker_only_volumes(r, launcher: dict, worker: dict, rank_env: bool, gpus: bool) -> str | None:
+# What a worker-only volume imported as a dataset means for the launcher (docs/migrate.md).
+WORKER_ONLY_VOLUME = (
+    "a ReadWriteOnce claim attaches to one node: every pod that mounts it, now the launcher's too, must run on "
+    "that node, or it waits in ContainerCreating with FailedAttachVolume \"Multi-Attach error\" (kubernetes "
+    "pkg/controller/volume/attachdetach/reconciler/reconciler.go, reportMultiAttachError); use a ReadWriteMany "
+    "or ReadOnlyMany claim, or nfs, csi or hostPath")
+
+
+def worker_only_volumes(r, launcher: dict, worker: dict, rank_env: bool, gpus: bool,
+                        datasets_out: list) -> str | None:
     """What the workers mount and the launcher does not: /dev/shm as a memory-backed
     emptyDir is spec.sharedMemory (returned); mpigen's own rank-env.sh volume is the
-    PyTorch preset's; the rest cannot be expressed (a dataset is mounted on both)."""
+    PyTorch preset's; a volume of a dataset's source mounted in the MPI container becomes a
+    dataset (added to datasets_out), which the launcher mounts too: reported at its line, with
+    what that means for a ReadWriteOnce claim; the rest cannot be expressed."""
     shared = _names(launcher["volumes"])
     shm = None
     for index, volume in enumerate(worker["volumes"]):
@@ -222,8 +251,18 @@ def worker_only_volumes(r, launcher: dict, worker: dict, rank_env: bool, gpus: b
                 r.differs(vloc + ("name",), f"the /dev/shm volume is named {name!r}; a blueprint's sharedMemory "
                                             f"volume is {SHM_VOLUME!r}")
             continue
-        r.lost(vloc, f"the workers' volume {name!r} (only the launcher's volumes, mounted on both, become "
-                     "datasets; /dev/shm as a sized Memory emptyDir becomes sharedMemory)")
+        kind = next((k for k in volume if k != "name"), None)
+        if mounts and kind in _SOURCES and all(m.get("mountPath") != SHM_MOUNT for _, m in mounts):
+            found = as_dataset(r, worker, volume, vloc, name, mounts)
+            if found is not None:
+                why = f" ({WORKER_ONLY_VOLUME})" if "pvc" in found[0] else ""
+                r.differs(vloc, f"the volume {name!r} is mounted on the workers only; imported as a dataset, which "
+                                f"a blueprint mounts on the launcher too, at the same path{why}")
+                r.came_from(("datasets", len(datasets_out)), vloc)
+                datasets_out.append(found[0])
+            continue
+        r.lost(vloc, f"the workers' volume {name!r} (only volumes of a dataset's source mounted in the MPI "
+                     "container become datasets; /dev/shm as a sized Memory emptyDir becomes sharedMemory)")
     if shm is None and gpus:
         return "0"  # the MPIJob has none; mpigen's default would add one
     return shm

@@ -43,7 +43,7 @@ SPELLINGS: tuple[Spelling, ...] = (
     Spelling("spec", "limits", "spec.resources.worker", "the workers' cpu and memory, requests and limits both"),
     Spelling("spec", "requests", "spec.resources.worker", "the workers' cpu and memory, requests and limits both"),
     Spelling("spec", "volumes", "spec.datasets", "each a volume with its mountPath: pvc, nfs, hostPath, csi, "
-                                                 "configMap or secret"),
+                                                 "configMap, secret, emptyDir or ephemeral"),
     Spelling("spec", "volumeMounts", "spec.datasets", "each a volume with its mountPath"),
     Spelling("spec", "serviceAccountName", "spec.serviceAccount.name", "the pods' ServiceAccount"),
     Spelling("spec", "priorityClassName", "spec.scheduling.priorityClass", "the PriorityClass of the job's pods"),

@@ -77,10 +77,12 @@ def check_storage(f: Fields, out: list[Diagnostic]) -> None:
                 out.append(error(f.doc.value_mark(here + ("readOnly",)),
                                  f"{where}.readOnly: a {source} volume is always read-only; remove readOnly: false"))
         if dataset.get("download") is not None:
-            source = next((s for s in ("hostPath", "configMap", "secret") if s in dataset), None)
+            source = next((s for s in ("hostPath", "configMap", "secret", "emptyDir", "ephemeral") if s in dataset),
+                          None)
             if source:
                 out.append(error(f.doc.key_mark(here + ("download",)),
-                                 f"{where}.download: the download runs once, on the launcher, and a {source} volume "
+                                 f"{where}.download: the download runs once, on the launcher, and "
+                                 f"{'an' if source[0] in 'aeiou' else 'a'} {source} volume "
                                  "is not shared with the workers; download onto a pvc, nfs or csi dataset"))
             name = dataset.get("name")
             if isinstance(name, str) and len("download-" + name) > 63:

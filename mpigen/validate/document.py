@@ -34,6 +34,7 @@ from mpigen.validate.process_count import check_process_count
 from mpigen.validate.production import (check_host_network, check_launcher_placement, check_mpirun_args,
                                         check_shared_memory, check_slots)
 from mpigen.validate.reserved import Reserved, check_env, check_reserved_metadata
+from mpigen.validate.scratch import check_scratch
 from mpigen.validate.resources import (check_accelerators, check_hugepages, check_launcher_resources,
                                        check_resources)
 
@@ -100,8 +101,8 @@ CROSS_FIELD_CHECKS = (
     check_init_container_names,
     # production rules
     check_accelerators, check_slots, check_mpirun_args, check_shared_memory, check_hugepages, check_host_network,
-    check_launcher_placement, check_storage, check_gang, check_kueue, check_patch_overlap, check_image_tags,
-    check_patch_images,
+    check_launcher_placement, check_storage, check_scratch, check_gang, check_kueue, check_patch_overlap,
+    check_image_tags, check_patch_images,
     check_launcher_resources, check_kueue_keys, check_kueue_values,
 )
 # The rules that judge one key, or a list (which a merge patch replaces whole), wrong

@@ -61,14 +61,20 @@ def test_mpijobs_are_checked_against_the_generated_crd():
     assert any(e.startswith("spec: ") and "unknownField" in e for e in errors)
 
 
+# A host alias's hostnames given as one name, not a list: below the pod spec's own fields, which
+# mpigen types (a `terminationGracePeriodSeconds: soon` is refused at its line before any render).
+PATCH_OUTSIDE_MPIGENS_TYPES = "  podTemplatePatch:\n    worker:\n      pod: {hostAliases: [{ip: 10.0.0.1, hostnames: gateway}]}\n"
+
+
 def test_an_object_a_cluster_would_refuse_fails_with_a_report_per_object(tmp_path):
-    """A patch value of the wrong type passes the blueprint (patches are Kubernetes data)
-    but not the pod schema: the report names the object, the field and why."""
-    path = job_file(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {terminationGracePeriodSeconds: soon}\n")
+    """A patch value of the wrong type that mpigen's own table of pod field types does not
+    reach (mpigen.formats.pod_field_types) passes the blueprint but not the pod schema: the
+    report names the object, the field and why."""
+    path = job_file(tmp_path, PATCH_OUTSIDE_MPIGENS_TYPES)
     done = run_mpigen("validate", "--output", path, cwd=tmp_path)
     assert done.returncode == 2
     problem = ("team/statefulset-job-worker.yaml: StatefulSet team/job-worker is invalid: "
-               "spec.template.spec.terminationGracePeriodSeconds: 'soon' is not of type 'integer', 'null'")
+               "spec.template.spec.hostAliases.0.hostnames: 'gateway' is not of type 'array', 'null'")
     assert done.stdout.decode().splitlines() == [problem]  # the problems only
     assert done.stderr.decode().splitlines() == ["mpigen: 6 objects of 1 job against Kubernetes 1.30: 5 valid, "
                                                  "1 invalid, 0 skipped"]  # the one summary
@@ -102,7 +108,7 @@ def test_the_kubernetes_version_decides_which_fields_exist(tmp_path):
 
 
 def test_junit_report(tmp_path):
-    path = job_file(tmp_path, "  podTemplatePatch:\n    worker:\n      pod: {terminationGracePeriodSeconds: soon}\n")
+    path = job_file(tmp_path, PATCH_OUTSIDE_MPIGENS_TYPES)
     done = run_mpigen("validate", "--output", "--format", "junit", path, cwd=tmp_path)
     assert done.returncode == 2
     root = ET.fromstring(done.stdout)
@@ -111,7 +117,7 @@ def test_junit_report(tmp_path):
     assert suite.get("name") == "job.yaml" and len(suite) == 6
     failed = [case for case in suite if case.find("failure") is not None]
     assert [case.get("name") for case in failed] == ["StatefulSet team/job-worker"]
-    assert "terminationGracePeriodSeconds" in failed[0].find("failure").get("message")
+    assert "hostAliases.0.hostnames" in failed[0].find("failure").get("message")
 
 
 def test_unknown_kubernetes_version(tmp_path):

@@ -245,7 +245,16 @@ def test_what_a_launcher_says_is_carried_or_reported_at_its_line(container, need
     ("{name: d, mountPath: /d, subPath: x}", "{name: d, persistentVolumeClaim: {claimName: c}}", "subPath"),
     ("{name: d, mountPath: /d}", "{name: d, hostPath: {path: /d}}", "hostPath"),
     ("{name: d, mountPath: /d}", "{name: d, hostPath: {path: /d, type: File}}", "name: d, hostPath"),
-    ("{name: d, mountPath: /d}", "{name: d, emptyDir: {}}", "name: d, emptyDir"),
+    ("{name: d, mountPath: /d}", "{name: d, emptyDir: {}}", None),  # a scratch dataset (issue 49)
+    ("{name: d, mountPath: /d}", "{name: d, emptyDir: {medium: Memory, sizeLimit: 2Gi}}", None),
+    ("{name: d, mountPath: /d}", "{name: d, emptyDir: {medium: HugePages}}", "name: d, emptyDir"),
+    ("{name: d, mountPath: /d, readOnly: true}", "{name: d, emptyDir: {}}", "readOnly"),
+    ("{name: d, mountPath: /d}", "{name: d, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], "
+     "storageClassName: nvme, resources: {requests: {storage: 10Gi}}}}}}", None),
+    ("{name: d, mountPath: /d}", "{name: d, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteMany], "
+     "resources: {requests: {storage: 10Gi}}}}}}", "accessModes"),
+    ("{name: d, mountPath: /d}", "{name: d, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], "
+     "volumeMode: Block, resources: {requests: {storage: 10Gi}}}}}}", "volumeMode"),
     ("{name: d, mountPath: /d, readOnly: true}", "{name: d, configMap: {name: c, items: [{key: a, path: b}]}}",
      "items"),
     ("{name: d, mountPath: /d}", "{name: d, configMap: {name: c}}", "name: d, mountPath"),  # not readOnly

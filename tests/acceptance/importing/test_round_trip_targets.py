@@ -55,6 +55,11 @@ CHANGES = {
     "waits-for-workers": {"launcher": {"waitForWorkers": True}},
     "completed": {"state": "completed"},
     "deadline": {"runPolicy": {"activeDeadlineSeconds": 7200, "backoffLimit": 2}},
+    "scratch": {"datasets": [  # issue 49: each pod's own scratch, every source form
+        {"name": "staging", "mountPath": "/staging", "emptyDir": {}},
+        {"name": "fast", "mountPath": "/fast", "emptyDir": {"medium": "Memory", "sizeLimit": "512Mi"}},
+        {"name": "checkpoints", "mountPath": "/checkpoints", "ephemeral": {"storageClass": "local-nvme",
+                                                                          "size": "100Gi"}}]},
 }
 
 
@@ -121,3 +126,17 @@ def test_what_is_kept_or_a_default_is_not_reported(cli, tmp_path):
     assert len(lines) == len(set(lines))
     for word in ("args", "suspend", "managedBy", "namespace", "labels", "leaves it out"):
         assert not [line for line in lines if word in line], (word, lines)
+
+
+@pytest.mark.parametrize("source", IMPORTED_FROM)
+def test_scratch_datasets_come_back_from_every_importer(cli, tmp_path, source):
+    """Issue 49: emptyDir (disk and Memory) and ephemeral datasets, rendered under each importer's
+    target, import to the same datasets, with nothing reported."""
+    example = next(e for e in EXAMPLES if "mpiImplementation: Open" in e.read_text() or "mpiImplementation" not in
+                   e.read_text())
+    blueprint = changed(example, ["scratch"])
+    found = round_trip(cli, tmp_path, dump_object(blueprint), source)
+    assert found is not None
+    imported, reported = found
+    assert reported == ""
+    assert imported["spec"]["datasets"][-3:] == CHANGES["scratch"]["datasets"]

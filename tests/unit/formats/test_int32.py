@@ -57,6 +57,8 @@ DESTINATIONS: dict[str, list[tuple[str, ...]]] = {
     "spec.placement.launcher.tolerations.[].tolerationSeconds": [
         ("kubernetes", "io.k8s.api.core.v1.Toleration", "tolerationSeconds")],
     "spec.sharedMemory": [("quantity",)],
+    "spec.datasets.[].emptyDir.sizeLimit": [("quantity",)],
+    "spec.datasets.[].ephemeral.size": [("quantity",)],
     "spec.network.rdma.count": [("quantity",)],
     "spec.scheduling.gang.minAvailable": [("mpijob", "SchedulingPolicy", "minAvailable")],
     "spec.scheduling.gang.scheduleTimeoutSeconds": [
