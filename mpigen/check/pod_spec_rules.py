@@ -32,6 +32,8 @@ def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
     """Each problem at the line that wrote the value, once however many roles share it."""
     found: dict[tuple[Loc, str], list[str]] = {}
     for role, name in ROLE_PATHS.items():
+        if not _writes_any(doc, name):
+            continue  # most roles: every value these rules read is mpigen's own
         template = job.spec.mpiReplicaSpecs[role].template
         for rule in RULES:
             for where, path, message in rule(template):
@@ -42,6 +44,15 @@ def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
         f"the pods of {' and '.join(pods)} would never be scheduled" if NEVER_SCHEDULED in message else
         f"the API server refuses the pod template of {' and '.join(pods)}, whose pods would never be created"))
             for (loc, message), pods in found.items()]
+
+
+def _writes_any(doc: Document, role: str) -> bool:
+    """Whether the blueprint writes anything these rules may report for the role: its patch,
+    its placement's affinity, or annotations (the places _bases names, the blueprint's
+    metadata only for its annotations, the one part of it the rules read)."""
+    return (doc.get(("spec", "podTemplatePatch", role)) is not None
+            or doc.get(("spec", "placement", role, "affinity")) is not None
+            or bool(doc.get(("metadata", "annotations"))))
 
 
 def _bases(role: str, where: str) -> tuple[Loc, ...]:
