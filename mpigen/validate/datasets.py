@@ -30,6 +30,7 @@ def check_datasets(f: Fields, out: list[Diagnostic]) -> None:
                                  f"spec.datasets[{index}].name: {name!r} is already used by "
                                  f"spec.datasets[{names[name]}]; volume names must be unique"))
             names.setdefault(name, index)
+        _host_path_backsteps(f, here + ("hostPath",), out)
         raw = f.get(path_loc) if f.ok(path_loc) else None
         if not isinstance(raw, str):
             continue
@@ -89,3 +90,14 @@ def check_storage(f: Fields, out: list[Diagnostic]) -> None:
                 out.append(error(f.doc.value_mark(here + ("name",)),
                                  f"{where}.name: the download step is the init container download-{name}, longer "
                                  f"than the 63 characters of a container name; use at most 54 characters"))
+
+
+def _host_path_backsteps(f: Fields, loc: tuple, out: list[Diagnostic]) -> None:
+    """A hostPath with a '..' element, which the API server refuses (Kubernetes v1.30
+    pkg/apis/core/validation/validation.go validateHostPathVolumeSource -> validatePathNoBacksteps:
+    "must not contain '..'"); the pod template would never be created."""
+    raw = f.get(loc) if f.ok(loc) else None
+    if isinstance(raw, str) and ".." in raw.split("/"):
+        out.append(error(f.doc.value_mark(loc),
+                         f"spec.datasets[{loc[2]}].hostPath: {raw!r} contains '..', which the API server refuses in a "
+                         "hostPath (\"must not contain '..'\"); write the folder's path without it"))
