@@ -10,13 +10,17 @@ metadata.annotations), and only where the blueprint wrote it:
 - dnsConfig and dnsPolicy (mpigen.check.dns_config: validatePodDNSConfig);
 - topologySpreadConstraints (mpigen.check.topology_spread: validateTopologySpreadConstraints);
 - affinity (mpigen.check.affinity: validateAffinity);
-- the template's annotations (mpigen.check.template_annotations: ValidatePodSpecificAnnotations)."""
+- the template's annotations (mpigen.check.template_annotations: ValidatePodSpecificAnnotations);
+- the pod spec's names and small values (mpigen.check.pod_spec_names: ValidatePodSpec's
+  nodeName, hostname, subdomain, hostAliases, runtimeClassName, preemptionPolicy,
+  readinessGates, schedulingGates, activeDeadlineSeconds)."""
 
 from __future__ import annotations
 
 from mpigen.check.affinity import affinity_problems
 from mpigen.check.dns_config import dns_problems
 from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS
+from mpigen.check.pod_spec_names import name_problems
 from mpigen.check.probes import probe_problems
 from mpigen.check.selectors import NEVER_SCHEDULED
 from mpigen.check.template_annotations import annotation_problems
@@ -25,7 +29,7 @@ from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document, Loc, field_path
 
-RULES = (probe_problems, dns_problems, topology_problems, affinity_problems, annotation_problems)
+RULES = (probe_problems, dns_problems, topology_problems, affinity_problems, annotation_problems, name_problems)
 
 
 def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
