@@ -42,13 +42,14 @@ _PROFILES = frozenset(value for values in _MATCHING.values() for value in values
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
-def template_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:
-    """Each problem at its line, once however many roles' templates share that line."""
+def template_checks(doc: Document, job: MPIJob, main_container: str | None = None) -> list[Diagnostic]:
+    """Each problem at its line, once however many roles' templates share that line;
+    `main_container`: the name the target gives the MPI container, where it renames it."""
     found: dict[tuple[Loc, str, bool], list[str]] = {}
     for role, name in ROLE_PATHS.items():
         template = job.spec.mpiReplicaSpecs[role].template
         for loc, message, at_key in (*_ephemeral(template, name), *_seccomp(doc, template, name),
-                                     *_seccomp_values(doc, template, name), *container_problems(doc, template, name)):
+                                     *_seccomp_values(doc, template, name), *container_problems(doc, template, name, main_container)):
             found.setdefault((loc, message, at_key), []).append(PODS_OF_ROLE[name])
     return [error(doc.key_mark(loc) if at_key else doc.value_mark(loc),
                   f"{field_path(loc)}: " + message.format(pods=" and ".join(pods)))

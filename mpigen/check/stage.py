@@ -30,6 +30,7 @@ class TargetRules(NamedTuple):
 
     lifecycle: Callable[[Document, Blueprint], list[Diagnostic]]  # the job's state in Git
     own: Callable[[Document, Blueprint, EffectivePods], list[Diagnostic]]  # the target's own checks
+    main_container: str | None = None  # the name the target gives the MPI container, where it renames it
 
 
 def check_job(doc: Document, blueprint: Blueprint, job: MPIJob, gitops: str, rules: TargetRules) -> list[Diagnostic]:
@@ -38,4 +39,4 @@ def check_job(doc: Document, blueprint: Blueprint, job: MPIJob, gitops: str, rul
     pods = effective_pods(doc, job)
     return (profile_checks(doc, blueprint, gitops) + rules.lifecycle(doc, blueprint)
             + pod_checks(doc, pods) + [d for pod in pods for d in container_rules(doc, pod)]
-            + template_checks(doc, job) + pod_spec_checks(doc, job) + rules.own(doc, blueprint, pods))
+            + template_checks(doc, job, rules.main_container) + pod_spec_checks(doc, job) + rules.own(doc, blueprint, pods))

@@ -29,9 +29,10 @@ def shown(value: object) -> str:
     return repr(value).replace("{", "{{").replace("}", "}}")
 
 
-def container_problems(doc: Document, template: dict, role: str) -> list[Found]:
-    """What the API server refuses of the template's containers, each at its line."""
-    return _duplicate_names(doc, template, role) + _restart_policies(doc, template, role)
+def container_problems(doc: Document, template: dict, role: str, main_container: str | None = None) -> list[Found]:
+    """What the API server refuses of the template's containers, each at its line
+    (`main_container`: the name the target gives the MPI container, where it renames it)."""
+    return _duplicate_names(doc, template, role, main_container) + _restart_policies(doc, template, role)
 
 
 def patched_init_containers(doc: Document, role: str) -> list[tuple[int, dict]]:
@@ -40,14 +41,18 @@ def patched_init_containers(doc: Document, role: str) -> list[tuple[int, dict]]:
     return [(i, c) for i, c in enumerate(written) if isinstance(c, dict)] if isinstance(written, list) else []
 
 
-def _origins(doc: Document, template: dict, role: str) -> list[tuple[str, Loc | None, bool]]:
+def _origins(doc: Document, template: dict, role: str,
+             main_container: str | None) -> list[tuple[str, Loc | None, bool]]:
     """(name, where the blueprint writes it, whether it is an init container of the patch) of
-    each container of the template: its MPI container first, then its init containers."""
+    each container of the template: its MPI container first (by the target's name for it,
+    where the target renames it), then its init containers."""
     spec = template.get("spec", {})
     patch: Loc = ("spec", "podTemplatePatch", role)
     named = written_at(doc, patch + ("containerName",), ("spec", "mainContainer"))
     out = [(str(c.get("name")), named if i == 0 and doc.get(named) is not None else None, False)
            for i, c in enumerate(spec.get("containers", []))]
+    if main_container is not None and out:
+        out[0] = (main_container, None, False)
     inits = spec.get("initContainers", [])
     if doc.get(patch + ("pod", "initContainers")) is not None:  # a merge patch replaces the whole list
         return out + [(str(c.get("name")), patch + ("pod", "initContainers", i, "name"), True)
@@ -61,12 +66,12 @@ def _origins(doc: Document, template: dict, role: str) -> list[tuple[str, Loc | 
     return out
 
 
-def _duplicate_names(doc: Document, template: dict, role: str) -> list[Found]:
+def _duplicate_names(doc: Document, template: dict, role: str, main_container: str | None) -> list[Found]:
     """The second container of a name, at the line to change: the patch's init container where
     one of the two is, else the line that names the other."""
     seen: dict[str, tuple[Loc | None, bool]] = {}
     out = []
-    for name, origin, patched in _origins(doc, template, role):
+    for name, origin, patched in _origins(doc, template, role, main_container):
         if name not in seen:
             seen[name] = (origin, patched)
             continue

@@ -184,6 +184,9 @@ class Target:
     # The kinds it writes beyond Kubernetes' own (mpigen.render.kinds), with what diff
     # and validate --server need to know of them (mpigen.render.kinds).
     kinds: tuple[Kind, ...] = ()
+    # The name it gives the MPI container, where it renames it (None: the compiled name, its
+    # mainContainer or podTemplatePatch's containerName, else mpi-launcher and mpi-worker).
+    main_container: str | None = None
     # What the alerts of a job watch, from the objects it rendered for it (mpigen.render.watched):
     # the batch Jobs and pods its objects make the cluster run (None: no alerts for its jobs).
     watched: Callable[[list[dict]], Watched | None] = _unwatched

@@ -86,7 +86,8 @@ def target_rules(options: Options) -> TargetRules:
     (mpigen.check.stage), beside the rules every target shares."""
     options = resolved(options)
     return TargetRules(lambda doc, blueprint: lifecycle_checks(doc, blueprint, options.gitops),
-                       lambda doc, blueprint, pods: options.definition.checks(doc, blueprint, options, pods))
+                       lambda doc, blueprint, pods: options.definition.checks(doc, blueprint, options, pods),
+                       options.definition.main_container)
 
 
 def target_checks(doc: Document, blueprint: Blueprint, job: MPIJob, options: Options) -> list[Diagnostic]:

@@ -44,10 +44,10 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
            *sshd_checks(doc, pods, blueprint.spec.ssh.port, "trainjob"),
            *hydra_launcher_host(doc, blueprint, "trainjob"), *_unsupported(doc, blueprint, named)]
     for role in ("launcher", "worker"):
-        out += [d for taken, what in ((SSH_SETUP_CONTAINER, "the init container that writes the SSH files"),
-                                      (NODE_CONTAINER, "the MPI container, as the Trainer's MPI plugin names it"))
-                for d in name_taken(doc, blueprint, role, taken, f"with --target trainjob the {role}'s pod has "
-                                    f"{what}, {taken}", main=False)]
+        # (the MPI container is `node` here: the check stage judges its name beside the init
+        # containers', by TRAINJOB.main_container)
+        out += name_taken(doc, blueprint, role, SSH_SETUP_CONTAINER, f"with --target trainjob the {role}'s pod has the "
+                          f"init container that writes the SSH files, {SSH_SETUP_CONTAINER}", main=False)
     if named:
         out += _not_patchable(doc, blueprint, pods) + refused(doc, _NAMED_RUNTIME_POLICY)
     else:

@@ -21,8 +21,8 @@ from mpigen.render.parts.additions import Additions, addition_objects
 from mpigen.render.parts.stamp import stamp
 from mpigen.render.target import FluxSteps, Lifecycle, Options, Target
 from mpigen.render.trainjob import checks, kinds
-from mpigen.render.trainjob.names import (DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, RUNTIME_KINDS, TRAINER_API,
-                                          TRAINER_GROUP, first_rank_host)
+from mpigen.render.trainjob.names import (DEFAULT_EMITTED_KIND, DEFAULT_NAMED_KIND, NODE_CONTAINER, RUNTIME_KINDS,
+                                          TRAINER_API, TRAINER_GROUP, first_rank_host)
 from mpigen.render.trainjob.options import OPTIONS
 from mpigen.render.trainjob.runtime import new_runtime
 from mpigen.render.trainjob.trainjob import new_trainjob, with_crd_defaults
@@ -121,6 +121,7 @@ def _flux_step(obj: dict) -> str:
 
 
 TRAINJOB = Target(name="trainjob", render=render, checks=checks.checks, reserved=checks.RESERVED,
+                  main_container=NODE_CONTAINER,
                   expects=checks.cluster_runtime, names=checks.runtime_named,
                   # Flux: a shared ClusterTrainingRuntime belongs to no one job, so the steps are the environment's.
                   flux=FluxSteps(("runtimes", "trainjobs"), per_job=False, step_of=_flux_step),
