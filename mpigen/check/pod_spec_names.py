@@ -11,7 +11,10 @@ the compiled template:
   ValidateQualifiedName);
 - schedulingGates: each name a qualified name, none twice (validateSchedulingGates);
 - activeDeadlineSeconds from 1 to 2147483647 (the Job templates'; a StatefulSet's may have
-  none at all: mpigen.check.pod_templates)."""
+  none at all: mpigen.check.pod_templates);
+- securityContext.sysctls: each name given and IsValidSysctlName's (at most 253 characters of
+  segments of a-z, 0-9, '-' and '_', joined by '.' or '/': SysctlContainSlashFmt;
+  validatePodSpecSecurityContext -> validateSysctls)."""
 
 from __future__ import annotations
 
@@ -26,6 +29,9 @@ Problem = tuple[str, tuple, str]
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
 MAX_INT32 = 2**31 - 1
 _LABEL, _SUBDOMAIN = re.compile(DNS1123_LABEL), re.compile(DNS1123_SUBDOMAIN)
+_SYSCTL_SEGMENT = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"  # SysctlSegmentFmt
+_SYSCTL = re.compile(f"^({_SYSCTL_SEGMENT}[\\./])*{_SYSCTL_SEGMENT}$")  # SysctlContainSlashFmt
+MAX_SYSCTL = 253  # SysctlMaxLength
 
 
 def _subdomain(value: Any) -> bool:
@@ -53,7 +59,7 @@ def name_problems(template: dict) -> list[Problem]:
     deadline = spec.get("activeDeadlineSeconds")
     if isinstance(deadline, int) and not isinstance(deadline, bool) and not 1 <= deadline <= MAX_INT32:
         found.append((("activeDeadlineSeconds",), f"{deadline} is not from 1 to {MAX_INT32} (ValidatePodSpec)"))
-    found += _host_aliases(spec.get("hostAliases")) + _gates(spec)
+    found += _host_aliases(spec.get("hostAliases")) + _gates(spec) + _sysctls(spec)
     return [("pod", path, message) for path, message in found]
 
 
@@ -89,4 +95,17 @@ def _gates(spec: dict) -> list[tuple[tuple, str]]:
             out.append((("schedulingGates", i, "name"), f"{name!r} is already a scheduling gate of the pod "
                                                         "(validateSchedulingGates: Duplicate)"))
         seen.add(name)
+    return out
+
+
+def _sysctls(spec: dict) -> list[tuple[tuple, str]]:
+    context = spec.get("securityContext")
+    sysctls = context.get("sysctls") if isinstance(context, dict) else None
+    out = []
+    for i, sysctl in enumerate(sysctls if isinstance(sysctls, list) else []):
+        name = sysctl.get("name") if isinstance(sysctl, dict) else None
+        if not isinstance(name, str) or len(name) > MAX_SYSCTL or not _SYSCTL.match(name):
+            out.append((("securityContext", "sysctls", i, "name"),
+                        f"{name!r} is no sysctl name (IsValidSysctlName: at most {MAX_SYSCTL} characters of segments "
+                        "of a-z, 0-9, '-' and '_' joined by '.' or '/')"))
     return out
