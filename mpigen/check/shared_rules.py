@@ -6,13 +6,14 @@ targets whose workers outlive the launcher (static, mpijob), workers left runnin
 names too long once the run identity is added; a worker StatefulSet whose pods cannot be
 created (static); the Kueue requests only a JobSet can carry; and on the targets whose
 pods are reached by DNS names, a Hydra launch line of the blueprint's own that names no
-launcher host."""
+launcher host; on the targets without the MPI Operator, Horovod elastic's host discovery."""
 
 from __future__ import annotations
 
 from mpigen.check.effective import EffectivePods, set_by
 from mpigen.check.run_names import RUN_SUFFIX, name_room, run_suffix
 from mpigen.compile.environment import RANK_ENV_VOLUME
+from mpigen.compile.launch import HOST_DISCOVERY
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
@@ -87,6 +88,27 @@ def hydra_launcher_host(doc: Document, blueprint: Blueprint, target: str) -> lis
                   "mpirunArgs), for which mpigen writes mpiexec -localhost with the launcher's DNS name, or give "
                   f"mpiexec -localhost {name}-launcher-0-0.{name} yourself (not under a GitOps profile, which "
                   "names each run)")]
+
+
+_LAUNCH_FIELDS = ("launcherCommand", "command", "mpirunArgs")
+
+
+def host_discovery(doc: Document, blueprint: Blueprint, target: str) -> list[Diagnostic]:
+    """A launch line that asks for Horovod elastic's host discovery script on a target whose
+    objects hold none (static, jobset, trainjob: only the MPI Operator's controller writes
+    discover_hosts.sh, so horovodrun finds no script and the job never starts)."""
+    spec = blueprint.spec
+    for field in _LAUNCH_FIELDS:
+        words = getattr(spec, field) or []
+        for i, word in enumerate(words):
+            if any(mark in word for mark in HOST_DISCOVERY):
+                return [error(doc.value_mark(("spec", field, i)),
+                              f"spec.{field}[{i}]: Horovod elastic's host discovery script "
+                              "(/etc/mpi/discover_hosts.sh) is written by the MPI Operator's controller from the "
+                              f"Running workers, and a --target {target} job has none: horovodrun cannot find its "
+                              "hosts and the job never starts; render it with --target mpijob (the operator writes "
+                              "the script), or run horovodrun with -np and the hostfile instead of elastic")]
+    return []
 
 
 def _localhost(word: str) -> bool:

@@ -18,6 +18,15 @@ from mpigen.compile.mpijob import HYDRA, MPIJob
 from mpigen.formats.blueprint import Spec
 
 # The canonical Horovod flag set of the operator's examples, in two-dash spelling.
+# What Horovod elastic's launch line names (horovodrun --host-discovery-script, as the
+# training-operator's examples/horovod/tensorflow-mnist-elastic.yaml and the MPI Operator's
+# v2beta1 elastic example write it): the script the operators' controllers write into the
+# <job>-config ConfigMap from the Running workers (kubeflow/mpi-operator v2beta1 and the
+# training-operator v1.9.0 mpi_job_controller.go: discoverHostsScriptName,
+# updateDiscoverHostsInConfigMap; reference/mpi-operator.md 4.4), which v1alpha2 never wrote.
+HOST_DISCOVERY = ("--host-discovery-script", "discover_hosts.sh")
+
+
 _HOROVOD_OPENMPI = (
     "--allow-run-as-root", "--bind-to", "none", "--map-by", "slot",
     "-x", "LD_LIBRARY_PATH", "-x", "PATH",

@@ -17,7 +17,7 @@ import shlex
 from collections import Counter
 
 from mpigen.compile.environment import RANK_ENV_SCRIPT
-from mpigen.compile.launch import launcher_command, total_slots
+from mpigen.compile.launch import HOST_DISCOVERY, launcher_command, total_slots
 from mpigen.formats.blueprint import Spec
 from mpigen.validate.process_count import OPTION_VALUES, asked_counts
 from mpigen.validate.production import MPIRUN_NP_FLAGS
@@ -30,6 +30,11 @@ FLAG_VALUES = {"-x": 1, "--mca": 2, "-mca": 2, "--bind-to": 1, "-bind-to": 1, "-
 TWO_DASH = {"-bind-to": "--bind-to", "-map-by": "--map-by", "-mca": "--mca"}
 SPEC_KEYS = ("image", "workers", "slotsPerWorker", "env", "gpusPerWorker", "mpiImplementation", "launcher")
 Group = tuple[str, ...]  # one mpirun option with its values
+
+
+def host_discovery_at(argv: list[str]) -> int | None:
+    """The word of a launch line that names Horovod elastic's host discovery script, if one does."""
+    return next((i for i, word in enumerate(argv) if any(mark in word for mark in HOST_DISCOVERY)), None)
 
 
 def launch_fields(argv: list[str], implementation: str, spec: dict,

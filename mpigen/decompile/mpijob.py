@@ -25,7 +25,7 @@ from mpigen.compile.mpijob import V1, V1ALPHA2, V2BETA1
 from mpigen.decompile.both_roles import RESERVED_LABELS, container_names, env, networks, template_metadata
 from mpigen.decompile.job_spec import (SPEC_FIELDS, implementation_of, read_replicas, restart_policies, run_policy,
                                        v2beta1_fields)
-from mpigen.decompile.launch_line import launch_fields
+from mpigen.decompile.launch_line import host_discovery_at, launch_fields
 from mpigen.decompile.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
                                           service_account, topology)
 from mpigen.decompile.own_objects import written_by_mpigen
@@ -35,6 +35,7 @@ from mpigen.decompile.reader import Reader
 from mpigen.decompile.refusals import refuse_what_mpigen_would
 from mpigen.decompile.volumes import dangling_mounts, datasets, worker_only_volumes
 from mpigen.decompile.worker_sshd import worker_command
+from mpigen.errors import warning
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
 from mpigen.load.document import Document
@@ -222,8 +223,13 @@ def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spe
     fields, kept = launch_fields(argv, implementation, spec, workers_only)
     for key in fields:
         r.came_from((key,), cloc + ("command",) if launcher["command"] else cloc + ("args",))
+    command = len(launcher["command"])
     if kept is not None:
         index, why = kept
-        command = len(launcher["command"])
         r.differs(cloc + (("command", index) if index < command else ("args", index - command)), why)
+    if (index := host_discovery_at(argv)) is not None:
+        loc = cloc + (("command", index) if index < command else ("args", index - command))
+        r.problems.append(warning(r.doc.value_mark(loc), f"{r.name(loc)}: Horovod elastic's host discovery script is "
+                                  "written by the MPI Operator's controller, so the blueprint runs only with --target "
+                                  "mpijob; static, jobset and trainjob refuse it (none writes the script)"))
     return fields

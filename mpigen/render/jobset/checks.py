@@ -6,7 +6,7 @@ from __future__ import annotations
 from mpigen.check.effective import EffectivePods, sharing
 from mpigen.check.failure_checks import download_containers, main_containers, unknown_containers
 from mpigen.check.run_names import name_room, run_suffix
-from mpigen.check.shared_rules import hydra_launcher_host
+from mpigen.check.shared_rules import host_discovery, hydra_launcher_host
 from mpigen.compile.launcher_env import NVIDIA_ENV, SSH_ENV_NAMES
 from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.errors import Diagnostic, error, warning
@@ -26,6 +26,7 @@ MAX_POD_NAME = 63  # a DNS-1035 label: the JobSet webhook's check (ValidateCreat
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return [*_name_length(doc, blueprint, options), *_user(doc, pods),
             *sshd_checks(doc, pods, blueprint.spec.ssh.port, "jobset"), *hydra_launcher_host(doc, blueprint, "jobset"),
+            *host_discovery(doc, blueprint, "jobset"),
             *_unsupported(doc, blueprint),
             *unknown_containers(doc, blueprint, [*main_containers(blueprint), *download_containers(blueprint)],
                                 "jobset")]

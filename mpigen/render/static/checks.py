@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from mpigen.check.effective import EffectivePods
 from mpigen.check.pod_templates import launcher_name_taken, statefulset_template
-from mpigen.check.shared_rules import launcher_on_host_network, one_workload_only, statefulset_name, worker_set_checks
+from mpigen.check.shared_rules import (host_discovery, launcher_on_host_network, one_workload_only, statefulset_name,
+                                       worker_set_checks)
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
@@ -31,7 +32,7 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
             + launcher_name_taken(doc, blueprint, KUBECTL_DELIVERY_CONTAINER, "with --target static the launcher's "
                                   f"pod has the operator's init container {KUBECTL_DELIVERY_CONTAINER}, which "
                                   "copies kubectl into it")
-            + _root_workers(doc, pods)
+            + _root_workers(doc, pods) + host_discovery(doc, blueprint, "static")
             + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
                                                   "target or keep the launcher off the host network"))
 

@@ -8,7 +8,7 @@ from mpigen.check.effective import EffectivePods
 from mpigen.check.failure_checks import download_containers, refused, unknown_containers
 from mpigen.check.pod_templates import name_taken
 from mpigen.check.run_names import name_room, run_suffix
-from mpigen.check.shared_rules import hydra_launcher_host
+from mpigen.check.shared_rules import host_discovery, hydra_launcher_host
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV_NAMES
 from mpigen.errors import Diagnostic, Mark, error, warning
 from mpigen.formats.blueprint import Blueprint
@@ -42,7 +42,7 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
     named = runtime is not None and runtime.named
     out = [*_name_length(doc, blueprint, options), *_user(doc, pods),
            *sshd_checks(doc, pods, blueprint.spec.ssh.port, "trainjob"),
-           *hydra_launcher_host(doc, blueprint, "trainjob"), *_unsupported(doc, blueprint, named)]
+           *hydra_launcher_host(doc, blueprint, "trainjob"), *host_discovery(doc, blueprint, "trainjob"), *_unsupported(doc, blueprint, named)]
     for role in ("launcher", "worker"):
         # (the MPI container is `node` here: the check stage judges its name beside the init
         # containers', by TRAINJOB.main_container)
