@@ -5,8 +5,8 @@ pkg/apis/core/validation/validation.go refuses, with the path in the template; t
 reports each problem once, at the blueprint line that wrote the value (the role's
 podTemplatePatch, or the blueprint's own field: spec.placement.<role>.affinity,
 metadata.annotations), and only where the blueprint wrote it:
-- the MPI container's probes (mpigen.check.probes: validateProbe, validateLivenessProbe,
-  validateReadinessProbe, validateStartupProbe);
+- the MPI container's probes and lifecycle hooks (mpigen.check.probes: validateProbe,
+  validateLivenessProbe, validateReadinessProbe, validateStartupProbe, validateLifecycle);
 - dnsConfig and dnsPolicy (mpigen.check.dns_config: validatePodDNSConfig);
 - topologySpreadConstraints (mpigen.check.topology_spread: validateTopologySpreadConstraints);
 - affinity (mpigen.check.affinity: validateAffinity);
@@ -21,7 +21,7 @@ from mpigen.check.affinity import affinity_problems
 from mpigen.check.dns_config import dns_problems
 from mpigen.check.effective import PODS_OF_ROLE, ROLE_PATHS
 from mpigen.check.pod_spec_names import name_problems
-from mpigen.check.probes import probe_problems
+from mpigen.check.probes import lifecycle_problems, probe_problems
 from mpigen.check.selectors import NEVER_SCHEDULED
 from mpigen.check.template_annotations import annotation_problems
 from mpigen.check.topology_spread import topology_problems
@@ -29,7 +29,8 @@ from mpigen.compile.mpijob import MPIJob
 from mpigen.errors import Diagnostic, error
 from mpigen.load.document import Document, Loc, field_path
 
-RULES = (probe_problems, dns_problems, topology_problems, affinity_problems, annotation_problems, name_problems)
+RULES = (probe_problems, lifecycle_problems, dns_problems, topology_problems, affinity_problems, annotation_problems,
+         name_problems)
 
 
 def pod_spec_checks(doc: Document, job: MPIJob) -> list[Diagnostic]:

@@ -15,7 +15,10 @@ failureThreshold 0 is 3). Kubernetes v1.30 pkg/apis/core/validation/validation.g
   greater than 0");
 - validateLivenessProbe, validateStartupProbe: successThreshold 1 ("must be 1");
   validateReadinessProbe: no terminationGracePeriodSeconds ("must not be set for
-  readinessProbes")."""
+  readinessProbes");
+- validateLifecycle: its lifecycle hooks (postStart, preStop) by the same validateHandler
+  (handlerFromLifecycle): exactly one of exec, httpGet, tcpSocket and sleep, an exec with a
+  command, a port as a probe's."""
 
 from __future__ import annotations
 
@@ -26,6 +29,8 @@ from mpigen.check.container_rules import port_name_problems
 Problem = tuple[str, tuple, str]  # (where in the template: "container", "pod" or "metadata"; path; message)
 KINDS = ("livenessProbe", "readinessProbe", "startupProbe")
 HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")  # a probe's handlers (handlerFromProbe)
+HOOKS = ("postStart", "preStop")
+HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")  # a lifecycle hook's (handlerFromLifecycle)
 NONNEGATIVE = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold", "failureThreshold")
 _ONE_SUCCESS = ("livenessProbe", "startupProbe")
 
@@ -47,17 +52,31 @@ def probe_problems(template: dict) -> list[Problem]:
     return out
 
 
-def _handler(probe: dict) -> list[tuple[tuple, str]]:
-    given = [key for key in HANDLERS if probe.get(key) is not None]
+def lifecycle_problems(template: dict) -> list[Problem]:
+    """Each problem of the MPI container's lifecycle hooks, with its path in the container."""
+    containers = template.get("spec", {}).get("containers") or [{}]
+    container = containers[0] if isinstance(containers[0], dict) else {}
+    lifecycle = container.get("lifecycle")
+    out: list[Problem] = []
+    for hook in HOOKS if isinstance(lifecycle, dict) else ():
+        if isinstance(lifecycle.get(hook), dict):
+            out += [("container", ("lifecycle", hook) + path, f"{message} (validateLifecycle)")
+                    for path, message in _handler(lifecycle[hook], HOOK_HANDLERS, "a lifecycle hook")]
+    return out
+
+
+def _handler(probe: dict, handlers: tuple[str, ...] = HANDLERS, what: str = "a probe") -> list[tuple[tuple, str]]:
+    given = [key for key in handlers if probe.get(key) is not None]
     if not given:
-        return [((), "a probe needs one handler, exec, httpGet, tcpSocket or grpc (\"must specify a handler type\")")]
-    out = [((key,), f"a probe has one handler, and this one also has {given[0]} (\"may not specify more than 1 "
+        return [((), f"{what} needs one handler, {', '.join(handlers[:-1])} or {handlers[-1]} (\"must specify a "
+                     "handler type\")")]
+    out = [((key,), f"{what} has one handler, and this one also has {given[0]} (\"may not specify more than 1 "
                     "handler type\")") for key in given[1:]]
     action = probe[given[0]]
     if not isinstance(action, dict):
         return out
     if given[0] == "exec" and not action.get("command"):
-        out.append(((given[0], "command"), "an exec probe needs a command (field.Required)"))
+        out.append(((given[0], "command"), f"{what}'s exec needs a command (field.Required)"))
     if given[0] in ("httpGet", "tcpSocket", "grpc"):
         out += [((given[0], "port"), problem) for problem in _port(action.get("port"), named=given[0] != "grpc")]
     return out
