@@ -111,17 +111,18 @@ def test_diff_outside_a_git_repository_exits_2(tmp_path):
 
 def test_diff_with_overlay_and_no_config_compares_only_that_overlay(ci_repository):
     """Without mpigen.yaml (blueprints/ by default), --overlay dev -o DIR owns only DIR/dev/.
-    Without it, its targets rule is gone too: the Kueue example, rendered with jobset on main,
-    renders with static: its JobSet and the key generator's ServiceAccount, Role and RoleBinding
-    removed (4), the operator's StatefulSet, Job, ServiceAccount, Role and RoleBinding added (5),
-    the ConfigMap both have changed (rendering.JOBSET_OBJECTS, OPERATOR_OBJECTS)."""
+    Without it, its targets rule is gone too: the Kueue example and the failure-policy example,
+    rendered with jobset on main, render with static: each one's JobSet and the key generator's
+    ServiceAccount, Role and RoleBinding removed (4 each), the operator's StatefulSet, Job,
+    ServiceAccount, Role and RoleBinding added (5 each), the ConfigMap both have changed
+    (rendering.JOBSET_OBJECTS, OPERATOR_OBJECTS); and the edited job's own change."""
     (ci_repository / "mpigen.yaml").unlink()
     edit(ci_repository, WORKER_CPU)  # changes dev and prod
     run = mpigen(ci_repository, "diff", "--overlay", "dev", "-o", OUT, "--base", "main")
     assert run.code == 1, run.err
     assert "(env dev)" in run.out and "(env prod)" not in run.out
     assert "job ml-dev/vit-sweep-7 (env dev)" in run.out
-    assert run.out.splitlines()[-1].endswith("2 jobs changed; objects: 5 added, 4 removed, 2 changed; "
+    assert run.out.splitlines()[-1].endswith("3 jobs changed; objects: 10 added, 8 removed, 3 changed; "
                                              "0 immutable changes")
 
 
