@@ -55,16 +55,23 @@ def check_scratch(f: Fields, out: list[Diagnostic]) -> None:
     _memory_together(f, out, in_memory)
 
 
+def _memory_limits(f: Fields) -> list[tuple[str, str, bool]]:
+    """(role, its memory limit, whether it runs ranks) of each role that states one: the
+    workers, then the launcher (a rank host with spec.launcher.runAsWorker); none where those
+    fields had an error."""
+    if not f.ok(("spec", "resources"), ("spec", "launcher")):
+        return []
+    ranks = ("worker", "launcher") if run_as_worker(f) else ("worker",)
+    limits = ((role, (f.get(("spec", "resources", role), {}) or {}).get("memory")) for role in ("worker", "launcher"))
+    return [(role, str(memory), role in ranks) for role, memory in limits if memory is not None]
+
+
 def _memory(f: Fields, out: list[Diagnostic], loc, where: str, size: str) -> None:
     """A memory-backed emptyDir against the memory limit of each role that mounts it (both)."""
-    if not f.ok(("spec", "resources"), ("spec", "launcher")):
-        return
-    ranks = ("worker", "launcher") if run_as_worker(f) else ("worker",)
-    for role in ("worker", "launcher"):
-        memory = (f.get(("spec", "resources", role), {}) or {}).get("memory")
-        if memory is None or parse(size) < parse(str(memory)):
+    for role, memory, rank in _memory_limits(f):
+        if parse(size) < parse(memory):
             continue
-        if role in ranks:
+        if rank:
             out.append(error(f.doc.value_mark(loc),
                              f"{where}: a Memory emptyDir of {size} counts against the {role} memory limit of "
                              f"{memory} (the kubelet caps the tmpfs at the pod's memory limit), which leaves the "
@@ -86,12 +93,9 @@ def _memory_together(f: Fields, out: list[Diagnostic], in_memory: list[tuple[tup
     shared = str(f.get(shm)) if f.ok(shm) and f.get(shm) is not None else "0"
     if not in_memory or (len(in_memory) == 1 and parse(shared) == 0):
         return
-    if not f.ok(("spec", "resources"), ("spec", "launcher")):
-        return
     sizes = [parse(size) for _, size in in_memory] + [parse(shared)]
-    for role in ("worker", "launcher") if run_as_worker(f) else ("worker",):
-        memory = (f.get(("spec", "resources", role), {}) or {}).get("memory")
-        if memory is None or max(sizes) >= parse(str(memory)) or sum(sizes) < parse(str(memory)):
+    for role, memory, rank in _memory_limits(f):
+        if not rank or max(sizes) >= parse(memory) or sum(sizes) < parse(memory):
             continue
         loc, _ = in_memory[-1]
         parts = " + ".join(size for _, size in in_memory) + (f" + sharedMemory {shared}" if parse(shared) else "")
