@@ -14,17 +14,15 @@ both be given), beside which mpigen's own anti-affinity of onePodPerNode keeps t
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from mpigen.check.selectors import (NEVER_SCHEDULED, field_requirement_problems, key_problem, label_selector_problems,
                                    requirement_problems)
-from mpigen.kube.names import DNS1123_LABEL
+from mpigen.kube.names import is_dns1123_label
 
 Problem = tuple[str, tuple, str]
 Found = list[tuple[tuple, str]]
 REQUIRED, PREFERRED = "requiredDuringSchedulingIgnoredDuringExecution", "preferredDuringSchedulingIgnoredDuringExecution"
-_LABEL = re.compile(DNS1123_LABEL)
 
 
 def _dict(value: Any) -> dict:
@@ -85,7 +83,7 @@ def _pod_term(term: Any) -> Found:
             label_selector_problems(term.get("namespaceSelector"))]
     out += [(("namespaces", i), f"the namespace {name!r} is no DNS-1123 label (ValidateNamespaceName)")
             for i, name in enumerate(_list(term.get("namespaces")))
-            if not isinstance(name, str) or len(name) > 63 or not _LABEL.match(name)]
+            if not is_dns1123_label(name)]
     key = term.get("topologyKey")
     if not key:
         out.append((("topologyKey",), "a pod affinity term needs a topologyKey (\"can not be empty\"), the node "

@@ -36,7 +36,7 @@ def port_name_problems(name: str) -> list[str]:
     problems = []
     if len(name) > 15:
         problems.append("must be no more than 15 characters")
-    if not _PORT_NAME_CHARSET.match(name):
+    if not _PORT_NAME_CHARSET.fullmatch(name):
         problems.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
     if not _PORT_NAME_LETTER.search(name):
         problems.append("must contain at least one letter (a-z)")

@@ -15,13 +15,12 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from mpigen.kube.names import DNS1123_SUBDOMAIN
+from mpigen.kube.names import is_dns1123_subdomain
 
 Problem = tuple[str, tuple, str]
 NONE = "None"  # core.DNSNone
 MAX_NAMESERVERS, MAX_SEARCHES, MAX_SEARCH_CHARS = 3, 32, 2048
-_SUBDOMAIN = re.compile(DNS1123_SUBDOMAIN)
-_SLOPPY_V4 = re.compile(r"^(\d+)\.(\d+)\.(\d+)\.(\d+)$")
+_SLOPPY_V4 = re.compile(r"^([0-9]+)\.([0-9]+)\.([0-9]+)\.([0-9]+)$")
 
 
 def dns_problems(template: dict) -> list[Problem]:
@@ -48,7 +47,7 @@ def is_ip(value: str) -> bool:
     have leading zeros."""
     if not isinstance(value, str) or "%" in value:
         return False
-    if match := _SLOPPY_V4.match(value):
+    if match := _SLOPPY_V4.fullmatch(value):
         return all(int(part) <= 255 for part in match.groups())
     try:
         ipaddress.IPv6Address(value)
@@ -82,7 +81,7 @@ def _searches(config: dict) -> list[Problem]:
                                                       "spaces) in the search list\" (validatePodDNSConfig)"))
     for i, search in enumerate(searches):
         name = search[:-1] if search.endswith(".") else search
-        if len(name) > 253 or not _SUBDOMAIN.match(name):
+        if not is_dns1123_subdomain(name):
             out.append(("pod", ("dnsConfig", "searches", i), f"the search domain {search!r} is no DNS-1123 subdomain "
                                                              "(lowercase letters, digits, '-' and '.', at most 253; one "
                                                              "trailing dot allowed; validatePodDNSConfig)"))

@@ -23,33 +23,25 @@ from typing import Any
 
 from mpigen.check.dns_config import is_ip
 from mpigen.check.selectors import key_problem
-from mpigen.kube.names import DNS1123_LABEL, DNS1123_SUBDOMAIN
+from mpigen.kube.names import is_dns1123_label, is_dns1123_subdomain
 
 Problem = tuple[str, tuple, str]
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")
 MAX_INT32 = 2**31 - 1
-_LABEL, _SUBDOMAIN = re.compile(DNS1123_LABEL), re.compile(DNS1123_SUBDOMAIN)
+NAMED = (("nodeName", is_dns1123_subdomain, "a DNS-1123 subdomain", "ValidateNodeName"),
+         ("hostname", is_dns1123_label, "a DNS-1123 label", "ValidateDNS1123Label"),
+         ("subdomain", is_dns1123_label, "a DNS-1123 label", "ValidateDNS1123Label"),
+         ("runtimeClassName", is_dns1123_subdomain, "a DNS-1123 subdomain", "ValidateRuntimeClassName"))
 _SYSCTL_SEGMENT = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"  # SysctlSegmentFmt
 _SYSCTL = re.compile(f"^({_SYSCTL_SEGMENT}[\\./])*{_SYSCTL_SEGMENT}$")  # SysctlContainSlashFmt
 MAX_SYSCTL = 253  # SysctlMaxLength
-
-
-def _subdomain(value: Any) -> bool:
-    return isinstance(value, str) and len(value) <= 253 and bool(_SUBDOMAIN.match(value))
-
-
-def _label(value: Any) -> bool:
-    return isinstance(value, str) and len(value) <= 63 and bool(_LABEL.match(value))
 
 
 def name_problems(template: dict) -> list[Problem]:
     """Each problem of the pod spec's names and small values, with its path in the pod spec."""
     spec = template.get("spec", {})
     found: list[tuple[tuple, str]] = []
-    for key, ok, what, rule in (("nodeName", _subdomain, "a DNS-1123 subdomain", "ValidateNodeName"),
-                                ("hostname", _label, "a DNS-1123 label", "ValidateDNS1123Label"),
-                                ("subdomain", _label, "a DNS-1123 label", "ValidateDNS1123Label"),
-                                ("runtimeClassName", _subdomain, "a DNS-1123 subdomain", "ValidateRuntimeClassName")):
+    for key, ok, what, rule in NAMED:
         if spec.get(key) not in (None, "") and not ok(spec[key]):
             found.append(((key,), f"{spec[key]!r} is not {what} ({rule})"))
     policy = spec.get("preemptionPolicy")
@@ -71,7 +63,7 @@ def _host_aliases(aliases: Any) -> list[tuple[tuple, str]]:
             out.append((("hostAliases", i, "ip"), f"{alias.get('ip')!r} is not an IP address (ValidateHostAliases, "
                                                   "IsValidIP)"))
         for j, name in enumerate(alias.get("hostnames") or []):
-            if not _subdomain(name):
+            if not is_dns1123_subdomain(name):
                 out.append((("hostAliases", i, "hostnames", j), f"{name!r} is not a DNS-1123 subdomain "
                                                                 "(ValidateHostAliases)"))
     return out
@@ -104,7 +96,7 @@ def _sysctls(spec: dict) -> list[tuple[tuple, str]]:
     out = []
     for i, sysctl in enumerate(sysctls if isinstance(sysctls, list) else []):
         name = sysctl.get("name") if isinstance(sysctl, dict) else None
-        if not isinstance(name, str) or len(name) > MAX_SYSCTL or not _SYSCTL.match(name):
+        if not isinstance(name, str) or len(name) > MAX_SYSCTL or not _SYSCTL.fullmatch(name):
             out.append((("securityContext", "sysctls", i, "name"),
                         f"{name!r} is no sysctl name (IsValidSysctlName: at most {MAX_SYSCTL} characters of segments "
                         "of a-z, 0-9, '-' and '_' joined by '.' or '/')"))

@@ -33,7 +33,7 @@ NEVER_SCHEDULED = "a term that fails it matches no node"  # what the API server 
 
 def key_problem(key: Any) -> str | None:
     """ValidateLabelName (IsQualifiedName) of a label key, or None."""
-    if not isinstance(key, str) or not _QUALIFIED.match(key):
+    if not isinstance(key, str) or not _QUALIFIED.fullmatch(key):
         return f"the key {key!r} is no qualified name (ValidateLabelName)"
     return qualified_name_lengths_problem(key)
 
@@ -42,7 +42,7 @@ def _value_problems(values: list, path: tuple) -> Found:
     return [(path + (i,), f"{value!r} is no label value (IsValidLabelValue: at most 63 letters, digits, '-', '_' "
                           "and '.', starting and ending with a letter or digit)")
             for i, value in enumerate(values) if not isinstance(value, str) or len(value) > 63
-            or not _VALUE.match(value)]
+            or not _VALUE.fullmatch(value)]
 
 
 def label_selector_problems(selector: Any) -> Found:
@@ -75,7 +75,7 @@ def requirement_problems(requirement: dict, path: tuple, node: bool) -> Found:
         if len(values) != 1:
             out.append((path + ("values",), f"operator {operator} takes exactly one value (\"must be specified "
                                             "single value when `operator` is 'Lt' or 'Gt'\")"))
-        elif not isinstance(values[0], str) or not _INT64.match(values[0]):
+        elif not isinstance(values[0], str) or not _INT64.fullmatch(values[0]):
             out.append((path + ("values", 0), f"operator {operator} compares a number, and {values[0]!r} is none (the "
                                               "scheduler's NewRequirement: \"for 'Gt', 'Lt' operators, the value must "
                                               "be an integer\"), and " + NEVER_SCHEDULED))

@@ -23,7 +23,7 @@ INT32 = (-2**31, 2**31 - 1)
 
 def deletion_cost_ok(value: object) -> bool:
     """GetDeletionCostFromPodAnnotations takes the value."""
-    return isinstance(value, str) and bool(_INT.match(value)) and INT32[0] <= int(value) <= INT32[1]
+    return isinstance(value, str) and bool(_INT.fullmatch(value)) and INT32[0] <= int(value) <= INT32[1]
 
 
 def annotation_problems(template: dict) -> list[Problem]:

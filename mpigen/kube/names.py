@@ -41,6 +41,7 @@ QUALIFIED_NAME = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9
                   r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
 _DNS1123_LABEL, _LABEL_VALUE = re.compile(DNS1123_LABEL), re.compile(LABEL_VALUE)
+_DNS1123_SUBDOMAIN = re.compile(DNS1123_SUBDOMAIN)
 MAX_NAME = 63  # a label value: Argo CD's tracking label and Flux's name label carry these names
 HASH_LENGTH = 10
 # Names the output folder itself uses (mpigen.emit.layout, mpigen.output.index); an overlay's folder sits beside them.
@@ -55,6 +56,16 @@ RESERVED_FOLDER_NAMES = ("kustomization.yaml", ".mpigen-index")
 # pkg/controller/jobframework/tas_validation.go: metavalidation.ValidateLabelName) are so checked.
 MAX_QUALIFIED_NAME_PART = 63
 MAX_QUALIFIED_NAME_PREFIX = 253
+
+
+def is_dns1123_label(value: object) -> bool:
+    """IsDNS1123Label: at most 63 lowercase letters, digits and '-', a letter or digit at each end."""
+    return isinstance(value, str) and len(value) <= 63 and _DNS1123_LABEL.fullmatch(value) is not None
+
+
+def is_dns1123_subdomain(value: object) -> bool:
+    """IsDNS1123Subdomain: at most 253 characters of DNS-1123 labels joined by '.'."""
+    return isinstance(value, str) and len(value) <= 253 and _DNS1123_SUBDOMAIN.fullmatch(value) is not None
 
 
 def qualified_name_lengths_problem(key: str) -> str | None:

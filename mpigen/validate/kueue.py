@@ -33,12 +33,11 @@ from mpigen.errors import Diagnostic, error
 import re
 
 from mpigen.kube.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_MAX_EXEC_TIME_LABEL, KUEUE_PREBUILT_WORKLOAD, KUEUE_QUEUE_LABEL
-from mpigen.kube.names import DNS1123_SUBDOMAIN
+from mpigen.kube.names import is_dns1123_subdomain
 from mpigen.load.document import field_path
 from mpigen.validate.fields import Fields
 
 SCHEDULING = ("spec", "scheduling")
-_SUBDOMAIN = re.compile(DNS1123_SUBDOMAIN)
 _ATOI = re.compile(r"^[+-]?[0-9]+$")  # strconv.Atoi, base 10
 INT64_MAX = 2**63 - 1
 QUEUED = {"priorityClass": "the label kueue.x-k8s.io/priority-class is read only for a queued workload",
@@ -88,7 +87,7 @@ def check_kueue_values(f: Fields, out: list[Diagnostic]) -> None:
     for where in ("labels", "annotations"):
         loc = ("metadata", where, KUEUE_QUEUE_LABEL)
         value = f.get(loc) if f.ok(("metadata", where)) and isinstance(f.get(("metadata", where)), dict) else None
-        if isinstance(value, str) and (len(value) > 253 or not _SUBDOMAIN.match(value)):
+        if isinstance(value, str) and not is_dns1123_subdomain(value):
             out.append(error(f.doc.value_mark(loc), f"{field_path(loc)}: {value!r} is no queue name: Kueue's webhook "
                                                     "refuses the job (ValidateQueueName: a LocalQueue's name is a "
                                                     "DNS-1123 subdomain, at most 253 lowercase letters, digits, '-' "
@@ -104,7 +103,7 @@ def check_kueue_values(f: Fields, out: list[Diagnostic]) -> None:
 
 def max_exec_time_problem(value: str) -> str | None:
     """What validateCreateForMaxExecTime says of a max-exec-time-seconds value (None: it takes it)."""
-    if not _ATOI.match(value) or not -INT64_MAX - 1 <= int(value) <= INT64_MAX:
+    if not _ATOI.fullmatch(value) or not -INT64_MAX - 1 <= int(value) <= INT64_MAX:
         return "is not an integer (strconv.Atoi)"
     if int(value) <= 0:
         return "is not greater than 0"
