@@ -285,8 +285,11 @@ def make_readable_by_all(root: Path) -> None:
 def check_nobody_runs(install: AnyUserInstall, interpreter: Path) -> None:
     """Run the probe as nobody: the copy's venv, its interpreter's standard library and mpigen,
     and no folder on the way to the executable that nobody may not search."""
+    # Without PYTHONPATH (set to run the tests from a worktree): the copy must run alone, as the
+    # pods' `env -i` and the tests' other users run it.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([*AS_NOBODY, str(install.python), "-c", PROBE], capture_output=True, text=True,
-                          cwd="/", timeout=120)
+                          cwd="/", timeout=120, env=env)
     assert done.returncode == 0, f"user nobody cannot run {install.python}: {done.stderr.strip()[-300:]}"
     seen = json.loads(done.stdout)
     base = interpreter.parent.parent
