@@ -1,0 +1,116 @@
+"""Proof that the `mpijob` target's output starts: each of the MPI Operator's v2beta1 examples
+(tests/support/fixtures/mpi-operator-v2beta1/, the same at kubeflow/mpi-operator@caa3c47) imported
+by `mpigen import`, rendered by `mpigen render --target mpijob` (kubeflow.org/v2beta1), and the
+MPIJob run through a port of the operator's controller (tests/support/e2e/mpijob_cluster.py,
+mpi_operator.py): the Secret `<job>-ssh` with its ECDSA key mounted at sshAuthMountPath, the
+ConfigMap's hostfile at /etc/mpi, the workers' rendered sshd (the real OpenSSH server; the
+non-root pi examples as uid 1000 with the line mpigen writes, spec.ssh.sshdConfig) Ready, then
+the launcher's rendered mpirun (Open MPI 5 or MPICH from PyPI), unchanged, reaching every worker
+over real ssh and exiting 0.
+
+Modelled rather than real (each said where it is modelled): the images (operator_images.py:
+the machine's root with the Dockerfiles' ssh settings, mpiuser's home, pi.cc compiled with the
+image's mpic++, the Horovod programs as allreduce.py, Intel MPI's mpirun as MPICH's Hydra with
+Intel's variables), cluster DNS and readiness (as in test_e2e_jobset.py), the controller (the
+port), the Job's restarts (at once). Needs what test_e2e_jobset.py needs: skipped with the reason
+elsewhere, but never under CI.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+
+import pytest
+import yaml
+
+from tests.support.command_line import run_mpigen
+from tests.support.e2e.harness import MPICH, assert_left_nothing, image_env, missing, missing_for_ssh, require
+from tests.support.e2e.image import launch_helpers
+from tests.support.paths import ROOT
+
+FIXTURES = ROOT / "tests" / "support" / "fixtures" / "mpi-operator-v2beta1"
+EXAMPLES = {"pi.yaml": "OpenMPI", "pi-mpich.yaml": "MPICH", "pi-intel.yaml": "Intel",
+            "tensorflow-benchmarks.yaml": "OpenMPI", "tensorflow-mnist.yaml": "OpenMPI"}
+MPI_OF = {"OpenMPI": "OpenMPI", "MPICH": "MPICH", "Intel": "MPICH"}  # whose MPI the image's model runs
+RANK = re.compile(r"^Rank (\d+) on host (\S+)$", re.M)
+
+
+@pytest.fixture(scope="module")
+def machine():
+    require(missing() or missing_for_ssh(), "end-to-end MPIJob test")
+
+
+@pytest.fixture
+def mpijob_for(tmp_path, machine):
+    from tests.support.e2e.mpijob_cluster import MPIJobCluster
+
+    made = []
+
+    def build(mpijob: dict, program: str = "", **start):
+        mpi = MPI_OF[mpijob["spec"].get("mpiImplementation", "OpenMPI")]
+        cluster = MPIJobCluster(tmp_path / "cluster", [mpijob], image_env=image_env(mpi),
+                                helpers=launch_helpers(MPICH), program=program)
+        (tmp_path / "cluster").mkdir()
+        made.append(cluster)
+        cluster.start(**start)
+        return cluster
+
+    build.made = made
+    yield build
+    for cluster in made:
+        assert_left_nothing(cluster)
+
+
+def imported(tmp_path, example: str, **blueprint_changes) -> dict:
+    """The example imported (exit 0; its warnings are tests/acceptance/importing's), under a
+    unique name (the pods' network namespaces are named after them), then rendered with
+    `--target mpijob --mpijob-api kubeflow.org/v2beta1`: the MPIJob."""
+    shutil.copy(FIXTURES / example, tmp_path)
+    done = run_mpigen("import", example, "--stdout", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    blueprint = yaml.safe_load(done.stdout)
+    blueprint["metadata"]["name"] = f"{blueprint['metadata']['name']}-{secrets.token_hex(3)}"
+    for key, value in blueprint_changes.items():
+        blueprint["spec"][key] = value
+    (tmp_path / "blueprint.yaml").write_text(yaml.safe_dump(blueprint))
+    done = run_mpigen("render", "blueprint.yaml", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v2beta1",
+                      "--stdout", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    (mpijob,) = [o for o in yaml.safe_load_all(done.stdout) if o and o["kind"] == "MPIJob"]
+    return mpijob
+
+
+def horovod_program(mpijob: dict) -> str:
+    """allreduce.py's arguments for the Horovod examples: every rank on its worker's slots."""
+    spec, name = mpijob["spec"], mpijob["metadata"]["name"]
+    workers, slots = spec["mpiReplicaSpecs"]["Worker"]["replicas"], spec["slotsPerWorker"]
+    return f"{workers * slots} " + ",".join(f"{name}-worker-{i}:{slots}" for i in range(workers))
+
+
+def launched(cluster) -> str:
+    attempts = cluster.run_launcher_job()
+    last = attempts[-1]
+    print(f"[e2e] the launcher ran {len(attempts)} time(s)")
+    assert last.returncode == 0, f"mpirun exited {last.returncode} after {len(attempts)} attempts\n" \
+                                 f"{last.stdout}\n{last.stderr}"
+    return last.stdout
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES))
+def test_each_example_imports_renders_and_its_objects_start(tmp_path, mpijob_for, example):
+    mpijob = imported(tmp_path, example)
+    assert mpijob["spec"]["mpiImplementation"] == EXAMPLES[example]
+    pi = example.startswith("pi")
+    cluster = mpijob_for(mpijob, "" if pi else horovod_program(mpijob), ready_timeout=30)
+    out = launched(cluster)
+    workers = sorted(p.hostname for p in cluster.workers())
+    if pi:  # pi.cc: a line per rank with MPI_Get_processor_name, then rank 0's estimate
+        assert sorted(host for _, host in RANK.findall(out)) == workers, out
+        assert re.search(r"^pi is approximately 3\.1[0-9]+$", out, re.M), out
+    else:  # allreduce.py checked every worker's slots and the sum
+        assert "\"size\": 2" in out, out
+    user = "mpiuser" if pi else "root"
+    for pod in cluster.workers():  # the ranks' daemons came through each worker's sshd, with the Secret's key
+        assert f"Accepted publickey for {user}" in cluster.logs(pod), cluster.logs(pod)
