@@ -12,7 +12,7 @@ Modelled rather than real (each said where it is modelled): the images (operator
 the machine's root with the Dockerfiles' ssh settings, mpiuser's home, pi.cc compiled with the
 image's mpic++, the Horovod programs as allreduce.py, Intel MPI's mpirun as MPICH's Hydra with
 Intel's variables), cluster DNS and readiness (as in test_e2e_jobset.py), the controller (the
-port), the Job's restarts (at once). Needs what test_e2e_jobset.py needs: skipped with the reason
+port), the Job's restarts (after a back-off scaled down tenfold). Needs what test_e2e_jobset.py needs: skipped with the reason
 elsewhere, but never under CI.
 """
 
@@ -114,3 +114,80 @@ def test_each_example_imports_renders_and_its_objects_start(tmp_path, mpijob_for
     user = "mpiuser" if pi else "root"
     for pod in cluster.workers():  # the ranks' daemons came through each worker's sshd, with the Secret's key
         assert f"Accepted publickey for {user}" in cluster.logs(pod), cluster.logs(pod)
+
+
+def worker_container(mpijob: dict) -> dict:
+    return mpijob["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]
+
+
+def test_the_operators_own_worker_line_as_uid_1000_never_gets_ready(tmp_path, mpijob_for):
+    """pi-mpich.yaml's workers without mpigen's command: newWorker runs `/usr/sbin/sshd -De`, which
+    as uid 1000 cannot read the image's host keys and stops; the readinessProbe (port 2222) never
+    succeeds and, with WaitForWorkersReady (the blueprint's default for MPICH), the operator never
+    creates the launcher."""
+    from tests.support.e2e.mpijob_cluster import NotReady
+
+    mpijob = imported(tmp_path, "pi-mpich.yaml", launcher={"waitForWorkers": True})
+    assert mpijob["spec"]["launcherCreationPolicy"] == "WaitForWorkersReady"
+    assert worker_container(mpijob)["readinessProbe"] == {"tcpSocket": {"port": 2222}, "initialDelaySeconds": 2}
+    for key in ("command", "args"):
+        worker_container(mpijob).pop(key)
+    with pytest.raises(NotReady):
+        mpijob_for(mpijob, ready_timeout=5)
+    (cluster,) = mpijob_for.made
+    assert [p.name for p in cluster.pods.values()] == [p.name for p in cluster.workers()]  # no launcher pod
+    assert all("no hostkeys available" in cluster.logs(pod) for pod in cluster.workers())
+
+
+@pytest.mark.parametrize("policy", ["WaitForWorkersReady", "AtStartup"])
+def test_the_launcher_waits_for_ready_workers_only_when_asked(tmp_path, mpijob_for, policy):
+    """A worker whose sshd starts 3 s late: with WaitForWorkersReady the launcher is created once
+    it is Ready and mpirun reaches it at the first attempt. With AtStartup the launcher starts at
+    once and its first attempt fails (connection refused): the operator's HYDRA_LAUNCH_EXTRA_ARGS
+    (`-o ConnectionAttempts=10`, mpichEnvVars) is not a variable MPICH's Hydra reads (it reads
+    HYDRA_LAUNCHER_EXTRA_ARGS), so ssh does not retry; the Job's restart then succeeds."""
+    mpijob = imported(tmp_path, "pi-mpich.yaml", launcher={"waitForWorkers": policy != "AtStartup"})
+    assert mpijob["spec"]["launcherCreationPolicy"] == policy
+    name = mpijob["metadata"]["name"]
+    cluster = mpijob_for(mpijob, delays={f"{name}-worker-1": 3}, ready_timeout=30)
+    attempts = cluster.run_launcher_job()
+    assert attempts[-1].returncode == 0, attempts[-1].stdout + attempts[-1].stderr
+    if policy == "WaitForWorkersReady":
+        assert len(attempts) == 1
+    else:
+        assert len(attempts) > 1 and "Connection refused" in attempts[0].stderr, attempts[0].stderr
+
+
+def test_a_hostfile_naming_hosts_that_do_not_resolve_fails_the_run(tmp_path, mpijob_for):
+    """The same run with the hostfile's names in another namespace: mpirun cannot reach them."""
+    mpijob = imported(tmp_path, "pi.yaml")
+    name = mpijob["metadata"]["name"]
+    wrong = "".join(f"{name}-worker-{i}.{name}.elsewhere.svc slots=1\n" for i in range(2))
+    cluster = mpijob_for(mpijob, change={"hostfile": wrong})
+    last = cluster.run_launcher_job(attempts=1)[-1]
+    assert last.returncode != 0 and not RANK.search(last.stdout), last.stdout
+
+
+def test_open_mpi_5_without_mpigens_prte_hostfile_runs_every_rank_on_the_launcher(tmp_path, mpijob_for):
+    """Why mpigen adds PRTE_MCA_prte_default_hostfile: Open MPI 5 ignores the operator's
+    OMPI_MCA_orte_default_hostfile, and without it pi's ranks never leave the launcher."""
+    from tests.support.e2e.image import command_of
+
+    mpijob = imported(tmp_path, "pi.yaml")
+    cluster = mpijob_for(mpijob)
+    done = cluster.run_launcher(command_of(cluster.launcher().container), drop_env=("PRTE_MCA_prte_default_hostfile",))
+    hosts = {host for _, host in RANK.findall(done.stdout)}
+    assert hosts <= {cluster.launcher().hostname}, done.stdout
+
+
+@pytest.mark.parametrize("example", ["pi.yaml", "pi-mpich.yaml"])
+def test_the_launcher_as_a_worker_runs_ranks_too(tmp_path, mpijob_for, example):
+    """runLauncherAsWorker (the blueprint's launcher.runAsWorker): the hostfile's first line is the
+    launcher (newConfigMap), so pi's ranks run there and on each worker."""
+    mpijob = imported(tmp_path, example, launcher={"runAsWorker": True},
+                      launcherCommand=["mpirun", "-n", "3", "/home/mpiuser/pi"])
+    assert mpijob["spec"]["runLauncherAsWorker"] is True
+    cluster = mpijob_for(mpijob, ready_timeout=30)
+    out = launched(cluster)
+    hosts = sorted(host for _, host in RANK.findall(out))
+    assert hosts == sorted([cluster.launcher().hostname, *(p.hostname for p in cluster.workers())]), out

@@ -29,8 +29,8 @@ pkg/controller/mpi_job_controller.go; reference mpi-operator.md section 4, MO@ca
   sshAuthMountPath in containers[0].
 The operator's defaults (pkg/apis/kubeflow/v2beta1/default.go) are applied to the fields read
 here: slotsPerWorker 1, sshAuthMountPath /root/.ssh, mpiImplementation OpenMPI,
-launcherCreationPolicy AtStartup, restartPolicy Never (Worker) and OnFailure (Launcher),
-backoffLimit 6. Gang scheduling (PodGroups) and ownerReferences are not modelled.
+launcherCreationPolicy AtStartup, restartPolicy Never (Worker) and OnFailure (Launcher); not
+backoffLimit, which goes to the Job as given (the Job API defaults it to 6). Gang scheduling (PodGroups) and ownerReferences are not modelled.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def spec_of(mpijob: dict) -> dict:
     spec.setdefault("mpiImplementation", "OpenMPI")
     spec.setdefault("launcherCreationPolicy", "AtStartup")
     spec.setdefault("runLauncherAsWorker", False)
-    spec.setdefault("runPolicy", {}).setdefault("backoffLimit", 6)
+    spec.setdefault("runPolicy", {})
     replicas = spec["mpiReplicaSpecs"]
     replicas["Launcher"].setdefault("restartPolicy", "OnFailure")
     if "Worker" in replicas:

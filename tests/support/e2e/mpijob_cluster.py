@@ -15,14 +15,13 @@ read it), the worker pods and the launcher Job, in syncHandler's order; then
   would wait on, and the launcher is never created. discover_hosts.sh lists the workers running
   then (updateDiscoverHostsInConfigMap);
 - the test runs the launcher's container (run_launcher_job): its rendered command, unchanged,
-  again while it fails and the Job's backoffLimit allows (the Job controller's retries, at once
-  instead of after the kubelet's back-off).
+  again while it fails and the Job's backoffLimit allows (restartPolicy OnFailure: the kubelet
+  restarts the container, after a back-off scaled down tenfold).
 
 DNS is modelled as for a JobSet (jobset_pods.dns_lines): each pod resolves every pod of the job
 under `<host>.<job>` and the names the search path gives, from its start; the Service publishes
-a worker only once it is Ready (publishNotReadyAddresses false), which the launcher's ssh
-retries (ConnectionAttempts=10) and the Job's restarts absorb, and which WaitForWorkersReady
-makes moot. The launcher pod is `<job>-launcher-<5 random characters>`, as the Job names it.
+a worker only once it is Ready (publishNotReadyAddresses false), which the Job's restarts
+absorb and WaitForWorkersReady makes moot. The launcher pod is `<job>-launcher-<5 random characters>`, as the Job names it.
 """
 
 from __future__ import annotations
@@ -78,13 +77,23 @@ class MPIJobCluster(JobSetCluster):
         if spec["launcherCreationPolicy"] == "WaitForWorkersReady":
             deadline = time.monotonic() + ready_timeout
             for pod in self.workers():
-                if not wait_ready(pod, pod.container, deadline):
+                if not self._ready(pod, deadline):
                     raise NotReady(f"worker {pod.name} is not Ready after {ready_timeout} s: the operator does not "
                                    "create the launcher")
         running = [p.name for p in self.workers() if any(c.poll() is None for c in self.running.get(p.name, []))]
         made.config_map["data"][DISCOVER_HOSTS] = discover_hosts(name, self.launcher().namespace, spec, running)
         self._create_pod(self.launcher())
         self.created.append(f"Job/{made.launcher['metadata']['name']}")
+
+    def _ready(self, pod: Pod, deadline: float) -> bool:
+        """Ready: its containers started and still running (a pod without a readinessProbe is
+        Ready once they run; one whose container stopped is not), and its probe succeeded."""
+        count = len(pod.spec["containers"])
+        while len(self.running.get(pod.name, [])) < count:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return wait_ready(pod, pod.container, deadline) and all(p.poll() is None for p in self.running[pod.name])
 
     def _pods(self, made: Made) -> dict[str, list[Pod]]:
         """The worker pods and the launcher Job's pod, each with an address and its DNS."""
@@ -111,11 +120,16 @@ class MPIJobCluster(JobSetCluster):
         self._start_pod(pod, len(self.pods))
         write_late(rootfs(pod), late)
 
-    def run_launcher_job(self, timeout: float = 90, attempts: int | None = None) -> list[subprocess.CompletedProcess]:
+    def run_launcher_job(self, timeout: float = 90, attempts: int | None = None,
+                         backoff: float = 1) -> list[subprocess.CompletedProcess]:
         """The launcher's container, run as the Job runs it: again after each failure while the
-        backoffLimit (or `attempts`) allows; every attempt's result, the last one last."""
-        limit = attempts or self.made.launcher["spec"].get("backoffLimit", 6) + 1
+        backoffLimit (or `attempts`) allows, after a back-off that doubles each time (the
+        kubelet's restart back-off of 10 s, doubling, scaled by `backoff` / 10 s); every
+        attempt's result, the last one last."""
+        limit = attempts or self.made.launcher["spec"].get("backoffLimit", 6) + 1  # batch/v1's default: 6
         done = []
         while len(done) < limit and (not done or done[-1].returncode != 0):
+            if done:
+                time.sleep(backoff * 2 ** (len(done) - 1))
             done.append(self.run_launcher(command_of(self.launcher().container), timeout=timeout))
         return done

@@ -13,7 +13,7 @@ its Dockerfile adds (kubeflow/mpi-operator@caa3c47):
   Intel MPI cannot be installed here: its mpirun is modelled by MPICH's Hydra, from which Intel
   MPI's launcher derives, through a wrapper (INTEL_MPIRUN) that reads the variables the
   operator sets for Intel (I_MPI_HYDRA_HOST_FILE as -f, I_MPI_PERHOST as -ppn,
-  I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS as Hydra's HYDRA_LAUNCH_EXTRA_ARGS; Intel MPI Library
+  I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS as Hydra's HYDRA_LAUNCHER_EXTRA_ARGS; Intel MPI Library
   Developer Reference, "Hydra Environment Variables"): so the Intel run checks the operator's
   Intel hostfile and variables with Hydra, not Intel MPI itself.
 - docker.io/kubeflow/mpi-horovod-mnist (examples/v2beta1/horovod/Dockerfile): ssh_config
@@ -54,7 +54,7 @@ INTEL_MPIRUN = """#!/bin/sh
 # Intel MPI's mpirun, modelled by MPICH's Hydra with Intel's variables (operator_images.py)
 set -- ${I_MPI_PERHOST:+-ppn "$I_MPI_PERHOST"} "$@"
 [ -n "$I_MPI_HYDRA_HOST_FILE" ] && set -- -f "$I_MPI_HYDRA_HOST_FILE" "$@"
-[ -n "$I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS" ] && export HYDRA_LAUNCH_EXTRA_ARGS="$I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS"
+[ -n "$I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS" ] && export HYDRA_LAUNCHER_EXTRA_ARGS="$I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS"
 exec mpiexec.hydra "$@"
 """
 
