@@ -111,9 +111,10 @@ def test_each_example_imports_renders_and_its_objects_start(tmp_path, mpijob_for
         assert re.search(r"^pi is approximately 3\.1[0-9]+$", out, re.M), out
     else:  # allreduce.py checked every worker's slots and the sum
         assert "\"size\": 2" in out, out
-    user = "mpiuser" if pi else "root"
+    user, uid = ("mpiuser", "1000") if pi else ("root", "0")
     for pod in cluster.workers():  # the ranks' daemons came through each worker's sshd, with the Secret's key
         assert f"Accepted publickey for {user}" in cluster.logs(pod), cluster.logs(pod)
+        assert cluster.sshd_status(pod)["Uid"].split()[:2] == [uid, uid]  # real and effective
 
 
 def worker_container(mpijob: dict) -> dict:

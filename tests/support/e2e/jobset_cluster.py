@@ -165,14 +165,18 @@ class JobSetCluster(PretendCluster):
         return True
 
     def sshd_capabilities(self, pod: Pod) -> int:
-        """CapEff of the pod's listening sshd (the one whose parent is no sshd)."""
+        """CapEff of the pod's listening sshd."""
+        return int(self.sshd_status(pod)["CapEff"], 16)
+
+    def sshd_status(self, pod: Pod) -> dict[str, str]:
+        """/proc/PID/status of the pod's listening sshd (the one whose parent is no sshd)."""
         for pid in self.processes_inside():
             try:
                 status = dict(line.split(":\t", 1) for line in open(f"/proc/{pid}/status").read().splitlines())
                 parent = open(f"/proc/{status['PPid'].strip()}/comm").read().strip()
                 if os.stat(f"/proc/{pid}/ns/net").st_ino == pod.netns_inode and status["Name"].strip() == "sshd" \
                         and parent != "sshd":
-                    return int(status["CapEff"], 16)
+                    return status
             except (OSError, KeyError, ValueError):
                 continue
         raise CommandFailed(f"no sshd runs in pod {pod.name}")
