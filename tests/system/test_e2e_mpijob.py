@@ -12,7 +12,8 @@ Modelled rather than real (each said where it is modelled): the images (operator
 the machine's root with the Dockerfiles' ssh settings, mpiuser's home, pi.cc compiled with the
 image's mpic++, the Horovod programs as allreduce.py, Intel MPI's mpirun as MPICH's Hydra with
 Intel's variables), cluster DNS and readiness (as in test_e2e_jobset.py), the controller (the
-port), the Job's restarts (after a back-off scaled down tenfold). Needs what test_e2e_jobset.py needs: skipped with the reason
+port), the Job's restarts (after a back-off scaled down tenfold). Needs what test_e2e_jobset.py
+needs: skipped with the reason
 elsewhere, but never under CI.
 """
 

@@ -30,7 +30,8 @@ pkg/controller/mpi_job_controller.go; reference mpi-operator.md section 4, MO@ca
 The operator's defaults (pkg/apis/kubeflow/v2beta1/default.go) are applied to the fields read
 here: slotsPerWorker 1, sshAuthMountPath /root/.ssh, mpiImplementation OpenMPI,
 launcherCreationPolicy AtStartup, restartPolicy Never (Worker) and OnFailure (Launcher); not
-backoffLimit, which goes to the Job as given (the Job API defaults it to 6). Gang scheduling (PodGroups) and ownerReferences are not modelled.
+backoffLimit, which goes to the Job as given (the Job API defaults it to 6). Gang scheduling
+(PodGroups) and ownerReferences are not modelled.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ read it), the worker pods and the launcher Job, in syncHandler's order; then
 DNS is modelled as for a JobSet (jobset_pods.dns_lines): each pod resolves every pod of the job
 under `<host>.<job>` and the names the search path gives, from its start; the Service publishes
 a worker only once it is Ready (publishNotReadyAddresses false), which the Job's restarts
-absorb and WaitForWorkersReady makes moot. The launcher pod is `<job>-launcher-<5 random characters>`, as the Job names it.
+absorb and WaitForWorkersReady makes moot. The launcher pod is `<job>-launcher-<5 random
+characters>`, as the Job names it.
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ INTEL_MPIRUN = """#!/bin/sh
 # Intel MPI's mpirun, modelled by MPICH's Hydra with Intel's variables (operator_images.py)
 set -- ${I_MPI_PERHOST:+-ppn "$I_MPI_PERHOST"} "$@"
 [ -n "$I_MPI_HYDRA_HOST_FILE" ] && set -- -f "$I_MPI_HYDRA_HOST_FILE" "$@"
-[ -n "$I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS" ] && export HYDRA_LAUNCHER_EXTRA_ARGS="$I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS"
+[ -n "$I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS" ] &&
+    export HYDRA_LAUNCHER_EXTRA_ARGS="$I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS"
 exec mpiexec.hydra "$@"
 """
 

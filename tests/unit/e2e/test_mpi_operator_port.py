@@ -59,7 +59,8 @@ def test_defaults():
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": "foo-worker-0", "namespace": "bar",
                      "labels": {**role("foo", "worker"), "training.kubeflow.org/replica-index": "0"}},
-        "spec": {"hostname": "foo-worker-0", "subdomain": "foo", "dnsConfig": {"searches": ["foo.bar.svc.cluster.local"]},
+        "spec": {"hostname": "foo-worker-0", "subdomain": "foo",
+                 "dnsConfig": {"searches": ["foo.bar.svc.cluster.local"]},
                  "restartPolicy": "Never",
                  "containers": [{"command": ["/usr/sbin/sshd", "-De"],
                                  "volumeMounts": [{"name": "ssh-auth", "mountPath": "/root/.ssh"}],
@@ -102,7 +103,8 @@ def test_overrides():
                  "subdomain": "bar", "dnsConfig": {"searches": ["bar.foo.svc.cluster.local"]}, "restartPolicy": "Never",
                  "containers": [{"command": ["/entrypoint.sh"],
                                  "volumeMounts": [{"name": "ssh-auth", "mountPath": "/home/mpiuser/.ssh"}],
-                                 "env": [{"name": "FOO", "value": "bar"}, {"name": "K_MPI_JOB_ROLE", "value": "worker"}]}],
+                                 "env": [{"name": "FOO", "value": "bar"},
+                                         {"name": "K_MPI_JOB_ROLE", "value": "worker"}]}],
                  "volumes": [ssh]}}
 
 
