@@ -13,8 +13,7 @@ the machine's root with the Dockerfiles' ssh settings, mpiuser's home, pi.cc com
 image's mpic++, the Horovod programs as allreduce.py, Intel MPI's mpirun as MPICH's Hydra with
 Intel's variables), cluster DNS and readiness (as in test_e2e_jobset.py), the controller (the
 port), the Job's restarts (after a back-off scaled down tenfold). Needs what test_e2e_jobset.py
-needs: skipped with the reason
-elsewhere, but never under CI.
+needs: skipped with the reason elsewhere, but never under CI.
 """
 
 from __future__ import annotations
