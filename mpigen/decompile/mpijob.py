@@ -173,7 +173,8 @@ def _metadata(r: Reader) -> dict:
 
 def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
     """Pod fields that blueprint fields express, out of the roles' patches: pull secrets
-    both pods share, and the rank-host anti-affinity mpigen writes for onePodPerNode."""
+    both pods share, and (out of the workers' placement) the rank-host anti-affinity mpigen writes for
+    onePodPerNode."""
     pods = [launcher["patch"]["pod"], worker["patch"]["pod"]]
     secrets = [pod.get("imagePullSecrets") for pod in pods]
     if isinstance(secrets[0], list) and secrets[0] and all(s == secrets[0] for s in secrets) \
@@ -181,8 +182,8 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
         out["imagePullSecrets"] = [s["name"] for s in secrets[0]]
         for pod in pods:
             del pod["imagePullSecrets"]
-    pod = worker["patch"]["pod"]
-    anti = (pod.get("affinity") or {}).get("podAntiAffinity")
+    placed = worker["placement"]
+    anti = (placed.get("affinity") or {}).get("podAntiAffinity")
     terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None
     if not isinstance(terms, list):
         terms = []
@@ -194,9 +195,9 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
         else:
             del anti["requiredDuringSchedulingIgnoredDuringExecution"]
             if not anti:
-                del pod["affinity"]["podAntiAffinity"]
-            if not pod["affinity"]:
-                del pod["affinity"]
+                del placed["affinity"]["podAntiAffinity"]
+            if not placed["affinity"]:
+                del placed["affinity"]
     for role in (launcher, worker):
         for part in [k for k, v in role["patch"].items() if not v]:
             del role["patch"][part]

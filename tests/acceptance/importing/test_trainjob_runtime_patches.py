@@ -1,0 +1,108 @@
+"""`mpigen import` of a hand-written TrainJob's runtimePatches (issue 49): every entry, whoever
+its manager, is read as the Trainer merges it into the runtime (tests/support/trainer_placement.py);
+the node job's placement becomes placement.worker, the launcher job's placement.launcher, and
+the imported blueprint, rendered under every target, puts each role's pods where the Trainer puts
+the hand-written job's (nodeSelector, tolerations, affinity compared field by field). Kueue's
+entry is the cluster's (its admission) and is left out with a note; what changes in the render
+(mpigen's own manager, its launcher entry and security context) is reported at its line.
+
+The TrainJobs are tests/support/fixtures/import_shapes/trainjob-*.yaml, in the shapes of the
+Trainer's runtime-patches guide (each names its source); the runtime they reference is the
+Trainer's deepspeed-distributed (deepspeed-distributed.runtime.yaml)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support.import_targets import EVERY_TARGET
+from tests.support.text import pos
+from tests.support.trainer_placement import rendered_placement, trainer_placement
+
+CASES = Path(__file__).resolve().parents[2] / "support" / "fixtures" / "import_shapes"
+RUNTIME = "deepspeed-distributed.runtime.yaml"
+LAUNCHER_ENTRY = "the imported blueprint renders 'launcher' here too"
+SECURITY = "the imported blueprint renders containers: [{'name': 'node', 'securityContext'"
+MANAGER = "the imported blueprint's render writes this entry's fields as mpigen's own entry"
+KUEUES = "Kueue's entry (kueue.x-k8s.io/manager)"
+POD, SELECTOR = "                      spec:", "                        nodeSelector:"  # a patch's pod spec
+# case -> (the blueprint's placement, the warnings: (what the message says, (needle, sub) in the case's text))
+SHAPES = {
+    "trainjob-gpu-pool": ({"worker": {
+        "nodeSelector": {"accelerator": "nvidia-tesla-v100", "node-pool": "gpu-training"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+                        {"key": "training-workload", "operator": "Equal", "value": "high-priority",
+                         "effect": "NoSchedule"}]}}, [
+        (MANAGER, ("manager: trainer.kubeflow.org/kubeflow-sdk", "manager")),
+        (LAUNCHER_ENTRY, ("replicatedJobs:",)),
+        (SECURITY, ("                      spec:\n                        nodeSelector", "spec")),
+    ]),
+    "trainjob-kueue-admitted": ({
+        "worker": {"nodeSelector": {"accelerator": "nvidia-tesla-v100"},
+                   "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                   "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                       "nodeSelectorTerms": [{"matchExpressions": [
+                           {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["us-east-1a"]}]}]}}}},
+        "launcher": {"nodeSelector": {"node-pool": "cpu"}}}, [
+        (KUEUES, ("manager: kueue.x-k8s.io/manager", "manager")),
+        (MANAGER, ("manager: example.com/gpu-pool", "manager")),
+        (SECURITY, (f"{POD}\n{SELECTOR}\n                          accelerator", "spec")),
+        (SECURITY, (f"{POD}\n{SELECTOR}\n                          node-pool", "spec")),
+    ]),
+}
+# The renders mpigen refuses, and why: a queued job as a v1 MPIJob, which Kueue does not manage.
+REFUSED = {("trainjob-kueue-admitted", "mpijob-v1"): "Kueue manages only the MPI Operator's kubeflow.org/v2beta1"}
+# What every import of these TrainJobs says besides (of its launch line, and numProcPerNode when
+# the runtime is not given).
+ALWAYS = ("launcherCommand", "numProcPerNode", "was not given")
+
+
+def _import(cli, tmp_path, name: str, *extra: str):
+    text = (CASES / f"{name}.yaml").read_text()
+    (tmp_path / "job.yaml").write_text(text)
+    (tmp_path / RUNTIME).write_text((CASES / RUNTIME).read_text())
+    done = cli("import", "job.yaml", *extra, "--stdout")
+    (tmp_path / "imported.yaml").write_bytes(done.stdout)
+    return text, done
+
+
+def _warnings(stderr: str) -> list[tuple[int, int, str]]:
+    return sorted((int(line.split(":")[1]), int(line.split(":")[2]), line) for line in stderr.splitlines()
+                  if ": warning: " in line and not any(word in line for word in ALWAYS))
+
+
+@pytest.mark.parametrize("runtime", [(), (RUNTIME,)], ids=["runtime-named", "runtime-given"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_the_patches_placement_is_the_blueprints_with_its_warnings_at_their_lines(cli, tmp_path, name, runtime):
+    placement, warnings = SHAPES[name]
+    text, done = _import(cli, tmp_path, name, *runtime)
+    assert done.returncode == 0, done.stderr
+    spec = yaml.safe_load(done.stdout)["spec"]
+    assert spec["placement"] == placement
+    found = _warnings(done.stderr.decode() if isinstance(done.stderr, bytes) else done.stderr)
+    expected = sorted(pos(text, *needle) + (words,) for words, needle in warnings)
+    assert [(line, column) for line, column, _ in found] == [(line, column) for line, column, _ in expected], \
+        done.stderr
+    for (_, _, message), (_, _, words) in zip(found, expected):
+        assert words in message
+
+
+@pytest.mark.parametrize("target", sorted(EVERY_TARGET))
+@pytest.mark.parametrize("role", ["worker", "launcher"])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_every_target_places_each_roles_pods_where_the_trainer_places_the_hand_written_ones(cli, tmp_path, name,
+                                                                                           role, target):
+    # the runtime given makes the launcher a rank host (its runLauncherAsNode), which a v1 MPIJob cannot say
+    text, done = _import(cli, tmp_path, name, *(() if target == "mpijob-v1" else (RUNTIME,)))
+    assert done.returncode == 0, done.stderr
+    render = cli("render", "imported.yaml", "--stdout", *EVERY_TARGET[target])
+    if (name, target) in REFUSED:
+        assert render.returncode == 2 and REFUSED[name, target] in render.stderr, render.stderr
+        return
+    assert render.returncode == 0, render.stderr
+    runtime = yaml.safe_load((CASES / RUNTIME).read_text())
+    expected = trainer_placement(yaml.safe_load(text), runtime, role)
+    assert rendered_placement(render.stdout, role, runtime) == expected
+    assert expected or role == "launcher"  # the worker's placement is never empty here: the case proves something
