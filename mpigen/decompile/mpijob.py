@@ -38,8 +38,11 @@ from mpigen.decompile.worker_sshd import worker_command
 from mpigen.errors import warning
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
 from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
+from mpigen.kube.data import copy_data
 from mpigen.load.document import Document
 
+# The pod securityContext fields spec.security writes on both pods (mpigen.compile.blueprint).
+POD_SECURITY = {"runAsUser", "runAsGroup", "fsGroup", "runAsNonRoot", "seccompProfile"}
 APIS = (V1ALPHA2, V1, V2BETA1)  # the MPIJob generations `mpigen import` reads
 
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
@@ -173,7 +176,7 @@ def _metadata(r: Reader) -> dict:
 
 def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
     """Pod fields that blueprint fields express, out of the roles' patches: pull secrets
-    both pods share, and (out of the workers' placement) the rank-host anti-affinity mpigen writes for
+    and the pod security context (spec.security's fields alone) both pods share, and (out of the workers' placement) the rank-host anti-affinity mpigen writes for
     onePodPerNode."""
     pods = [launcher["patch"]["pod"], worker["patch"]["pod"]]
     secrets = [pod.get("imagePullSecrets") for pod in pods]
@@ -182,6 +185,12 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
         out["imagePullSecrets"] = [s["name"] for s in secrets[0]]
         for pod in pods:
             del pod["imagePullSecrets"]
+    contexts = [pod.get("securityContext") for pod in pods]
+    if isinstance(contexts[0], dict) and contexts[0] and contexts[0] == contexts[1] \
+            and set(contexts[0]) <= POD_SECURITY:
+        out.setdefault("security", {}).update(copy_data(contexts[0]))  # what spec.security writes on both pods
+        for pod in pods:
+            del pod["securityContext"]
     placed = worker["placement"]
     anti = (placed.get("affinity") or {}).get("podAntiAffinity")
     terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None

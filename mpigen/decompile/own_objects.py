@@ -18,6 +18,7 @@ from mpigen.compile.environment import RANK_ENV_VOLUME
 from mpigen.compile.identity import IDENTITY_SUFFIX
 from mpigen.decompile.reader import Reader
 from mpigen.kube.labels import KUEUE_TOPOLOGY_ANNOTATIONS, MANAGED_BY, MULTIKUEUE
+from mpigen.kube.names import is_dns1123_subdomain
 from mpigen.load.document import Document
 
 MANAGER = "mpigen"  # the value of app.kubernetes.io/managed-by on every object mpigen writes
@@ -53,8 +54,15 @@ def identity_of(r: Reader, accounts: tuple[Document, ...]) -> dict | None:
 
 def service_account(r: Reader, worker: dict, annotations: dict | None, out: dict) -> None:
     """serviceAccount.annotations, for the identity both roles run as (the launcher's
-    is left out of its patch by the reading of its pod)."""
-    if annotations is None or worker["patch"]["pod"].get("serviceAccountName") != r.identity:
+    is left out of its patch by the reading of its pod); else serviceAccount.name, the
+    account the workers run as (the launcher keeps its own, as a blueprint's does)."""
+    name = worker["patch"]["pod"].get("serviceAccountName")
+    if annotations is None and is_dns1123_subdomain(name):
+        del worker["patch"]["pod"]["serviceAccountName"]
+        out["serviceAccount"] = {"name": name}
+        r.came_from(("serviceAccount", "name"), worker["loc"] + ("spec", "serviceAccountName"))
+        return
+    if annotations is None or name != r.identity:
         return
     del worker["patch"]["pod"]["serviceAccountName"]
     out["serviceAccount"] = {"annotations": annotations}

@@ -230,7 +230,8 @@ def _patch_notes(r: KindReader, ours: bool) -> tuple[list, list]:
     what the MPIJob decompiler says of their fields: Kueue's entry left out (a note: the cluster's);
     on a runtime of the cluster's, the entry the blueprint's render writes as mpigen's own (a note:
     the pods get the same fields), and each further entry merged into it (a warning: one entry
-    where the TrainJob has several). (the notes, those of entries left out)"""
+    where the TrainJob has several). (the notes, what is said of whole entries: the proof compares
+    nothing under them)"""
     patches = r.get(("spec", "runtimePatches")) or []
     left_out = []
     for index in [i for i, patch in enumerate(patches) if is_kueues(patch)]:
@@ -245,6 +246,7 @@ def _patch_notes(r: KindReader, ours: bool) -> tuple[list, list]:
         r.differs(("spec", "runtimePatches", index), f"a further entry (manager {patches[index].get('manager')!r}): "
                   f"the imported blueprint renders one entry (manager {PATCH_MANAGER}), its fields and this entry's "
                   "merged as the Trainer merges them")
+        left_out.append(r.problems[-1])
     return notes, left_out
 
 

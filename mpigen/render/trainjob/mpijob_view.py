@@ -11,7 +11,8 @@ the blueprint writes it again.
 
 Only a runtime mpigen wrote (label app.kubernetes.io/managed-by: mpigen) is read for its pods:
 another runtime is the cluster's, which the blueprint names (spec.runtime) and does not copy;
-of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsNode).
+of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsNode), and the
+TrainJob's runtimePatches give the pods their fields (mpigen.render.trainjob.patches_view).
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from mpigen.load.document import Document, Loc, value_at
 from mpigen.render.parts.failure_policy import read_policy
 from mpigen.render.parts.replicated import SSH_PORT_NAME
 from mpigen.render.trainjob import hydra
-from mpigen.render.trainjob.patches_view import ROLES, read_patches
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
-                                          PATCH_MANAGER, RUNTIME_KINDS, SSHD_SCRIPT, SSH_SETUP_CONTAINER, SSH_VOLUME,
+                                          RUNTIME_KINDS, SSHD_SCRIPT, SSH_SETUP_CONTAINER, SSH_VOLUME,
                                           TRAINER_API)
+from mpigen.render.trainjob.patches_view import read_patches
 
 DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (the TrainJob CRD)
 JOB_TEMPLATE = ("template", "spec", "template")  # a replicated job's pod template, from the job

@@ -106,3 +106,95 @@ def test_every_target_places_each_roles_pods_where_the_trainer_places_the_hand_w
     expected = trainer_placement(yaml.safe_load(text), runtime, role)
     assert rendered_placement(render.stdout, role, runtime) == expected
     assert expected or role == "launcher"  # the worker's placement is never empty here: the case proves something
+
+
+TRAINJOB = """apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: patched
+spec:
+  runtimeRef:
+    name: deepspeed-distributed
+  trainer:
+    numNodes: 2
+    image: ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0
+    command: [mpirun, -n, "2", hostname]
+  runtimePatches:
+"""
+
+
+def _entry(manager: str, **jobs: str) -> str:
+    """A runtimePatches entry: each replicated job's pod spec (a YAML flow mapping)."""
+    text = (f"  - manager: {manager}\n    trainingRuntimeSpec:\n      template:\n        spec:\n"
+            f"          replicatedJobs:  # of {manager}\n")
+    for job, spec in jobs.items():
+        text += (f"          - name: {job}\n            template:\n              spec:\n                template:\n"
+                 f"                  spec: {spec}\n")
+    return text
+
+
+# case -> (the entries; the blueprint's fields import gives; the warnings (what the message says,
+#          (needle, sub, after) in the case's text); the refusal (what it says, (needle, sub)) or None)
+ENTRY_CASES = {
+    # Entries merge in order (nodeSelector key by key, tolerations replaced); the render writes one.
+    "two-entries-merge": (
+        _entry("example.com/a", node='{nodeSelector: {a: "1"}, tolerations: [{key: gpu, operator: Exists}]}')
+        + _entry("example.com/b", node='{nodeSelector: {b: "2"}, tolerations: [{key: spot, operator: Exists}]}'),
+        {"placement": {"worker": {"nodeSelector": {"a": "1", "b": "2"},
+                                  "tolerations": [{"key": "spot", "operator": "Exists"}]}}}, [
+            (MANAGER, ("manager: example.com/a", "manager", None)),
+            (LAUNCHER_ENTRY, ("replicatedJobs:  # of example.com/a", None, None)),
+            ("renders containers: [{'name': 'node'", ("spec: {nodeSelector: {a", "spec", None)),
+            ("renders b: '2' here too", ("nodeSelector: {a", "nodeSelector", None)),
+            ("renders 'spot' here, not 'gpu'", ("key: gpu", "key", None)),
+            ("a further entry (manager 'example.com/b')", ("- manager: example.com/b", "manager", None)),
+        ], None),
+    # What the blueprint has a field for becomes that field; the rest the worker's podTemplatePatch.
+    "fields": (
+        _entry("example.com/a", node="{serviceAccountName: training-sa, securityContext: {fsGroup: 1000}, "
+                                     "schedulingGates: [{name: example.com/gate}], terminationGracePeriodSeconds: 60}",
+               launcher="{securityContext: {fsGroup: 1000}}"),
+        {"serviceAccount": {"name": "training-sa"}, "security": {"fsGroup": 1000},
+         "podTemplatePatch": {"worker": {"pod": {"schedulingGates": [{"name": "example.com/gate"}],
+                                                 "terminationGracePeriodSeconds": 60}}}}, [
+            (MANAGER, ("manager: example.com/a", "manager", None)),
+            ("renders containers: [{'name': 'node'", ("spec: {serviceAccountName", "spec", None)),
+            ("renders containers: [{'name': 'node'", ("spec: {securityContext", "spec", None)),
+        ], None),
+    # A container the blueprint has not is lost, at its line.
+    "other-container": (
+        _entry("example.com/a", node="{containers: [{name: sidecar, volumeMounts: [{name: x, mountPath: /x}]}]}"),
+        {"placement": None, "podTemplatePatch": None}, [
+            (MANAGER, ("manager: example.com/a", "manager", None)),
+            (LAUNCHER_ENTRY, ("replicatedJobs:", None, None)),
+            ("renders 'node' here too", ("containers: [{name: sidecar", None, None)),
+            ("'sidecar'; a blueprint cannot express it", ("{name: sidecar", None, None)),
+        ], None),
+    # The Trainer's webhook refuses env on container node: so does the import, writing nothing.
+    "node-env": (
+        _entry("example.com/a", node='{containers: [{name: node, env: [{name: A, value: "1"}]}]}'),
+        None, [], ("the Trainer refuses env on container node", ("env: [", None, None))),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ENTRY_CASES))
+def test_each_entry_is_read_as_the_trainer_merges_it_and_reported_at_its_lines(cli, tmp_path, case):
+    entries, fields, warnings, refused = ENTRY_CASES[case]
+    text = TRAINJOB + entries
+    (tmp_path / "job.yaml").write_text(text)
+    done = cli("import", "job.yaml", "--stdout")
+    if refused is not None:
+        words, needle = refused
+        assert done.returncode == 2 and not done.stdout, done.stderr
+        assert f"job.yaml:{':'.join(map(str, pos(text, *needle)))}: error: " in done.stderr
+        assert words in done.stderr
+        return
+    assert done.returncode == 0, done.stderr
+    spec = yaml.safe_load(done.stdout)["spec"]
+    assert {key: spec.get(key) for key in fields} == fields
+    found = _warnings(done.stderr)
+    expected = sorted(pos(text, needle, sub, after) + (words,) for words, (needle, sub, after) in warnings)
+    assert [(line, column) for line, column, _ in found] == [(line, column) for line, column, _ in expected], \
+        done.stderr
+    for (_, _, message), (_, _, words) in zip(found, expected):
+        assert words in message
