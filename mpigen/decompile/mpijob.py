@@ -176,8 +176,8 @@ def _metadata(r: Reader) -> dict:
 
 def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
     """Pod fields that blueprint fields express, out of the roles' patches: pull secrets
-    and the pod security context (spec.security's fields alone) both pods share, and (out of the workers' placement) the rank-host anti-affinity mpigen writes for
-    onePodPerNode."""
+    and the pod security context (spec.security's fields alone) both pods share, and (out of
+    the workers' placement) the rank-host anti-affinity mpigen writes for onePodPerNode."""
     pods = [launcher["patch"]["pod"], worker["patch"]["pod"]]
     secrets = [pod.get("imagePullSecrets") for pod in pods]
     if isinstance(secrets[0], list) and secrets[0] and all(s == secrets[0] for s in secrets) \
