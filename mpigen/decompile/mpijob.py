@@ -27,6 +27,7 @@ from mpigen.decompile.job_spec import (SPEC_FIELDS, implementation_of, read_repl
                                        v2beta1_fields)
 from mpigen.decompile.launch_line import host_discovery_at, launch_fields
 from mpigen.decompile.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
+                                         repels_rank_hosts,
                                           service_account, topology)
 from mpigen.decompile.own_objects import written_by_mpigen
 from mpigen.decompile.pod_templates import gpus, read_role
@@ -37,7 +38,7 @@ from mpigen.decompile.volumes import dangling_mounts, datasets, worker_only_volu
 from mpigen.decompile.worker_sshd import worker_command
 from mpigen.errors import warning
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
-from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
+from mpigen.kube.labels import KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
 from mpigen.kube.data import copy_data
 from mpigen.load.document import Document
 
@@ -196,7 +197,7 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
     terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None
     if not isinstance(terms, list):
         terms = []
-    kept = [t for t in terms if not _repels_rank_hosts(t)]
+    kept = [t for t in terms if not repels_rank_hosts(t)]
     if len(kept) < len(terms):
         out.setdefault("placement", {}).setdefault("worker", {})["onePodPerNode"] = True
         if kept:
@@ -210,13 +211,6 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
     for role in (launcher, worker):
         for part in [k for k, v in role["patch"].items() if not v]:
             del role["patch"][part]
-
-
-def _repels_rank_hosts(term) -> bool:
-    """Whether an anti-affinity term is the one mpigen writes for onePodPerNode."""
-    selector = term.get("labelSelector") if isinstance(term, dict) else None
-    labels = selector.get("matchLabels") if isinstance(selector, dict) else None
-    return isinstance(labels, dict) and EXCLUSIVE_LABEL in labels
 
 
 def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spec: dict,

@@ -17,12 +17,13 @@ from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.compile.environment import RANK_ENV_VOLUME
 from mpigen.compile.identity import IDENTITY_SUFFIX
 from mpigen.decompile.reader import Reader
-from mpigen.kube.labels import KUEUE_TOPOLOGY_ANNOTATIONS, MANAGED_BY, MULTIKUEUE
+from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_TOPOLOGY_ANNOTATIONS, MANAGED_BY, MULTIKUEUE
 from mpigen.kube.names import is_dns1123_subdomain
 from mpigen.load.document import Document
 
 MANAGER = "mpigen"  # the value of app.kubernetes.io/managed-by on every object mpigen writes
 POD_LOC = ("spec", "mpiReplicaSpecs")
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
 
 def written_by_mpigen(data: object) -> bool:
@@ -141,13 +142,30 @@ def rank_host_launcher(r: Reader, launcher: dict, worker: dict) -> None:
         r.lost(launcher["cloc"] + ("resources", "limits", name), f"the launcher's {name}, which differs from the "
                                                                  "workers' (a launcher that is a worker gets theirs)")
     launcher["gpus"] = {}
-    pods = launcher["patch"]["pod"], worker["patch"]["pod"]
-    if pods[0].get("affinity") is not None and pods[0].get("affinity") == pods[1].get("affinity"):
-        del pods[0]["affinity"]  # the workers' placement (onePodPerNode), which it gets as a worker
+    placed = launcher["placement"], worker["placement"]
+    if placed[0].get("affinity") == placed[1].get("affinity") and rank_hosts_alone(placed[0].get("affinity")):
+        del placed[0]["affinity"]  # the workers' onePodPerNode, which it gets as a worker
     for key, holder in (("volumes", "vloc"), ("mounts", "cloc")):
         same = [item for item in launcher[key] if isinstance(item, dict)
                 and item.get("name") in (SHM_VOLUME, RANK_ENV_VOLUME) and item in worker[key]]
         launcher[key] = [item for item in launcher[key] if not any(item is s for s in same)]
+
+
+def repels_rank_hosts(term) -> bool:
+    """Whether an anti-affinity term is the one mpigen writes for onePodPerNode."""
+    selector = term.get("labelSelector") if isinstance(term, dict) else None
+    labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+    return isinstance(labels, dict) and EXCLUSIVE_LABEL in labels
+
+
+def rank_hosts_alone(affinity) -> bool:
+    """Whether an affinity is only the anti-affinity mpigen writes for onePodPerNode (a rank
+    host's, which a launcher that is a worker gets as a worker; any other affinity of the
+    launcher's is its own placement)."""
+    anti = affinity.get("podAntiAffinity") if isinstance(affinity, dict) else None
+    terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None
+    return set(affinity or {}) == {"podAntiAffinity"} and set(anti) == {REQUIRED} and isinstance(terms, list) \
+        and bool(terms) and all(repels_rank_hosts(t) for t in terms)
 
 
 def completed(r: Reader, out: dict) -> None:

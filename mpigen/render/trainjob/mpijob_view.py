@@ -23,6 +23,7 @@ from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.compile.environment import RANK_ENV_VOLUME, RENDEZVOUS_ENV
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
 from mpigen.compile.mpijob import HYDRA, V2BETA1
+from mpigen.decompile.own_objects import rank_hosts_alone
 from mpigen.decompile.view import View, keep, named, without
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
@@ -119,7 +120,7 @@ def _launcher_as_rank_host(view: View, node: bool) -> None:
     """What a launcher gets from the workers, which rendering gives it again: their
     /dev/shm and rank environment script (on a runtime of the cluster's, whose patches
     give the launcher the ranks' volumes, or when it is a node), and as a node their
-    accelerators and placement."""
+    accelerators and onePodPerNode (any other placement of the launcher is its own)."""
     pod = value_at(view.data, ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec"))
     worker = value_at(view.data, ("spec", "mpiReplicaSpecs", "Worker", "template", "spec"))
     container = main_container(view, "Launcher")
@@ -129,8 +130,8 @@ def _launcher_as_rank_host(view: View, node: bool) -> None:
     if node and isinstance(limits, dict):
         for name in [n for n in limits if is_accelerator(n)]:
             del limits[name]
-    if node and pod.get("affinity") is not None and pod.get("affinity") == worker.get("affinity"):
-        del pod["affinity"]  # the workers' placement (onePodPerNode), which the launcher gets as a node
+    if node and pod.get("affinity") == worker.get("affinity") and rank_hosts_alone(pod.get("affinity")):
+        del pod["affinity"]  # the workers' onePodPerNode, which the launcher gets as a node
     volumes = [pod.get("volumes"), worker.get("volumes")]
     if not all(isinstance(v, list) for v in volumes):
         return

@@ -133,6 +133,10 @@ def _entry(manager: str, **jobs: str) -> str:
     return text
 
 
+ZONE = "{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: " \
+       "[{key: zone, operator: In, values: [a]}]}]}}}"
+ZONE_AFFINITY = yaml.safe_load(ZONE)
+AS_NODE = {"launcher-as-node-affinity"}  # the cases imported with the runtime, whose launcher is a node
 # case -> (the entries; the blueprint's fields import gives; the warnings (what the message says,
 #          (needle, sub, after) in the case's text); the refusal (what it says, (needle, sub)) or None)
 ENTRY_CASES = {
@@ -170,6 +174,17 @@ ENTRY_CASES = {
             ("renders 'node' here too", ("containers: [{name: sidecar", None, None)),
             ("'sidecar'; a blueprint cannot express it", ("{name: sidecar", None, None)),
         ], None),
+    # With the runtime given, the launcher is a node (runLauncherAsNode): the launcher job's own affinity
+    # is still its placement (a launcher that is a rank host gets only the workers' onePodPerNode).
+    "launcher-as-node-affinity": (
+        _entry("example.com/a", node=f"{{affinity: {ZONE}}}", launcher=f"{{affinity: {ZONE}, nodeSelector: {{a: b}}}}"),
+        {"launcher": {"runAsWorker": True}, "placement": {"worker": {"affinity": ZONE_AFFINITY},
+                                                          "launcher": {"affinity": ZONE_AFFINITY,
+                                                                       "nodeSelector": {"a": "b"}}}}, [
+            (MANAGER, ("manager: example.com/a", "manager", None)),
+            ("renders containers: [{'name': 'node'", (f"spec: {{affinity: {ZONE}}}\n", "spec", None)),
+            ("renders containers: [{'name': 'node'", ("spec: {affinity", "spec", "- name: launcher")),
+        ], None),
     # The Trainer's webhook refuses env on container node: so does the import, writing nothing.
     "node-env": (
         _entry("example.com/a", node='{containers: [{name: node, env: [{name: A, value: "1"}]}]}'),
@@ -182,7 +197,8 @@ def test_each_entry_is_read_as_the_trainer_merges_it_and_reported_at_its_lines(c
     entries, fields, warnings, refused = ENTRY_CASES[case]
     text = TRAINJOB + entries
     (tmp_path / "job.yaml").write_text(text)
-    done = cli("import", "job.yaml", "--stdout")
+    (tmp_path / RUNTIME).write_text((CASES / RUNTIME).read_text())
+    done = cli("import", "job.yaml", *((RUNTIME,) if case in AS_NODE else ()), "--stdout")
     if refused is not None:
         words, needle = refused
         assert done.returncode == 2 and not done.stdout, done.stderr
