@@ -142,9 +142,11 @@ def rank_host_launcher(r: Reader, launcher: dict, worker: dict) -> None:
         r.lost(launcher["cloc"] + ("resources", "limits", name), f"the launcher's {name}, which differs from the "
                                                                  "workers' (a launcher that is a worker gets theirs)")
     launcher["gpus"] = {}
-    placed = launcher["placement"], worker["placement"]
-    if placed[0].get("affinity") == placed[1].get("affinity") and rank_hosts_alone(placed[0].get("affinity")):
-        del placed[0]["affinity"]  # the workers' onePodPerNode, which it gets as a worker
+    placed = launcher["placement"]
+    if repels(worker["placement"].get("affinity")) and isinstance(placed.get("affinity"), dict):
+        strip_rank_hosts(placed["affinity"])  # the workers' onePodPerNode, which it gets as a worker
+        if not placed["affinity"]:
+            del placed["affinity"]
     for key, holder in (("volumes", "vloc"), ("mounts", "cloc")):
         same = [item for item in launcher[key] if isinstance(item, dict)
                 and item.get("name") in (SHM_VOLUME, RANK_ENV_VOLUME) and item in worker[key]]
@@ -158,14 +160,32 @@ def repels_rank_hosts(term) -> bool:
     return isinstance(labels, dict) and EXCLUSIVE_LABEL in labels
 
 
-def rank_hosts_alone(affinity) -> bool:
-    """Whether an affinity is only the anti-affinity mpigen writes for onePodPerNode (a rank
-    host's, which a launcher that is a worker gets as a worker; any other affinity of the
-    launcher's is its own placement)."""
+def repels(affinity) -> bool:
+    """Whether an affinity has the anti-affinity term mpigen writes for onePodPerNode."""
+    return any(repels_rank_hosts(t) for t in _required(affinity))
+
+
+def strip_rank_hosts(affinity: dict) -> None:
+    """An affinity less the onePodPerNode term (a rank host's, which a launcher that is a worker
+    gets as a worker; the rest of a launcher's affinity is its own placement), and less what
+    that leaves empty."""
+    terms = _required(affinity)
+    kept = [t for t in terms if not repels_rank_hosts(t)]
+    if len(kept) == len(terms):
+        return
+    anti = affinity["podAntiAffinity"]
+    if kept:
+        anti[REQUIRED] = kept
+        return
+    del anti[REQUIRED]
+    if not anti:
+        del affinity["podAntiAffinity"]
+
+
+def _required(affinity) -> list:
     anti = affinity.get("podAntiAffinity") if isinstance(affinity, dict) else None
-    terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None
-    return set(affinity or {}) == {"podAntiAffinity"} and set(anti) == {REQUIRED} and isinstance(terms, list) \
-        and bool(terms) and all(repels_rank_hosts(t) for t in terms)
+    terms = anti.get(REQUIRED) if isinstance(anti, dict) else None
+    return terms if isinstance(terms, list) else []
 
 
 def completed(r: Reader, out: dict) -> None:

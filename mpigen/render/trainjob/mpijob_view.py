@@ -23,7 +23,7 @@ from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.compile.environment import RANK_ENV_VOLUME, RENDEZVOUS_ENV
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
 from mpigen.compile.mpijob import HYDRA, V2BETA1
-from mpigen.decompile.own_objects import rank_hosts_alone
+from mpigen.decompile.own_objects import repels, strip_rank_hosts
 from mpigen.decompile.view import View, keep, named, without
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
@@ -130,8 +130,10 @@ def _launcher_as_rank_host(view: View, node: bool) -> None:
     if node and isinstance(limits, dict):
         for name in [n for n in limits if is_accelerator(n)]:
             del limits[name]
-    if node and pod.get("affinity") == worker.get("affinity") and rank_hosts_alone(pod.get("affinity")):
-        del pod["affinity"]  # the workers' onePodPerNode, which the launcher gets as a node
+    if node and repels(worker.get("affinity")) and isinstance(pod.get("affinity"), dict):
+        strip_rank_hosts(pod["affinity"])  # the workers' onePodPerNode, which the launcher gets as a node
+        if not pod["affinity"]:
+            del pod["affinity"]
     volumes = [pod.get("volumes"), worker.get("volumes")]
     if not all(isinstance(v, list) for v in volumes):
         return

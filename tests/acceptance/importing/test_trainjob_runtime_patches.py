@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.support.import_targets import EVERY_TARGET
+from tests.support.import_targets import EVERY_TARGET, round_trip
 from tests.support.text import pos
 from tests.support.trainer_placement import rendered_placement, trainer_placement
 
@@ -214,3 +214,27 @@ def test_each_entry_is_read_as_the_trainer_merges_it_and_reported_at_its_lines(c
         done.stderr
     for (_, _, message), (_, _, words) in zip(found, expected):
         assert words in message
+
+
+# A launcher that runs ranks, with an affinity of its own beside the workers' onePodPerNode: its
+# template has both, and only the anti-affinity is what it gets as a worker.
+OWN_AFFINITY = f"""apiVersion: mpigen.dev/v1alpha1
+kind: MPIJobBlueprint
+metadata:
+  name: own-affinity
+spec:
+  image: example.com/train:1
+  command: [python, train.py]
+  workers: 2
+  launcher: {{runAsWorker: true}}
+  placement:
+    worker: {{onePodPerNode: true, affinity: {ZONE}}}
+    launcher: {{affinity: {ZONE}}}
+"""
+
+
+@pytest.mark.parametrize("source", ["mpijob-v2beta1", "trainjob"])  # (a v1 MPIJob has no runLauncherAsWorker)
+def test_a_rank_host_launchers_own_affinity_comes_back_beside_one_pod_per_node(cli, tmp_path, source):
+    imported, stderr = round_trip(cli, tmp_path, OWN_AFFINITY, source)
+    assert imported["spec"]["placement"] == yaml.safe_load(OWN_AFFINITY)["spec"]["placement"]
+    assert "warning" not in stderr, stderr
