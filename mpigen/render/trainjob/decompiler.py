@@ -209,7 +209,7 @@ def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
     if isinstance(ref, dict):
         ref.setdefault("apiGroup", TRAINER_GROUP)
         ref.setdefault("kind", DEFAULT_RUNTIME_KIND)
-    _as_rendered(spec_data.get("runtimePatches"), written_by_mpigen(runtime))
+    _as_rendered(spec_data, written_by_mpigen(runtime))
     spec_data.setdefault("managedBy", TRAINJOB_CONTROLLER)  # the CRD's defaults, which mpigen writes out
     if KUEUE_QUEUE_LABEL not in (doc.get(("metadata", "labels")) or {}):  # (under a queue, suspend is Kueue's)
         spec_data.setdefault("suspend", DEFAULT_SUSPEND)
@@ -242,7 +242,12 @@ def _patch_notes(r: KindReader, ours: bool) -> tuple[list, list]:
                            f"{patches[first]['manager']!r}: the imported blueprint's render writes this entry's "
                            f"fields as mpigen's own entry (manager {PATCH_MANAGER}), which gives the pods the same "
                            "fields"))
-    for index in later:
+    for index in later if ours else ():
+        left_out.append(_note(r, ("spec", "runtimePatches", index), f"an entry of manager "
+                              f"{patches[index].get('manager')!r} on the runtime mpigen wrote: the imported "
+                              "blueprint's render writes its fields into that runtime's pods, as the Trainer merges "
+                              "them there"))
+    for index in later if not ours else ():
         r.differs(("spec", "runtimePatches", index), f"a further entry (manager {patches[index].get('manager')!r}): "
                   f"the imported blueprint renders one entry (manager {PATCH_MANAGER}), its fields and this entry's "
                   "merged as the Trainer merges them")
@@ -259,20 +264,25 @@ def _note(r: KindReader, loc: tuple, message: str):
 
 def _foreign(patches: list, ours: bool) -> tuple[int | None, list[int]]:
     """The entries of other managers than mpigen's and Kueue's: the one whose manager the render
-    writes as mpigen's (the first, when mpigen's own is not there), and the others."""
-    if ours:
-        return None, []
+    writes as mpigen's (the first, when mpigen's own is not there and the runtime is the
+    cluster's), and the others."""
     foreign = [i for i, p in enumerate(patches) if isinstance(p, dict) and not is_kueues(p)
                and p.get("manager") != PATCH_MANAGER]
-    if foreign and not any(isinstance(p, dict) and p.get("manager") == PATCH_MANAGER for p in patches):
+    if foreign and not ours and not any(isinstance(p, dict) and p.get("manager") == PATCH_MANAGER for p in patches):
         return foreign[0], foreign[1:]
     return None, foreign
 
 
-def _as_rendered(patches, ours: bool) -> None:
+def _as_rendered(spec: dict, ours: bool) -> None:
     """The runtimePatches as the render is compared with them: without the time the Trainer's
-    webhook stamps on each entry, and the entry written as mpigen's own under its manager."""
+    webhook stamps on each entry, and the entry written as mpigen's own under its manager; none
+    on a runtime mpigen wrote, whose render writes every entry's fields into the runtime (each
+    entry noted, _patch_notes)."""
+    patches = spec.get("runtimePatches")
     if not isinstance(patches, list):
+        return
+    if ours and all(isinstance(p, dict) and p.get("manager") != PATCH_MANAGER for p in patches):
+        del spec["runtimePatches"]
         return
     for patch in patches:
         if isinstance(patch, dict):

@@ -11,8 +11,8 @@ the blueprint writes it again.
 
 Only a runtime mpigen wrote (label app.kubernetes.io/managed-by: mpigen) is read for its pods:
 another runtime is the cluster's, which the blueprint names (spec.runtime) and does not copy;
-of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsNode), and the
-TrainJob's runtimePatches give the pods their fields (mpigen.render.trainjob.patches_view).
+of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsNode). On either,
+the TrainJob's runtimePatches give the pods their fields (mpigen.render.trainjob.patches_view).
 """
 
 from __future__ import annotations
@@ -101,8 +101,7 @@ def build_view(trainjob: Document, runtime: Document | None) -> TrainJobView:
         else:
             loc = ("spec", "template", "spec", "replicatedJobs", index) + JOB_TEMPLATE
             _pod(view, base + ("template",), runtime, loc, role)
-    if not ours:
-        view.refused = read_patches(view, trainjob)
+    view.refused = read_patches(view, trainjob, ours)
     if view.runAsWorker or not ours:
         _launcher_as_rank_host(view, node=view.runAsWorker)
     _trainer(view, trainjob, runtime, ours)

@@ -9,6 +9,9 @@ pods (nodeSelector, tolerations and affinity as placement, volumes as datasets, 
 as security, ...), and reports what has no blueprint field at its line. What the view leaves
 (other jobs and containers, metadata of the JobSet and the jobs) the proof reports at its line.
 
+On a runtime mpigen wrote, whose pods are read already, the entries of other managers are merged
+into them the same way.
+
 Left out: Kueue's entry (manager kueue.x-k8s.io/manager), the flavor's node labels, tolerations and
 scheduling gates Kueue writes when it admits the TrainJob and clears when it stops it (Kueue
 v0.17.0+ pkg/controller/jobs/trainjob/trainjob_controller.go RunWithPodSetsInfo,
@@ -46,12 +49,13 @@ def is_kueues(patch) -> bool:
     return isinstance(patch, dict) and patch.get("manager") == KUEUE_PATCH_MANAGER
 
 
-def read_patches(view: View, trainjob: Document) -> list[tuple[Loc, str]]:
-    """Merge every runtimePatches entry but Kueue's into the view's pods, in order; what the
-    Trainer refuses, as (path in the TrainJob, why)."""
+def read_patches(view: View, trainjob: Document, ours: bool) -> list[tuple[Loc, str]]:
+    """Merge every runtimePatches entry but Kueue's into the view's pods, in order (on a runtime
+    mpigen wrote, `ours`, whose pods are the view's already, those of other managers alone); what
+    the Trainer refuses, as (path in the TrainJob, why)."""
     refused = []
     for index, patch in enumerate(trainjob.get(JOBS, []) or []):
-        if not isinstance(patch, dict) or is_kueues(patch):
+        if not isinstance(patch, dict) or is_kueues(patch) or (ours and patch.get("manager") == PATCH_MANAGER):
             continue
         jobs_loc = JOBS + (index,) + REPLICATED_JOBS
         for j, job in enumerate(trainjob.get(jobs_loc, []) or []):
@@ -66,6 +70,8 @@ def read_patches(view: View, trainjob: Document) -> list[tuple[Loc, str]]:
 def _pod(view: View, role: str, trainjob: Document, origin: Loc, template: dict, ours: bool) -> list[tuple[Loc, str]]:
     base = ("spec", "mpiReplicaSpecs", role, "template")
     pod = view.data["spec"]["mpiReplicaSpecs"][role]["template"]
+    if not isinstance(pod.get("spec"), dict) or not pod["spec"].get("containers"):
+        return []  # a runtime's template without a container: the MPIJob decompiler refuses it
     if isinstance(template.get("metadata"), dict):
         merge(view, base + ("metadata",), pod.setdefault("metadata", {}), template["metadata"], trainjob,
               origin + ("metadata",))

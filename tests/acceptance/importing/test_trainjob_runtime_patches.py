@@ -238,3 +238,48 @@ def test_a_rank_host_launchers_own_affinity_comes_back_beside_one_pod_per_node(c
     imported, stderr = round_trip(cli, tmp_path, OWN_AFFINITY, source)
     assert imported["spec"]["placement"] == yaml.safe_load(OWN_AFFINITY)["spec"]["placement"]
     assert "warning" not in stderr, stderr
+
+
+OWN_RUNTIME = """apiVersion: mpigen.dev/v1alpha1
+kind: MPIJobBlueprint
+metadata:
+  name: own
+spec:
+  image: example.com/train:1
+  command: [python, train.py]
+  workers: 2
+"""
+GPU_ENTRY = {"manager": "example.com/gpu-pool", "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [
+    {"name": "node", "template": {"spec": {"template": {"spec": {
+        "nodeSelector": {"pool": "gpu"}, "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}}}}}]}}}}
+
+
+def test_an_entry_on_the_runtime_mpigen_wrote_puts_the_pods_where_the_trainer_does(cli, tmp_path):
+    """A hand-written entry beside the runtime mpigen wrote: the Trainer merges it into that
+    runtime's pods, and so does the render of the imported blueprint (a note at the entry; the
+    runtime the render writes then differs from the one given, at its line)."""
+    (tmp_path / "own.yaml").write_text(OWN_RUNTIME)
+    assert cli("render", "own.yaml", "-o", "out", "--target", "trainjob").returncode == 0
+    runtime_text = (tmp_path / "out" / "default" / "trainingruntime-own.yaml").read_text()
+    trainjob = yaml.safe_load((tmp_path / "out" / "default" / "trainjob-own.yaml").read_text())
+    trainjob["spec"]["runtimePatches"] = [GPU_ENTRY]
+    text = yaml.safe_dump(trainjob, sort_keys=False)
+    (tmp_path / "job.yaml").write_text(text)
+    done = cli("import", "job.yaml", "out/default/trainingruntime-own.yaml", "--stdout")
+    assert done.returncode == 0, done.stderr
+    (tmp_path / "imported.yaml").write_bytes(done.stdout)
+    assert yaml.safe_load(done.stdout)["spec"]["placement"] == {"worker": {
+        "nodeSelector": {"pool": "gpu"}, "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]}}
+    entry = pos(text, "- manager: example.com/gpu-pool", "manager")
+    at = runtime_text.index("\n              spec:\n", runtime_text.index("- name: node")) + 15  # the node pod's spec
+    node_pod = (runtime_text[:at].count("\n") + 1, at - runtime_text.rindex("\n", 0, at))
+    assert [line.split(": warning: ")[0] for line in done.stderr.splitlines() if ": warning: " in line] == [
+        f"job.yaml:{entry[0]}:{entry[1]}", *[f"out/default/trainingruntime-own.yaml:{node_pod[0]}:{node_pod[1]}"] * 2]
+    assert "renders nodeSelector: {'pool': 'gpu'} here too" in done.stderr  # and the tolerations
+    assert "writes its fields into that runtime's pods" in done.stderr
+    render = cli("render", "imported.yaml", "--stdout", "--target", "trainjob")
+    assert render.returncode == 0, render.stderr
+    rendered_runtime = next(d for d in yaml.safe_load_all(render.stdout) if d and d["kind"] == "TrainingRuntime")
+    for role in ("worker", "launcher"):
+        assert rendered_placement(render.stdout, role, rendered_runtime) == \
+            trainer_placement(trainjob, yaml.safe_load(runtime_text), role)
