@@ -6,7 +6,8 @@ v2beta1 MPIJob they amount to (mpigen.render.trainjob.mpijob_view), by the MPIJo
 decompiler (mpigen.decompile.mpijob); then the blueprint takes what only a TrainJob says: the runtime (none
 when mpigen wrote it from a blueprint, else spec.runtime naming it), the launcher as a node
 (runLauncherAsNode), Kueue's priority class and MultiKueue (managedBy), the runtime's gang
-scheduling and the workers' SSH port. Last, what is to be proved (a Proof,
+scheduling and the workers' SSH port. Its runtimePatches are merged into the view's pods
+(mpigen.render.trainjob.patches_view); what the import says of whole entries is _patch_notes'. Last, what is to be proved (a Proof,
 mpigen.decompile.port): `mpigen import` renders the blueprint with the trainjob target and
 compares it with the TrainJob and runtime given, each value it does not give back reported at
 its line.
@@ -230,8 +231,9 @@ def _patch_notes(r: KindReader, ours: bool) -> tuple[list, list]:
     what the MPIJob decompiler says of their fields: Kueue's entry left out (a note: the cluster's);
     on a runtime of the cluster's, the entry the blueprint's render writes as mpigen's own (a note:
     the pods get the same fields), and each further entry merged into it (a warning: one entry
-    where the TrainJob has several). (the notes, what is said of whole entries: the proof compares
-    nothing under them)"""
+    where the TrainJob has several); on a runtime mpigen wrote, each entry's fields written into
+    that runtime (a note). (the notes, what is said of whole entries: the proof compares nothing
+    under them)"""
     patches = r.get(("spec", "runtimePatches")) or []
     left_out = []
     for index in [i for i, patch in enumerate(patches) if is_kueues(patch)]:
