@@ -283,3 +283,15 @@ def test_an_entry_on_the_runtime_mpigen_wrote_puts_the_pods_where_the_trainer_do
     for role in ("worker", "launcher"):
         assert rendered_placement(render.stdout, role, rendered_runtime) == \
             trainer_placement(trainjob, yaml.safe_load(runtime_text), role)
+
+
+def test_kueues_entry_and_the_manager_lose_nothing_so_strict_makes_them_no_errors(cli, tmp_path):
+    """--strict makes every loss an error, but not the notes: Kueue's entry (the cluster's) and
+    the manager the render writes as mpigen's lose nothing of the pods. (With errors, import
+    prints its errors alone: the render's own differences, its security context, are errors.)"""
+    text, done = _import(cli, tmp_path, "trainjob-kueue-admitted", RUNTIME, "--strict")
+    assert done.returncode == 2 and ": error: " in done.stderr
+    errors = {tuple(map(int, line.split(":")[1:3])) for line in done.stderr.splitlines() if ": error: " in line}
+    assert pos(text, "manager: kueue.x-k8s.io/manager", "manager") not in errors
+    assert pos(text, "manager: example.com/gpu-pool", "manager") not in errors
+    assert pos(text, f"{POD}\n{SELECTOR}\n                          accelerator", "spec") in errors
