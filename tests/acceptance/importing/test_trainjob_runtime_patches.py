@@ -136,6 +136,9 @@ def _entry(manager: str, **jobs: str) -> str:
 ZONE = "{nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: " \
        "[{key: zone, operator: In, values: [a]}]}]}}}"
 ZONE_AFFINITY = yaml.safe_load(ZONE)
+MOUNTED = "{name: node, volumeMounts: [{name: data, mountPath: /data}]}"
+DATA = ("volumes: [{name: data, persistentVolumeClaim: {claimName: data}}], "
+        "containers: [{name: node, volumeMounts: [{name: data, mountPath: /data}]}]")
 AS_NODE = {"launcher-as-node-affinity"}  # the cases imported with the runtime, whose launcher is a node
 # case -> (the entries; the blueprint's fields import gives; the warnings (what the message says,
 #          (needle, sub, after) in the case's text); the refusal (what it says, (needle, sub)) or None)
@@ -164,6 +167,17 @@ ENTRY_CASES = {
             (MANAGER, ("manager: example.com/a", "manager", None)),
             ("renders containers: [{'name': 'node'", ("spec: {serviceAccountName", "spec", None)),
             ("renders containers: [{'name': 'node'", ("spec: {securityContext", "spec", None)),
+        ], None),
+    # A volume and its mount on both jobs are a dataset, and pull secrets of both the blueprint's
+    # (the MPIJob import's rules).
+    "dataset-and-pull-secrets": (
+        _entry("example.com/a", node=f"{{imagePullSecrets: [{{name: regcred}}], {DATA}}}",
+               launcher=f"{{{DATA}, imagePullSecrets: [{{name: regcred}}]}}"),
+        {"datasets": [{"name": "data", "mountPath": "/data", "pvc": "data", "readOnly": False}],
+         "imagePullSecrets": ["regcred"], "placement": None}, [
+            (MANAGER, ("manager: example.com/a", "manager", None)),
+            ("renders securityContext:", (f"{MOUNTED}]}}\n", None, None)),  # the node job's container
+            ("renders securityContext:", (f"{MOUNTED}], image", None, None)),  # the launcher job's
         ], None),
     # A container the blueprint has not is lost, at its line.
     "other-container": (
