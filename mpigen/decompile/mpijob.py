@@ -27,6 +27,7 @@ from mpigen.decompile.job_spec import (SPEC_FIELDS, implementation_of, read_repl
                                        v2beta1_fields)
 from mpigen.decompile.launch_line import host_discovery_at, launch_fields
 from mpigen.decompile.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
+                                         repels_rank_hosts,
                                           service_account, topology)
 from mpigen.decompile.own_objects import written_by_mpigen
 from mpigen.decompile.pod_templates import gpus, read_role
@@ -37,9 +38,12 @@ from mpigen.decompile.volumes import dangling_mounts, datasets, worker_only_volu
 from mpigen.decompile.worker_sshd import worker_command
 from mpigen.errors import warning
 from mpigen.formats.blueprint import API_VERSION, BLUEPRINT_KIND
-from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
+from mpigen.kube.labels import KUEUE_QUEUE_LABEL, LAST_APPLIED, mpigens_own
+from mpigen.kube.data import copy_data
 from mpigen.load.document import Document
 
+# The pod securityContext fields spec.security writes on both pods (mpigen.compile.blueprint).
+POD_SECURITY = {"runAsUser", "runAsGroup", "fsGroup", "runAsNonRoot", "seccompProfile"}
 APIS = (V1ALPHA2, V1, V2BETA1)  # the MPIJob generations `mpigen import` reads
 
 # Metadata the API server writes (kubectl get -o yaml shows it), and kubectl's own record.
@@ -173,7 +177,8 @@ def _metadata(r: Reader) -> dict:
 
 def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
     """Pod fields that blueprint fields express, out of the roles' patches: pull secrets
-    both pods share, and the rank-host anti-affinity mpigen writes for onePodPerNode."""
+    and the pod security context (spec.security's fields alone) both pods share, and (out of
+    the workers' placement) the rank-host anti-affinity mpigen writes for onePodPerNode."""
     pods = [launcher["patch"]["pod"], worker["patch"]["pod"]]
     secrets = [pod.get("imagePullSecrets") for pod in pods]
     if isinstance(secrets[0], list) and secrets[0] and all(s == secrets[0] for s in secrets) \
@@ -181,12 +186,18 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
         out["imagePullSecrets"] = [s["name"] for s in secrets[0]]
         for pod in pods:
             del pod["imagePullSecrets"]
-    pod = worker["patch"]["pod"]
-    anti = (pod.get("affinity") or {}).get("podAntiAffinity")
+    contexts = [pod.get("securityContext") for pod in pods]
+    if isinstance(contexts[0], dict) and contexts[0] and contexts[0] == contexts[1] \
+            and set(contexts[0]) <= POD_SECURITY:
+        out.setdefault("security", {}).update(copy_data(contexts[0]))  # what spec.security writes on both pods
+        for pod in pods:
+            del pod["securityContext"]
+    placed = worker["placement"]
+    anti = (placed.get("affinity") or {}).get("podAntiAffinity")
     terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None
     if not isinstance(terms, list):
         terms = []
-    kept = [t for t in terms if not _repels_rank_hosts(t)]
+    kept = [t for t in terms if not repels_rank_hosts(t)]
     if len(kept) < len(terms):
         out.setdefault("placement", {}).setdefault("worker", {})["onePodPerNode"] = True
         if kept:
@@ -194,19 +205,12 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
         else:
             del anti["requiredDuringSchedulingIgnoredDuringExecution"]
             if not anti:
-                del pod["affinity"]["podAntiAffinity"]
-            if not pod["affinity"]:
-                del pod["affinity"]
+                del placed["affinity"]["podAntiAffinity"]
+            if not placed["affinity"]:
+                del placed["affinity"]
     for role in (launcher, worker):
         for part in [k for k, v in role["patch"].items() if not v]:
             del role["patch"][part]
-
-
-def _repels_rank_hosts(term) -> bool:
-    """Whether an anti-affinity term is the one mpigen writes for onePodPerNode."""
-    selector = term.get("labelSelector") if isinstance(term, dict) else None
-    labels = selector.get("matchLabels") if isinstance(selector, dict) else None
-    return isinstance(labels, dict) and EXCLUSIVE_LABEL in labels
 
 
 def _launch(r: Reader, launcher: dict, argv: list[str], implementation: str, spec: dict,

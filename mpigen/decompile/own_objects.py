@@ -17,11 +17,13 @@ from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.compile.environment import RANK_ENV_VOLUME
 from mpigen.compile.identity import IDENTITY_SUFFIX
 from mpigen.decompile.reader import Reader
-from mpigen.kube.labels import KUEUE_TOPOLOGY_ANNOTATIONS, MANAGED_BY, MULTIKUEUE
+from mpigen.kube.labels import EXCLUSIVE_LABEL, KUEUE_TOPOLOGY_ANNOTATIONS, MANAGED_BY, MULTIKUEUE
+from mpigen.kube.names import is_dns1123_subdomain
 from mpigen.load.document import Document
 
 MANAGER = "mpigen"  # the value of app.kubernetes.io/managed-by on every object mpigen writes
 POD_LOC = ("spec", "mpiReplicaSpecs")
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 
 
 def written_by_mpigen(data: object) -> bool:
@@ -53,8 +55,15 @@ def identity_of(r: Reader, accounts: tuple[Document, ...]) -> dict | None:
 
 def service_account(r: Reader, worker: dict, annotations: dict | None, out: dict) -> None:
     """serviceAccount.annotations, for the identity both roles run as (the launcher's
-    is left out of its patch by the reading of its pod)."""
-    if annotations is None or worker["patch"]["pod"].get("serviceAccountName") != r.identity:
+    is left out of its patch by the reading of its pod); else serviceAccount.name, the
+    account the workers run as (the launcher keeps its own, as a blueprint's does)."""
+    name = worker["patch"]["pod"].get("serviceAccountName")
+    if annotations is None and is_dns1123_subdomain(name):
+        del worker["patch"]["pod"]["serviceAccountName"]
+        out["serviceAccount"] = {"name": name}
+        r.came_from(("serviceAccount", "name"), worker["loc"] + ("spec", "serviceAccountName"))
+        return
+    if annotations is None or name != r.identity:
         return
     del worker["patch"]["pod"]["serviceAccountName"]
     out["serviceAccount"] = {"annotations": annotations}
@@ -133,13 +142,50 @@ def rank_host_launcher(r: Reader, launcher: dict, worker: dict) -> None:
         r.lost(launcher["cloc"] + ("resources", "limits", name), f"the launcher's {name}, which differs from the "
                                                                  "workers' (a launcher that is a worker gets theirs)")
     launcher["gpus"] = {}
-    pods = launcher["patch"]["pod"], worker["patch"]["pod"]
-    if pods[0].get("affinity") is not None and pods[0].get("affinity") == pods[1].get("affinity"):
-        del pods[0]["affinity"]  # the workers' placement (onePodPerNode), which it gets as a worker
+    placed = launcher["placement"]
+    if repels(worker["placement"].get("affinity")) and isinstance(placed.get("affinity"), dict):
+        strip_rank_hosts(placed["affinity"])  # the workers' onePodPerNode, which it gets as a worker
+        if not placed["affinity"]:
+            del placed["affinity"]
     for key, holder in (("volumes", "vloc"), ("mounts", "cloc")):
         same = [item for item in launcher[key] if isinstance(item, dict)
                 and item.get("name") in (SHM_VOLUME, RANK_ENV_VOLUME) and item in worker[key]]
         launcher[key] = [item for item in launcher[key] if not any(item is s for s in same)]
+
+
+def repels_rank_hosts(term) -> bool:
+    """Whether an anti-affinity term is the one mpigen writes for onePodPerNode."""
+    selector = term.get("labelSelector") if isinstance(term, dict) else None
+    labels = selector.get("matchLabels") if isinstance(selector, dict) else None
+    return isinstance(labels, dict) and EXCLUSIVE_LABEL in labels
+
+
+def repels(affinity) -> bool:
+    """Whether an affinity has the anti-affinity term mpigen writes for onePodPerNode."""
+    return any(repels_rank_hosts(t) for t in _required(affinity))
+
+
+def strip_rank_hosts(affinity: dict) -> None:
+    """An affinity less the onePodPerNode term (a rank host's, which a launcher that is a worker
+    gets as a worker; the rest of a launcher's affinity is its own placement), and less what
+    that leaves empty."""
+    terms = _required(affinity)
+    kept = [t for t in terms if not repels_rank_hosts(t)]
+    if len(kept) == len(terms):
+        return
+    anti = affinity["podAntiAffinity"]
+    if kept:
+        anti[REQUIRED] = kept
+        return
+    del anti[REQUIRED]
+    if not anti:
+        del affinity["podAntiAffinity"]
+
+
+def _required(affinity) -> list:
+    anti = affinity.get("podAntiAffinity") if isinstance(affinity, dict) else None
+    terms = anti.get(REQUIRED) if isinstance(anti, dict) else None
+    return terms if isinstance(terms, list) else []
 
 
 def completed(r: Reader, out: dict) -> None:

@@ -19,7 +19,7 @@ from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
 
 # Pod and container fields read into blueprint fields here (or in mpigen.decompile.volumes).
-POD_READ = {"containers", "volumes", "nodeSelector", "tolerations"}
+POD_READ = {"containers", "volumes", "nodeSelector", "tolerations", "affinity"}
 CONTAINER_READ = {"name", "image", "command", "args", "env", "resources", "volumeMounts"}
 # Template metadata the API server writes, which `kubectl get -o yaml` shows: not the user's.
 SERVER_TEMPLATE_METADATA = {"creationTimestamp"}
@@ -122,9 +122,9 @@ def _pod_fields(r, part: dict, pod: dict) -> None:
             r.came_from(("podTemplatePatch", role, "pod", key), loc + (key,))
         else:
             r.lost(loc + (key,), f"the {role} pod's {key}")
-    for key in ("nodeSelector", "tolerations"):
-        if pod.get(key):
-            part["placement"][key] = pod[key]
+    for key in ("nodeSelector", "tolerations", "affinity"):
+        if pod.get(key) and (key != "affinity" or _typed(r, loc + (key,), pod[key])):
+            part["placement"][key] = copy_data(pod[key])
             r.came_from(("placement", role, key), loc + (key,))
 
 

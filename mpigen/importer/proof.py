@@ -25,6 +25,7 @@ from mpigen.validate.document import validate_document
 
 # What a cluster writes into an object (kubectl get -o yaml): not the user's.
 IGNORED = {("status",), *(("metadata", key) for key in SERVER_METADATA)}
+LIST_MAP_KEYS = {"runtimePatches": "manager"}
 
 
 def rendered(target: str, blueprint: dict, r: Reader, options: Options | None = None) -> list[dict] | None:
@@ -76,7 +77,7 @@ def _mappings(r: Reader, given: dict, made: dict, reported: set, loc: Loc) -> No
 
 
 def _lists(r: Reader, given: list, made: list, reported: set, loc: Loc) -> None:
-    names = [_name(item) for item in given], [_name(item) for item in made]
+    names = [_name(item, loc) for item in given], [_name(item, loc) for item in made]
     if all(n is not None for n in names[0] + names[1]) and len(set(names[0])) == len(names[0]):
         by_name = dict(zip(names[1], made))
         for index, item in enumerate(given):
@@ -121,8 +122,11 @@ def _default(loc: Loc, key, value) -> bool:
     return key in ("labels", "annotations") and isinstance(value, dict) and all(_ours(loc + (key,), k) for k in value)
 
 
-def _name(item):
-    return item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else None
+def _name(item, loc: Loc):
+    """An item's key in its list: its name, or in a list-map of another key (a TrainJob's
+    runtimePatches, by manager: Trainer v2.3.0 trainjob_types.go, listMapKey=manager) that key's value."""
+    key = LIST_MAP_KEYS.get(loc[-1] if loc else None, "name")
+    return item.get(key) if isinstance(item, dict) and isinstance(item.get(key), str) else None
 
 
 def _same(given, made) -> bool:

@@ -6,7 +6,8 @@ v2beta1 MPIJob they amount to (mpigen.render.trainjob.mpijob_view), by the MPIJo
 decompiler (mpigen.decompile.mpijob); then the blueprint takes what only a TrainJob says: the runtime (none
 when mpigen wrote it from a blueprint, else spec.runtime naming it), the launcher as a node
 (runLauncherAsNode), Kueue's priority class and MultiKueue (managedBy), the runtime's gang
-scheduling and the workers' SSH port. Last, what is to be proved (a Proof,
+scheduling and the workers' SSH port. Its runtimePatches are merged into the view's pods
+(mpigen.render.trainjob.patches_view); what the import says of whole entries is _patch_notes'. Last, what is to be proved (a Proof,
 mpigen.decompile.port): `mpigen import` renders the blueprint with the trainjob target and
 compares it with the TrainJob and runtime given, each value it does not give back reported at
 its line.
@@ -31,8 +32,9 @@ from mpigen.load.document import Document, value_at
 from mpigen.render.trainjob.ml_policy import not_mpi
 from mpigen.render.trainjob.mpijob_view import (DEFAULT_RUNTIME_KIND, NAMED_HOSTFILE, RUNTIME_KINDS, TRAINER_API,
                                                 build_view, is_runtime, written_by_mpigen)
-from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, TRAINER_GROUP,
-                                          TRAINJOB_CONTROLLER)
+from mpigen.render.trainjob.names import (DEFAULT_SUSPEND, FRAMEWORK_LABEL, IMPLEMENTATION_ANNOTATION, PATCH_MANAGER,
+                                          TRAINER_GROUP, TRAINJOB_CONTROLLER)
+from mpigen.render.trainjob.patches_view import is_kueues
 from mpigen.render.trainjob.versions import written_for
 
 TRAINER = ("spec", "trainer")
@@ -70,6 +72,9 @@ RUNTIME_SHAPE = {("metadata",): dict, ("metadata", "labels"): dict, ("metadata",
 TYPE_WORDS = {dict: "a mapping", list: "a list", str: "a string", int: "a whole number", bool: "true or false"}
 HASHED_NAME = re.compile(r"mpigen-[0-9a-f]{10}")  # a shared ClusterTrainingRuntime named by its content
 DEFAULT_SSH_PORT = 2222
+KUEUES_ENTRY = ("Kueue's entry (kueue.x-k8s.io/manager): the nodeSelector, tolerations and scheduling gates of the "
+                "flavor Kueue admitted the job to, the cluster's state, not the job's; the imported blueprint leaves "
+                "it out, and Kueue writes it again when it admits the job (with spec.scheduling.queue)")
 VOLCANO_QUEUE = "scheduling.volcano.sh/queue-name"
 # Frameworks whose launch lines are the same, by the one the MPIJob decompiler picks.
 SAME_LINE = {"pytorch": ("pytorch", "deepspeed"), "horovod": ("horovod", "tensorflow", "mxnet")}
@@ -120,6 +125,11 @@ def import_job(doc: Document, runtime: Document | None, strict: bool, given: Giv
                           "the TrainJob says")
         r.problems.append(unnamed)
     view = build_view(doc, runtime)
+    for loc, why in view.refused:
+        r.refuse(loc, why)
+    if r.refused:
+        return Imported({}, r.problems)
+    patch_notes, left_out = _patch_notes(r, written_by_mpigen(runtime))  # nothing under those left out is compared
     vdoc = view.document(doc)
     imported = import_document(vdoc, False, ViewReader(vdoc, False, V2BETA1, view), given)
     r.problems += imported.diagnostics
@@ -137,8 +147,8 @@ def import_job(doc: Document, runtime: Document | None, strict: bool, given: Giv
         [(runtime_reader, runtime_reader.doc.data)] if runtime_reader is not None else [])
     # proved by the command; --strict makes every loss an error once all are reported (the runtime left out
     # loses nothing)
-    proof = Proof(documents, frozenset(d.mark for d in imported.diagnostics), _options(runtime_reader),
-                  notes=(unnamed,) if unnamed is not None else ())
+    proof = Proof(documents, frozenset(d.mark for d in imported.diagnostics + left_out), _options(runtime_reader),
+                  notes=tuple(patch_notes) + ((unnamed,) if unnamed is not None else ()))
     return Imported(blueprint, [d for reader, _ in documents for d in reader.problems], proof)
 
 
@@ -200,6 +210,7 @@ def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
     if isinstance(ref, dict):
         ref.setdefault("apiGroup", TRAINER_GROUP)
         ref.setdefault("kind", DEFAULT_RUNTIME_KIND)
+    _as_rendered(spec_data, written_by_mpigen(runtime))
     spec_data.setdefault("managedBy", TRAINJOB_CONTROLLER)  # the CRD's defaults, which mpigen writes out
     if KUEUE_QUEUE_LABEL not in (doc.get(("metadata", "labels")) or {}):  # (under a queue, suspend is Kueue's)
         spec_data.setdefault("suspend", DEFAULT_SUSPEND)
@@ -213,6 +224,74 @@ def _defaulted(doc: Document, runtime: Document | None, spec: dict) -> dict:
             and isinstance(trainer, dict) and NAMED_HOSTFILE not in (trainer.get("env") or []):
         trainer["env"] = [*(trainer.get("env") or []), dict(NAMED_HOSTFILE)]
     return data
+
+
+def _patch_notes(r: KindReader, ours: bool) -> tuple[list, list]:
+    """What the import says of the runtimePatches it reads (mpigen.render.trainjob.patches_view), beside
+    what the MPIJob decompiler says of their fields: Kueue's entry left out (a note: the cluster's);
+    on a runtime of the cluster's, the entry the blueprint's render writes as mpigen's own (a note:
+    the pods get the same fields), and each further entry merged into it (a warning: one entry
+    where the TrainJob has several); on a runtime mpigen wrote, each entry's fields written into
+    that runtime (a note). (the notes, what is said of whole entries: the proof compares nothing
+    under them)"""
+    patches = r.get(("spec", "runtimePatches")) or []
+    left_out = []
+    for index in [i for i, patch in enumerate(patches) if is_kueues(patch)]:
+        left_out.append(_note(r, ("spec", "runtimePatches", index), KUEUES_ENTRY))
+    notes, (first, later) = list(left_out), _foreign(patches, ours)
+    if first is not None:
+        notes.append(_note(r, ("spec", "runtimePatches", first, "manager"),
+                           f"{patches[first]['manager']!r}: the imported blueprint's render writes this entry's "
+                           f"fields as mpigen's own entry (manager {PATCH_MANAGER}), which gives the pods the same "
+                           "fields"))
+    for index in later if ours else ():
+        left_out.append(_note(r, ("spec", "runtimePatches", index), f"an entry of manager "
+                              f"{patches[index].get('manager')!r} on the runtime mpigen wrote: the imported "
+                              "blueprint's render writes its fields into that runtime's pods, as the Trainer merges "
+                              "them there"))
+    for index in later if not ours else ():
+        r.differs(("spec", "runtimePatches", index), f"a further entry (manager {patches[index].get('manager')!r}): "
+                  f"the imported blueprint renders one entry (manager {PATCH_MANAGER}), its fields and this entry's "
+                  "merged as the Trainer merges them")
+        left_out.append(r.problems[-1])
+    return notes, left_out
+
+
+def _note(r: KindReader, loc: tuple, message: str):
+    """A warning that loses nothing (--strict lets it be), at loc."""
+    note = warning(r.doc.key_mark(loc), f"{r.name(loc)}: {message}")
+    r.problems.append(note)
+    return note
+
+
+def _foreign(patches: list, ours: bool) -> tuple[int | None, list[int]]:
+    """The entries of other managers than mpigen's and Kueue's: the one whose manager the render
+    writes as mpigen's (the first, when mpigen's own is not there and the runtime is the
+    cluster's), and the others."""
+    foreign = [i for i, p in enumerate(patches) if isinstance(p, dict) and not is_kueues(p)
+               and p.get("manager") != PATCH_MANAGER]
+    if foreign and not ours and not any(isinstance(p, dict) and p.get("manager") == PATCH_MANAGER for p in patches):
+        return foreign[0], foreign[1:]
+    return None, foreign
+
+
+def _as_rendered(spec: dict, ours: bool) -> None:
+    """The runtimePatches as the render is compared with them: without the time the Trainer's
+    webhook stamps on each entry, and the entry written as mpigen's own under its manager; none
+    on a runtime mpigen wrote, whose render writes every entry's fields into the runtime (each
+    entry noted, _patch_notes)."""
+    patches = spec.get("runtimePatches")
+    if not isinstance(patches, list):
+        return
+    if ours and all(isinstance(p, dict) and p.get("manager") != PATCH_MANAGER for p in patches):
+        del spec["runtimePatches"]
+        return
+    for patch in patches:
+        if isinstance(patch, dict):
+            patch.pop("time", None)
+    first, _ = _foreign(patches, ours)
+    if first is not None:
+        patches[first]["manager"] = PATCH_MANAGER
 
 
 def _trainer_fields(doc: Document, runtime: Document | None, view, spec: dict, metadata: dict) -> None:

@@ -12,12 +12,11 @@ change mpigen makes."""
 from __future__ import annotations
 
 from mpigen.kube.values import ABSENT, by_name, equal, get, mapping
-from mpigen.render.trainjob.names import DEFAULT_NAMED_KIND, TRAINER_GROUP, TRAINJOB_CONTROLLER
+from mpigen.render.trainjob.names import DEFAULT_NAMED_KIND, KUEUE_PATCH_MANAGER, TRAINER_GROUP, TRAINJOB_CONTROLLER
 
 IMMUTABLE = ("runtimeRef", "initializer", "trainer", "activeDeadlineSeconds", "managedBy")
 DEFAULTS = {"managedBy": TRAINJOB_CONTROLLER}
 RUNTIME_REF_DEFAULTS = {"apiGroup": TRAINER_GROUP, "kind": DEFAULT_NAMED_KIND}
-KUEUE_PATCH_MANAGER = "kueue.x-k8s.io/manager"
 PATCH_IMMUTABLE_POD_FIELDS = ("serviceAccountName", "volumes", "initContainers", "containers", "imagePullSecrets",
                               "securityContext", "terminationGracePeriodSeconds")
 

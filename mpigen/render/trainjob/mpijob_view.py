@@ -11,17 +11,19 @@ the blueprint writes it again.
 
 Only a runtime mpigen wrote (label app.kubernetes.io/managed-by: mpigen) is read for its pods:
 another runtime is the cluster's, which the blueprint names (spec.runtime) and does not copy;
-of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsNode).
+of it only the sizes are read (mlPolicy numNodes, numProcPerNode, runLauncherAsNode). On either,
+the TrainJob's runtimePatches give the pods their fields (mpigen.render.trainjob.patches_view).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mpigen.compile.blueprint import SHM_VOLUME
 from mpigen.compile.environment import RANK_ENV_VOLUME, RENDEZVOUS_ENV
 from mpigen.compile.launcher_env import NVIDIA_ENV, OPENMPI5_AGENT, SSH_ENV
 from mpigen.compile.mpijob import HYDRA, V2BETA1
+from mpigen.decompile.own_objects import repels, strip_rank_hosts
 from mpigen.decompile.view import View, keep, named, without
 from mpigen.kube.accelerators import is_accelerator
 from mpigen.kube.data import copy_data
@@ -31,8 +33,9 @@ from mpigen.render.parts.failure_policy import read_policy
 from mpigen.render.parts.replicated import SSH_PORT_NAME
 from mpigen.render.trainjob import hydra
 from mpigen.render.trainjob.names import (IMPLEMENTATION_ANNOTATION, LAUNCHER_JOB, NODE_CONTAINER, NODE_JOB,
-                                          PATCH_MANAGER, RUNTIME_KINDS, SSHD_SCRIPT, SSH_SETUP_CONTAINER, SSH_VOLUME,
+                                          RUNTIME_KINDS, SSHD_SCRIPT, SSH_SETUP_CONTAINER, SSH_VOLUME,
                                           TRAINER_API)
+from mpigen.render.trainjob.patches_view import read_patches
 
 DEFAULT_RUNTIME_KIND = "ClusterTrainingRuntime"  # runtimeRef.kind's default (the TrainJob CRD)
 JOB_TEMPLATE = ("template", "spec", "template")  # a replicated job's pod template, from the job
@@ -43,7 +46,6 @@ ADDED_LAUNCHER_ENV = {OPENMPI4_AGENT, OPENMPI5_AGENT, *NVIDIA_ENV,
                       *(name for names in SSH_ENV.values() for name, _ in names)}
 NAMED_HOSTFILE = {"name": "PRTE_MCA_prte_default_hostfile", "value": "/etc/mpi/hostfile"}
 IMPLEMENTATIONS = {"OpenMPI": "OpenMPI", "IntelMPI": "Intel", "MPICH": "MPICH"}  # blueprint -> v2beta1's
-ROLES = {NODE_JOB: "Worker", LAUNCHER_JOB: "Launcher"}  # a runtime's replicated jobs, as an MPIJob's replicas
 
 
 @dataclass
@@ -54,6 +56,7 @@ class TrainJobView(View):
     runAsWorker: bool = False  # what the TrainJob says beside the MPIJob: the launcher is a node
     ssh_port: int | None = None  # the workers' sshd port, in a runtime mpigen wrote
     guessed: str | None = None  # the MPI implementation, where the TrainJob does not tell MPICH from Intel MPI
+    refused: list = field(default_factory=list)  # (path in the TrainJob, why) of what the Trainer refuses
 
 
 def is_runtime(data) -> bool:
@@ -98,8 +101,7 @@ def build_view(trainjob: Document, runtime: Document | None) -> TrainJobView:
         else:
             loc = ("spec", "template", "spec", "replicatedJobs", index) + JOB_TEMPLATE
             _pod(view, base + ("template",), runtime, loc, role)
-    if not ours:
-        _patches(view, trainjob)
+    view.refused = read_patches(view, trainjob, ours)
     if view.runAsWorker or not ours:
         _launcher_as_rank_host(view, node=view.runAsWorker)
     _trainer(view, trainjob, runtime, ours)
@@ -117,7 +119,7 @@ def _launcher_as_rank_host(view: View, node: bool) -> None:
     """What a launcher gets from the workers, which rendering gives it again: their
     /dev/shm and rank environment script (on a runtime of the cluster's, whose patches
     give the launcher the ranks' volumes, or when it is a node), and as a node their
-    accelerators and placement."""
+    accelerators and onePodPerNode (any other placement of the launcher is its own)."""
     pod = value_at(view.data, ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec"))
     worker = value_at(view.data, ("spec", "mpiReplicaSpecs", "Worker", "template", "spec"))
     container = main_container(view, "Launcher")
@@ -127,8 +129,10 @@ def _launcher_as_rank_host(view: View, node: bool) -> None:
     if node and isinstance(limits, dict):
         for name in [n for n in limits if is_accelerator(n)]:
             del limits[name]
-    if node and pod.get("affinity") is not None and pod.get("affinity") == worker.get("affinity"):
-        del pod["affinity"]  # the workers' placement (onePodPerNode), which the launcher gets as a node
+    if node and repels(worker.get("affinity")) and isinstance(pod.get("affinity"), dict):
+        strip_rank_hosts(pod["affinity"])  # the workers' onePodPerNode, which the launcher gets as a node
+        if not pod["affinity"]:
+            del pod["affinity"]
     volumes = [pod.get("volumes"), worker.get("volumes")]
     if not all(isinstance(v, list) for v in volumes):
         return
@@ -185,50 +189,6 @@ def _worker_sshd(view: View, container: dict) -> None:
     probe = container.get("readinessProbe")
     if view.ssh_port is not None and value_at(probe, ("tcpSocket", "port")) == view.ssh_port:
         del container["readinessProbe"]
-
-
-def _patches(view: View, trainjob: Document) -> None:
-    """The runtimePatches mpigen writes for a runtime it did not write (manager
-    mpigen.dev/blueprint): the pods' fields, on the view's pods."""
-    for index, patch in enumerate(trainjob.get(("spec", "runtimePatches"), []) or []):
-        if not isinstance(patch, dict) or patch.get("manager") != PATCH_MANAGER:
-            continue
-        jobs_loc = ("spec", "runtimePatches", index, "trainingRuntimeSpec", "template", "spec", "replicatedJobs")
-        for j, job in enumerate(trainjob.get(jobs_loc, []) or []):
-            role = next((ROLES[name] for name in ROLES if named(job, (name,))), None)
-            template = trainjob.get(jobs_loc + (j, "template", "spec", "template"))
-            if role is None or not isinstance(template, dict):
-                continue
-            origin = jobs_loc + (j, "template", "spec", "template")
-            base = ("spec", "mpiReplicaSpecs", role, "template")
-            for key, value in (template.get("metadata") or {}).items():
-                view.put(base + ("metadata", key), copy_data(value), trainjob, origin + ("metadata", key))
-            spec = template.get("spec") or {}
-            for key, value in spec.items():
-                if key != "containers" and not _hydra_folder_alone(key, value):
-                    view.put(base + ("spec", key), _not_hydras(key, value), trainjob, origin + ("spec", key))
-            for c, container in enumerate(spec.get("containers") or []):
-                if isinstance(container, dict) and container.get("name") == NODE_CONTAINER:
-                    for key, value in container.items():
-                        if key != "name" and not _hydra_folder_alone(key, value):
-                            view.put(base + ("spec", "containers", 0, key), _not_hydras(key, value), trainjob,
-                                     origin + ("spec", "containers", c, key))
-
-
-def _is_hydra_folder(key: str, item) -> bool:
-    """A volume or mount of the folder mpigen adds for Hydra's hostfile (mpigen.render.trainjob.hydra)."""
-    return key in ("volumes", "volumeMounts") and isinstance(item, dict) and item.get("name") == hydra.VOLUME
-
-
-def _hydra_folder_alone(key: str, value) -> bool:
-    return isinstance(value, list) and bool(value) and all(_is_hydra_folder(key, item) for item in value)
-
-
-def _not_hydras(key: str, value):
-    """A patch's value without the folder mpigen adds for Hydra's hostfile, which rendering writes again."""
-    if isinstance(value, list):
-        return [copy_data(item) for item in value if not _is_hydra_folder(key, item)]
-    return copy_data(value)
 
 
 def _trainer(view: View, trainjob: Document, runtime: Document | None, ours: bool) -> None:

@@ -23,6 +23,7 @@ ANCESTOR_TRAINER = "trainer"
 FRAMEWORK_LABEL = "trainer.kubeflow.org/framework"
 IMPLEMENTATION_ANNOTATION = "mpigen.dev/mpi-implementation"
 PATCH_MANAGER = "mpigen.dev/blueprint"  # the runtimePatches entry of a TrainJob on a named runtime
+KUEUE_PATCH_MANAGER = "kueue.x-k8s.io/manager"  # the entry Kueue writes on admission
 # The TrainJob CRD's defaults (v2.3.0 manifests/base/crds/trainer.kubeflow.org_trainjobs.yaml), written out.
 TRAINJOB_CONTROLLER = "trainer.kubeflow.org/trainjob-controller"  # spec.managedBy
 DEFAULT_SUSPEND = False  # spec.suspend

@@ -97,11 +97,12 @@ spec:
 
 
 def test_pod_and_container_fields_go_to_the_pod_template_patch(tmp_path):
-    """The escape hatch: nothing a blueprint can carry is lost, and rendering puts it back."""
+    """The escape hatch: nothing a blueprint can carry is lost, and rendering puts it back; the
+    workers' account is the blueprint's own field for it (serviceAccount.name: the workers run as it)."""
     done = imported(tmp_path, LOSSY)
     spec = yaml.safe_load(done.stdout)["spec"]
-    assert spec["podTemplatePatch"] == {"worker": {"pod": {"serviceAccountName": "trainer"},
-                                                   "container": {"securityContext": {"runAsGroup": 1000}}}}
+    assert spec["podTemplatePatch"] == {"worker": {"container": {"securityContext": {"runAsGroup": 1000}}}}
+    assert spec["serviceAccount"] == {"name": "trainer"}
     (tmp_path / "bp.yaml").write_bytes(done.stdout)
     for args in ([], ["--target", "mpijob"]):
         objects = [o for o in yaml.safe_load_all(render(tmp_path / "bp.yaml", *args, cwd=tmp_path)) if o]
