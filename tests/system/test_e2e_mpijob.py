@@ -18,9 +18,11 @@ needs: skipped with the reason elsewhere, but never under CI.
 
 from __future__ import annotations
 
+import base64
 import re
 import secrets
 import shutil
+import subprocess
 
 import pytest
 import yaml
@@ -28,6 +30,7 @@ import yaml
 from tests.support.command_line import run_mpigen
 from tests.support.e2e.harness import MPICH, assert_left_nothing, image_env, missing, missing_for_ssh, require
 from tests.support.e2e.image import launch_helpers
+from tests.support.e2e.mpi_operator import expand
 from tests.support.paths import ROOT
 
 FIXTURES = ROOT / "tests" / "support" / "fixtures" / "mpi-operator-v2beta1"
@@ -192,3 +195,22 @@ def test_the_launcher_as_a_worker_runs_ranks_too(tmp_path, mpijob_for, example):
     out = launched(cluster)
     hosts = sorted(host for _, host in RANK.findall(out))
     assert hosts == sorted([cluster.launcher().hostname, *(p.hostname for p in cluster.workers())]), out
+
+
+def test_the_secret_is_an_ecdsa_p521_key_and_its_authorized_keys_line(tmp_path):
+    """newSSHAuthSecret: ssh-keygen reads the private key back as ECDSA 521 bits, whose public
+    half is the ssh-publickey line."""
+    require(missing_for_ssh(), "the operator's key read by ssh-keygen")
+    job = {"apiVersion": "kubeflow.org/v2beta1", "kind": "MPIJob", "metadata": {"name": "k", "namespace": "default"},
+           "spec": {"mpiReplicaSpecs": {"Launcher": {"template": {"spec": {"containers": [{}]}}}}}}
+    secret = expand(job).secret
+    assert (secret["type"], secret["metadata"]["name"]) == ("kubernetes.io/ssh-auth", "k-ssh")
+    private = base64.b64decode(secret["data"]["ssh-privatekey"])
+    assert private.startswith(b"-----BEGIN EC PRIVATE KEY-----\n")
+    (tmp_path / "key").write_bytes(private)
+    (tmp_path / "key").chmod(0o600)
+    public = subprocess.run(["ssh-keygen", "-y", "-f", str(tmp_path / "key")], capture_output=True, text=True,
+                            check=True).stdout
+    line = base64.b64decode(secret["data"]["ssh-publickey"]).decode()
+    assert line.startswith("ecdsa-sha2-nistp521 ") and line.endswith("\n")
+    assert line.split()[:2] == public.split()[:2]

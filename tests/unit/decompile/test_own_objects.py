@@ -36,9 +36,9 @@ def test_the_identity_mpigen_made_is_read_from_its_serviceaccount_when_given():
     assert reported == []
     assert spec["serviceAccount"] == {"annotations": {"eks.amazonaws.com/role-arn": "arn:aws:iam::1:role/x"}}
     assert "podTemplatePatch" not in spec
-    text = job(ACCOUNT="train-identity")  # its ServiceAccount not given: the launcher's account is reported
-    spec, reported = imported(text)
-    assert spec["podTemplatePatch"]["worker"]["pod"] == {"serviceAccountName": "train-identity"}
+    text = job(ACCOUNT="train-identity")  # its ServiceAccount not given: the workers run as it (serviceAccount.name),
+    spec, reported = imported(text)      # the launcher's account is reported
+    assert (spec["serviceAccount"], "podTemplatePatch" in spec) == ({"name": "train-identity"}, False)
     assert [where for _, where, _ in reported] == [pos(text, "serviceAccountName: train-identity\n          containers:\n          - name: mpi-launcher",
                                                     "serviceAccountName")]
 

@@ -8,12 +8,9 @@ left out, as the tests ignore them (ignoreReferences)."""
 
 from __future__ import annotations
 
-import base64
-import subprocess
-
 import pytest
 
-from tests.support.e2e.mpi_operator import (discover_hosts, expand, hostfile, new_launcher_job, new_worker,
+from tests.support.e2e.mpi_operator import (discover_hosts, hostfile, new_launcher_job, new_worker,
                                             spec_of)
 
 SSH_ITEMS = [{"key": "ssh-privatekey", "path": "id_rsa"}, {"key": "ssh-publickey", "path": "id_rsa.pub"},
@@ -149,20 +146,3 @@ def test_update_discover_hosts(as_worker, running, expected):
     job = mpijob("test-job", "default", mpiImplementation="OpenMPI", runLauncherAsWorker=as_worker,
                  mpiReplicaSpecs={"Launcher": {"template": {"spec": {"containers": [{}]}}}})
     assert discover_hosts("test-job", "default", spec_of(job), running) == expected
-
-
-def test_the_secret_is_an_ecdsa_p521_key_and_its_authorized_keys_line(tmp_path):
-    """newSSHAuthSecret: ssh-keygen reads the private key back as ECDSA 521 bits, whose public
-    half is the ssh-publickey line."""
-    job = mpijob("k", "default", mpiReplicaSpecs={"Launcher": {"template": {"spec": {"containers": [{}]}}}})
-    secret = expand(job).secret
-    assert (secret["type"], secret["metadata"]["name"]) == ("kubernetes.io/ssh-auth", "k-ssh")
-    private = base64.b64decode(secret["data"]["ssh-privatekey"])
-    assert private.startswith(b"-----BEGIN EC PRIVATE KEY-----\n")
-    (tmp_path / "key").write_bytes(private)
-    (tmp_path / "key").chmod(0o600)
-    public = subprocess.run(["ssh-keygen", "-y", "-f", str(tmp_path / "key")], capture_output=True, text=True,
-                            check=True).stdout
-    line = base64.b64decode(secret["data"]["ssh-publickey"]).decode()
-    assert line.startswith("ecdsa-sha2-nistp521 ") and line.endswith("\n")
-    assert line.split()[:2] == public.split()[:2]
