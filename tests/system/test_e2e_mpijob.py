@@ -20,20 +20,17 @@ from __future__ import annotations
 
 import base64
 import re
-import secrets
-import shutil
 import subprocess
 
 import pytest
 import yaml
 
 from tests.support.command_line import run_mpigen
-from tests.support.e2e.harness import MPICH, assert_left_nothing, image_env, missing, missing_for_ssh, require
+from tests.support.e2e.harness import (MPICH, assert_left_nothing, image_env, imported_example, missing, missing_for_ssh,
+                                       require)
 from tests.support.e2e.image import launch_helpers
 from tests.support.e2e.mpi_operator import expand
-from tests.support.paths import ROOT
 
-FIXTURES = ROOT / "tests" / "support" / "fixtures" / "mpi-operator-v2beta1"
 EXAMPLES = {"pi.yaml": "OpenMPI", "pi-mpich.yaml": "MPICH", "pi-intel.yaml": "Intel",
             "tensorflow-benchmarks.yaml": "OpenMPI", "tensorflow-mnist.yaml": "OpenMPI"}
 MPI_OF = {"OpenMPI": "OpenMPI", "MPICH": "MPICH", "Intel": "MPICH"}  # whose MPI the image's model runs
@@ -67,17 +64,9 @@ def mpijob_for(tmp_path, machine):
 
 
 def imported(tmp_path, example: str, **blueprint_changes) -> dict:
-    """The example imported (exit 0; its warnings are tests/acceptance/importing's), under a
-    unique name (the pods' network namespaces are named after them), then rendered with
+    """The example imported (harness.imported_example), then rendered with
     `--target mpijob --mpijob-api kubeflow.org/v2beta1`: the MPIJob."""
-    shutil.copy(FIXTURES / example, tmp_path)
-    done = run_mpigen("import", example, "--stdout", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr.decode()
-    blueprint = yaml.safe_load(done.stdout)
-    blueprint["metadata"]["name"] = f"{blueprint['metadata']['name']}-{secrets.token_hex(3)}"
-    for key, value in blueprint_changes.items():
-        blueprint["spec"][key] = value
-    (tmp_path / "blueprint.yaml").write_text(yaml.safe_dump(blueprint))
+    imported_example(tmp_path, example, **blueprint_changes)
     done = run_mpigen("render", "blueprint.yaml", "--target", "mpijob", "--mpijob-api", "kubeflow.org/v2beta1",
                       "--stdout", cwd=tmp_path)
     assert done.returncode == 0, done.stderr.decode()

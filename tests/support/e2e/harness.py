@@ -1,6 +1,7 @@
 """What the end-to-end test modules share: whether this machine can build the pretend cluster
 (skipped with the reason elsewhere, but a failure under CI=true, which must run them), the
-tensorflow-mnist example rendered by the CLI under a unique name, the launcher's rendered command
+tensorflow-mnist example rendered by the CLI under a unique name, an MPI Operator example
+imported by the CLI under a unique name, the launcher's rendered command
 with only the program replaced by allreduce.py, the image env of each MPI, and the check that
 a closed cluster left nothing behind."""
 
@@ -21,10 +22,11 @@ import yaml
 from tests.support.command_line import run_mpigen
 from tests.support.e2e.image import MPICH, PROGRAM, VENV_BIN, pod_image
 from tests.support.e2e.network import ADD_NETNS
-from tests.support.paths import BLUEPRINTS
+from tests.support.paths import BLUEPRINTS, ROOT
 
 SSHD = Path("/usr/sbin/sshd")
 NON_ROOT = 1000  # the image's user in the non-root runs
+OPERATOR_EXAMPLES = ROOT / "tests" / "support" / "fixtures" / "mpi-operator-v2beta1"  # kubeflow/mpi-operator@caa3c47
 
 
 def missing() -> str | None:
@@ -86,6 +88,20 @@ def render(tmp_path: Path, workers: int, slots: int, mpi: str = "OpenMPI", targe
     done = run_mpigen("render", str(source), *(["--target", target] if target else []), *options, "-o", str(out))
     assert done.returncode == 0, done.stderr.decode()
     return blueprint, rendered_objects(out), out
+
+
+def imported_example(tmp_path: Path, example: str, **blueprint_changes) -> dict:
+    """The MPI Operator's example (OPERATOR_EXAMPLES) imported by the CLI (exit 0; its warnings
+    are tests/acceptance/importing's) under a unique name (the pods' network namespaces are named
+    after them), with the test's changes to its spec, written to tmp_path/blueprint.yaml."""
+    shutil.copy(OPERATOR_EXAMPLES / example, tmp_path)
+    done = run_mpigen("import", example, "--stdout", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    blueprint = yaml.safe_load(done.stdout)
+    blueprint["metadata"]["name"] = f"{blueprint['metadata']['name']}-{secrets.token_hex(3)}"
+    blueprint["spec"].update(blueprint_changes)
+    (tmp_path / "blueprint.yaml").write_text(yaml.safe_dump(blueprint))
+    return blueprint
 
 
 def rendered_objects(out: Path) -> list[dict]:

@@ -6,7 +6,7 @@ reads it), the Secret `<job>-ssh` (in the API server's store, so the pods' ssh-a
 read it), the worker pods and the launcher Job, in syncHandler's order; then
 
 - each worker pod starts (the JobSet cluster's pods: jobset_cluster.py, with the example's
-  image, operator_images.py) and runs its container, the operator's `/usr/sbin/sshd -De` when
+  image: example_pods.py, operator_images.py) and runs its container, the operator's `/usr/sbin/sshd -De` when
   the MPIJob gives none;
 - the launcher Job's pod is created at once (launcherCreationPolicy AtStartup) or only once every
   worker is Ready (WaitForWorkersReady: syncHandler counts the workers whose Ready condition is
@@ -31,13 +31,13 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
-from tests.support.e2e.filesystem import rootfs
-from tests.support.e2e.image import command_of, model_image
-from tests.support.e2e.jobset_cluster import JobSetCluster, NotReady
+from tests.support.e2e.example_pods import ExampleJobSetCluster
+from tests.support.e2e.image import command_of
+from tests.support.e2e.jobset_cluster import NotReady
 from tests.support.e2e.jobset_pods import dns_lines, pod_suffix
 from tests.support.e2e.mpi_operator import DISCOVER_HOSTS, Made, discover_hosts, expand, spec_of
 from tests.support.e2e.network import add_bridge
-from tests.support.e2e.operator_images import intel_mpirun, model_example_image, write_late
+from tests.support.e2e.operator_images import intel_mpirun
 from tests.support.e2e.pods import SUBNET, Pod, find
 from tests.support.e2e.readiness import wait_ready
 
@@ -45,8 +45,7 @@ __all__ = ["MPIJobCluster", "NotReady"]
 
 
 @dataclass
-class MPIJobCluster(JobSetCluster):
-    program: str = ""  # allreduce.py's arguments, for the Horovod examples' programs (operator_images.py)
+class MPIJobCluster(ExampleJobSetCluster):
     made: Made | None = None
     created: list[str] = field(default_factory=list)  # what the controller created, in order (kind/name)
 
@@ -113,13 +112,6 @@ class MPIJobCluster(JobSetCluster):
         for pod in every:
             pod.dns = dns_lines(pod, every)
         return {"worker": workers, "launcher": [launcher]}
-
-    def _create_pod(self, pod: Pod) -> None:
-        model_image(pod, self.helpers)
-        late = model_example_image(pod, self.program)
-        self.pods[pod.name] = pod
-        self._start_pod(pod, len(self.pods))
-        write_late(rootfs(pod), late)
 
     def run_launcher_job(self, timeout: float = 90, attempts: int | None = None,
                          backoff: float = 1) -> list[subprocess.CompletedProcess]:
