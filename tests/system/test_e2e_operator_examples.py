@@ -1,0 +1,105 @@
+"""Proof that the MPI Operator's pi examples, imported once, run on the jobset and trainjob
+targets too (test_e2e_mpijob.py runs them on mpijob): each of
+tests/support/fixtures/mpi-operator-v2beta1/pi.yaml (Open MPI) and pi-mpich.yaml (MPICH), both
+of whose roles run as uid 1000 and whose workers start `sshd -De -f /home/mpiuser/.sshd_config`,
+imported by `mpigen import`, rendered with `--target jobset` and `--target trainjob`, and run in
+the pretend JobSet cluster (jobset_cluster.py) and the pretend Trainer (trainjob_cluster.py,
+tests/support/e2e/trainer) with the examples' images (example_pods.py, operator_images.py:
+mpiuser uid 1000, pi.cc compiled with the image's mpic++).
+
+Those targets run mpigen's own sshd (docs/ssh.md "Non-root sshd on each target"), whose key
+the kubelet mounts root's and group-readable: so render refuses the imported blueprint, whose
+MPIJob sets no fsGroup (the operator mounts its key readable by every user), until the user
+makes the edit docs/migrate.md section 6 gives, `spec.security.fsGroup: 1000`; and it warns
+that the imported spec.ssh.sshdConfig is the mpijob target's. Then every worker's sshd is Ready
+and runs as uid 1000, and the launcher's rendered mpirun, unchanged, runs pi on every worker,
+which prints its estimate; exit 0.
+
+Needs what test_e2e_jobset.py needs: skipped with the reason elsewhere, but never under CI.
+Modelled rather than real: as in test_e2e_jobset.py and test_e2e_mpijob.py.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.support.command_line import run_mpigen
+from tests.support.e2e.harness import (MPICH, NON_ROOT, assert_left_nothing, image_env, imported_example, missing,
+                                       missing_for_ssh, rendered_objects, require)
+from tests.support.e2e.image import command_of, launch_helpers
+from tests.support.e2e.readiness import wait_ready
+
+PI_EXAMPLES = {"pi.yaml": "OpenMPI", "pi-mpich.yaml": "MPICH"}
+RANK = re.compile(r"^Rank (\d+) on host (\S+)$", re.M)
+# docs/migrate.md section 6: the user's edit, `sed -i 's/^  security:$/&\n    fsGroup: 1000/'`.
+MIGRATE_EDIT = {"fsGroup": 1000}
+SSHD_CONFIG = "warning: spec.ssh.sshdConfig is for --target mpijob; --target {target} runs sshd with its own"
+NO_FSGROUP = ("error: spec.podTemplatePatch.{role}.container.securityContext.runAsUser: the user of the {who} is "
+              "not root, and cannot read the SSH key that --target {target} mounts as root's")
+
+
+@pytest.fixture(scope="module")
+def machine():
+    require(missing() or missing_for_ssh(), "end-to-end run of the operator's examples on jobset and trainjob")
+
+
+@pytest.fixture
+def cluster_for(tmp_path, machine):
+    from tests.support.e2e.example_pods import ExampleJobSetCluster, ExampleTrainJobCluster
+    from tests.support.e2e.trainjob_cluster import expand_rendered
+
+    made = []
+
+    def build(target: str, objects: list[dict], mpi: str):
+        kind = ExampleJobSetCluster if target == "jobset" else ExampleTrainJobCluster
+        if target == "trainjob":
+            objects = expand_rendered(objects)[1]
+        cluster = kind(tmp_path / "cluster", objects, image_env=image_env(mpi), helpers=launch_helpers(MPICH))
+        (tmp_path / "cluster").mkdir()
+        made.append(cluster)
+        cluster.start(ready_timeout=30)
+        return cluster
+
+    yield build
+    for cluster in made:
+        assert_left_nothing(cluster)
+
+
+def render(tmp_path, target: str):
+    return run_mpigen("render", "blueprint.yaml", "--target", target, "-o", f"out-{target}", cwd=tmp_path)
+
+
+def rendered_with_the_migrate_edit(tmp_path, example: str, target: str) -> list[dict]:
+    """The example imported; render refuses it for `target` (exit 2, nothing written) until the
+    edit docs/migrate.md gives, then renders it (exit 0) warning at spec.ssh.sshdConfig."""
+    blueprint = imported_example(tmp_path, example)
+    refused = render(tmp_path, target)
+    stderr = refused.stderr.decode()
+    assert refused.returncode == 2 and not (tmp_path / f"out-{target}").exists(), stderr
+    for role, who in (("launcher", "launcher"), ("worker", "workers")):
+        assert NO_FSGROUP.format(role=role, who=who, target=target) in stderr, stderr
+    imported_example(tmp_path, example, security={**blueprint["spec"]["security"], **MIGRATE_EDIT})
+    done = render(tmp_path, target)
+    assert done.returncode == 0, done.stderr.decode()
+    assert SSHD_CONFIG.format(target=target) in done.stderr.decode(), done.stderr.decode()
+    return rendered_objects(tmp_path / f"out-{target}")
+
+
+@pytest.mark.parametrize("target", ["jobset", "trainjob"])
+@pytest.mark.parametrize("example", sorted(PI_EXAMPLES))
+def test_the_imported_non_root_pi_runs_on_the_ssh_target(tmp_path, cluster_for, example, target):
+    objects = rendered_with_the_migrate_edit(tmp_path, example, target)
+    cluster = cluster_for(target, objects, PI_EXAMPLES[example])
+    deadline = time.monotonic() + 10
+    for pod in cluster.workers():  # Ready (the launcher's dependsOn waited for it) and uid 1000's
+        assert wait_ready(pod, pod.container, deadline), cluster.logs(pod)
+        assert cluster.sshd_status(pod)["Uid"].split()[:2] == [str(NON_ROOT)] * 2  # real and effective
+    done = cluster.run_launcher(command_of(cluster.launcher().container), timeout=90)
+    assert done.returncode == 0, f"mpirun exited {done.returncode}\n{done.stdout}\n{done.stderr}"
+    assert sorted(host for _, host in RANK.findall(done.stdout)) == sorted(p.hostname for p in cluster.workers())
+    assert re.search(r"^pi is approximately 3\.1[0-9]+$", done.stdout, re.M), done.stdout
+    for pod in cluster.workers():  # the ranks' daemons came through each worker's sshd, with the run's key
+        assert "Accepted publickey for mpiuser" in cluster.logs(pod), cluster.logs(pod)
