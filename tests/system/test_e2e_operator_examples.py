@@ -9,9 +9,10 @@ mpiuser uid 1000, pi.cc compiled with the image's mpic++).
 
 Those targets run mpigen's own sshd (docs/ssh.md "Non-root sshd on each target"), whose key
 the kubelet mounts root's and group-readable: so render refuses the imported blueprint, whose
-MPIJob sets no fsGroup (the operator mounts its key readable by every user), until the user
-makes the edit docs/migrate.md section 6 gives, `spec.security.fsGroup: 1000`; and it warns
-that the imported spec.ssh.sshdConfig is the mpijob target's. Then every worker's sshd is Ready
+MPIJob sets no fsGroup (the operator mounts its key readable by every user), and pi-mpich's
+launcherCommand (`mpirun -n 2 ...`, whose MPICH proxies would call the launcher by a host name
+the other pods cannot resolve), until the user makes the edits docs/migrate.md section 6 gives
+(migrate_edit); and it warns that the imported spec.ssh.sshdConfig is the mpijob target's. Then every worker's sshd is Ready
 and runs as uid 1000, and the launcher's rendered mpirun, unchanged, runs pi on every worker,
 which prints its estimate; exit 0.
 
@@ -22,20 +23,24 @@ Modelled rather than real: as in test_e2e_jobset.py and test_e2e_mpijob.py.
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 
 import pytest
+import yaml
 
 from tests.support.command_line import run_mpigen
 from tests.support.e2e.harness import (MPICH, NON_ROOT, assert_left_nothing, image_env, imported_example, missing,
                                        missing_for_ssh, rendered_objects, require)
 from tests.support.e2e.image import command_of, launch_helpers
 from tests.support.e2e.readiness import wait_ready
+from tests.support.paths import ROOT
 
+MIGRATE = ROOT / "docs" / "migrate.md"
 PI_EXAMPLES = {"pi.yaml": "OpenMPI", "pi-mpich.yaml": "MPICH"}
 RANK = re.compile(r"^Rank (\d+) on host (\S+)$", re.M)
-# docs/migrate.md section 6: the user's edit, `sed -i 's/^  security:$/&\n    fsGroup: 1000/'`.
-MIGRATE_EDIT = {"fsGroup": 1000}
+NO_BARE_LAUNCHER = ("error: spec.launcherCommand: MPICH's proxies on the workers connect back to the launcher by its "
+                    "bare host name, which the other pods of a --target {target} job cannot resolve")
 SSHD_CONFIG = "warning: spec.ssh.sshdConfig is for --target mpijob; --target {target} runs sshd with its own"
 NO_FSGROUP = ("error: spec.podTemplatePatch.{role}.container.securityContext.runAsUser: the user of the {who} is "
               "not root, and cannot read the SSH key that --target {target} mounts as root's")
@@ -72,6 +77,21 @@ def render(tmp_path, target: str):
     return run_mpigen("render", "blueprint.yaml", "--target", target, "-o", f"out-{target}", cwd=tmp_path)
 
 
+def migrate_edit(tmp_path, spec: dict) -> None:
+    """The edits docs/migrate.md section 6 tells the user to make for jobset and trainjob, as it
+    gives them, on tmp_path/blueprint.yaml: its sed line (fsGroup); for MPICH, launcherCommand
+    removed and its YAML (the program alone as command) in its place."""
+    section = MIGRATE.read_text(encoding="utf-8").split("## 6. ", 1)[1].split("\n## ", 1)[0]
+    sed = re.search(r"^sed -i '(.*)' pi/default/pi\.yaml$", section, re.M)[1]
+    subprocess.run(["sed", "-i", sed, "blueprint.yaml"], cwd=tmp_path, check=True)
+    blueprint = yaml.safe_load((tmp_path / "blueprint.yaml").read_text())
+    assert blueprint["spec"]["security"]["fsGroup"] == 1000
+    if spec["mpiImplementation"] == "MPICH":
+        assert blueprint["spec"].pop("launcherCommand") == ["mpirun", "-n", "2", "/home/mpiuser/pi"]
+        blueprint["spec"].update(yaml.safe_load(re.search(r"```yaml\n(.*?)```", section, re.S)[1])["spec"])
+        (tmp_path / "blueprint.yaml").write_text(yaml.safe_dump(blueprint))
+
+
 def rendered_with_the_migrate_edit(tmp_path, example: str, target: str) -> list[dict]:
     """The example imported; render refuses it for `target` (exit 2, nothing written) until the
     edit docs/migrate.md gives, then renders it (exit 0) warning at spec.ssh.sshdConfig."""
@@ -81,7 +101,9 @@ def rendered_with_the_migrate_edit(tmp_path, example: str, target: str) -> list[
     assert refused.returncode == 2 and not (tmp_path / f"out-{target}").exists(), stderr
     for role, who in (("launcher", "launcher"), ("worker", "workers")):
         assert NO_FSGROUP.format(role=role, who=who, target=target) in stderr, stderr
-    imported_example(tmp_path, example, security={**blueprint["spec"]["security"], **MIGRATE_EDIT})
+    if PI_EXAMPLES[example] == "MPICH":
+        assert NO_BARE_LAUNCHER.format(target=target) in stderr, stderr
+    migrate_edit(tmp_path, blueprint["spec"])
     done = render(tmp_path, target)
     assert done.returncode == 0, done.stderr.decode()
     assert SSHD_CONFIG.format(target=target) in done.stderr.decode(), done.stderr.decode()
