@@ -37,7 +37,6 @@ from tests.support.e2e.jobset_cluster import NotReady
 from tests.support.e2e.jobset_pods import dns_lines, pod_suffix
 from tests.support.e2e.mpi_operator import DISCOVER_HOSTS, Made, discover_hosts, expand, spec_of
 from tests.support.e2e.network import add_bridge
-from tests.support.e2e.operator_images import intel_mpirun
 from tests.support.e2e.pods import SUBNET, Pod, find
 from tests.support.e2e.readiness import wait_ready
 
@@ -68,8 +67,6 @@ class MPIJobCluster(ExampleJobSetCluster):
         self.bridge = f"{name}-net"
         add_bridge(self.netns, self.bridge)
         self.start_api()
-        if spec["mpiImplementation"] == "Intel":
-            self.image_env = {**self.image_env, "PATH": f"{intel_mpirun(self.public)}:{self.image_env['PATH']}"}
         for pod in self.workers():
             self._create_pod(pod)
             self.created.append(f"Pod/{pod.name}")
