@@ -121,7 +121,8 @@ def rendered(tmp_path, example: str, target: str) -> tuple[dict, list[dict]]:
 def horovod_program(blueprint: dict, target: str) -> str:
     """allreduce.py's arguments for the Horovod examples: every rank on its worker's slots, the
     workers named as the JobSet names its pods' hosts (<jobset>-<replicatedJob>-<job index>-<pod
-    index>; the Trainer's JobSet is named after the TrainJob)."""
+    index>: kubernetes-sigs/jobset docs/concepts/README.md, `pytorch-workers-0-0`; the Trainer's
+    JobSet is named after the TrainJob)."""
     spec, name = blueprint["spec"], blueprint["metadata"]["name"]
     hosts = (f"{name}-{WORKERS_JOB[target]}-0-{i}:{spec['slotsPerWorker']}" for i in range(spec["workers"]))
     return f"{spec['workers'] * spec['slotsPerWorker']} " + ",".join(hosts)
