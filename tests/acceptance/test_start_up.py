@@ -1,7 +1,8 @@
 """Start-up loads only what a command uses (docs/architecture.md, the command table): `mpigen
 --help` and `--version` load neither pydantic nor jinja2 nor any stage of the compiler, and one
 blueprint rendered to standard output loads none of the optional libraries (nor Grafana's
-dashboard builders, which only an environment with a dashboard loads), the review
+dashboard builders, which only an environment with a dashboard loads, nor, where no environment
+is monitored, mpigen.monitoring's alerts and dashboard), the review
 commands, the process pool or the progress bar. Checked on the modules a fresh interpreter
 holds when the command has run (`python -X importtime` in bench/ shows the times)."""
 
@@ -50,3 +51,5 @@ def test_one_blueprint_to_stdout_loads_only_the_render_path():
     assert not tops(modules) & {"kubernetes", "kubernetes_validate", "jsonschema", "urllib3", "tqdm", "ruamel",
                                 "concurrent", "multiprocessing", "shtab", "grafana_foundation_sdk", "difflib"}
     assert not {name for name in modules if name.startswith("mpigen.review")}
+    # this repository's mpigen.yaml monitors nothing: no alerts, no dashboard code (mpigen.pipeline.assembly)
+    assert not {name for name in modules if name.startswith("mpigen.monitoring.")}
