@@ -53,3 +53,11 @@ def test_one_blueprint_to_stdout_loads_only_the_render_path():
     assert not {name for name in modules if name.startswith("mpigen.review")}
     # this repository's mpigen.yaml monitors nothing: no alerts, no dashboard code (mpigen.pipeline.assembly)
     assert not {name for name in modules if name.startswith("mpigen.monitoring.")}
+    assert "mpigen.render.mpijob.crd" not in modules  # the MPIJob CRD's models: only --with-crd builds them
+
+
+def test_the_mpijob_target_loads_its_crd_only_with_crd():
+    assert "mpigen.render.mpijob.crd" not in loaded("render", "blueprints/mpich-pi.yaml", "--stdout", "--target",
+                                                     "mpijob")
+    assert "mpigen.render.mpijob.crd" in loaded("render", "blueprints/mpich-pi.yaml", "--stdout", "--target", "mpijob",
+                                                 "--with-crd")

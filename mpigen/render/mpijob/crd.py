@@ -236,11 +236,6 @@ def new_crd(api: str, kube_version: str = DEFAULT_KUBE_VERSION) -> dict:
     }
 
 
-def with_crd(options: Options) -> bool:
-    """Whether an environment's options ask for the CRD (--with-crd, mpigen.yaml's withCRD)."""
-    return isinstance(options.own, MpiJobOptions) and options.own.with_crd
-
-
 def environment_crd(options: Options) -> tuple[dict, str]:
     """The CRD of an environment rendered with --with-crd, and its `# Source:` comment; under
     Argo CD applied first and server-side: it is larger than the 262,144 bytes client-side
