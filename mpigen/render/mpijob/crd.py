@@ -9,8 +9,6 @@ apiextensions.k8s.io/v1 requires: every node typed, no references, no null types
 int-or-string for quantities, and only the keywords a CRD accepts.
 """
 
-from __future__ import annotations
-
 import json
 from functools import lru_cache
 from typing import Any, Literal, Optional
