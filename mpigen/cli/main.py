@@ -108,7 +108,8 @@ def imported(module: str) -> ModuleType:
 
 def main(argv: list[str] | None = None) -> int:
     # pydantic looks for plugins among every installed package's entry points on first use
-    # (about 50 ms of a cold start); the command line uses none.
+    # (reading each distribution's metadata: some 20 million instructions, 1.5% of a
+    # one-blueprint render); the command line uses none, and a user's own setting wins.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
     argv = sys.argv[1:] if argv is None else argv
