@@ -6,8 +6,6 @@ core/v1 PodTemplateSpec data, because the controller deep-copies and edits them 
 the backends here do exactly the same.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal, Optional
 
 from pydantic import Field

@@ -5,8 +5,6 @@ JSON Schema (`mpigen schema`) all come from it. Checks that span several fields 
 length against the worker count, reserved names, ...) live in mpigen.validate.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal, Optional
 
 from pydantic import ConfigDict, Field

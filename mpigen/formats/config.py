@@ -20,8 +20,6 @@ sub-folder, the nearest folder above it that holds one (mpigen.project.repositor
 path in it is relative to the folder that holds it.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, Field

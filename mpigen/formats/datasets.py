@@ -1,7 +1,5 @@
 """Datasets: the volumes a job mounts at the same path on the launcher and every worker."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal, Optional
 
 from pydantic import Field, model_validator

@@ -11,8 +11,6 @@ status of True, False or Unknown), with the actions named for what they do to th
 Each target renders them with its own controllers' means (mpigen.render.parts.failure_policy).
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, Field, model_validator

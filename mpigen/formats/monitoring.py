@@ -23,8 +23,6 @@ At the end, what a run is given of these settings (Monitoring, in the options of
 which mpigen.monitoring renders.
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from typing import Annotated, Optional
 

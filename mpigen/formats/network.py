@@ -1,7 +1,5 @@
 """Network: host network, RDMA devices and secondary networks of the rank pods."""
 
-from __future__ import annotations
-
 from typing import Annotated, Optional
 
 from pydantic import Field

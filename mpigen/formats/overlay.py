@@ -22,8 +22,6 @@ An overlay lives in its own folder, `overlays/<name>/`; the folder name is the o
 name and the name of its output folder (mpigen.overlay.resolve).
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal, Optional
 
 from pydantic import Field, model_validator

@@ -1,7 +1,5 @@
 """The patterns the formats' strings must match, and what each means in words a user can act on."""
 
-from __future__ import annotations
-
 from mpigen.kube.image import HELP as IMAGE_HELP, IMAGE
 from mpigen.kube.names import DNS1035_LABEL, DNS1123_LABEL, DNS1123_SUBDOMAIN, LABEL_VALUE, QUALIFIED_NAME
 

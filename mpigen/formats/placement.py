@@ -1,7 +1,5 @@
 """Placement: where the launcher and worker pods run (node selection, tolerations, affinity, priority)."""
 
-from __future__ import annotations
-
 from typing import Any, Literal, Optional
 
 from pydantic import Field, model_validator

@@ -6,8 +6,6 @@ mpigen's own checks read these values as their types.
 A type is one of object (any mapping), array, integer, boolean, string; the name of a
 definition of this table (a mapping whose fields are typed in turn); or [T], a list of T."""
 
-from __future__ import annotations
-
 _PROBE = "Probe"
 TYPES: dict[str, dict[str, str]] = {
     "PodSpec": {

@@ -1,7 +1,5 @@
 """podTemplatePatch: the escape hatch to pod and container fields the blueprint has no field for."""
 
-from __future__ import annotations
-
 from typing import Any, Optional
 
 from pydantic import Field

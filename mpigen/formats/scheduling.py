@@ -1,7 +1,5 @@
 """Scheduling: gang scheduling (a PodGroup) and Kueue queueing."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field, model_validator

@@ -1,7 +1,5 @@
 """Security: the identity (user, groups, ServiceAccount) and privileges of the containers."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field, model_validator

@@ -1,7 +1,5 @@
 """SSH: how the launcher reaches the workers on the targets that start ranks over SSH (jobset)."""
 
-from __future__ import annotations
-
 from typing import Annotated, Optional
 
 from pydantic import Field

@@ -1,8 +1,6 @@
 """The Kubeflow Trainer runtime a blueprint's TrainJob references (target trainjob): one the
 cluster has, by name, or one mpigen writes from the blueprint."""
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field, model_validator

@@ -1,7 +1,5 @@
 """The constrained values the formats are made of: quantities, image references, names, paths, int32 numbers."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, get_args
 

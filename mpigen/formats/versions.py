@@ -17,8 +17,6 @@ kueue.x-k8s.io/v1beta2, renders as v0.19 does. JobSet has no entry: it serves on
 jobset.x-k8s.io/v1alpha2.
 """
 
-from __future__ import annotations
-
 from typing import Literal, Optional
 
 from pydantic import Field

@@ -7,6 +7,7 @@ one name."""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 
 from mpigen.emit.layout import object_path, step_placement
@@ -16,10 +17,13 @@ from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted, stepped
-from mpigen.monitoring.dashboard import dashboard_config_maps
-from mpigen.monitoring.prometheus_rule import ALERTS_STEP, prometheus_rules
 from mpigen.render.target import Options
 from mpigen.render.watched import Watched
+
+# An environment's alerts and dashboard (mpigen.monitoring), imported by their module's path
+# when a monitored environment asks for them: most environments are not monitored, and every
+# start would otherwise load the monitoring package (as the command table: mpigen.cli.main).
+MONITORING_MODULES = ("mpigen.monitoring.prometheus_rule", "mpigen.monitoring.dashboard")
 
 
 @dataclass
@@ -87,19 +91,21 @@ def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:
     """The environment's PrometheusRule, and its Grafana dashboard where it asks for one (each
     in shards where one object would not fit: mpigen.monitoring.shards)."""
     options = env.options
-    made = prometheus_rules(env.name, watched, options.monitoring, options.gitops)
+    rules, dashboard = (importlib.import_module(module) for module in MONITORING_MODULES)
+    made = rules.prometheus_rules(env.name, watched, options.monitoring, options.gitops)
     if options.monitoring.dashboard is not None:
-        made += dashboard_config_maps(env.name, watched, options.monitoring, options.gitops)
-    return [emitted(obj, comment, env.name, _monitoring_placement(obj, env)) for obj, comment in made]
+        made += dashboard.dashboard_config_maps(env.name, watched, options.monitoring, options.gitops)
+    return [emitted(obj, comment, env.name, _monitoring_placement(obj, env, rules.ALERTS_STEP))
+            for obj, comment in made]
 
 
-def _monitoring_placement(obj: dict, env: Environment) -> Placement:
+def _monitoring_placement(obj: dict, env: Environment, step: str) -> Placement:
     """The file of the PrometheusRule (or the dashboard); under flux, where a target of the
-    environment applies its objects in steps, a folder of its own (ALERTS_STEP), which a
-    Kustomization of the environment applies."""
+    environment applies its objects in steps, a folder of its own (`step`: the monitoring's
+    ALERTS_STEP), which a Kustomization of the environment applies."""
     if env.options.gitops != "flux" or not stepped(env):
         return Placement(object_path(obj), "", False)
-    return Placement(*reversed(step_placement(obj, object_path(obj), ALERTS_STEP, None)), False)
+    return Placement(*reversed(step_placement(obj, object_path(obj), step, None)), False)
 
 
 def _moved(env: Environment, objects: list[RenderedObject], folder: dict[tuple, tuple[RenderedObject, str]],

@@ -1,7 +1,8 @@
 """The shape docs/architecture.md promises, checked on the source: each package of mpigen
 opens with one sentence, each module says its concept, none is over 400 lines and no
-function over 60 (the tests' modules and functions too), and imports sit at the top
-(except the command table's, the optional libraries' and the targets' decompilers'). The layering
+function over 60 (the tests' modules and functions too), imports sit at the top
+(except the command table's, the optional libraries' and the targets' decompilers'), and a
+module of pydantic models does not postpone its annotations (mpigen/formats/base.py). The layering
 itself is import-linter's job (pyproject.toml, `make test`). Each rule is one test that names
 every offender (file:line), not one case per file."""
 
@@ -113,6 +114,21 @@ def test_a_test_module_stays_small_too():
     assert not found, report(found)
 
 
+def postponed_model_annotations(path: Path, tree: ast.Module) -> list[str]:
+    """`from __future__ import annotations` in a module that defines models (a class whose base
+    is named ...Model): pydantic would compile and evaluate each field's annotation at every start."""
+    models = any(isinstance(node, ast.ClassDef) and any(isinstance(base, ast.Name) and base.id.endswith("Model")
+                                                        for base in node.bases) for node in tree.body)
+    return [f"{name(path)}:{node.lineno}: a module of models postpones its annotations; import the names "
+            "they use instead" for node in tree.body if models and isinstance(node, ast.ImportFrom)
+            and node.module == "__future__" and any(alias.name == "annotations" for alias in node.names)]
+
+
+def test_models_have_their_annotations_evaluated_by_their_bytecode():
+    found = [f for p in MODULES for f in postponed_model_annotations(p, parsed(p)[1])]
+    assert not found, report(found)
+
+
 def test_imports_sit_at_the_top():
     found = [f for p in MODULES if p != COMMAND_TABLE for f in imports_inside_functions(p, parsed(p)[1])]
     assert not found, report(found)
@@ -120,7 +136,7 @@ def test_imports_sit_at_the_top():
 
 def test_the_checks_name_each_offender_at_its_line(tmp_path):
     """The rules above can fail, and say where: a long function, a second sentence, code in an
-    __init__, an import inside a function."""
+    __init__, an import inside a function, a module of models that postpones its annotations."""
     long = "def f():\n" + "    x = 1\n" * MAX_FUNCTION_LINES
     door = "'''One. Two.'''\nX = 1\n"
     inner = "def f():\n    import json\n    import kubernetes\n"
@@ -131,3 +147,7 @@ def test_the_checks_name_each_offender_at_its_line(tmp_path):
                                                                                          "mpigen/example.py:2"]
     assert imports_inside_functions(path, ast.parse(inner)) == [
         "mpigen/example.py:2: `json` imported inside f(); import it at the top of the module"]
+    models = "'Models.'\nfrom __future__ import annotations\nclass Job(Model):\n    name: str\n"
+    assert [f.split(": ", 1)[0] for f in postponed_model_annotations(path, ast.parse(models))] == [
+        "mpigen/example.py:2"]
+    assert postponed_model_annotations(path, ast.parse(models.replace("(Model)", "(Base)"))) == []

@@ -9,8 +9,6 @@ apiextensions.k8s.io/v1 requires: every node typed, no references, no null types
 int-or-string for quantities, and only the keywords a CRD accepts.
 """
 
-from __future__ import annotations
-
 import json
 from functools import lru_cache
 from typing import Any, Literal, Optional
@@ -234,11 +232,6 @@ def new_crd(api: str, kube_version: str = DEFAULT_KUBE_VERSION) -> dict:
             "versions": [entry],
         },
     }
-
-
-def with_crd(options: Options) -> bool:
-    """Whether an environment's options ask for the CRD (--with-crd, mpigen.yaml's withCRD)."""
-    return isinstance(options.own, MpiJobOptions) and options.own.with_crd
 
 
 def environment_crd(options: Options) -> tuple[dict, str]:

@@ -8,14 +8,18 @@ mpigen.render.mpijob.config writes."""
 
 from __future__ import annotations
 
+import importlib
+
 from mpigen.compile.mpijob import LAUNCHER, V1, V2BETA1, WORKER
 from mpigen.kube.kueue_immutable import JOB_RULES, Rule
 from mpigen.kube.values import get, mapping, whole_number
 from mpigen.render.kinds import Admission, Find, Kind, Pods
 from mpigen.render.mpijob.config import operator_config_map
-from mpigen.render.mpijob.crd import new_crd
 
 GROUP = "kubeflow.org"
+# The CRD's module (its typed spec models and the Kubernetes pod schema), imported by its path
+# only when a schema or --with-crd asks for it: every other run would build its models at start-up.
+CRD = "mpigen.render.mpijob.crd"
 
 
 def _suspended(spec: dict) -> bool:
@@ -51,7 +55,7 @@ def schema(api: str, kube_version: str) -> dict | None:
     """The openAPIV3Schema of the CRD mpigen generates for api, against kube_version's pod template."""
     if api not in (V2BETA1, V1):
         return None
-    return new_crd(api, kube_version)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    return importlib.import_module(CRD).new_crd(api, kube_version)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
 
 
 def kueue(api: str) -> tuple[Rule, ...]:

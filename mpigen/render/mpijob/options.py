@@ -21,6 +21,11 @@ class MpiJobOptions:
     with_crd: bool = False  # add the MPIJob CustomResourceDefinition
 
 
+def with_crd(options: Options) -> bool:
+    """Whether an environment's options ask for the CRD (--with-crd, mpigen.yaml's withCRD)."""
+    return isinstance(options.own, MpiJobOptions) and options.own.with_crd
+
+
 def build(given: Mapping[str, Any]) -> MpiJobOptions:
     return MpiJobOptions(**given)
 
@@ -28,11 +33,11 @@ def build(given: Mapping[str, Any]) -> MpiJobOptions:
 def check(given: Mapping[str, Any], options: Options) -> None:
     """--with-crd belongs to the mpijob target, and the CRD's pod schema must exist for the
     Kubernetes version asked for."""
-    with_crd = given.get("with_crd", False)
-    if with_crd and options.target != NAME:
+    asked = given.get("with_crd", False)
+    if asked and options.target != NAME:
         raise InputError([error(NOWHERE, "--with-crd adds the MPIJob CRD, which only the mpijob target "
                                                     "uses; add --target mpijob")])
-    if with_crd or options.kube_version != DEFAULT_KUBE_VERSION:
+    if asked or options.kube_version != DEFAULT_KUBE_VERSION:
         require_kube_version(options.kube_version, "--with-crd", "the MPIJob CRD takes the pod schema from the "
                                                                  "kubernetes-validate package: pip install 'mpigen[crd]'")
 

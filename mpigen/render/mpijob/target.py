@@ -5,14 +5,14 @@ pods and the GPUs are released. The operator creates the pods, so Flux applies i
 
 from __future__ import annotations
 
+import importlib
 from types import ModuleType
 
 from mpigen.compile.mpijob import MPIJob
 from mpigen.decompile.port import Importer
 from mpigen.render.parts import gitops
 from mpigen.render.mpijob import checks, kinds
-from mpigen.render.mpijob.crd import SCHEMAS_LIBRARY, environment_crd, with_crd
-from mpigen.render.mpijob.options import OPTIONS
+from mpigen.render.mpijob.options import OPTIONS, with_crd
 from mpigen.render.mpijob.resource import new_mpijob
 from mpigen.render.mpijob.watched import watched
 from mpigen.render.parts.additions import Additions, addition_objects
@@ -46,12 +46,12 @@ def render(job: MPIJob, options: Options, lifecycle: Lifecycle) -> list[dict]:
 
 def environment_objects(options: Options) -> list[tuple[dict, str]]:
     """With --with-crd, the MPIJob CRD, once per environment (mpigen.render.mpijob.crd)."""
-    return [environment_crd(options)] if with_crd(options) else []
+    return [importlib.import_module(kinds.CRD).environment_crd(options)] if with_crd(options) else []
 
 
 def libraries(options: Options) -> tuple[str, ...]:
     """The CRD's pod template schema is kubernetes-validate's data."""
-    return (SCHEMAS_LIBRARY,) if with_crd(options) else ()
+    return (importlib.import_module(kinds.CRD).SCHEMAS_LIBRARY,) if with_crd(options) else ()
 
 
 MPIJOB = Target(name="mpijob", render=render, checks=checks.checks, reserved=checks.RESERVED,
