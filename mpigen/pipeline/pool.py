@@ -11,6 +11,7 @@ results, never a hang or a lost slice."""
 
 from __future__ import annotations
 
+import gc
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -35,7 +36,15 @@ def computed(files: list[Any], work: Work, renders: int) -> Iterator[Any]:
     """What `work` gives of each file, in order, as it comes; in parallel when the files make
     `renders` renders or more (PARALLEL_THRESHOLD). A worker holds what a slice gives until
     the slice is done, so slices are at most MAX_SLICE files, whatever the size of the
-    repository; the caller keeps what it needs of each file and drops the rest."""
+    repository; the caller keeps what it needs of each file and drops the rest.
+
+    What the process holds when the work starts (every module, class and schema it imported,
+    the run's settings) lives to its end: it is left out of the garbage collector's rounds
+    (gc.freeze), which otherwise walked all of it again at each full round while the files'
+    results piled up, and which forked workers then share without copying its pages (as the
+    gc module's documentation advises before a fork); mpigen.cache.memo does so for what it
+    unpickles."""
+    gc.freeze()
     workers = _workers(renders)
     size = max(1, min(MAX_SLICE, -(-len(files) // (workers * 2)) if workers > 1 else len(files)))
     slices = [files[start:start + size] for start in range(0, len(files), size)]
