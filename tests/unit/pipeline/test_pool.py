@@ -30,3 +30,13 @@ def test_what_the_process_holds_when_a_run_starts_is_left_out_of_the_collector_r
         assert list(pool.computed(FILES[:2], in_rounds, 2)) == [False, False]  # frozen: in no generation
     finally:
         gc.unfreeze()
+
+
+def test_the_youngest_generation_is_collected_less_often_while_the_work_lasts():
+    before = gc.get_threshold()
+    try:
+        during = list(pool.computed(FILES[:2], lambda part: [gc.get_threshold()[0] for _ in part], 2))
+    finally:
+        gc.unfreeze()
+    assert during == [max(pool.YOUNG, before[0])] * 2 and pool.YOUNG > 700
+    assert gc.get_threshold() == before
