@@ -65,7 +65,8 @@ def kept_document(obj: dict, *comments: str | None) -> str:
     them in an escape), breaks a string only at its line breaks (a literal block), and ends every
     key with `:` and every scalar with a line break or a quote, so no mark spans two of them."""
     text = dump_object(obj, *comments)
-    start = len(document_head(*comments))
-    if any(text.find(mark, start) >= 0 for mark in SUBSTITUTED):
-        text = dump_object(_annotated(obj), *comments)
+    if "${" in text or "$$" in text:  # SUBSTITUTED, anywhere in the document: most hold neither
+        start = len(document_head(*comments))
+        if text.find("${", start) >= 0 or text.find("$$", start) >= 0:
+            text = dump_object(_annotated(obj), *comments)
     return text
