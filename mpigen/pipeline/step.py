@@ -206,7 +206,7 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
     if refused or not emit:
         return [], refused, None
     rendered = []
-    beside_steps = stepped(pending.env)
+    beside_steps = options.gitops == "flux" and stepped(pending.env)  # read by placed_object under flux alone
     for obj, text, data in zip(objects, texts, encoded):
         placement = placed_object(obj, options, blueprint.metadata.name, beside_steps)
         rendered.append(_carried(obj, text, data, pending.env.name, placement))
