@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mpigen.emit.yaml import dump_object
+from mpigen.emit.yaml import document_head, dump_object
 from mpigen.kube.labels import FLUX_SUBSTITUTE
 from mpigen.kube.sizes import compact_json
 
@@ -49,21 +49,24 @@ def holds_substitution(value: Any) -> bool:
 def kept_from_substitution(obj: dict) -> dict:
     """The object, annotated so that Flux's substitution skips it if it holds `${` or `$$`
     (a copy: the object itself may be shared by several environments)."""
-    if not holds_substitution(obj):
-        return obj
+    return _annotated(obj) if holds_substitution(obj) else obj
+
+
+def _annotated(obj: dict) -> dict:
     meta = obj["metadata"]
     return {**obj, "metadata": {**meta, "annotations": {**meta.get("annotations", {}), FLUX_SUBSTITUTE: DISABLED}}}
 
 
 def kept_document(obj: dict, *comments: str | None) -> str:
     """The object's document as mpigen writes it (mpigen.emit.yaml.dump_object), annotated as
-    kept_from_substitution says. Most objects hold no mark, and their document says so: the
-    emitter escapes neither `$` nor `{` and breaks a string only at its line breaks (a literal
-    block), so a mark that stands in a key or string stands in the document too; only a
-    document that shows one (or whose comment does) is checked against the object."""
+    kept_from_substitution says, read in the document itself: after its head (the `---` and
+    comment lines, which are not the object's), a mark stands in the document exactly when it
+    stands in a key or string of the object. The emitter escapes neither `$` nor `{` (nor writes
+    them in an escape), breaks a string only at its line breaks (a literal block), and ends every
+    key with `:` and every scalar with a line break or a quote, so no mark spans two of them."""
     text = dump_object(obj, *comments)
-    if "${" in text or "$$" in text:  # SUBSTITUTED
-        kept = kept_from_substitution(obj)
-        if kept is not obj:
-            text = dump_object(kept, *comments)
+    if "${" in text or "$$" in text:  # SUBSTITUTED, anywhere in the document: most hold neither
+        start = len(document_head(*comments))
+        if text.find("${", start) >= 0 or text.find("$$", start) >= 0:
+            text = dump_object(_annotated(obj), *comments)
     return text

@@ -289,10 +289,14 @@ def _emit_sequence(items: list, indent: str, out: list[str]) -> None:
 JSON_BYTES_PER_BYTE = 3
 
 
+def document_head(*comments: str | None) -> str:
+    """What opens a document: `---`, then a `# comment` line for each comment given (empty ones left out)."""
+    return "---\n" + "".join(f"# {comment}\n" for comment in comments if comment)
+
+
 def dump_object(obj: dict, *comments: str | None) -> str:
-    """One document: `---`, a `# comment` line for each comment given (empty ones left out),
-    then the object."""
-    out = ["---\n", *(f"# {comment}\n" for comment in comments if comment)]
+    """One document: its head (document_head), then the object."""
+    out = [document_head(*comments)]
     if obj:
         _emit_mapping(obj, "", out, "object")
     else:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 
 STR = "tag:yaml.org,2002:str"
 NULL = "tag:yaml.org,2002:null"
@@ -54,6 +55,8 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 _UINT64 = (1 << 64) - 1
 
 
+# Blueprints repeat their numbers and quantities ("8", "16Gi") in every file: each is read once.
+@lru_cache(maxsize=4096)
 def resolve(text: str) -> tuple[str, object]:
     """The tag go-yaml gives a plain scalar, and its value (the text for a string)."""
     found = _MAP.get(text)

@@ -52,7 +52,7 @@ class FileResult:
     problems: list[Diagnostic]
     per_env: list[list[DocResult]]
     used: set[UsedPatch]
-    shape: bytes | None = None  # shape(this result), made as it is computed (the cache keeps it)
+    shape: bytes | None = None  # shape(this result), made as it is computed where the run has a cache (which keeps it)
 
 
 # The fields of each type that the shape covers, and those it leaves out: the documents' bytes

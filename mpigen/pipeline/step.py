@@ -80,17 +80,19 @@ def file_results(files: list[File], settings: RunSettings, memo: Memo, store: Te
     """What each of these files gives (through the memo: stored in the cache when it has one),
     the objects' texts put in `store` when there is one."""
     out = []
+    compute = partial(file_result, settings, shaped=memo.store is not None)
     for file in files:
-        one = memo.result(file, partial(file_result, settings))
+        one = memo.result(file, compute)
         one.per_env = [[replace(r, objects=stored(r.objects, store)) if r.objects else r for r in results]
                        for results in one.per_env]
         out.append(one)
     return out
 
 
-def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
-    """What one file gives (its text from `read`). Only the results are kept, never the
-    loaded documents (with the marks of every key and value, they are the bulk): each is
+def file_result(settings: RunSettings, file: File, read: Read, shaped: bool = True) -> FileResult:
+    """What one file gives (its text from `read`), with its shape where it is `shaped` (only a
+    run with a cache reads it: mpigen.cache.memo.Memo.input). Only the results are kept, never
+    the loaded documents (with the marks of every key and value, they are the bulk): each is
     rendered in every environment as soon as it is validated there, and dropped."""
     result = FileResult([], [[] for _ in settings.environments], set())
     docs, result.problems = load_files([file], read, IMPORTABLE)
@@ -104,7 +106,7 @@ def file_result(settings: RunSettings, file: File, read: Read) -> FileResult:
                 validated_here.result.watched = None if refused else watched
                 validated_here.result.diagnostics.extend(refused)
             env_results.append(validated_here.result)
-    result.shape = shape(result)
+    result.shape = shape(result) if shaped else None
     return result
 
 
@@ -204,7 +206,7 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
     if refused or not emit:
         return [], refused, None
     rendered = []
-    beside_steps = stepped(pending.env)
+    beside_steps = options.gitops == "flux" and stepped(pending.env)  # read by placed_object under flux alone
     for obj, text, data in zip(objects, texts, encoded):
         placement = placed_object(obj, options, blueprint.metadata.name, beside_steps)
         rendered.append(_carried(obj, text, data, pending.env.name, placement))

@@ -21,7 +21,7 @@ from mpigen.formats.blueprint import Blueprint
 from mpigen.kube.pod_security import PRIVILEGED, Violation, violations
 from mpigen.kube.sizes import MAX_ANNOTATIONS, MAX_ETCD_REQUEST, compact_json, largest_annotations, stored_size
 from mpigen.load.document import Document, Loc, field_path
-from mpigen.render.kinds import group_of
+from mpigen.render.kinds import Kind, group_of
 from mpigen.render.target import Lifecycle, Options
 from mpigen.render.targets import CUSTOM_RESOURCES, TARGETS, finder, kind_facts, render_job, target_checks
 
@@ -250,21 +250,23 @@ def oversized(objects: list[dict], json_at_most: list[int] | None = None) -> lis
     find = finder(objects)
     problems = []
     for i, obj in enumerate(objects):
-        problems += _too_large(obj, "", "", json_at_most[i] if json_at_most is not None else None)
         facts = kind_facts(obj["apiVersion"], obj["kind"])
+        problems += _too_large(obj, facts, "", "", json_at_most[i] if json_at_most is not None else None)
         if facts is not None and facts.creates is not None:
             creator = f"the {obj['kind']} {obj['metadata']['name']}"
             for made in facts.creates(obj, find):
-                problems += _too_large(made, f" that the controller of {creator} creates",
+                problems += _too_large(made, kind_facts(made["apiVersion"], made["kind"]),
+                                       f" that the controller of {creator} creates",
                                        f"; the controller fails to create it, and {creator} never starts")
     return problems
 
 
-def _too_large(obj: dict, made_by: str, consequence: str, json_at_most: int | None = None) -> list[TooLarge]:
-    facts = kind_facts(obj["apiVersion"], obj["kind"])
-    named = f"the {obj['kind']} {obj['metadata']['name']}{made_by}"
+def _too_large(obj: dict, facts: Kind | None, made_by: str, consequence: str,
+               json_at_most: int | None = None) -> list[TooLarge]:
+    """Why the cluster would refuse `obj` (of the kind `facts` tells of) for its size: none, or one."""
     limit = facts.size_limit if facts is not None else None
     if limit is not None and (size := limit.size(obj)) > limit.limit:
+        named = _named(obj, made_by)
         return [TooLarge(limit.field, f"{named} would hold {size:,} bytes, over the API server's limit of "
                                       f"{limit.limit:,} bytes for its kind, and the cluster would refuse it"
                                       f"{consequence}; {limit.advice}")]
@@ -274,6 +276,7 @@ def _too_large(obj: dict, made_by: str, consequence: str, json_at_most: int | No
     # never less than their strings.
     json_size = len(compact_json(obj).encode("utf-8"))
     if json_size > MAX_ANNOTATIONS and (size := largest_annotations(obj)) > MAX_ANNOTATIONS:
+        named = _named(obj, made_by)
         return [TooLarge("", f"{named} would carry {size:,} bytes of annotations (keys and values, on the object "
                              f"or a pod template), over the API server's limit of {MAX_ANNOTATIONS:,} bytes, and the "
                              f"cluster would refuse it{consequence}", "annotations")]
@@ -283,8 +286,13 @@ def _too_large(obj: dict, made_by: str, consequence: str, json_at_most: int | No
         size = stored_size(obj, as_json=False)
     if size > MAX_ETCD_REQUEST:
         counted = "its JSON, as a custom resource is stored" if custom else "its strings alone"
+        named = _named(obj, made_by)
         return [TooLarge("", f"{named} would take at least {size:,} bytes to store ({counted}), over etcd's "
                              f"request limit of {MAX_ETCD_REQUEST:,} bytes (its --max-request-bytes default), and "
                              f"the API server would fail to create it (\"etcdserver: request is too large\")"
                              f"{consequence}", "etcd")]
     return []
+
+
+def _named(obj: dict, made_by: str) -> str:
+    return f"the {obj['kind']} {obj['metadata']['name']}{made_by}"

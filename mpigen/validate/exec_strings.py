@@ -49,8 +49,8 @@ def check_exec_strings(f: Fields, out: list[Diagnostic]) -> None:
     spec = f.doc.data.get("spec") if isinstance(f.doc.data, dict) else None
     if not isinstance(spec, dict):
         return
-    for loc, value in _strings(spec, ("spec",), False):
-        if "\0" in value and f.ok(loc):
+    for loc, value in _held_nul(spec, ("spec",), False, []):
+        if f.ok(loc):
             why = MOUNTED if "nfs" in loc else ("which no container can be started with: the runtime passes commands, "
                                                 "arguments and environment to execve(2) as NUL-terminated strings and "
                                                 "refuses one that holds a NUL")
@@ -59,17 +59,19 @@ def check_exec_strings(f: Fields, out: list[Diagnostic]) -> None:
                              f"{why}; remove it"))
 
 
-def _strings(node: object, loc: Loc, reaches: bool) -> Iterator[tuple[Loc, str]]:
-    """Every string under node that reaches argv or the environment, with its location."""
-    if isinstance(node, str):
-        if reaches:
-            yield loc, node
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            yield from _strings(value, loc + (key,), reaches or key in EXEC_KEYS)
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _strings(value, loc + (index,), reaches)
+def _held_nul(node: object, loc: Loc, reaches: bool, out: list[tuple[Loc, str]]) -> list[tuple[Loc, str]]:
+    """Every string under the mapping or list `node` that reaches argv or the environment
+    (`reaches`: node is under an EXEC_KEYS key) and holds a NUL, with its location, in the
+    document's order, added to `out`. The location is made only for a mapping, a list, or a
+    string that holds one: most values are strings that do not."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        if isinstance(value, str):
+            if "\0" in value and (reaches or key in EXEC_KEYS):
+                out.append((loc + (key,), value))
+        elif isinstance(value, (dict, list)):
+            _held_nul(value, loc + (key,), reaches or key in EXEC_KEYS, out)
+    return out
 
 
 def check_env_names(f: Fields, out: list[Diagnostic]) -> None:

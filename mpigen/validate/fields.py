@@ -4,7 +4,7 @@ only when the fields it reads are valid themselves, so that one run reports ever
 
 from __future__ import annotations
 
-from mpigen.load.document import Document, Loc
+from mpigen.load.document import Document, Loc, value_at
 from mpigen.validate.reserved import Reserved
 
 
@@ -30,7 +30,7 @@ class Fields:
         return True
 
     def get(self, loc: Loc, default=None):
-        node = self.doc.get(loc)
+        node = value_at(self.doc.data, loc)  # Document.get without its call: ~100 reads a document
         return default if node is None else node
 
 
