@@ -27,8 +27,7 @@ from mpigen.decompile.job_spec import (SPEC_FIELDS, implementation_of, read_repl
                                        v2beta1_fields)
 from mpigen.decompile.launch_line import host_discovery_at, launch_fields
 from mpigen.decompile.own_objects import (completed, identity_of, multi_kueue, privileged, rank_host_launcher,
-                                         repels_rank_hosts,
-                                          service_account, topology)
+                                          service_account, strip_rank_hosts, topology)
 from mpigen.decompile.own_objects import written_by_mpigen
 from mpigen.decompile.pod_templates import gpus, read_role
 from mpigen.decompile.port import Given, Imported
@@ -192,22 +191,8 @@ def _pod_fields(launcher: dict, worker: dict, out: dict) -> None:
         out.setdefault("security", {}).update(copy_data(contexts[0]))  # what spec.security writes on both pods
         for pod in pods:
             del pod["securityContext"]
-    placed = worker["placement"]
-    anti = (placed.get("affinity") or {}).get("podAntiAffinity")
-    terms = anti.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(anti, dict) else None
-    if not isinstance(terms, list):
-        terms = []
-    kept = [t for t in terms if not repels_rank_hosts(t)]
-    if len(kept) < len(terms):
+    if strip_rank_hosts(worker["placement"]):
         out.setdefault("placement", {}).setdefault("worker", {})["onePodPerNode"] = True
-        if kept:
-            anti["requiredDuringSchedulingIgnoredDuringExecution"] = kept
-        else:
-            del anti["requiredDuringSchedulingIgnoredDuringExecution"]
-            if not anti:
-                del placed["affinity"]["podAntiAffinity"]
-            if not placed["affinity"]:
-                del placed["affinity"]
     for role in (launcher, worker):
         for part in [k for k, v in role["patch"].items() if not v]:
             del role["patch"][part]

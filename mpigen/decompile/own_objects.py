@@ -142,11 +142,8 @@ def rank_host_launcher(r: Reader, launcher: dict, worker: dict) -> None:
         r.lost(launcher["cloc"] + ("resources", "limits", name), f"the launcher's {name}, which differs from the "
                                                                  "workers' (a launcher that is a worker gets theirs)")
     launcher["gpus"] = {}
-    placed = launcher["placement"]
-    if repels(worker["placement"].get("affinity")) and isinstance(placed.get("affinity"), dict):
-        strip_rank_hosts(placed["affinity"])  # the workers' onePodPerNode, which it gets as a worker
-        if not placed["affinity"]:
-            del placed["affinity"]
+    if repels(worker["placement"].get("affinity")):
+        strip_rank_hosts(launcher["placement"])  # the workers' onePodPerNode, which it gets as a worker
     for key, holder in (("volumes", "vloc"), ("mounts", "cloc")):
         same = [item for item in launcher[key] if isinstance(item, dict)
                 and item.get("name") in (SHM_VOLUME, RANK_ENV_VOLUME) and item in worker[key]]
@@ -165,21 +162,25 @@ def repels(affinity) -> bool:
     return any(repels_rank_hosts(t) for t in _required(affinity))
 
 
-def strip_rank_hosts(affinity: dict) -> None:
-    """An affinity less the onePodPerNode term (a rank host's, which a launcher that is a worker
-    gets as a worker; the rest of a launcher's affinity is its own placement), and less what
-    that leaves empty."""
+def strip_rank_hosts(holder: dict) -> bool:
+    """Take the onePodPerNode term out of the affinity `holder` (a pod spec, or a role's
+    placement) holds, and whatever that leaves empty, the affinity itself included (the rest
+    of it is the pod's own placement); whether there was such a term."""
+    affinity = holder.get("affinity")
     terms = _required(affinity)
     kept = [t for t in terms if not repels_rank_hosts(t)]
     if len(kept) == len(terms):
-        return
+        return False
     anti = affinity["podAntiAffinity"]
     if kept:
         anti[REQUIRED] = kept
-        return
+        return True
     del anti[REQUIRED]
     if not anti:
         del affinity["podAntiAffinity"]
+    if not affinity:
+        del holder["affinity"]
+    return True
 
 
 def _required(affinity) -> list:

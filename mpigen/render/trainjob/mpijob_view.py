@@ -129,10 +129,8 @@ def _launcher_as_rank_host(view: View, node: bool) -> None:
     if node and isinstance(limits, dict):
         for name in [n for n in limits if is_accelerator(n)]:
             del limits[name]
-    if node and repels(worker.get("affinity")) and isinstance(pod.get("affinity"), dict):
-        strip_rank_hosts(pod["affinity"])  # the workers' onePodPerNode, which the launcher gets as a node
-        if not pod["affinity"]:
-            del pod["affinity"]
+    if node and repels(worker.get("affinity")):
+        strip_rank_hosts(pod)  # the workers' onePodPerNode, which the launcher gets as a node
     volumes = [pod.get("volumes"), worker.get("volumes")]
     if not all(isinstance(v, list) for v in volumes):
         return
