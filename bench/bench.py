@@ -11,7 +11,9 @@ It then times, in fresh processes, `mpigen render --stdout` (the compiler alone)
 object: the file system's share shows in the difference), with peak resident memory;
 the same for N/2 blueprints, to show that time grows linearly; and `mpigen render` of a
 single blueprint to stdout from a cold start (a new interpreter each time), as CI and
-pre-commit run it.
+pre-commit run it, beside its floor: Python importing the libraries a render loads and
+building the models of the blueprint and mpigen.yaml, nothing read or rendered (FLOOR), the
+part of a cold start that no change of mpigen's own code can take away.
 
 With --against REV, the mpigen of that Git revision (its mpigen/ folder, run with this
 interpreter and these dependencies) is timed on the same repositories, the two versions
@@ -50,6 +52,12 @@ from tools import installed, version  # noqa: E402
 
 FRAMEWORKS = ["horovod", "deepspeed", "pytorch", "tensorflow", "mxnet", "custom"]
 FULL = ["--no-cache"]  # every job rendered, none taken from the cache of an earlier run
+# What no one-blueprint render can go below while its libraries and models are these: Python,
+# the libraries a render loads (pydantic, PyYAML, Jinja2's sandbox, argparse) and the models of
+# the blueprint and mpigen.yaml built, nothing read or rendered (the cyclic collector off while
+# importing, as mpigen.cli.main does). The same modules in every version since 1f0ef7c.
+FLOOR = ["-c", "import gc; gc.disable(); import argparse, dataclasses, pathlib, pickle, yaml, jinja2.sandbox, "
+               "mpigen.formats.blueprint, mpigen.formats.config"]
 IMPLEMENTATIONS = ["OpenMPI", "OpenMPI", "OpenMPI", "IntelMPI", "MPICH"]
 GPUS = ["nvidia.com/gpu", "nvidia.com/gpu", "nvidia.com/mig-1g.5gb", "amd.com/gpu"]
 
@@ -293,6 +301,9 @@ def cold_rows(tmp: Path, here: str, args) -> list[str]:
                        ("one blueprint to stdout", ["render", str(single), "--stdout", *FULL])):
         (walls, peak), = measure(root, {"": [here, sys.executable, "-m", "mpigen", *argv]}, args.cold_runs).values()
         lines.append(f"- {what}, cold start: {spread(walls)}, {peak / 1024:.0f} MiB")
+    (walls, peak), = measure(root, {"": [here, sys.executable, *FLOOR]}, args.cold_runs).values()
+    lines.append(f"- its floor (libraries imported and models built, nothing rendered): {spread(walls)}, "
+                 f"{peak / 1024:.0f} MiB")
     lines.append("- one blueprint to stdout, " + compare.import_times(root, single, here)[0])
     return lines
 
@@ -331,11 +342,19 @@ def main() -> None:
         single = root / "blueprints" / "job-00000.yaml"
         cold = measure(root, commands(paths, ["render", str(single), "--stdout"]), args.cold_runs)
         rows.append(row("one blueprint to stdout, cold start", {k: (w, 0) for k, (w, _) in cold.items()}))
+        floor = measure(root, {name: [path, sys.executable, *FLOOR] for name, (path, _) in paths.items()},
+                        args.cold_runs)
+        rows.append(row("the floor of that: libraries imported and models built, nothing rendered",
+                        {k: (w, 0) for k, (w, _) in floor.items()}))
     first, *second = paths
     ratio = [f"{first} / {second[0]}"] if second else []
     print("| what | " + " | ".join([*paths, *ratio]) + " |")
     print("|---" * (1 + len(paths) + len(ratio)) + "|")
     print("\n".join(rows))
+    if args.against:
+        here, against = (statistics.median(cold[name][0]) for name in paths)
+        print(f"cold start: {here / against:.2f} of {args.against}'s; the floor alone: "
+              f"{statistics.median(floor[next(iter(paths))][0]) / against:.2f} of it")
 
 
 if __name__ == "__main__":

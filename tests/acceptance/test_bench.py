@@ -23,10 +23,14 @@ def test_bench_against_a_revision_prints_one_table_of_both_versions_and_their_ra
     assert [re.sub(r" \(\d+ files\)", "", row.split(" | ")[0]) for row in rows] == [
         "| 6 jobs, `mpigen render --stdout`", "| 6 jobs into a new output folder",
         "| 12 jobs, `mpigen render --stdout`", "| 12 jobs into a new output folder",
-        "| one blueprint to stdout, cold start"]
+        "| one blueprint to stdout, cold start",
+        "| the floor of that: libraries imported and models built, nothing rendered"]
     for row in rows:
         cells = row.strip("| ").split(" | ")
         assert len(cells) == 4 and re.fullmatch(r"\d+\.\d\d", cells[3]), row
+    # the bound is on the cold start's ratio; the floor says how much of it is mpigen's to take away
+    assert re.fullmatch(r"cold start: \d+\.\d\d of HEAD's; the floor alone: \d+\.\d\d of it",
+                        done.stdout.splitlines()[-1])
 
 
 def test_bench_of_two_targets_prints_them_side_by_side_with_their_ratio():
@@ -77,5 +81,7 @@ def test_bench_prints_the_comparison_the_scaling_table_and_the_cold_start():
     assert rows[3] == "| jobs | `--stdout` | into a new folder | folder per 1,000 jobs |"
     assert [row.split(" | ")[0] for row in rows[4:]] == ["| 6", "| 12"]
     assert any(line.startswith("- `mpigen --help`, cold start: ") for line in lines)
+    assert any(line.startswith("- its floor (libraries imported and models built, nothing rendered): ")
+               for line in lines)
     assert any(re.match(r"- one blueprint to stdout, imports \d+ ms: .*mpigen \d+ ms", line) for line in lines)
     assert not (ROOT / "bench" / "tools").exists() or "fetching" not in done.stdout
