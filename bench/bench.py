@@ -12,8 +12,9 @@ object: the file system's share shows in the difference), with peak resident mem
 the same for N/2 blueprints, to show that time grows linearly; and `mpigen render` of a
 single blueprint to stdout from a cold start (a new interpreter each time), as CI and
 pre-commit run it, beside its floor: Python importing the libraries a render loads and
-building the models of the blueprint and mpigen.yaml, nothing read or rendered (FLOOR), the
-part of a cold start that no change of mpigen's own code can take away.
+building the models of the blueprint and mpigen.yaml, nothing read or rendered (FLOOR): the
+part of a cold start that no change of the render takes away, only fewer models or a pydantic
+that builds them faster (pydantic/pydantic#13545 tracks its start-up work).
 
 With --against REV, the mpigen of that Git revision (its mpigen/ folder, run with this
 interpreter and these dependencies) is timed on the same repositories, the two versions
