@@ -11,7 +11,7 @@ RENDER_STAMP := $(VENV)/.mpigen-render
 TEST_STAMP   := $(VENV)/.mpigen-test
 DIST_STAMP   := $(VENV)/.mpigen-dist
 
-.PHONY: install install-render install-test render test test-quick dist golden schemas bench clean \
+.PHONY: install install-render install-test render test test-quick dist release-tag golden schemas bench clean \
         system-packages
 
 # The development set-up (everything `make test` needs), as before the split.
@@ -104,6 +104,24 @@ dist: $(DIST_STAMP)
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
 	$(BIN)/twine check --strict dist/*
+
+# The release tag the docs pin (docs/development.md, Releasing): the annotated tag v<version>
+# of pyproject.toml on the commit checked out. It refuses a working tree with changes (the tag
+# would name a commit that is not what you see) and a tag of that name on another commit (a
+# release is never moved: bump the version); on this commit already, it says so and succeeds.
+release-tag:
+	@version=$$($(PYTHON) -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])') \
+	  || { echo "release-tag: cannot read the version of pyproject.toml (Python 3.11 or newer: make PYTHON=python3.11 release-tag)"; exit 2; }; \
+	tag="v$$version"; \
+	if [ -n "$$(git status --porcelain)" ]; then \
+	  echo "release-tag: the working tree has changes (git status); commit or stash them, then run make release-tag again"; exit 2; fi; \
+	head=$$(git rev-parse HEAD); \
+	if tagged=$$(git rev-parse --quiet --verify "refs/tags/$$tag^{commit}"); then \
+	  if [ "$$tagged" = "$$head" ]; then echo "$$tag already tags $$head"; exit 0; fi; \
+	  echo "release-tag: $$tag already tags $$tagged, not $$head; a release is never moved:" \
+	       "raise the version in pyproject.toml (and the docs' pins) for a new one"; exit 2; fi; \
+	git tag --annotate --message "mpigen $$version" "$$tag" && \
+	echo "Tagged $$head as $$tag; publish it with: git push origin $$tag"
 
 # Regenerate the committed expected output after a reviewed change (the CRD cases need
 # the test extras' kubernetes-validate).
