@@ -3,13 +3,16 @@
 # dependencies and the dashboard extra (overlays/monitored asks for a Grafana dashboard);
 # `make test` adds the test extras and MPICH. A stamp file per level records what is
 # installed, so each level is installed once (again when pyproject.toml changes).
+# `make dist` needs neither: only the build tools (DIST_STAMP).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 RENDER_STAMP := $(VENV)/.mpigen-render
 TEST_STAMP   := $(VENV)/.mpigen-test
+DIST_STAMP   := $(VENV)/.mpigen-dist
 
-.PHONY: install install-render install-test render test test-quick dist golden schemas bench clean system-packages
+.PHONY: install install-render install-test render test test-quick dist release-tag golden schemas bench clean \
+        system-packages
 
 # The development set-up (everything `make test` needs), as before the split.
 install: install-test
@@ -49,9 +52,12 @@ system-packages:
 	  echo "  sudo usermod --add-subuids $$first-$$((first + 65535)) --add-subgids $$first-$$((first + 65535)) $$(id -un)"; \
 	fi
 
-$(RENDER_STAMP): pyproject.toml
+# The virtual environment every level installs into, made once, with a Python mpigen runs on.
+$(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "mpigen needs Python 3.11 or newer; run: make PYTHON=python3.11 ...")'
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV)
+
+$(RENDER_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dashboard]'
 	touch $(RENDER_STAMP)
 
@@ -86,12 +92,36 @@ test-quick: $(TEST_STAMP)
 
 # The release files, as pip installs them (docs/tutorial.md, step 1): the sdist, then the wheel
 # built from it (so a file the sdist misses is missing from the wheel too), each checked by
-# twine as PyPI would. build and twine come with the test extras. dist/ holds this build
-# alone: no wheel of an older version left beside it.
-dist: $(TEST_STAMP)
+# twine as PyPI would. dist/ holds this build alone: no wheel of an older version left beside it.
+# It needs build and twine alone, in the same .venv: not mpigen, its dependencies, the test
+# extras or MPICH (build installs setuptools>=77 in an environment of its own, for the build).
+DIST_TOOLS := 'build>=1.2' 'twine>=5'
+$(DIST_STAMP): Makefile | $(BIN)/python
+	$(BIN)/python -m pip install --quiet $(DIST_TOOLS)
+	touch $(DIST_STAMP)
+
+dist: $(DIST_STAMP)
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
 	$(BIN)/twine check --strict dist/*
+
+# The release tag the docs pin (docs/development.md, Releasing): the annotated tag v<version>
+# of pyproject.toml on the commit checked out. It refuses a working tree with changes (the tag
+# would name a commit that is not what you see) and a tag of that name on another commit (a
+# release is never moved: bump the version); on this commit already, it says so and succeeds.
+release-tag:
+	@version=$$($(PYTHON) -c 'import tomllib; print(tomllib.load(open("pyproject.toml", "rb"))["project"]["version"])') \
+	  || { echo "release-tag: cannot read the version of pyproject.toml (Python 3.11 or newer: make PYTHON=python3.11 release-tag)"; exit 2; }; \
+	tag="v$$version"; \
+	if [ -n "$$(git status --porcelain)" ]; then \
+	  echo "release-tag: the working tree has changes (git status); commit or stash them, then run make release-tag again"; exit 2; fi; \
+	head=$$(git rev-parse HEAD); \
+	if tagged=$$(git rev-parse --quiet --verify "refs/tags/$$tag^{commit}"); then \
+	  if [ "$$tagged" = "$$head" ]; then echo "$$tag already tags $$head"; exit 0; fi; \
+	  echo "release-tag: $$tag already tags $$tagged, not $$head; a release is never moved:" \
+	       "raise the version in pyproject.toml (and the docs' pins) for a new one"; exit 2; fi; \
+	git tag --annotate --message "mpigen $$version" "$$tag" && \
+	echo "Tagged $$head as $$tag; publish it with: git push origin $$tag"
 
 # Regenerate the committed expected output after a reviewed change (the CRD cases need
 # the test extras' kubernetes-validate).

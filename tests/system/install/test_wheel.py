@@ -1,10 +1,11 @@
 """mpigen installs as the docs say (issue 36, item 1): `make dist` builds an sdist and a wheel
-that twine passes, the wheel holds every file of the package and is the one the sdist builds,
-and docs/tutorial.md runs from step 1, installing that wheel into a fresh virtual environment,
-to the folder Argo CD syncs."""
+that twine passes, with the build tools alone (issue 53), the wheel holds every file of the
+package and is the one the sdist builds, and docs/tutorial.md runs from step 1, installing that
+wheel into a fresh virtual environment, to the folder Argo CD syncs."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -29,6 +30,38 @@ def test_make_dist_builds_the_sdist_and_the_wheel_and_twine_passes_both(release)
     assert sorted(p.name for p in release.dist.iterdir()) == sorted([SDIST, WHEEL])
     checked = re.findall(r"^Checking (\S+): (?:\x1b\[\d+m)?(\w+)", release.printed, re.M)
     assert sorted(checked) == sorted([(f"dist/{SDIST}", "PASSED"), (f"dist/{WHEEL}", "PASSED")]), release.printed
+
+
+# What `make dist`'s environment holds: every distribution build and twine need, on this
+# platform (their requirements' markers evaluated, extras not taken), and nothing else but what
+# `python -m venv` seeds it with.
+NEEDED = """
+import json, re, sys
+from importlib.metadata import distributions, requires
+from packaging.requirements import Requirement
+
+def name(text):
+    return re.sub(r"[-_.]+", "-", text).lower()
+
+needed, todo = set(), ["build", "twine"]
+while todo:
+    wanted = name(todo.pop())
+    if wanted not in needed:
+        needed.add(wanted)
+        todo += [r.name for r in map(Requirement, requires(wanted) or []) if not r.marker or r.marker.evaluate({"extra": ""})]
+print(json.dumps({"installed": sorted({name(d.metadata["Name"]) for d in distributions()}), "needed": sorted(needed)}))
+"""
+
+
+def test_make_dist_installs_the_build_tools_alone(release):
+    """`make dist` needs only build and twine: not mpigen, its dependencies, the test extras or
+    MPICH (issue 53: it installed all of them, 448 MB, to build a wheel)."""
+    done = subprocess.run([release.venv / "bin" / "python", "-c", NEEDED], capture_output=True, text=True, check=True)
+    found = json.loads(done.stdout)
+    seeded = {"pip", "setuptools"}
+    assert {"build", "twine"} <= set(found["needed"])
+    assert set(found["installed"]) - seeded == set(found["needed"])
+    assert not (release.venv / "mpich").exists()
 
 
 def test_the_wheel_holds_every_file_of_the_package_and_its_templates(release):
