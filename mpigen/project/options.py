@@ -45,6 +45,7 @@ from mpigen.load.document import Document
 from mpigen.overlay.resolve import Overlay, bare_name, resolve as resolve_overlays
 from mpigen.pipeline.settings import Targeting
 from mpigen.project.config import Config, load_config
+from mpigen.project.helper_image import helper_image_warnings
 from mpigen.project.target_rules import overlay_rule_problems, target_rules
 from mpigen.project.repository import CREATE_CONFIG, NO_CONFIG, Moved, enter_repository
 from mpigen.render import targets
@@ -130,6 +131,7 @@ def resolve(flags: Flags, warn: Warn) -> Setup:
     # dropped from mpigen.yaml disappears), else only the folders of the overlays it renders.
     scope = tuple(f"{o.name}/" for o in overlays) if overlays and flags.overlays else ("",)
     options = _options(flags, config)
+    warn(helper_image_warnings(flags.target_flags, config))
     env_options = None
     problems = overlay_rule_problems(overlays)  # reported with an overlay's unknown target, in one run
     try:

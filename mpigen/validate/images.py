@@ -29,7 +29,7 @@ def check_image_tags(f: Fields, out: list[Diagnostic]) -> None:
     for loc in (IMAGE, *downloads, SSH_KUBECTL_IMAGE, SSH_KEYGEN_IMAGE):
         image = f.get(loc) if f.ok(loc) else None
         if isinstance(image, str) and not image_problem(image) and split_image(image)[1:] == (None, None):
-            out.append(warning(f.doc.value_mark(loc), _moves(loc, image)))
+            out.append(warning(f.doc.value_mark(loc), moving_image(_field(loc), image)))
 
 
 def check_patch_images(f: Fields, out: list[Diagnostic]) -> None:
@@ -58,6 +58,8 @@ def _field(loc: Loc) -> str:
     return ".".join(f"[{part}]" if isinstance(part, int) else part for part in loc).replace(".[", "[")
 
 
-def _moves(loc: Loc, image: str) -> str:
-    return (f"{_field(loc)}: {image!r} has no tag or digest, so Kubernetes pulls {image + ':latest'!r}, which moves "
+def moving_image(named: str, image: str) -> str:
+    """The warning for an image without a tag or digest (NAMED: the field or option as the
+    message shows it); mpigen.project.helper_image gives it for mpigen's own helper image too."""
+    return (f"{named}: {image!r} has no tag or digest, so Kubernetes pulls {image + ':latest'!r}, which moves "
             f"whenever the image is pushed again; pin a tag ({image}:1.2.3) or a digest ({image}@sha256:...)")

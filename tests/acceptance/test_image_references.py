@@ -80,3 +80,53 @@ def test_a_registry_port_is_not_taken_for_a_tag(tmp_path):
 def test_every_example_pins_its_images():
     done = run_mpigen("validate", "--target", "jobset", cwd=ROOT)
     assert done.returncode == 0 and b"has no tag or digest" not in done.stderr, done.stderr
+
+
+# The helper image a user names moves as a blueprint's image does (mpigen.project.helper_image):
+# Kubernetes pulls one without a tag or digest as `:latest` (kubernetes pkg/kubelet/images
+# image_manager.go applyDefaultImageTag), and `latest` is repointed by every push; a digest pins
+# it whatever its tag. (image, what the warning says, or None for none)
+HELPER_IMAGES = [
+    ("registry.example.com/kd", "has no tag or digest, so Kubernetes pulls 'registry.example.com/kd:latest'"),
+    ("registry.example.com:5000/kd", "has no tag or digest"),  # a registry's port is no tag
+    ("mpioperator/kubectl-delivery:latest", "is the tag latest, which moves"),
+    ("registry.example.com/kd:v0.3.0", None),
+    (f"registry.example.com/kd@sha256:{F64}", None),
+    (f"mpioperator/kubectl-delivery:latest@sha256:{F64}", None),  # the digest is what is pulled
+]
+
+
+@pytest.mark.parametrize("image, says", HELPER_IMAGES, ids=[image for image, _ in HELPER_IMAGES])
+def test_a_moving_helper_image_in_mpigen_yaml_is_a_warning_at_its_value(tmp_path, image, says):
+    write(tmp_path / "blueprints" / "job.yaml", blueprint())
+    text = write(tmp_path / "mpigen.yaml", f'apiVersion: mpigen.dev/v1alpha1\nkind: Config\nkubectlDeliveryImage: "{image}"\n')
+    done = run_mpigen("render", "--stdout", cwd=tmp_path)
+    stderr = done.stderr.decode()
+    assert done.returncode == 0 and b"kind: Job" in done.stdout, stderr
+    if says is None:
+        assert stderr == "", stderr
+    else:
+        where = "mpigen.yaml:%d:%d" % pos(text, f'"{image}"')
+        assert stderr.splitlines() == [stderr.splitlines()[0]], stderr
+        assert stderr.startswith(f"{where}: warning: kubectlDeliveryImage: {image!r} ") and says in stderr, stderr
+
+
+@pytest.mark.parametrize("image, says", HELPER_IMAGES, ids=[image for image, _ in HELPER_IMAGES])
+def test_a_moving_helper_image_flag_is_a_warning_naming_the_flag(tmp_path, image, says):
+    write(tmp_path / "bp" / "job.yaml", blueprint())
+    done = run_mpigen("render", "bp", "--stdout", "--kubectl-delivery-image", image, cwd=tmp_path)
+    stderr = done.stderr.decode()
+    assert done.returncode == 0, stderr
+    if says is None:
+        assert stderr == "", stderr
+    else:
+        assert stderr.splitlines() == [stderr.splitlines()[0]], stderr
+        assert stderr.startswith(f"warning: --kubectl-delivery-image: {image!r} ") and says in stderr, stderr
+
+
+def test_the_flag_wins_over_mpigen_yaml_and_only_its_image_is_judged(tmp_path):
+    """The image a run writes is the flag's: a pinned flag silences mpigen.yaml's moving image."""
+    write(tmp_path / "blueprints" / "job.yaml", blueprint())
+    write(tmp_path / "mpigen.yaml", "apiVersion: mpigen.dev/v1alpha1\nkind: Config\nkubectlDeliveryImage: kd\n")
+    done = run_mpigen("render", "--stdout", "--kubectl-delivery-image", "registry.example.com/kd:1", cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == b"", done.stderr

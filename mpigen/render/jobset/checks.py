@@ -12,6 +12,7 @@ from mpigen.compile.names import CONFIG_MOUNT, CONFIG_VOLUME
 from mpigen.errors import Diagnostic, error, warning
 from mpigen.formats.blueprint import Blueprint
 from mpigen.load.document import Document
+from mpigen.render.jobset.keygen_hint import keygen_pull_hint
 from mpigen.render.jobset.names import KEY_MOUNT, KEY_VOLUME, LAUNCHER_JOB, WORKER_JOB
 from mpigen.render.parts.replicated import longest_pod_name
 from mpigen.render.parts.sshd import key_readers, sshd_checks
@@ -27,7 +28,7 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
     return [*_name_length(doc, blueprint, options), *_user(doc, pods),
             *sshd_checks(doc, pods, blueprint.spec.ssh.port, "jobset"), *hydra_launcher_host(doc, blueprint, "jobset"),
             *host_discovery(doc, blueprint, "jobset"),
-            *_unsupported(doc, blueprint),
+            *_unsupported(doc, blueprint), *keygen_pull_hint(doc, blueprint),
             *unknown_containers(doc, blueprint, [*main_containers(blueprint), *download_containers(blueprint)],
                                 "jobset")]
 

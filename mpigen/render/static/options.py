@@ -11,7 +11,12 @@ from mpigen.errors import NOWHERE, InputError, error
 from mpigen.kube.image import image_problem
 from mpigen.render.target import Flag, Options, Setting, TargetOptions
 
-# The launcher's init container, as the operator's deployment has it.
+# The launcher's init container, as the operator's deployment has it (kubeflow/mpi-operator
+# deploy/v1alpha2/mpi-operator.yaml, v0.2.0 to v0.3.0). A moving tag, and deliberately so: the
+# kubexec.sh this target writes copies /opt/kube/hosts, which only the kubectl-delivery built since
+# 07bbb45 (2020-08) writes; the tags sources name (0.2.0 in the operator's Helm values, v0.2.3)
+# are older, and no source gives a digest of `latest`. docs/targets.md#the-helper-image says how
+# to pin it; mpigen.project.helper_image warns when a user's choice moves.
 DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
 
 
