@@ -35,7 +35,7 @@ TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}
 # Kueue admits a JobSet as one workload (Kueue v0.19.2 pkg/controller/jobs/jobset/jobset_controller.go).
 WHO_RUNS = {
     STATIC.name: "no operator: Kubernetes' StatefulSet and Job controllers run what the MPI Operator's deprecated "
-                 "v1alpha2 made (root, the launcher holds `pods/exec`)",
+                 "v1alpha2 made, a root launcher with `pods/exec` rights",
     MPIJOB.name: "the MPI Operator (v2beta1) or the Kubeflow training-operator (v1)",
     JOBSET.name: "JobSet, with Kueue admitting each job as one workload: the choice for Kueue and Argo CD",
     TRAINJOB.name: "the Kubeflow Trainer v2 (on JobSet), from the runtime the platform team keeps",

@@ -1,5 +1,5 @@
 """The documentation's examples work: every blueprint shown in README.md and docs/ renders,
-every error line shown has the documented form, and the Quick start targets exist."""
+every error line shown has the documented form, and the make targets of README's Install exist."""
 
 from __future__ import annotations
 
