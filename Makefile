@@ -1,4 +1,4 @@
-# The two commands of the README Quick start: `make render` and `make test`.
+# The two commands of the README (Install): `make render` and `make test`.
 # Both create .venv when it is missing. `make render` installs mpigen with its runtime
 # dependencies and the dashboard extra (overlays/monitored asks for a Grafana dashboard);
 # `make test` adds the test extras and MPICH. A stamp file per level records what is
@@ -134,7 +134,7 @@ schemas: $(RENDER_STAMP)
 	$(BIN)/mpigen schema --kind Overlay > schemas/overlay.schema.json
 	$(BIN)/mpigen schema --kind Config > schemas/config.schema.json
 
-# BENCH_FLAGS="--against REV" times another revision side by side (README, Speed).
+# BENCH_FLAGS="--against REV" times another revision side by side (docs/performance.md).
 bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_FLAGS)
 

@@ -1,4 +1,4 @@
-"""The benchmark behind the README's Speed table runs as documented: `make bench` with
+"""The benchmark behind the tables of docs/performance.md runs as documented: `make bench` with
 --against REV times this tree and another Git revision side by side, in one table."""
 
 from __future__ import annotations
@@ -9,10 +9,12 @@ import sys
 
 from tests.support.paths import ROOT
 
+PERFORMANCE = ROOT / "docs" / "performance.md"
+
 
 def test_bench_against_a_revision_prints_one_table_of_both_versions_and_their_ratio():
-    readme = (ROOT / "README.md").read_text()
-    assert 'make bench BENCH_FLAGS="--against ' in readme
+    doc = PERFORMANCE.read_text()
+    assert 'make bench BENCH_FLAGS="--against ' in doc
     assert "bench/bench.py $(BENCH_FLAGS)" in (ROOT / "Makefile").read_text()
     done = subprocess.run([sys.executable, "bench/bench.py", "--jobs", "4", "--runs", "1", "--cold-runs", "1",
                            "--against", "HEAD"], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -34,8 +36,8 @@ def test_bench_against_a_revision_prints_one_table_of_both_versions_and_their_ra
 
 
 def test_bench_of_two_targets_prints_them_side_by_side_with_their_ratio():
-    """The README's jobset-against-static figures: --targets A B, one table, A / B."""
-    assert 'make bench BENCH_FLAGS="--targets jobset static"' in (ROOT / "README.md").read_text()
+    """docs/performance.md's jobset-against-static figures: --targets A B, one table, A / B."""
+    assert 'make bench BENCH_FLAGS="--targets jobset static"' in PERFORMANCE.read_text()
     done = subprocess.run([sys.executable, "bench/bench.py", "--jobs", "4", "--runs", "1", "--cold-runs", "1",
                            "--targets", "jobset", "static"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -48,9 +50,9 @@ def test_bench_of_two_targets_prints_them_side_by_side_with_their_ratio():
 
 
 def test_bench_of_incremental_renders_times_a_full_render_and_the_cached_render_and_check():
-    """bench/incremental.py, which the README's Speed section names: one table, the full render
+    """bench/incremental.py, which docs/performance.md names: one table, the full render
     first, each row with its ratio to it."""
-    assert "python bench/incremental.py" in (ROOT / "README.md").read_text()
+    assert "python bench/incremental.py" in PERFORMANCE.read_text()
     done = subprocess.run([sys.executable, "bench/incremental.py", "--jobs", "50", "--runs", "1"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -65,8 +67,8 @@ def test_bench_of_incremental_renders_times_a_full_render_and_the_cached_render_
 def test_bench_prints_the_comparison_the_scaling_table_and_the_cold_start():
     """`make bench` with no flags: mpigen beside kustomize and Helm (left out here: the tests
     never fetch helm), the scaling table, and the cold start with its import times."""
-    readme = (ROOT / "README.md").read_text()
-    assert "    make bench\n" in readme and "| / mpigen into a new folder |" in readme
+    doc = PERFORMANCE.read_text()
+    assert "    make bench\n" in doc and "| / mpigen into a new folder |" in doc
     done = subprocess.run([sys.executable, "bench/bench.py", "--jobs", "4", "--runs", "1", "--cold-runs", "1",
                            "--scale", "6", "12", "--no-compare"], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)

@@ -1,5 +1,5 @@
 """The documentation's examples work: every blueprint shown in README.md and docs/ renders,
-every error line shown has the documented form, and the Quick start targets exist."""
+every error line shown has the documented form, and the make targets of README's Install exist."""
 
 from __future__ import annotations
 
@@ -87,8 +87,10 @@ def test_documented_commands_exist():
 
 
 def test_quick_start_targets_exist():
+    """README's Install shows the two commands of a clone, `make render` and `make test`, and
+    they are the Makefile's; CI runs `make test`."""
     readme = (ROOT / "README.md").read_text()
-    quick = readme[readme.index("## Quick start"):readme.index("## A blueprint")]
+    quick = readme[readme.index("## Install"):readme.index("## A blueprint")]
     commands = re.findall(r"^make (\w+)", quick, re.M)
     assert commands == ["render", "test"]
     makefile = (ROOT / "Makefile").read_text()

@@ -133,9 +133,8 @@ SECTION_5_NAMES = tuple(f"docs/gitops.md section 5's {kind} names"
 HEALTH_TARGETS = tuple(f"prod under flux, target {target}" for target in ("jobset", "mpijob", "trainjob"))
 SCOPES = {
     ("README.md", ""): Scope(("the repository", "blueprints/ -o rendered")),
-    ("README.md", "## Output you can commit"): Scope(
-        ("the repository", "blueprints/ -o rendered", "docs/gitops.md section 5's step and cluster names")),
     ("docs/cli.md", ""): Scope(("the repository", "blueprints/ -o rendered")),
+    ("docs/development.md", ""): Scope(("the repository", "blueprints/ -o rendered")),
     ("docs/cli.md", "## mpigen import"): Scope(elsewhere="`mpigen import -o DIR` writes blueprints, not a render"),
     ("docs/overlays.md", ""): Scope(("docs/overlays.md's layout", "the repository")),
     ("docs/tutorial.md", ""): Scope(("docs/tutorial.md",)),

@@ -45,7 +45,7 @@ ENV.update({"PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "GIT_CONFI
 
 # Commands the docs show that the tests do not run, by the start of the command, with the reason.
 NOT_RUN = {
-    "make ": "the Quick start's set-up: the test suite runs in the environment it makes",
+    "make ": "a clone's set-up (README's Install): the test suite runs in the environment it makes",
     "kubectl ": "needs a cluster (or, for Secrets, the controllers of docs/ssh.md)",
     "ssh-keygen ": "docs/ssh.md's key for a Secret: not mpigen's",
     "sops ": "docs/ssh.md's encryption of a Secret: not mpigen's",
