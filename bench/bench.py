@@ -297,14 +297,12 @@ def cold_rows(tmp: Path, here: str, args) -> list[str]:
     root.mkdir()
     generate(root, 1, args.seed)
     single = root / "blueprints" / "job-00000.yaml"
-    lines = []
-    for what, argv in (("`mpigen --help`", ["--help"]),
-                       ("one blueprint to stdout", ["render", str(single), "--stdout", *FULL])):
-        (walls, peak), = measure(root, {"": [here, sys.executable, "-m", "mpigen", *argv]}, args.cold_runs).values()
-        lines.append(f"- {what}, cold start: {spread(walls)}, {peak / 1024:.0f} MiB")
-    (walls, peak), = measure(root, {"": [here, sys.executable, *FLOOR]}, args.cold_runs).values()
-    lines.append(f"- its floor (libraries imported and models built, nothing rendered): {spread(walls)}, "
-                 f"{peak / 1024:.0f} MiB")
+    runs = {"`mpigen --help`, cold start": [here, sys.executable, "-m", "mpigen", "--help"],
+            "one blueprint to stdout, cold start": [here, sys.executable, "-m", "mpigen", "render", str(single),
+                                                    "--stdout", *FULL],
+            "its floor (libraries imported and models built, nothing rendered)": [here, sys.executable, *FLOOR]}
+    lines = [f"- {what}: {spread(walls)}, {peak / 1024:.0f} MiB"
+             for what, (walls, peak) in measure(root, runs, args.cold_runs).items()]
     lines.append("- one blueprint to stdout, " + compare.import_times(root, single, here)[0])
     return lines
 
@@ -341,10 +339,13 @@ def main() -> None:
         root.mkdir()
         generate(root, 1, args.seed)
         single = root / "blueprints" / "job-00000.yaml"
-        cold = measure(root, commands(paths, ["render", str(single), "--stdout"]), args.cold_runs)
+        # the cold starts and their floors taking turns in one series, so that the machine's
+        # drift cannot come between a cold start and its floor either
+        both = measure(root, {**{("cold", k): v for k, v in commands(paths, ["render", str(single), "--stdout"]).items()},
+                              **{("floor", k): [path, sys.executable, *FLOOR] for k, (path, _) in paths.items()}},
+                       args.cold_runs)
+        cold, floor = ({k: both[(what, k)] for k in paths} for what in ("cold", "floor"))
         rows.append(row("one blueprint to stdout, cold start", {k: (w, 0) for k, (w, _) in cold.items()}))
-        floor = measure(root, {name: [path, sys.executable, *FLOOR] for name, (path, _) in paths.items()},
-                        args.cold_runs)
         rows.append(row("the floor of that: libraries imported and models built, nothing rendered",
                         {k: (w, 0) for k, (w, _) in floor.items()}))
     first, *second = paths
