@@ -48,6 +48,7 @@ from mpigen.emit.flux_substitution import kept_document
 from mpigen.emit.rendered import Admitted
 from mpigen.errors import Diagnostic, InputError, Mark, error
 from mpigen.kube.labels import MANAGED_BY
+from mpigen.render.namespaces import STEP as NAMESPACES_STEP
 from mpigen.render.target import FluxSteps
 
 _LABELS = {MANAGED_BY: "mpigen"}
@@ -163,8 +164,11 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], tu
         beside = tuple(sorted(root for root in roots if "/" not in root and layouts and root not in stepped))
         if beside:  # an environment's folder beside its steps (its alerts, a target's that applies none)
             extra = names.environment_step_kustomizations(env, beside)
-            documents += [_kustomization(flux, name, (output / env if env else output) / root, wait=False)
+            documents += [_kustomization(flux, name, (output / env if env else output) / root,
+                                         **({"wait": True, "timeout": flux.timeout} if root == NAMESPACES_STEP
+                                            else {"wait": False}))
                           for root, name in extra.items()]
+            _namespaces_first(documents, extra.get(NAMESPACES_STEP))
             _claim_all(owners, problems, list(extra.values()), _environment_owner(overlays.get(env), env))
         if env in needing:  # the first of each chain (the others depend on the step before)
             for doc in documents:
@@ -172,6 +176,18 @@ def flux_kustomizations(flux, output: Path, result, steps_of: Callable[[str], tu
         if documents:
             files[names.kustomizations_file(env)] = "".join(_document(doc) for doc in documents)
     return _with_kustomization(files, problems)
+
+
+def _namespaces_first(documents: list[dict], namespaces: str | None) -> None:
+    """Every other Kustomization of the environment that depends on none (the first of each
+    chain: the others depend on the step before) depends on the one of its Namespaces
+    (mpigen.render.namespaces), which waits for them: a job's objects apply once their
+    namespace is there."""
+    if namespaces is None:
+        return
+    for doc in documents:
+        if doc["metadata"]["name"] != namespaces:
+            doc["spec"].setdefault("dependsOn", [{"name": namespaces}])
 
 
 def _job_steps(layouts: tuple[FluxSteps, ...], job_root: str, roots: set[str]) -> tuple[str, ...]:

@@ -11,6 +11,7 @@
     gitops: none
     kubectlDeliveryImage: mpioperator/kubectl-delivery:latest
     podSecurity: baseline           # the Pod Security level the namespaces enforce (default: no check)
+    createNamespaces: true          # write the jobs' Namespace objects (default: false; docs/gitops.md)
     trainingRuntime: {name: mpi-openmpi}   # target trainjob: the runtime of blueprints that name none
     monitoring: {prometheusRule: {labels: {release: prometheus}}}   # alerts per job (docs/monitoring.md)
     versions: {trainer: v2.4, kueue: v0.19}   # what the clusters run (mpigen.formats.versions)
@@ -95,6 +96,10 @@ class ConfigModel(Model):
         None, description="The Pod Security Standards level the namespaces enforce (pod-security.kubernetes.io/"
                           "enforce), at --kube-version: every pod is checked against it at render time (default: "
                           "no check; an overlay's podSecurity wins).", examples=["baseline"])
+    createNamespaces: Optional[bool] = Field(
+        None, description="Write a Namespace object for each namespace the environment's jobs use, with the Pod "
+                          "Security labels of podSecurity, so that a new cluster's first sync finds them "
+                          "(docs/gitops.md; default: false; an overlay's createNamespaces wins).", examples=[True])
     trainingRuntime: Optional[Runtime] = Field(
         None, description="Default spec.runtime of the blueprints that give none (target trainjob): e.g. "
                           "{name: mpi-openmpi} on clusters whose platform team provides the runtime.")

@@ -13,6 +13,7 @@
       - jobs: {name: "bert-*"}           # target (before the overlay's target; docs/overlays.md, "A target per
         target: trainjob                 # group of jobs")
     podSecurity: restricted              # the Pod Security level its namespaces enforce (checked at render)
+    createNamespaces: true               # write its jobs' Namespace objects (docs/gitops.md)
     monitoring: {prometheusRule: {labels: {release: prometheus}}}   # alerts per job (docs/monitoring.md)
     versions: {trainer: v2.4, kueue: v0.18}   # what its clusters run (mpigen.formats.versions)
     images:                              # like kustomize `images`
@@ -133,6 +134,10 @@ class OverlayModel(Model):
         None, description="The Pod Security Standards level this environment's namespaces enforce: every pod is "
                           "checked against it at render time (default: mpigen.yaml's, else no check).",
         examples=["restricted"])
+    createNamespaces: Optional[bool] = Field(
+        None, description="Write a Namespace object for each namespace this environment's jobs use, with the Pod "
+                          "Security labels of its podSecurity (docs/gitops.md; default: mpigen.yaml's, else false).",
+        examples=[True])
     monitoring: Optional[MonitoringSettings] = Field(
         None, description="A PrometheusRule with alerts for each of this environment's jobs (docs/monitoring.md; "
                           "default: mpigen.yaml's; enabled: false turns it off).")

@@ -45,6 +45,7 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 ARGOCD_SYNC_WAVE = "argocd.argoproj.io/sync-wave"
 ARGOCD_SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
 FLUX_SSA = "kustomize.toolkit.fluxcd.io/ssa"
+FLUX_PRUNE = "kustomize.toolkit.fluxcd.io/prune"
 
 
 def topology_annotation(required: str | None, preferred: str | None) -> tuple[str, str]:

@@ -47,6 +47,10 @@ class Overlay:
         return self.inherited("podSecurity")
 
     @property
+    def create_namespaces(self) -> bool | None:
+        return self.inherited("createNamespaces")
+
+    @property
     def monitoring(self) -> MonitoringSettings | None:
         return self.inherited("monitoring")
 

@@ -17,6 +17,7 @@ from mpigen.cache.runs import Input
 from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted, stepped
+from mpigen.render.namespaces import STEP, namespace_objects
 from mpigen.render.target import Options
 from mpigen.render.watched import Watched
 
@@ -61,6 +62,8 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
     for env, here in zip(settings.environments, gathered):
         result.sources.update({(env.name, *job): mark for job, mark in here.seen.items()})
         if settings.render and env.options is not None:
+            if env.options.create_namespaces:
+                here.objects.extend(_namespaces(env, here.objects))
             here.objects.extend(emitted(obj, comment, env.name, _environment_placement(obj, options, env))
                                 for options in env.all_options
                                 for obj, comment in options.definition.environment_objects(options))
@@ -85,6 +88,21 @@ def _environment_placement(obj: dict, options: Options, env: Environment) -> Pla
     if options.gitops != "flux" or not stepped(env):
         return Placement(object_path(obj), "", False)
     return Placement(*reversed(step_placement(obj, object_path(obj), options.target, None)), False)
+
+
+def _namespaces(env: Environment, objects: list[RenderedObject]) -> list[RenderedObject]:
+    """A Namespace per namespace the environment's jobs' objects use (mpigen.render.namespaces);
+    under flux, where a target of the environment applies its objects in steps, in a folder of
+    their own, which a Kustomization applies before every step (mpigen.emit.companions)."""
+    used = sorted({obj.sort_key[2] for obj in objects if not obj.cluster_scoped and obj.sort_key[2]})
+    own_folder = env.options.gitops == "flux" and stepped(env)
+    out = []
+    for obj, comment in namespace_objects(used, env.options):
+        placement = Placement(object_path(obj), "", False)
+        if own_folder:
+            placement = Placement(*reversed(step_placement(obj, placement.path, STEP, None)), False)
+        out.append(emitted(obj, comment, env.name, placement))
+    return out
 
 
 def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:

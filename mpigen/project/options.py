@@ -5,12 +5,13 @@ Each option takes the first value given by, in order:
 1. the command-line flag (--target, --gitops, --overlay, -o, ...) and the PATH arguments;
 2. Argo CD's Config Management Plugin settings, ARGOCD_ENV_MPIGEN_OVERLAY, ARGOCD_ENV_MPIGEN_GITOPS
    and ARGOCD_ENV_MPIGEN_TARGET (spec.source.plugin.env of the Application);
-3. the overlay's own `gitops:`, `target:`, `podSecurity:`, `monitoring:` and each key of `versions:` (or its
-   nearest base's), for that overlay's folder;
+3. the overlay's own `gitops:`, `target:`, `podSecurity:`, `createNamespaces:`, `monitoring:` and each key
+   of `versions:` (or its nearest base's), for that overlay's folder;
 4. mpigen.yaml, that of the working folder or of the nearest folder above it (the run then
    works from that folder: mpigen.project.repository; it must be the user's, or trusted:
-   mpigen.load.trust): its target, gitops, kubeVersion, podSecurity, monitoring, versions and the keys of every
-   target's options always; its blueprints, overlays and output folder only when no PATH is given;
+   mpigen.load.trust): its target, gitops, kubeVersion, podSecurity, createNamespaces, monitoring, versions
+   and the keys of every target's options always; its blueprints, overlays and output folder only when no
+   PATH is given;
 5. the defaults: blueprints/, no overlay, no output folder, mpigen.render.target.Options and
    the defaults of the target's own options.
 
@@ -186,6 +187,8 @@ def _overlay_options(options: Options, overlay: Overlay, flags: Flags, config: C
         options = replace(options, gitops=overlay.gitops)
     if overlay.pod_security:
         options = replace(options, pod_security=overlay.pod_security)
+    if overlay.create_namespaces is not None:
+        options = replace(options, create_namespaces=overlay.create_namespaces)
     if overlay.monitoring is not None:
         owner = next(o for o in reversed(overlay.chain()) if o.model.monitoring is not None)
         _check_dashboard_builders(overlay.monitoring, owner.doc)
@@ -250,6 +253,7 @@ def _options(flags: Flags, config: Config | None) -> Options:
     chosen = {"target": pick("target", "target") or next(iter(targets.TARGETS)), "gitops": pick("gitops", "gitops"),
               "kube_version": pick("kube_version", "kubeVersion"),
               "pod_security": config.model.podSecurity if config else None,
+              "create_namespaces": config.model.createNamespaces if config else None,
               "monitoring": monitoring_of(config.model.monitoring) if config else None,
               "trainer_version": config.model.versions.trainer if config and config.model.versions else None,
               "kueue_version": config.model.versions.kueue if config and config.model.versions else None}

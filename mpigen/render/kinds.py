@@ -212,4 +212,5 @@ KUBERNETES = (
     Kind(RBAC, "RoleBinding", "rolebindings", immutable=immutable.role_binding),
     Kind(RBAC, "ClusterRoleBinding", "clusterrolebindings", cluster_scoped=True, immutable=immutable.role_binding),
     Kind("apiextensions.k8s.io", "CustomResourceDefinition", "customresourcedefinitions", cluster_scoped=True),
+    Kind("", "Namespace", "namespaces", cluster_scoped=True),
 )

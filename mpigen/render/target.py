@@ -38,6 +38,7 @@ class Options:
     kube_version: str = DEFAULT_KUBE_VERSION  # the Kubernetes version the output is for
     own: Any = None  # the target's own options (None: its defaults, filled in by mpigen.render.targets)
     pod_security: str | None = None  # the Pod Security level the namespaces enforce (None: no check)
+    create_namespaces: bool = False  # write the Namespace objects of the environment's jobs (mpigen.render.namespaces)
     monitoring: Monitoring | None = None  # the environment's alerts (mpigen.monitoring.prometheus_rule; None: none)
     trainer_version: str = DEFAULT_TRAINER_VERSION  # the clusters' Kubeflow Trainer (mpigen.formats.versions)
     kueue_version: str = DEFAULT_KUEUE_VERSION  # the clusters' Kueue (mpigen.formats.versions)

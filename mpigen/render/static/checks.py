@@ -27,6 +27,7 @@ RESERVED = Reserved(volumes=(CONFIG_VOLUME, KUBECTL_VOLUME), mounts=(CONFIG_MOUN
 
 def checks(doc: Document, blueprint: Blueprint, options: Options, pods: EffectivePods) -> list[Diagnostic]:
     return (worker_set_checks(doc, blueprint, options.gitops) + statefulset_name(doc, blueprint, options.gitops)
+            + _released_by_nobody(doc, blueprint, options.gitops)
             + one_workload_only(doc, blueprint, "static") + _two_workloads(doc, blueprint)
             + _failure_policy(doc, blueprint) + statefulset_template(doc, "worker")
             + launcher_name_taken(doc, blueprint, KUBECTL_DELIVERY_CONTAINER, "with --target static the launcher's "
@@ -35,6 +36,25 @@ def checks(doc: Document, blueprint: Blueprint, options: Options, pods: Effectiv
             + _root_workers(doc, pods) + host_discovery(doc, blueprint, "static")
             + launcher_on_host_network(doc, pods, "the hostfile's <name>-launcher is itself; use the mpijob "
                                                   "target or keep the launcher off the host network"))
+
+
+def _released_by_nobody(doc: Document, blueprint: Blueprint, gitops: str) -> list[Diagnostic]:
+    """cleanPodPolicy Running or All without a GitOps profile. The operator's controller acts
+    on the policy, deleting the workers when the job is done; the static target has no
+    controller, and only a profile makes the launcher scale its workers to 0 when mpirun
+    succeeds (mpigen.render.static.gitops): without one the StatefulSet's pods keep running,
+    and holding their GPUs, after the launcher ends. The objects stay the controller's
+    (shared contract, section 2), so a warning at the policy, naming what makes it act."""
+    policy = blueprint.spec.runPolicy.cleanPodPolicy
+    if gitops != "none" or policy == "None" or blueprint.spec.state not in ("running", "held"):
+        return []
+    held = "their GPUs" if blueprint.spec.gpusPerWorker > 0 else "their CPUs and memory"
+    return [warning(doc.value_mark(("spec", "runPolicy", "cleanPodPolicy")),
+                    f"spec.runPolicy.cleanPodPolicy: {policy} needs a GitOps profile with --target static: without "
+                    f"one nothing acts on it, and the workers keep running, holding {held}, after the launcher "
+                    "ends; set `gitops: argocd` or `gitops: flux` (mpigen.yaml, the environment's overlay, or "
+                    "--gitops), and the launcher scales its workers to 0 when mpirun succeeds; or, applying with "
+                    "kubectl alone, set cleanPodPolicy: None and spec.state: completed once the job is done")]
 
 
 def _two_workloads(doc: Document, blueprint: Blueprint) -> list[Diagnostic]:
