@@ -56,7 +56,10 @@ print(json.dumps({"installed": sorted({name(d.metadata["Name"]) for d in distrib
 def test_make_dist_installs_the_build_tools_alone(release):
     """`make dist` needs only build and twine: not mpigen, its dependencies, the test extras or
     MPICH (issue 53: it installed all of them, 448 MB, to build a wheel)."""
-    done = subprocess.run([release.venv / "bin" / "python", "-c", NEEDED], capture_output=True, text=True, check=True)
+    # isolated (-I): neither the working folder (this checkout, whose mpigen.egg-info an editable
+    # install leaves there) nor PYTHONPATH may add a distribution that environment does not hold
+    done = subprocess.run([release.venv / "bin" / "python", "-I", "-c", NEEDED], capture_output=True, text=True,
+                          check=True)
     found = json.loads(done.stdout)
     seeded = {"pip", "setuptools"}
     assert {"build", "twine"} <= set(found["needed"])
