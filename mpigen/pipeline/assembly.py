@@ -18,7 +18,6 @@ from mpigen.pipeline.checks import Gathered
 from mpigen.pipeline.settings import Environment, RunSettings
 from mpigen.pipeline.step import Placement, emitted, stepped
 from mpigen.render.namespaces import STEP, namespace_objects
-from mpigen.render.target import Options
 from mpigen.render.watched import Watched
 
 # An environment's alerts and dashboard (mpigen.monitoring), imported by their module's path
@@ -64,7 +63,7 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
         if settings.render and env.options is not None:
             if env.options.create_namespaces:
                 here.objects.extend(_namespaces(env, here.objects))
-            here.objects.extend(emitted(obj, comment, env.name, _environment_placement(obj, options, env))
+            here.objects.extend(emitted(obj, comment, env.name, _placement(obj, env, options.target))
                                 for options in env.all_options
                                 for obj, comment in options.definition.environment_objects(options))
             if env.options.monitoring is not None:
@@ -81,28 +80,13 @@ def assembled(settings: RunSettings, gathered: list[Gathered], inputs: list[Inpu
     return result
 
 
-def _environment_placement(obj: dict, options: Options, env: Environment) -> Placement:
-    """The file of an object a target renders once per environment; under flux, where another
-    target of the environment applies its objects in steps, in the folder of its target's objects
-    (mpigen.pipeline.step.placed_object), so that no Kustomization applies the steps' objects twice."""
-    if options.gitops != "flux" or not stepped(env):
-        return Placement(object_path(obj), "", False)
-    return Placement(*reversed(step_placement(obj, object_path(obj), options.target, None)), False)
-
-
 def _namespaces(env: Environment, objects: list[RenderedObject]) -> list[RenderedObject]:
     """A Namespace per namespace the environment's jobs' objects use (mpigen.render.namespaces);
     under flux, where a target of the environment applies its objects in steps, in a folder of
     their own, which a Kustomization applies before every step (mpigen.emit.companions)."""
     used = sorted({obj.sort_key[2] for obj in objects if not obj.cluster_scoped and obj.sort_key[2]})
-    own_folder = env.options.gitops == "flux" and stepped(env)
-    out = []
-    for obj, comment in namespace_objects(used, env.options):
-        placement = Placement(object_path(obj), "", False)
-        if own_folder:
-            placement = Placement(*reversed(step_placement(obj, placement.path, STEP, None)), False)
-        out.append(emitted(obj, comment, env.name, placement))
-    return out
+    return [emitted(obj, comment, env.name, _placement(obj, env, STEP))
+            for obj, comment in namespace_objects(used, env.options)]
 
 
 def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:
@@ -113,15 +97,18 @@ def _monitoring(env: Environment, watched: list) -> list[RenderedObject]:
     made = rules.prometheus_rules(env.name, watched, options.monitoring, options.gitops)
     if options.monitoring.dashboard is not None:
         made += dashboard.dashboard_config_maps(env.name, watched, options.monitoring, options.gitops)
-    return [emitted(obj, comment, env.name, _monitoring_placement(obj, env, rules.ALERTS_STEP))
+    return [emitted(obj, comment, env.name, _placement(obj, env, rules.ALERTS_STEP))
             for obj, comment in made]
 
 
-def _monitoring_placement(obj: dict, env: Environment, step: str) -> Placement:
-    """The file of the PrometheusRule (or the dashboard); under flux, where a target of the
-    environment applies its objects in steps, a folder of its own (`step`: the monitoring's
-    ALERTS_STEP), which a Kustomization of the environment applies."""
-    if env.options.gitops != "flux" or not stepped(env):
+def _placement(obj: dict, env: Environment, step: str) -> Placement:
+    """The file of an object of the environment's own (one a target renders once per environment,
+    its Namespaces, its PrometheusRule or dashboard); under flux, where a target of the
+    environment applies its objects in steps, in the folder `step` that a Kustomization of the
+    environment applies (the target's own, as mpigen.pipeline.step.placed_object places its jobs'
+    objects beside the steps; or one of their own: mpigen.render.namespaces.STEP, the
+    monitoring's ALERTS_STEP), so that no Kustomization applies the steps' objects twice."""
+    if not stepped(env):
         return Placement(object_path(obj), "", False)
     return Placement(*reversed(step_placement(obj, object_path(obj), step, None)), False)
 

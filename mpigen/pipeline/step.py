@@ -206,7 +206,7 @@ def _render(pending: _Pending, emit: bool, asked: bool = False) -> tuple[list[Re
     if refused or not emit:
         return [], refused, None
     rendered = []
-    beside_steps = options.gitops == "flux" and stepped(pending.env)  # read by placed_object under flux alone
+    beside_steps = stepped(pending.env)
     for obj, text, data in zip(objects, texts, encoded):
         placement = placed_object(obj, options, blueprint.metadata.name, beside_steps)
         rendered.append(_carried(obj, text, data, pending.env.name, placement))
@@ -267,9 +267,11 @@ def flux_layouts(env: Environment) -> tuple[FluxSteps, ...]:
 
 
 def stepped(env: Environment) -> bool:
-    """Whether a target of the environment applies its objects in steps (under flux, the objects
-    of the targets that apply none then go to a folder of their own: placed_object)."""
-    return bool(flux_layouts(env))
+    """Whether the environment is under flux and a target of it applies its objects in steps (the
+    objects of the targets that apply none then go to a folder of their own: placed_object). The
+    profile is every target's of the environment (a target rule's options differ in their target
+    alone), and is looked at first: most environments are not under flux."""
+    return env.options is not None and env.options.gitops == "flux" and bool(flux_layouts(env))
 
 
 def _admitted(obj: dict) -> Admitted | None:
