@@ -87,12 +87,15 @@ def no_check(given: Mapping[str, Any], options: Options) -> None:
 class TargetOptions:
     """What a target adds to a run's options: its line of --target's help, its settings, the
     typed options it builds from the values given (by field; a field not given is absent),
-    and what it refuses of the values given whatever the target of the run (raises InputError)."""
+    what it refuses of the values given whatever the target of the run (raises InputError),
+    and who runs its jobs in the cluster, a line for a user choosing a target (README.md's
+    table of targets: tests/support/readme_targets.py)."""
 
     help: str
     settings: tuple[Setting, ...] = ()
     build: Callable[[Mapping[str, Any]], Any] = no_options
     check: Callable[[Mapping[str, Any], Options], None] = no_check
+    who_runs: str = ""
 
 
 @dataclass(frozen=True)

@@ -27,19 +27,6 @@ from mpigen.render.trainjob.target import TRAINJOB
 from mpigen.validate.reserved import Reserved
 
 TARGETS = {target.name: target for target in (STATIC, MPIJOB, JOBSET, TRAINJOB)}  # the first is the default
-# Who runs each target's jobs in the cluster, a line each, for a user choosing one (README.md's
-# table of targets, with each one's --target help: tests/support/readme_targets.py). static
-# writes what the MPI Operator's v1alpha2 controller made, a controller the operator removed in
-# 2021 (kubeflow/mpi-operator#438); its launcher runs as root (kubexec.sh writes /etc/hosts) and
-# holds pods/exec on the workers (docs/targets.md, "Pod Security" and "What each needs").
-# Kueue admits a JobSet as one workload (Kueue v0.19.2 pkg/controller/jobs/jobset/jobset_controller.go).
-WHO_RUNS = {
-    STATIC.name: "no operator: Kubernetes' StatefulSet and Job controllers run what the MPI Operator's deprecated "
-                 "v1alpha2 made, a root launcher with `pods/exec` rights",
-    MPIJOB.name: "the MPI Operator (v2beta1) or the Kubeflow training-operator (v1)",
-    JOBSET.name: "JobSet, with Kueue admitting each job as one workload: the choice for Kueue and Argo CD",
-    TRAINJOB.name: "the Kubeflow Trainer v2 (on JobSet), from the runtime the platform team keeps",
-}
 # What a blueprint may not name: what any target writes into the pods (a blueprint renders
 # under every target, and its file is validated once whatever each environment's target),
 # and what compile and the shared additions write.

@@ -1,6 +1,6 @@
 """README.md's table for choosing a target, rendered from the targets' table
-(mpigen.render.targets: each target's name, who runs its jobs, and its line of --target's
-help), so that a new target, or a changed line, reaches the first page.
+(mpigen.render.targets: each target's name, and its options' line of who runs its jobs and
+line of --target's help), so that a new target, or a changed line, reaches the first page.
 
 The table is the run of `|` lines right after MARKER in README.md.
 `python -m tests.support.readme_targets --update` writes it there after a change of the
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from itertools import takewhile
 
-from mpigen.render.targets import TARGETS, WHO_RUNS
+from mpigen.render.targets import TARGETS
 from tests.support.paths import ROOT
 
 README = ROOT / "README.md"
@@ -21,7 +21,7 @@ HEADER = ("| target | who runs its jobs | what mpigen writes |", "|---|---|---|"
 
 def table() -> str:
     """The table as the targets' table gives it, the default target first."""
-    rows = [f"| `{name}` | {WHO_RUNS[name]} | {target.options.help} |" for name, target in TARGETS.items()]
+    rows = [f"| `{name}` | {target.options.who_runs} | {target.options.help} |" for name, target in TARGETS.items()]
     return "".join(f"{line}\n" for line in (*HEADER, *rows))
 
 

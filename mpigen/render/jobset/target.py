@@ -68,5 +68,8 @@ def _finish(jobset: dict, lifecycle: Lifecycle) -> None:
 
 JOBSET = Target(name="jobset", render=render, checks=checks.checks, reserved=checks.RESERVED,
                 health_checks=("docs/argocd/jobset-health.yaml", "docs/flux/jobset-health.yaml"), kinds=kinds.KINDS,
-                options=TargetOptions("one JobSet per job, ranks started over SSH (needs JobSet)"),
+                # Kueue admits a JobSet as one workload (Kueue v0.19.2 pkg/controller/jobs/jobset/jobset_controller.go)
+                options=TargetOptions("one JobSet per job, ranks started over SSH (needs JobSet)",
+                                      who_runs="JobSet, with Kueue admitting each job as one workload: the choice "
+                                               "for Kueue and Argo CD"),
                 watched=watched)

@@ -44,6 +44,7 @@ def check(given: Mapping[str, Any], options: Options) -> None:
 
 OPTIONS = TargetOptions(
     help="the MPIJob resource, for clusters that run an operator",
+    who_runs="the MPI Operator (v2beta1) or the Kubeflow training-operator (v1)",
     settings=(
         Setting("with_crd", Flag("--with-crd", switch=True,
                                  help="with --target mpijob: also emit the MPIJob CustomResourceDefinition"),

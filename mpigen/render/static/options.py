@@ -45,4 +45,9 @@ OPTIONS = TargetOptions(
         help="image of the launcher's kubectl-delivery init container "
              f"(default: {DEFAULT_KUBECTL_DELIVERY_IMAGE}, as the operator's deployment)"),
         config_key="kubectlDeliveryImage"),),
-    build=build, check=check)
+    build=build, check=check,
+    # v1alpha2 is the controller the operator removed in 2021 (kubeflow/mpi-operator#438); its launcher
+    # runs as root (kubexec.sh writes /etc/hosts) and holds pods/exec on the workers (docs/targets.md,
+    # "Pod Security" and "What each needs")
+    who_runs="no operator: Kubernetes' StatefulSet and Job controllers run what the MPI Operator's deprecated "
+             "v1alpha2 made, a root launcher with `pods/exec` rights")

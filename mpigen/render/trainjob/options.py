@@ -22,5 +22,6 @@ def build(given: Mapping[str, Any]) -> TrainJobOptions:
 
 OPTIONS = TargetOptions(
     help="a Kubeflow Trainer v2 TrainJob and its runtime",
+    who_runs="the Kubeflow Trainer v2 (on JobSet), from the runtime the platform team keeps",
     settings=(Setting("default_runtime", config_key="trainingRuntime", overlay_key="trainingRuntime"),),
     build=build)
